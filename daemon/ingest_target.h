@@ -1,0 +1,32 @@
+// IngestTarget: where listeners hand received lines. Implemented by the worker pool, which
+// parses them and routes each record to the worker that owns its scope.
+#ifndef LOGFOLD_DAEMON_INGEST_TARGET_H_
+#define LOGFOLD_DAEMON_INGEST_TARGET_H_
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string_view>
+
+#include "pipeline/log_record.h"
+
+namespace logfold {
+
+class IngestTarget {
+ public:
+  virtual ~IngestTarget() = default;
+
+  // Delivers `lines` (frame terminators already removed; views valid only during the call)
+  // that arrived on input number `input` at `arrival_us`. All or nothing: returns false
+  // when the queues are too full to take all of them, and then takes none. A TCP caller then
+  // stops reading and waits for OnWritable; a UDP caller counts the lines as dropped.
+  virtual bool TryDeliver(std::uint32_t input, std::span<const std::string_view> lines,
+                          TimeUs arrival_us) = 0;
+
+  // Calls `resume` once (from any thread) when a TryDeliver is likely to succeed again.
+  virtual void OnWritable(std::function<void()> resume) = 0;
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_DAEMON_INGEST_TARGET_H_

@@ -1,0 +1,67 @@
+// Event: what the engine emits (a group's first occurrence, a group summary, or an annotated
+// line) and the EventSink interface that receives them. Events borrow the engine's storage:
+// every pointer and view is valid only during the OnEvent call.
+#ifndef LOGFOLD_PIPELINE_EVENT_H_
+#define LOGFOLD_PIPELINE_EVENT_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "pipeline/log_record.h"
+
+namespace logfold {
+
+enum class EventKind : std::uint8_t {
+  kFirst,     // the first line of a new group, emitted at once
+  kSummary,   // lines a group absorbed since its previous event
+  kAnnotate,  // annotate mode: every line, with its group
+};
+
+// Why a summary was emitted.
+enum class SummaryReason : std::uint8_t {
+  kIdle,      // no line joined for `window`
+  kMaxHold,   // periodic summary of a group that keeps receiving
+  kEvicted,   // max_groups reached: the least recently active group was closed early
+  kShutdown,  // FlushAll (shutdown, reload that changes scoping)
+};
+
+std::string_view EventKindName(EventKind kind);
+std::string_view SummaryReasonName(SummaryReason reason);
+
+struct Event {
+  EventKind kind = EventKind::kFirst;
+  SummaryReason reason = SummaryReason::kIdle;  // summaries only
+  bool closed = false;          // summaries: the group is closed after this event
+  std::uint64_t group_id = 0;   // stable for the group's life, unique per engine instance
+  std::uint64_t fingerprint = 0;
+  // kFirst/kAnnotate: the line. kSummary: the group's first line (a sample).
+  const LogRecord* record = nullptr;
+  // kSummary: the latest line that joined (a sample); may equal `record` for one-line groups.
+  const LogRecord* last_record = nullptr;
+  std::string_view template_text;  // message with the positions that varied as <*>
+  // kSummary: lines this summary stands for, i.e. absorbed since the group's previous event
+  // and not emitted otherwise. Sum over `first` events (1 each) and summary counts equals the
+  // number of lines fed in.
+  std::uint64_t count = 0;
+  std::uint64_t count_total = 0;  // lines in the group so far, including its first
+  TimeUs first_seen_us = 0;       // event time of the group's first line
+  TimeUs last_seen_us = 0;        // event time of its latest line
+  int max_distance = 0;           // largest Hamming distance of a line that joined
+  // When the scope key leaves out the host: distinct hosts seen (bounded), and whether
+  // more were seen than listed.
+  std::span<const std::string> hosts;
+  bool hosts_truncated = false;
+};
+
+// Receives events synchronously on the engine's thread.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void OnEvent(const Event& event) = 0;
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_PIPELINE_EVENT_H_

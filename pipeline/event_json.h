@@ -1,0 +1,27 @@
+// NDJSON serialisation of events: one JSON object per line, the documented output schema
+// (see config/README.md, "Output events").
+#ifndef LOGFOLD_PIPELINE_EVENT_JSON_H_
+#define LOGFOLD_PIPELINE_EVENT_JSON_H_
+
+#include <string>
+
+#include "pipeline/event.h"
+
+namespace logfold {
+
+// Appends `event` as one JSON object and a '\n' to `out`. No allocation beyond out's growth.
+void AppendEventJson(const Event& event, std::string& out);
+
+// Appends `s` as a JSON string literal (quotes included). Invalid UTF-8 bytes become U+FFFD,
+// control characters are escaped, so output is always valid JSON.
+void AppendJsonString(std::string_view s, std::string& out);
+
+// Appends `us` as RFC 3339 UTC with microseconds, quoted: "2024-03-01T00:00:00.000123Z".
+void AppendJsonTime(TimeUs us, std::string& out);
+
+// 16 lowercase hex digits.
+void AppendHex64(std::uint64_t v, std::string& out);
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_PIPELINE_EVENT_JSON_H_

@@ -1,0 +1,79 @@
+// Fingerprinter: the 64-bit weighted SimHash (Charikar) of a tokenized message. Each feature
+// (a token, or a masked class, plus adjacent-token pairs) is hashed with XXH3-64 and weighted.
+#ifndef LOGFOLD_PIPELINE_FINGERPRINTER_H_
+#define LOGFOLD_PIPELINE_FINGERPRINTER_H_
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "pipeline/tokenizer.h"
+
+namespace logfold {
+
+// Weights are in [0, 1]. Masked classes weigh little, so lines made mostly of variables do not
+// collide on their variable parts; a pair weighs as its weaker member.
+struct FeatureWeights {
+  float word = 1.0f;
+  std::array<float, static_cast<std::size_t>(TokenClass::kCount_)> by_class = {
+      1.0f,   // kWord (unused: see `word`)
+      0.1f,   // kInteger
+      0.1f,   // kFloat
+      0.1f,   // kHex
+      0.1f,   // kIPv4
+      0.1f,   // kIPv6
+      0.1f,   // kMac
+      0.1f,   // kUuid
+      0.1f,   // kDateTime
+      0.1f,   // kPath
+      0.1f,   // kUrl
+      0.1f,   // kEmail
+      0.1f,   // kHostPort
+      0.2f,   // kDigitWord
+  };
+  bool pairs = true;  // add adjacent-token pair features
+  float Of(TokenClass cls) const {
+    return cls == TokenClass::kWord ? word : by_class[static_cast<std::size_t>(cls)];
+  }
+};
+
+// One weighted feature, as fed to the SimHash accumulator.
+struct Feature {
+  std::uint64_t hash;
+  float weight;
+};
+
+class Fingerprinter {
+ public:
+  Fingerprinter() : Fingerprinter(FeatureWeights{}) {}
+  explicit Fingerprinter(const FeatureWeights& weights);
+
+  // The hash standing for a token: its text for words, its class (and for kDigitWord its
+  // shape with digit runs folded to '#') for variables.
+  static std::uint64_t TokenHash(std::string_view message, const Token& token);
+
+  // Builds the weighted features of a tokenized message into `out` (capacity reused).
+  void Features(std::string_view message, const std::vector<Token>& tokens,
+                std::vector<Feature>& out) const;
+
+  // SimHash of a feature list: bit i is set when the weighted votes for bit i are positive.
+  static std::uint64_t SimHash(const std::vector<Feature>& features);
+
+  // Convenience: Features + SimHash, using an internal scratch buffer (not thread-safe).
+  std::uint64_t Fingerprint(std::string_view message, const std::vector<Token>& tokens);
+
+  const FeatureWeights& weights() const { return weights_; }
+
+ private:
+  FeatureWeights weights_;
+  std::vector<Feature> scratch_;
+};
+
+inline int HammingDistance(std::uint64_t a, std::uint64_t b) {
+  return __builtin_popcountll(a ^ b);
+}
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_PIPELINE_FINGERPRINTER_H_

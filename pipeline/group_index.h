@@ -1,0 +1,65 @@
+// GroupIndex: finds the open groups whose 64-bit fingerprint lies within Hamming distance k of
+// a query, without scanning all groups (pigeonhole block index, Manku et al., WWW 2007).
+#ifndef LOGFOLD_PIPELINE_GROUP_INDEX_H_
+#define LOGFOLD_PIPELINE_GROUP_INDEX_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace logfold {
+
+// Groups are identified by a caller-chosen 32-bit slot. Each group belongs to a scope (a
+// 64-bit hash of its scope key); lookups only return groups of the query's scope.
+//
+// The 64 bits are split into k+1 contiguous blocks; two fingerprints within distance k agree
+// exactly on at least one block, so only groups sharing a block value are examined.
+// Not thread-safe: one owner thread, like the WindowMerger that holds it.
+class GroupIndex {
+ public:
+  static constexpr int kMaxDistance = 31;
+
+  struct Candidate {
+    std::uint32_t group;
+    int distance;
+  };
+
+  // 0 <= max_distance <= kMaxDistance (values outside are clamped).
+  explicit GroupIndex(int max_distance);
+
+  GroupIndex(const GroupIndex&) = delete;
+  GroupIndex& operator=(const GroupIndex&) = delete;
+  GroupIndex(GroupIndex&&) noexcept;
+  GroupIndex& operator=(GroupIndex&&) noexcept;
+  ~GroupIndex();
+
+  // Inserting the same (scope, fingerprint, group) twice is a caller error.
+  void Insert(std::uint64_t scope, std::uint64_t fingerprint, std::uint32_t group);
+  // Erases exactly the entry inserted with these values; returns false if absent.
+  bool Erase(std::uint64_t scope, std::uint64_t fingerprint, std::uint32_t group);
+
+  // Appends every group of `scope` within max_distance of `fingerprint` to `out` (cleared
+  // first), each exactly once, sorted by distance then group. Reuses out's capacity.
+  void FindWithin(std::uint64_t scope, std::uint64_t fingerprint,
+                  std::vector<Candidate>& out) const;
+
+  // The nearest group within max_distance (ties: lowest slot); false if none.
+  bool FindNearest(std::uint64_t scope, std::uint64_t fingerprint, Candidate& out) const;
+
+  int max_distance() const { return max_distance_; }
+  std::size_t size() const { return size_; }
+  void Clear();
+
+  // Approximate heap bytes used, for memory reporting.
+  std::size_t MemoryUsage() const;
+
+ private:
+  struct Impl;
+  int max_distance_;
+  std::size_t size_ = 0;
+  Impl* impl_;
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_PIPELINE_GROUP_INDEX_H_

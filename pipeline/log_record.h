@@ -1,0 +1,71 @@
+// LogRecord: one received log line after parsing; the unit every pipeline stage works on.
+// Strings are owned and reused: a parser assigns into an existing record, so a record that is
+// recycled per line stops allocating once its buffers have grown.
+#ifndef LOGFOLD_PIPELINE_LOG_RECORD_H_
+#define LOGFOLD_PIPELINE_LOG_RECORD_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace logfold {
+
+// Microseconds since the Unix epoch (UTC). The pipeline never reads a clock: every time it
+// sees is passed in, so tests and replays control it fully.
+using TimeUs = std::int64_t;
+
+// How a line's bytes are to be interpreted.
+enum class InputFormat : std::uint8_t {
+  kSyslog,  // RFC 5424 or RFC 3164, detected per line; raw fallback when neither fits
+  kRaw,     // the whole line is the message
+  kJson,    // one JSON object per line; the message is taken from a configured field
+};
+
+// Which header the line carried.
+enum class SyslogFlavor : std::uint8_t { kNone, kRfc3164, kRfc5424, kJson };
+
+// Result of parsing; anything but kOk still yields a usable record (the line as raw message).
+// Each value has its own counter in the daemon's metrics.
+enum class ParseOutcome : std::uint8_t {
+  kOk,
+  kEmpty,                // empty line (after stripping the frame terminator)
+  kNoHeader,             // no syslog header at all: raw message
+  kBadPri,               // "<...>" present but not a valid PRI
+  kBadTimestamp,         // header present, timestamp unparseable
+  kBadHeader,            // other header field malformed (hostname, app, version, ...)
+  kBadStructuredData,    // RFC 5424 STRUCTURED-DATA malformed
+  kBadJson,              // JSON-lines input that is not a JSON object
+  kMissingMessageField,  // JSON object without the configured message field
+  kCount_,               // number of outcomes; not an outcome
+};
+
+std::string_view ParseOutcomeName(ParseOutcome outcome);
+std::string_view SyslogFlavorName(SyslogFlavor flavor);
+
+struct LogRecord {
+  std::string raw;  // the line as received, without the frame terminator
+  SyslogFlavor flavor = SyslogFlavor::kNone;
+  ParseOutcome outcome = ParseOutcome::kOk;
+  int facility = -1;  // 0..23 from PRI, -1 when absent
+  int severity = -1;  // 0..7 from PRI, -1 when absent
+  bool has_timestamp = false;
+  TimeUs timestamp_us = 0;  // event time from the header, valid when has_timestamp
+  TimeUs arrival_us = 0;    // when the line arrived (set by whoever feeds the pipeline)
+  std::string hostname;
+  std::string app_name;  // RFC 5424 APP-NAME, or RFC 3164 TAG without [PID]
+  std::string procid;    // RFC 5424 PROCID, or the PID inside RFC 3164 TAG[PID]
+  std::string msgid;
+  std::string structured_data;  // RFC 5424 SD verbatim ("" when NILVALUE or absent)
+  std::string message;          // MSG (BOM removed), or the whole line in raw mode
+  std::string json_fields;      // JSON mode: the object minus the message field, as JSON text
+
+  // Event time: the header's timestamp when present, else arrival.
+  TimeUs EventTime() const { return has_timestamp ? timestamp_us : arrival_us; }
+
+  // Resets every field, keeping string capacity.
+  void Clear();
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_PIPELINE_LOG_RECORD_H_

@@ -1,0 +1,67 @@
+// Tokenizer: splits a message into tokens and tags each with a class, so variable parts
+// (numbers, ids, addresses, times, paths) can be masked and weighted low.
+#ifndef LOGFOLD_PIPELINE_TOKENIZER_H_
+#define LOGFOLD_PIPELINE_TOKENIZER_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace logfold {
+
+enum class TokenClass : std::uint8_t {
+  kWord,       // constant-looking text: no digits, not a known variable shape
+  kInteger,    // 42, -7
+  kFloat,      // 3.14, 1e-3, 0.5s is kDigitWord
+  kHex,        // 0x1f, deadbeef01 (long hex runs with a digit)
+  kIPv4,       // 10.0.0.1, 10.0.0.1:8080
+  kIPv6,       // fe80::1, [::1]:514
+  kMac,        // 00:1a:2b:3c:4d:5e
+  kUuid,       // 8-4-4-4-12 hex
+  kDateTime,   // 2024-03-01, 12:34:56.789, 2024-03-01T00:00:00Z
+  kPath,       // /var/log/x.1 (a path holding a digit)
+  kUrl,        // scheme://... (holding a digit)
+  kEmail,      // user@example.org
+  kHostPort,   // name.example.org:5070
+  kDigitWord,  // any other token with a digit: its shape (digits folded) is kept, e.g. en#
+  kCount_,     // number of classes; not a class
+};
+
+std::string_view TokenClassName(TokenClass cls);
+
+inline bool IsVariableClass(TokenClass cls) { return cls != TokenClass::kWord; }
+
+struct Token {
+  std::uint32_t offset;  // into the message
+  std::uint32_t length;
+  TokenClass cls;
+};
+
+class Tokenizer {
+ public:
+  struct Options {
+    // Tokens beyond this are ignored for fingerprinting (the template keeps them verbatim).
+    std::uint32_t max_tokens = 128;
+  };
+
+  Tokenizer() = default;
+  explicit Tokenizer(Options options) : options_(options) {}
+
+  // Splits `message` into `out` (cleared first; capacity reused, so no allocation once warm).
+  // Tokens are maximal runs between separators (white space and , ; = ( ) [ ] { } " ' < >);
+  // a trailing ':' or '.' is not part of a token. Separator text is kept implicitly: it is
+  // what lies between tokens, so a template can be rebuilt from the original message.
+  void Tokenize(std::string_view message, std::vector<Token>& out) const;
+
+  // Classifies one token (no separators inside).
+  static TokenClass Classify(std::string_view token);
+
+  const Options& options() const { return options_; }
+
+ private:
+  Options options_;
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_PIPELINE_TOKENIZER_H_

@@ -1,0 +1,97 @@
+// WindowMerger: folds near-duplicate lines into groups within a sliding time window and emits
+// events (first occurrence at once, summaries when a group closes or is held too long).
+// Synchronous and single-threaded; time is passed in, never read from a clock.
+#ifndef LOGFOLD_PIPELINE_WINDOW_MERGER_H_
+#define LOGFOLD_PIPELINE_WINDOW_MERGER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline/event.h"
+#include "pipeline/fingerprinter.h"
+#include "pipeline/log_record.h"
+#include "pipeline/tokenizer.h"
+
+namespace logfold {
+
+// Record fields that can make up a group's scope: lines only merge within the same scope.
+enum class ScopeField : std::uint8_t { kHost, kApp, kProcId, kMsgId, kSeverity, kFacility };
+
+struct MergerOptions {
+  // Hamming distance within which a line's fingerprint finds candidate groups (0..31).
+  int max_distance = 4;
+  TimeUs window_us = 10'000'000;   // a group closes after this long without a new line
+  TimeUs max_hold_us = 60'000'000; // a group that keeps receiving is summarised this often
+  std::size_t max_groups = 100'000;  // open groups; when full the least recently active closes
+  std::vector<ScopeField> scope = {ScopeField::kHost, ScopeField::kApp};
+  std::size_t max_summary_hosts = 16;  // hosts listed in a summary when host is not in scope
+  bool annotate = false;  // emit every line with its group instead of folding
+  // Structural confirmation: a candidate group is joined only if the line aligns with its
+  // template token by token, every differing token looks variable, and no protected word
+  // differs. Off: the nearest candidate within max_distance is joined (plain SimHash).
+  bool confirm = true;
+  // Words whose change must never merge two lines (compared case-insensitively).
+  std::vector<std::string> protected_words = DefaultProtectedWords();
+  Tokenizer::Options tokenizer;
+  FeatureWeights weights;
+  std::uint64_t id_seed = 0;  // mixed into group ids, so shards of one daemon never collide
+
+  static std::vector<std::string> DefaultProtectedWords();
+};
+
+struct MergerStats {
+  std::uint64_t lines = 0;           // lines added
+  std::uint64_t lines_merged = 0;    // lines that joined an existing group
+  std::uint64_t groups_opened = 0;
+  std::uint64_t groups_closed = 0;
+  std::uint64_t groups_evicted = 0;  // closed early because max_groups was reached
+  std::uint64_t events_first = 0;
+  std::uint64_t events_summary = 0;
+  std::uint64_t events_annotate = 0;
+  std::uint64_t clock_backwards = 0;  // Add/Flush called with a time before the latest seen
+  std::uint64_t exact_hits = 0;       // lines settled by the exact masked-shape lookup
+  std::uint64_t candidates_checked = 0;
+};
+
+class WindowMerger {
+ public:
+  explicit WindowMerger(MergerOptions options);
+  ~WindowMerger();
+  WindowMerger(const WindowMerger&) = delete;
+  WindowMerger& operator=(const WindowMerger&) = delete;
+
+  // Adds one line that arrived at `now_us` (closing what is due first). Time that goes
+  // backwards is treated as the latest time seen (and counted).
+  void Add(const LogRecord& record, TimeUs now_us, EventSink& sink);
+
+  // Emits what is due at `now_us`: summaries of groups idle for `window`, and periodic
+  // summaries of groups held for `max_hold`. A group idle for exactly `window` closes.
+  void Flush(TimeUs now_us, EventSink& sink);
+
+  // Closes every open group, emitting its summary (shutdown).
+  void FlushAll(EventSink& sink);
+
+  // Applies new options without dropping open groups. If the scope fields change, open
+  // groups are flushed first (they were keyed by the old scope).
+  void Reconfigure(MergerOptions options, EventSink& sink);
+
+  // The earliest time at which Flush would emit something; INT64_MAX when nothing is open.
+  TimeUs NextDeadline() const;
+
+  std::size_t open_groups() const;
+  const MergerStats& stats() const;
+  const MergerOptions& options() const;
+  // Approximate heap bytes held for open groups (samples included).
+  std::size_t MemoryUsage() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_PIPELINE_WINDOW_MERGER_H_
