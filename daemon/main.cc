@@ -1,7 +1,33 @@
-// logfold command line: `replay` (offline), `serve` (daemon), `check-config`, `explain`.
+// logfold command line: dispatches to `replay` (offline folding), `serve` (the daemon),
+// `check-config` and `explain`.
 #include <cstdio>
+#include <string>
+#include <vector>
 
-int main() {
-  std::fputs("logfold: no command yet\n", stderr);
+#include "daemon/replay_command.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: logfold COMMAND [options]\n"
+    "commands:\n"
+    "  replay [FILE...]        fold files or stdin, NDJSON events to stdout\n"
+    "run 'logfold COMMAND --help' for a command's options\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  const std::string command = argv[1];
+  std::vector<std::string> args(argv + 2, argv + argc);
+  if (command == "replay") return logfold::RunReplay(args, stdout, stderr);
+  if (command == "-h" || command == "--help" || command == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  std::fprintf(stderr, "logfold: unknown command \"%s\"\n%s", command.c_str(), kUsage);
   return 2;
 }

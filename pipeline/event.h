@@ -33,8 +33,8 @@ std::string_view SummaryReasonName(SummaryReason reason);
 struct Event {
   EventKind kind = EventKind::kFirst;
   SummaryReason reason = SummaryReason::kIdle;  // summaries only
-  bool closed = false;          // summaries: the group is closed after this event
-  std::uint64_t group_id = 0;   // stable for the group's life, unique per engine instance
+  bool closed = false;                          // summaries: the group is closed after this event
+  std::uint64_t group_id = 0;  // stable for the group's life, unique per engine instance
   std::uint64_t fingerprint = 0;
   // kFirst/kAnnotate: the line. kSummary: the group's first line (a sample).
   const LogRecord* record = nullptr;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -17,20 +18,20 @@ namespace logfold {
 struct FeatureWeights {
   float word = 1.0f;
   std::array<float, static_cast<std::size_t>(TokenClass::kCount_)> by_class = {
-      1.0f,   // kWord (unused: see `word`)
-      0.1f,   // kInteger
-      0.1f,   // kFloat
-      0.1f,   // kHex
-      0.1f,   // kIPv4
-      0.1f,   // kIPv6
-      0.1f,   // kMac
-      0.1f,   // kUuid
-      0.1f,   // kDateTime
-      0.1f,   // kPath
-      0.1f,   // kUrl
-      0.1f,   // kEmail
-      0.1f,   // kHostPort
-      0.2f,   // kDigitWord
+      1.0f,  // kWord (unused: see `word`)
+      0.1f,  // kInteger
+      0.1f,  // kFloat
+      0.1f,  // kHex
+      0.1f,  // kIPv4
+      0.1f,  // kIPv6
+      0.1f,  // kMac
+      0.1f,  // kUuid
+      0.1f,  // kDateTime
+      0.1f,  // kPath
+      0.1f,  // kUrl
+      0.1f,  // kEmail
+      0.1f,  // kHostPort
+      0.2f,  // kDigitWord
   };
   bool pairs = true;  // add adjacent-token pair features
   float Of(TokenClass cls) const {
@@ -57,6 +58,11 @@ class Fingerprinter {
   void Features(std::string_view message, const std::vector<Token>& tokens,
                 std::vector<Feature>& out) const;
 
+  // The same from token hashes already computed with TokenHash. Positions whose `skip` byte
+  // is non-zero (an empty span skips none) contribute nothing, nor do pairs touching them.
+  void FeaturesFromHashes(std::span<const Token> tokens, std::span<const std::uint64_t> hashes,
+                          std::span<const std::uint8_t> skip, std::vector<Feature>& out) const;
+
   // SimHash of a feature list: bit i is set when the weighted votes for bit i are positive.
   static std::uint64_t SimHash(const std::vector<Feature>& features);
 
@@ -68,11 +74,10 @@ class Fingerprinter {
  private:
   FeatureWeights weights_;
   std::vector<Feature> scratch_;
+  mutable std::vector<std::uint64_t> hashes_scratch_;
 };
 
-inline int HammingDistance(std::uint64_t a, std::uint64_t b) {
-  return __builtin_popcountll(a ^ b);
-}
+inline int HammingDistance(std::uint64_t a, std::uint64_t b) { return __builtin_popcountll(a ^ b); }
 
 }  // namespace logfold
 

@@ -5,26 +5,40 @@ namespace logfold {
 
 std::string_view ParseOutcomeName(ParseOutcome outcome) {
   switch (outcome) {
-    case ParseOutcome::kOk: return "ok";
-    case ParseOutcome::kEmpty: return "empty";
-    case ParseOutcome::kNoHeader: return "no_header";
-    case ParseOutcome::kBadPri: return "bad_pri";
-    case ParseOutcome::kBadTimestamp: return "bad_timestamp";
-    case ParseOutcome::kBadHeader: return "bad_header";
-    case ParseOutcome::kBadStructuredData: return "bad_structured_data";
-    case ParseOutcome::kBadJson: return "bad_json";
-    case ParseOutcome::kMissingMessageField: return "missing_message_field";
-    case ParseOutcome::kCount_: break;
+    case ParseOutcome::kOk:
+      return "ok";
+    case ParseOutcome::kEmpty:
+      return "empty";
+    case ParseOutcome::kNoHeader:
+      return "no_header";
+    case ParseOutcome::kBadPri:
+      return "bad_pri";
+    case ParseOutcome::kBadTimestamp:
+      return "bad_timestamp";
+    case ParseOutcome::kBadHeader:
+      return "bad_header";
+    case ParseOutcome::kBadStructuredData:
+      return "bad_structured_data";
+    case ParseOutcome::kBadJson:
+      return "bad_json";
+    case ParseOutcome::kMissingMessageField:
+      return "missing_message_field";
+    case ParseOutcome::kCount_:
+      break;
   }
   return "unknown";
 }
 
 std::string_view SyslogFlavorName(SyslogFlavor flavor) {
   switch (flavor) {
-    case SyslogFlavor::kNone: return "raw";
-    case SyslogFlavor::kRfc3164: return "rfc3164";
-    case SyslogFlavor::kRfc5424: return "rfc5424";
-    case SyslogFlavor::kJson: return "json";
+    case SyslogFlavor::kNone:
+      return "raw";
+    case SyslogFlavor::kRfc3164:
+      return "rfc3164";
+    case SyslogFlavor::kRfc5424:
+      return "rfc5424";
+    case SyslogFlavor::kJson:
+      return "json";
   }
   return "raw";
 }

@@ -23,12 +23,12 @@ enum class ScopeField : std::uint8_t { kHost, kApp, kProcId, kMsgId, kSeverity, 
 struct MergerOptions {
   // Hamming distance within which a line's fingerprint finds candidate groups (0..31).
   int max_distance = 4;
-  TimeUs window_us = 10'000'000;   // a group closes after this long without a new line
-  TimeUs max_hold_us = 60'000'000; // a group that keeps receiving is summarised this often
+  TimeUs window_us = 10'000'000;     // a group closes after this long without a new line
+  TimeUs max_hold_us = 60'000'000;   // a group that keeps receiving is summarised this often
   std::size_t max_groups = 100'000;  // open groups; when full the least recently active closes
   std::vector<ScopeField> scope = {ScopeField::kHost, ScopeField::kApp};
   std::size_t max_summary_hosts = 16;  // hosts listed in a summary when host is not in scope
-  bool annotate = false;  // emit every line with its group instead of folding
+  bool annotate = false;               // emit every line with its group instead of folding
   // Structural confirmation: a candidate group is joined only if the line aligns with its
   // template token by token, every differing token looks variable, and no protected word
   // differs. Off: the nearest candidate within max_distance is joined (plain SimHash).
@@ -43,8 +43,8 @@ struct MergerOptions {
 };
 
 struct MergerStats {
-  std::uint64_t lines = 0;           // lines added
-  std::uint64_t lines_merged = 0;    // lines that joined an existing group
+  std::uint64_t lines = 0;         // lines added
+  std::uint64_t lines_merged = 0;  // lines that joined an existing group
   std::uint64_t groups_opened = 0;
   std::uint64_t groups_closed = 0;
   std::uint64_t groups_evicted = 0;  // closed early because max_groups was reached

@@ -1,0 +1,263 @@
+// Hand-written NDJSON writer for events: appends into one reused buffer, always emits valid
+// JSON (invalid UTF-8 is replaced), and never allocates per field.
+#include "pipeline/event_json.h"
+
+#include <cstdio>
+#include <ctime>
+
+namespace logfold {
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid.
+std::size_t Utf8SequenceLength(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  std::size_t len;
+  std::uint32_t min;
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2, min = 0x80;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3, min = 0x800;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) return 0;
+  std::uint32_t cp = c & (0x3F >> (len - 1));
+  for (std::size_t k = 1; k < len; ++k) {
+    const auto cc = static_cast<unsigned char>(s[i + k]);
+    if ((cc & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+void AppendKey(std::string_view key, std::string& out) {
+  out += '"';
+  out += key;
+  out += "\":";
+}
+
+void AppendUint(std::uint64_t v, std::string& out) {
+  char buf[24];
+  int n = std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
+  out.append(buf, static_cast<std::size_t>(n));
+}
+
+void AppendInt(std::int64_t v, std::string& out) {
+  char buf[24];
+  int n = std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+  out.append(buf, static_cast<std::size_t>(n));
+}
+
+void AppendStringField(std::string_view key, std::string_view value, std::string& out) {
+  out += ',';
+  AppendKey(key, out);
+  AppendJsonString(value, out);
+}
+
+// The original line's fields. Empty header fields are left out rather than written as "".
+void AppendRecordFields(const LogRecord& r, std::string& out) {
+  AppendKey("time", out);
+  AppendJsonTime(r.EventTime(), out);
+  out += ',';
+  AppendKey("received", out);
+  AppendJsonTime(r.arrival_us, out);
+  if (!r.hostname.empty()) AppendStringField("host", r.hostname, out);
+  if (!r.app_name.empty()) AppendStringField("app", r.app_name, out);
+  if (!r.procid.empty()) AppendStringField("procid", r.procid, out);
+  if (!r.msgid.empty()) AppendStringField("msgid", r.msgid, out);
+  if (r.facility >= 0) {
+    out += ',';
+    AppendKey("facility", out);
+    AppendInt(r.facility, out);
+  }
+  if (r.severity >= 0) {
+    out += ',';
+    AppendKey("severity", out);
+    AppendInt(r.severity, out);
+  }
+  if (!r.structured_data.empty()) AppendStringField("structured_data", r.structured_data, out);
+  if (!r.json_fields.empty()) {
+    out += ',';
+    AppendKey("fields", out);
+    out += r.json_fields;  // produced by the JSON parser: already valid JSON
+  }
+  AppendStringField("format", SyslogFlavorName(r.flavor), out);
+  if (r.outcome != ParseOutcome::kOk)
+    AppendStringField("parse_error", ParseOutcomeName(r.outcome), out);
+  AppendStringField("message", r.message, out);
+}
+
+void AppendRecordObject(const LogRecord& r, std::string& out) {
+  out += '{';
+  AppendRecordFields(r, out);
+  out += '}';
+}
+
+}  // namespace
+
+std::string_view EventKindName(EventKind kind) {
+  switch (kind) {
+    case EventKind::kFirst:
+      return "first";
+    case EventKind::kSummary:
+      return "summary";
+    case EventKind::kAnnotate:
+      return "annotate";
+  }
+  return "?";
+}
+
+std::string_view SummaryReasonName(SummaryReason reason) {
+  switch (reason) {
+    case SummaryReason::kIdle:
+      return "idle";
+    case SummaryReason::kMaxHold:
+      return "max_hold";
+    case SummaryReason::kEvicted:
+      return "evicted";
+    case SummaryReason::kShutdown:
+      return "shutdown";
+  }
+  return "?";
+}
+
+void AppendJsonString(std::string_view s, std::string& out) {
+  out += '"';
+  std::size_t run_start = 0;
+  auto flush_run = [&](std::size_t end) {
+    if (end > run_start) out.append(s.data() + run_start, end - run_start);
+  };
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+      ++i;
+      continue;
+    }
+    if (c >= 0x80) {
+      const std::size_t len = Utf8SequenceLength(s, i);
+      if (len > 0) {
+        i += len;
+        continue;
+      }
+      flush_run(i);
+      out += "\xEF\xBF\xBD";  // U+FFFD for each invalid byte
+      run_start = ++i;
+      continue;
+    }
+    flush_run(i);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+    }
+    run_start = ++i;
+  }
+  flush_run(s.size());
+  out += '"';
+}
+
+void AppendJsonTime(TimeUs us, std::string& out) {
+  std::int64_t secs = us / 1'000'000;
+  std::int64_t frac = us % 1'000'000;
+  if (frac < 0) frac += 1'000'000, secs -= 1;
+  const std::time_t t = static_cast<std::time_t>(secs);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  int n = std::snprintf(buf, sizeof buf, "\"%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ\"",
+                        tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                        tm.tm_sec, static_cast<long long>(frac));
+  out.append(buf, static_cast<std::size_t>(n));
+}
+
+void AppendHex64(std::uint64_t v, std::string& out) {
+  char buf[16];
+  for (int i = 15; i >= 0; --i, v >>= 4) buf[i] = kHex[v & 15];
+  out.append(buf, 16);
+}
+
+void AppendEventJson(const Event& e, std::string& out) {
+  out += "{\"kind\":\"";
+  out += EventKindName(e.kind);
+  out += "\",\"group_id\":\"";
+  AppendHex64(e.group_id, out);
+  if (e.kind == EventKind::kAnnotate) {
+    out += "\",\"cluster_id\":\"";
+    AppendHex64(e.group_id, out);
+  }
+  out += "\",\"fingerprint\":\"";
+  AppendHex64(e.fingerprint, out);
+  out += '"';
+  if (e.kind == EventKind::kSummary) {
+    AppendStringField("reason", SummaryReasonName(e.reason), out);
+    out += ",\"closed\":";
+    out += e.closed ? "true" : "false";
+    out += ",\"count\":";
+    AppendUint(e.count, out);
+    out += ",\"count_total\":";
+    AppendUint(e.count_total, out);
+    out += ",\"first_seen\":";
+    AppendJsonTime(e.first_seen_us, out);
+    out += ",\"last_seen\":";
+    AppendJsonTime(e.last_seen_us, out);
+    out += ",\"max_distance\":";
+    AppendInt(e.max_distance, out);
+    AppendStringField("template", e.template_text, out);
+    if (e.record != nullptr) {
+      if (!e.record->hostname.empty() && e.hosts.empty()) {
+        AppendStringField("host", e.record->hostname, out);
+      }
+      if (!e.record->app_name.empty()) AppendStringField("app", e.record->app_name, out);
+    }
+    if (!e.hosts.empty()) {
+      out += ",\"hosts\":[";
+      for (std::size_t i = 0; i < e.hosts.size(); ++i) {
+        if (i > 0) out += ',';
+        AppendJsonString(e.hosts[i], out);
+      }
+      out += "],\"hosts_truncated\":";
+      out += e.hosts_truncated ? "true" : "false";
+    }
+    out += ",\"samples\":[";
+    if (e.record != nullptr) AppendRecordObject(*e.record, out);
+    if (e.last_record != nullptr && e.last_record != e.record) {
+      out += ',';
+      AppendRecordObject(*e.last_record, out);
+    }
+    out += "]}\n";
+    return;
+  }
+  if (e.kind == EventKind::kAnnotate) {
+    AppendStringField("template", e.template_text, out);
+    out += ",\"count_total\":";
+    AppendUint(e.count_total, out);
+  }
+  if (e.record != nullptr) {
+    out += ',';
+    AppendRecordFields(*e.record, out);
+  }
+  out += "}\n";
+}
+
+}  // namespace logfold

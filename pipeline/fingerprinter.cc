@@ -1,0 +1,129 @@
+// SimHash over weighted XXH3 features. Weights are quantised to integers so a fingerprint is
+// bit-for-bit the same on every build and platform: users store fingerprints.
+#include "pipeline/fingerprinter.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace logfold {
+namespace {
+
+constexpr std::uint64_t kClassSeed = 0x6c6f67666f6c6401ULL;  // "logfold" + version 1
+constexpr std::uint64_t kPairSeed = 0x6c6f67666f6c6402ULL;
+
+// Digit-bearing words with this many digit runs are opaque identifiers: their shape is as
+// random as their digits, so only the class is hashed.
+constexpr int kOpaqueDigitRuns = 3;
+
+std::uint64_t ClassHash(TokenClass cls) {
+  const auto c = static_cast<std::uint8_t>(cls);
+  return XXH3_64bits_withSeed(&c, 1, kClassSeed);
+}
+
+struct ClassHashes {
+  std::array<std::uint64_t, static_cast<std::size_t>(TokenClass::kCount_)> v;
+  ClassHashes() {
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = ClassHash(static_cast<TokenClass>(i));
+  }
+};
+const ClassHashes kClassHashes;
+
+std::int32_t Quantise(float w) {
+  return static_cast<std::int32_t>(std::lround(std::clamp(w, 0.0f, 1.0f) * 1024.0f));
+}
+
+}  // namespace
+
+Fingerprinter::Fingerprinter(const FeatureWeights& weights) : weights_(weights) {}
+
+std::uint64_t Fingerprinter::TokenHash(std::string_view message, const Token& token) {
+  std::string_view text = message.substr(token.offset, token.length);
+  if (token.cls == TokenClass::kWord) return XXH3_64bits(text.data(), text.size());
+  if (token.cls != TokenClass::kDigitWord) {
+    return kClassHashes.v[static_cast<std::size_t>(token.cls)];
+  }
+  // Shape: digit runs folded to '#', so en0/en1 agree but en0/awdl0 do not.
+  char shape[64];
+  std::size_t n = 0;
+  int runs = 0;
+  bool in_run = false;
+  for (char c : text) {
+    const bool digit = c >= '0' && c <= '9';
+    if (digit) {
+      if (!in_run) {
+        ++runs;
+        if (n < sizeof shape) shape[n++] = '#';
+      }
+    } else if (n < sizeof shape) {
+      shape[n++] = c;
+    }
+    in_run = digit;
+  }
+  if (runs >= kOpaqueDigitRuns || text.size() > sizeof shape) {
+    return kClassHashes.v[static_cast<std::size_t>(TokenClass::kDigitWord)];
+  }
+  return XXH3_64bits_withSeed(shape, n, kClassSeed);
+}
+
+void Fingerprinter::Features(std::string_view message, const std::vector<Token>& tokens,
+                             std::vector<Feature>& out) const {
+  hashes_scratch_.clear();
+  for (const Token& t : tokens) hashes_scratch_.push_back(TokenHash(message, t));
+  FeaturesFromHashes(tokens, hashes_scratch_, {}, out);
+}
+
+void Fingerprinter::FeaturesFromHashes(std::span<const Token> tokens,
+                                       std::span<const std::uint64_t> hashes,
+                                       std::span<const std::uint8_t> skip,
+                                       std::vector<Feature>& out) const {
+  out.clear();
+  bool have_prev = false;
+  std::uint64_t prev_hash = 0;
+  float prev_weight = 0;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (!skip.empty() && skip[i] != 0) {
+      have_prev = false;
+      continue;
+    }
+    const std::uint64_t h = hashes[i];
+    const float w = weights_.Of(tokens[i].cls);
+    out.push_back(Feature{h, w});
+    if (weights_.pairs && have_prev) {
+      const std::uint64_t pair[2] = {prev_hash, h};
+      out.push_back(
+          Feature{XXH3_64bits_withSeed(pair, sizeof pair, kPairSeed), std::min(prev_weight, w)});
+    }
+    have_prev = true;
+    prev_hash = h;
+    prev_weight = w;
+  }
+}
+
+std::uint64_t Fingerprinter::SimHash(const std::vector<Feature>& features) {
+  std::int32_t votes[64] = {};
+  for (const Feature& f : features) {
+    const std::int32_t w = Quantise(f.weight);
+    if (w == 0) continue;
+    const std::uint64_t h = f.hash;
+    for (int bit = 0; bit < 64; ++bit) {
+      // Branch-free so the compiler can vectorise the 64 lanes.
+      const std::int32_t sign = static_cast<std::int32_t>((h >> bit) & 1) * 2 - 1;
+      votes[bit] += sign * w;
+    }
+  }
+  std::uint64_t fp = 0;
+  for (int bit = 0; bit < 64; ++bit) {
+    if (votes[bit] > 0) fp |= std::uint64_t{1} << bit;
+  }
+  return fp;
+}
+
+std::uint64_t Fingerprinter::Fingerprint(std::string_view message,
+                                         const std::vector<Token>& tokens) {
+  Features(message, tokens, scratch_);
+  return SimHash(scratch_);
+}
+
+}  // namespace logfold

@@ -1,0 +1,692 @@
+// WindowMerger implementation. A line is settled, cheapest first, by: an exact lookup of its
+// masked token shape; SimHash candidates from the GroupIndex; candidates of the same token
+// count in its scope. Candidates are accepted only after structural confirmation.
+#include "pipeline/window_merger.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <climits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "pipeline/group_index.h"
+
+namespace logfold {
+namespace {
+
+constexpr std::uint32_t kNil = UINT32_MAX;
+constexpr std::size_t kMaxAliases = 16;     // shapes remembered per group for the fast path
+constexpr std::size_t kMaxBucketScan = 64;  // same-length groups confirmed per line, newest first
+constexpr std::uint64_t kScopeSeed = 0x73636f7065ULL;
+
+// Per-position flags of a group's template.
+constexpr std::uint8_t kWild = 1;    // tokens here differed structurally: out of fingerprint
+constexpr std::uint8_t kVaried = 2;  // texts here differed: shown as <*> in the template
+
+std::uint64_t Mix(std::uint64_t a, std::uint64_t b) {
+  const std::uint64_t v[2] = {a, b};
+  return XXH3_64bits(v, sizeof v);
+}
+
+std::uint64_t LowerHash(std::string_view word) {
+  char buf[64];
+  if (word.size() > sizeof buf) return 0;
+  for (std::size_t i = 0; i < word.size(); ++i) {
+    const char c = word[i];
+    buf[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  return XXH3_64bits(buf, word.size());
+}
+
+}  // namespace
+
+std::vector<std::string> MergerOptions::DefaultProtectedWords() {
+  return {
+      // severities
+      "emerg",
+      "emergency",
+      "alert",
+      "crit",
+      "critical",
+      "err",
+      "error",
+      "errors",
+      "warn",
+      "warning",
+      "warnings",
+      "notice",
+      "info",
+      "debug",
+      "trace",
+      "fatal",
+      "panic",
+      "severe",
+      // outcomes and states
+      "success",
+      "succeeded",
+      "successful",
+      "successfully",
+      "fail",
+      "failed",
+      "failure",
+      "failing",
+      "start",
+      "started",
+      "starting",
+      "stop",
+      "stopped",
+      "stopping",
+      "restart",
+      "restarted",
+      "restarting",
+      "active",
+      "inactive",
+      "enabled",
+      "disabled",
+      "enable",
+      "disable",
+      "up",
+      "down",
+      "open",
+      "opened",
+      "opening",
+      "close",
+      "closed",
+      "closing",
+      "accepted",
+      "rejected",
+      "denied",
+      "allowed",
+      "granted",
+      "refused",
+      "valid",
+      "invalid",
+      "true",
+      "false",
+      "yes",
+      "no",
+      "not",
+      "never",
+      "none",
+      "on",
+      "off",
+      "online",
+      "offline",
+      "connected",
+      "disconnected",
+      "connecting",
+      "ok",
+      "ready",
+      "begin",
+      "end",
+      "added",
+      "removed",
+      "created",
+      "deleted",
+      "login",
+      "logout",
+      "in",
+      "out",
+      "read",
+      "write",
+      "received",
+      "sent",
+      "paused",
+      "resumed",
+      "killed",
+      "exited",
+      "timeout",
+      "lost",
+      "found",
+      "missing",
+      "full",
+      "empty",
+      "high",
+      "low",
+      "entering",
+      "leaving",
+      "exiting",
+      "completed",
+      "aborted",
+      "cancelled",
+      "canceled",
+      "blocked",
+      "unblocked",
+      "locked",
+      "unlocked",
+  };
+}
+
+struct WindowMerger::Impl {
+  struct Group {
+    bool live = false;
+    std::uint64_t id = 0;
+    std::uint64_t scope = 0;
+    std::uint64_t fingerprint = 0;  // as indexed: wild positions left out
+    std::uint64_t bucket = 0;
+    LogRecord first, last;
+    std::vector<Token> tokens;          // of the first line's message
+    std::vector<std::uint64_t> hashes;  // TokenHash per position of the first line
+    std::vector<std::uint8_t> flags;
+    std::string template_text;
+    bool template_dirty = true;
+    std::uint64_t count_total = 0, count_since = 0;
+    TimeUs first_seen = 0, last_seen = 0, last_activity = 0, hold_start = 0;
+    int max_distance = 0;
+    std::vector<std::string> hosts;
+    bool hosts_truncated = false;
+    std::vector<std::uint64_t> aliases;  // shape keys in `exact` that point here
+    std::uint32_t lru_prev = kNil, lru_next = kNil, hold_prev = kNil, hold_next = kNil;
+  };
+
+  // An intrusive doubly linked list over group slots. Both lists stay sorted by time because
+  // time never goes backwards inside the merger: appending at the tail keeps the order.
+  struct List {
+    std::uint32_t head = kNil, tail = kNil;
+  };
+
+  MergerOptions opt;
+  Tokenizer tokenizer;
+  Fingerprinter fingerprinter;
+  GroupIndex index;
+  std::vector<Group> groups;
+  std::vector<std::uint32_t> free_slots;
+  std::size_t live = 0;
+  List lru, hold;
+  std::unordered_map<std::uint64_t, std::uint32_t> exact;
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> buckets;
+  std::unordered_set<std::uint64_t> protected_hashes;
+  bool track_hosts = false;
+  MergerStats stats;
+  TimeUs latest = INT64_MIN;
+  std::uint64_t next_id = 0;
+
+  // Scratch reused for every line.
+  std::vector<Token> tokens;
+  std::vector<std::uint64_t> hashes;
+  std::vector<Feature> features;
+  std::vector<GroupIndex::Candidate> candidates;
+  std::vector<std::uint32_t> diff_positions;
+  std::vector<std::uint32_t> tried;
+  std::vector<std::uint8_t> skip;
+
+  explicit Impl(MergerOptions o)
+      : opt(std::move(o)),
+        tokenizer(opt.tokenizer),
+        fingerprinter(opt.weights),
+        index(opt.max_distance) {
+    ApplyDerived();
+  }
+
+  void ApplyDerived() {
+    protected_hashes.clear();
+    for (const std::string& w : opt.protected_words) protected_hashes.insert(LowerHash(w));
+    track_hosts =
+        std::find(opt.scope.begin(), opt.scope.end(), ScopeField::kHost) == opt.scope.end();
+  }
+
+  // --- lists --------------------------------------------------------------------------
+  template <std::uint32_t Group::*Prev, std::uint32_t Group::*Next>
+  void Unlink(List& list, std::uint32_t slot) {
+    Group& g = groups[slot];
+    if (g.*Prev != kNil)
+      groups[g.*Prev].*Next = g.*Next;
+    else
+      list.head = g.*Next;
+    if (g.*Next != kNil)
+      groups[g.*Next].*Prev = g.*Prev;
+    else
+      list.tail = g.*Prev;
+    g.*Prev = g.*Next = kNil;
+  }
+  template <std::uint32_t Group::*Prev, std::uint32_t Group::*Next>
+  void Append(List& list, std::uint32_t slot) {
+    Group& g = groups[slot];
+    g.*Prev = list.tail;
+    g.*Next = kNil;
+    if (list.tail != kNil)
+      groups[list.tail].*Next = slot;
+    else
+      list.head = slot;
+    list.tail = slot;
+  }
+  void TouchLru(std::uint32_t slot) {
+    Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
+    Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
+  }
+  void TouchHold(std::uint32_t slot) {
+    Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
+    Append<&Group::hold_prev, &Group::hold_next>(hold, slot);
+  }
+
+  // --- keys -----------------------------------------------------------------------------
+  std::uint64_t ScopeHash(const LogRecord& r) const {
+    std::uint64_t h = kScopeSeed;
+    for (ScopeField f : opt.scope) {
+      std::string_view v;
+      std::int64_t n = 0;
+      switch (f) {
+        case ScopeField::kHost:
+          v = r.hostname;
+          break;
+        case ScopeField::kApp:
+          v = r.app_name;
+          break;
+        case ScopeField::kProcId:
+          v = r.procid;
+          break;
+        case ScopeField::kMsgId:
+          v = r.msgid;
+          break;
+        case ScopeField::kSeverity:
+          n = r.severity;
+          break;
+        case ScopeField::kFacility:
+          n = r.facility;
+          break;
+      }
+      h = Mix(h, v.empty()
+                     ? static_cast<std::uint64_t>(n) + static_cast<std::uint64_t>(f)
+                     : XXH3_64bits_withSeed(v.data(), v.size(), static_cast<std::uint64_t>(f)));
+    }
+    return h;
+  }
+
+  std::uint64_t ShapeKey(std::uint64_t scope) const {
+    return XXH3_64bits_withSeed(hashes.data(), hashes.size() * sizeof(std::uint64_t), scope);
+  }
+
+  std::uint64_t BucketKey(std::uint64_t scope, std::size_t n) const {
+    return Mix(scope ^ 0x6275636b6574ULL, n);
+  }
+
+  bool IsProtected(std::string_view message, const Token& t) const {
+    if (t.cls != TokenClass::kWord || protected_hashes.empty()) return false;
+    return protected_hashes.count(LowerHash(message.substr(t.offset, t.length))) != 0;
+  }
+
+  // --- confirmation -----------------------------------------------------------------------
+  // Does the line (scratch tokens/hashes) fit group g's template? On success diff_positions
+  // holds the positions whose text differs from the template's first line.
+  bool Confirm(const Group& g, std::string_view message) {
+    diff_positions.clear();
+    const std::size_t n = tokens.size();
+    if (g.tokens.size() != n) return false;
+    const std::string_view gmsg = g.first.message;
+    int word_diffs = 0, anchors = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Token& lt = tokens[i];
+      const Token& gt = g.tokens[i];
+      if (g.flags[i] & kWild) {
+        if (IsProtected(message, lt)) return false;
+        diff_positions.push_back(static_cast<std::uint32_t>(i));
+        continue;
+      }
+      if (hashes[i] == g.hashes[i]) {
+        if (lt.cls == TokenClass::kWord) {
+          ++anchors;
+        } else if (message.substr(lt.offset, lt.length) != gmsg.substr(gt.offset, gt.length)) {
+          diff_positions.push_back(static_cast<std::uint32_t>(i));
+        }
+        continue;
+      }
+      diff_positions.push_back(static_cast<std::uint32_t>(i));
+      const bool both_masked = IsVariableClass(lt.cls) && IsVariableClass(gt.cls) &&
+                               lt.cls != TokenClass::kDigitWord && gt.cls != TokenClass::kDigitWord;
+      if (both_masked) continue;
+      if (IsProtected(message, lt) || IsProtected(gmsg, gt)) return false;
+      ++word_diffs;
+    }
+    if (word_diffs == 0) return true;
+    // A differing word is taken as a variable only with enough agreeing words around it.
+    return anchors >= 2 * word_diffs + 1 && word_diffs <= 2;
+  }
+
+  // --- group life -------------------------------------------------------------------------
+  std::uint64_t GroupFingerprint(const Group& g) {
+    skip.resize(g.flags.size());
+    for (std::size_t i = 0; i < g.flags.size(); ++i) skip[i] = g.flags[i] & kWild;
+    fingerprinter.FeaturesFromHashes(g.tokens, g.hashes, skip, features);
+    return Fingerprinter::SimHash(features);
+  }
+
+  const std::string& Template(Group& g) {
+    if (!g.template_dirty) return g.template_text;
+    g.template_text.clear();
+    const std::string& m = g.first.message;
+    std::size_t pos = 0;
+    for (std::size_t i = 0; i < g.tokens.size(); ++i) {
+      const Token& t = g.tokens[i];
+      g.template_text.append(m, pos, t.offset - pos);
+      if (g.flags[i] & (kWild | kVaried)) {
+        g.template_text += "<*>";
+      } else {
+        g.template_text.append(m, t.offset, t.length);
+      }
+      pos = t.offset + t.length;
+    }
+    g.template_text.append(m, pos, std::string::npos);
+    g.template_dirty = false;
+    return g.template_text;
+  }
+
+  void NoteHost(Group& g, const LogRecord& r) {
+    if (!track_hosts || r.hostname.empty()) return;
+    for (const std::string& h : g.hosts) {
+      if (h == r.hostname) return;
+    }
+    if (g.hosts.size() < opt.max_summary_hosts) {
+      g.hosts.push_back(r.hostname);
+    } else {
+      g.hosts_truncated = true;
+    }
+  }
+
+  void EmitLine(EventKind kind, Group& g, const LogRecord& r, std::uint64_t fp, EventSink& sink) {
+    Event e;
+    e.kind = kind;
+    e.group_id = g.id;
+    e.fingerprint = kind == EventKind::kAnnotate ? g.fingerprint : fp;
+    e.record = &r;
+    e.template_text = Template(g);
+    e.count_total = g.count_total;
+    e.first_seen_us = g.first_seen;
+    e.last_seen_us = g.last_seen;
+    e.max_distance = g.max_distance;
+    if (kind == EventKind::kAnnotate) {
+      ++stats.events_annotate;
+    } else {
+      ++stats.events_first;
+    }
+    sink.OnEvent(e);
+  }
+
+  void EmitSummary(Group& g, SummaryReason reason, bool closing, EventSink& sink) {
+    Event e;
+    e.kind = EventKind::kSummary;
+    e.reason = reason;
+    e.closed = closing;
+    e.group_id = g.id;
+    e.fingerprint = g.fingerprint;
+    e.record = &g.first;
+    e.last_record = &g.last;
+    e.template_text = Template(g);
+    e.count = g.count_since;
+    e.count_total = g.count_total;
+    e.first_seen_us = g.first_seen;
+    e.last_seen_us = g.last_seen;
+    e.max_distance = g.max_distance;
+    e.hosts = g.hosts;
+    e.hosts_truncated = g.hosts_truncated;
+    ++stats.events_summary;
+    sink.OnEvent(e);
+    g.count_since = 0;
+  }
+
+  void Close(std::uint32_t slot, SummaryReason reason, EventSink& sink) {
+    Group& g = groups[slot];
+    if (g.count_since > 0 && !opt.annotate) EmitSummary(g, reason, true, sink);
+    index.Erase(g.scope, g.fingerprint, slot);
+    for (std::uint64_t key : g.aliases) {
+      auto it = exact.find(key);
+      if (it != exact.end() && it->second == slot) exact.erase(it);
+    }
+    auto b = buckets.find(g.bucket);
+    if (b != buckets.end()) {
+      auto& v = b->second;
+      auto pos = std::find(v.begin(), v.end(), slot);
+      if (pos != v.end()) v.erase(pos);  // keeps newest-last order for the bucket scan
+      if (v.empty()) buckets.erase(b);
+    }
+    Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
+    Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
+    g.live = false;
+    g.aliases.clear();
+    g.hosts.clear();
+    free_slots.push_back(slot);
+    --live;
+    ++stats.groups_closed;
+    if (reason == SummaryReason::kEvicted) ++stats.groups_evicted;
+  }
+
+  void Open(const LogRecord& r, std::uint64_t scope, std::uint64_t fp, std::uint64_t shape,
+            TimeUs now, EventSink& sink) {
+    if (live >= opt.max_groups && lru.head != kNil) Close(lru.head, SummaryReason::kEvicted, sink);
+    std::uint32_t slot;
+    if (!free_slots.empty()) {
+      slot = free_slots.back();
+      free_slots.pop_back();
+    } else {
+      slot = static_cast<std::uint32_t>(groups.size());
+      groups.emplace_back();
+    }
+    Group& g = groups[slot];
+    g.live = true;
+    g.id = Mix(opt.id_seed, ++next_id);
+    g.scope = scope;
+    g.fingerprint = fp;
+    g.bucket = BucketKey(scope, tokens.size());
+    g.first = r;
+    g.last = r;
+    g.tokens.assign(tokens.begin(), tokens.end());
+    g.hashes.assign(hashes.begin(), hashes.end());
+    g.flags.assign(tokens.size(), 0);
+    g.template_dirty = true;
+    g.count_total = 1;
+    g.count_since = 0;
+    g.first_seen = g.last_seen = r.EventTime();
+    g.last_activity = g.hold_start = now;
+    g.max_distance = 0;
+    g.hosts_truncated = false;
+    NoteHost(g, r);
+    index.Insert(scope, fp, slot);
+    exact[shape] = slot;
+    g.aliases.push_back(shape);
+    buckets[g.bucket].push_back(slot);
+    Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
+    Append<&Group::hold_prev, &Group::hold_next>(hold, slot);
+    ++live;
+    ++stats.groups_opened;
+    EmitLine(opt.annotate ? EventKind::kAnnotate : EventKind::kFirst, g, r, fp, sink);
+  }
+
+  // The line joins group `slot`; diff_positions lists where its text differs.
+  void Join(std::uint32_t slot, const LogRecord& r, std::uint64_t fp, std::uint64_t shape,
+            TimeUs now, EventSink& sink) {
+    Group& g = groups[slot];
+    bool refingerprint = false;
+    for (std::uint32_t i : diff_positions) {
+      std::uint8_t add = kVaried;
+      if (hashes[i] != g.hashes[i] && !(g.flags[i] & kWild)) add |= kWild;
+      if ((g.flags[i] & add) != add) {
+        if (add & kWild) refingerprint = true;
+        g.flags[i] |= add;
+        g.template_dirty = true;
+      }
+    }
+    if (refingerprint) {
+      const std::uint64_t updated = GroupFingerprint(g);
+      if (updated != g.fingerprint) {
+        index.Erase(g.scope, g.fingerprint, slot);
+        g.fingerprint = updated;
+        index.Insert(g.scope, g.fingerprint, slot);
+      }
+    }
+    if (g.aliases.size() < kMaxAliases && exact.find(shape) == exact.end()) {
+      exact[shape] = slot;
+      g.aliases.push_back(shape);
+    }
+    g.max_distance = std::max(g.max_distance, HammingDistance(fp, g.fingerprint));
+    ++g.count_total;
+    ++g.count_since;
+    g.last = r;
+    g.first_seen = std::min(g.first_seen, r.EventTime());
+    g.last_seen = std::max(g.last_seen, r.EventTime());
+    g.last_activity = now;
+    NoteHost(g, r);
+    TouchLru(slot);
+    ++stats.lines_merged;
+    if (opt.annotate) EmitLine(EventKind::kAnnotate, g, r, fp, sink);
+  }
+
+  TimeUs Clamp(TimeUs now) {
+    if (now < latest) {
+      ++stats.clock_backwards;
+      return latest;
+    }
+    latest = now;
+    return now;
+  }
+
+  void FlushDue(TimeUs now, EventSink& sink) {
+    while (lru.head != kNil && now - groups[lru.head].last_activity >= opt.window_us) {
+      Close(lru.head, SummaryReason::kIdle, sink);
+    }
+    while (hold.head != kNil && now - groups[hold.head].hold_start >= opt.max_hold_us) {
+      const std::uint32_t slot = hold.head;
+      Group& g = groups[slot];
+      if (g.count_since > 0 && !opt.annotate) EmitSummary(g, SummaryReason::kMaxHold, false, sink);
+      g.hold_start = now;
+      TouchHold(slot);
+    }
+  }
+
+  void Add(const LogRecord& r, TimeUs now_in, EventSink& sink) {
+    const TimeUs now = Clamp(now_in);
+    FlushDue(now, sink);
+    ++stats.lines;
+    const std::uint64_t scope = ScopeHash(r);
+    tokenizer.Tokenize(r.message, tokens);
+    hashes.clear();
+    for (const Token& t : tokens) hashes.push_back(Fingerprinter::TokenHash(r.message, t));
+    fingerprinter.FeaturesFromHashes(tokens, hashes, {}, features);
+    const std::uint64_t fp = Fingerprinter::SimHash(features);
+    const std::uint64_t shape = ShapeKey(scope);
+
+    if (auto it = exact.find(shape); it != exact.end()) {
+      const std::uint32_t slot = it->second;
+      // Same masked shape: only texts of masked tokens can differ (or wild positions).
+      if (Confirm(groups[slot], r.message)) {
+        ++stats.exact_hits;
+        Join(slot, r, fp, shape, now, sink);
+        return;
+      }
+    }
+    index.FindWithin(scope, fp, candidates);
+    tried.clear();
+    for (const GroupIndex::Candidate& c : candidates) {
+      ++stats.candidates_checked;
+      tried.push_back(c.group);
+      if (!opt.confirm || Confirm(groups[c.group], r.message)) {
+        if (!opt.confirm) FillDiffsUnconfirmed(groups[c.group], r.message);
+        Join(c.group, r, fp, shape, now, sink);
+        return;
+      }
+    }
+    if (opt.confirm) {
+      auto b = buckets.find(BucketKey(scope, tokens.size()));
+      if (b != buckets.end()) {
+        const auto& v = b->second;
+        std::size_t scanned = 0;
+        for (auto it = v.rbegin(); it != v.rend() && scanned < kMaxBucketScan; ++it, ++scanned) {
+          if (std::find(tried.begin(), tried.end(), *it) != tried.end()) continue;
+          ++stats.candidates_checked;
+          if (Confirm(groups[*it], r.message)) {
+            Join(*it, r, fp, shape, now, sink);
+            return;
+          }
+        }
+      }
+    }
+    Open(r, scope, fp, shape, now, sink);
+  }
+
+  // Without confirmation the line may differ in length; mark the overlapping positions whose
+  // text differs so the template still shows what varied.
+  void FillDiffsUnconfirmed(const Group& g, std::string_view message) {
+    diff_positions.clear();
+    const std::size_t n = std::min(tokens.size(), g.tokens.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const Token& lt = tokens[i];
+      const Token& gt = g.tokens[i];
+      if (message.substr(lt.offset, lt.length) !=
+          std::string_view(g.first.message).substr(gt.offset, gt.length)) {
+        diff_positions.push_back(static_cast<std::uint32_t>(i));
+      }
+    }
+  }
+
+  void FlushAll(EventSink& sink) {
+    while (lru.head != kNil) Close(lru.head, SummaryReason::kShutdown, sink);
+  }
+
+  std::size_t MemoryUsage() const {
+    std::size_t bytes = groups.capacity() * sizeof(Group) + index.MemoryUsage() +
+                        exact.size() * 32 + buckets.size() * 48;
+    for (const Group& g : groups) {
+      bytes += g.first.raw.capacity() + g.first.message.capacity() + g.last.raw.capacity() +
+               g.last.message.capacity() + g.tokens.capacity() * sizeof(Token) +
+               g.hashes.capacity() * 8 + g.flags.capacity() + g.template_text.capacity() +
+               g.aliases.capacity() * 8;
+    }
+    return bytes;
+  }
+};
+
+WindowMerger::WindowMerger(MergerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
+WindowMerger::~WindowMerger() = default;
+
+void WindowMerger::Add(const LogRecord& record, TimeUs now_us, EventSink& sink) {
+  impl_->Add(record, now_us, sink);
+}
+
+void WindowMerger::Flush(TimeUs now_us, EventSink& sink) {
+  impl_->FlushDue(impl_->Clamp(now_us), sink);
+}
+
+void WindowMerger::FlushAll(EventSink& sink) { impl_->FlushAll(sink); }
+
+void WindowMerger::Reconfigure(MergerOptions options, EventSink& sink) {
+  Impl& m = *impl_;
+  const bool keys_change =
+      options.scope != m.opt.scope || options.tokenizer.max_tokens != m.opt.tokenizer.max_tokens ||
+      options.weights.word != m.opt.weights.word ||
+      options.weights.by_class != m.opt.weights.by_class ||
+      options.weights.pairs != m.opt.weights.pairs || options.annotate != m.opt.annotate;
+  if (keys_change) m.FlushAll(sink);
+  const bool reindex = options.max_distance != m.opt.max_distance;
+  options.id_seed = m.opt.id_seed;  // ids stay unique across a reload
+  m.opt = std::move(options);
+  m.tokenizer = Tokenizer(m.opt.tokenizer);
+  m.fingerprinter = Fingerprinter(m.opt.weights);
+  m.ApplyDerived();
+  if (reindex) {
+    m.index = GroupIndex(m.opt.max_distance);
+    for (std::uint32_t s = 0; s < m.groups.size(); ++s) {
+      if (m.groups[s].live) m.index.Insert(m.groups[s].scope, m.groups[s].fingerprint, s);
+    }
+  }
+  while (m.live > m.opt.max_groups && m.lru.head != kNil) {
+    m.Close(m.lru.head, SummaryReason::kEvicted, sink);
+  }
+  m.FlushDue(m.latest == INT64_MIN ? 0 : m.latest, sink);
+}
+
+TimeUs WindowMerger::NextDeadline() const {
+  const Impl& m = *impl_;
+  TimeUs next = INT64_MAX;
+  if (m.lru.head != kNil) next = m.groups[m.lru.head].last_activity + m.opt.window_us;
+  if (m.hold.head != kNil) {
+    next = std::min(next, m.groups[m.hold.head].hold_start + m.opt.max_hold_us);
+  }
+  return next;
+}
+
+std::size_t WindowMerger::open_groups() const { return impl_->live; }
+const MergerStats& WindowMerger::stats() const { return impl_->stats; }
+const MergerOptions& WindowMerger::options() const { return impl_->opt; }
+std::size_t WindowMerger::MemoryUsage() const { return impl_->MemoryUsage(); }
+
+}  // namespace logfold
