@@ -41,6 +41,14 @@ std::uint64_t LowerHash(std::string_view word) {
 
 }  // namespace
 
+std::vector<std::string> MergerOptions::DefaultValueKeys() {
+  return {"user",    "for",  "from",    "by",      "to",        "host",    "hostname",
+          "named",   "name", "id",      "uid",     "gid",       "file",    "path",
+          "service", "unit", "session", "client",  "server",    "node",    "domain",
+          "account", "port", "process", "command", "interface", "device",  "table",
+          "queue",   "job",  "task",    "key",     "group",     "address", "peer"};
+}
+
 std::vector<std::string> MergerOptions::DefaultProtectedWords() {
   return {
       // severities
@@ -197,6 +205,7 @@ struct WindowMerger::Impl {
   std::unordered_map<std::uint64_t, std::uint32_t> exact;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> buckets;
   std::unordered_set<std::uint64_t> protected_hashes;
+  std::unordered_set<std::uint64_t> value_keys;
   bool track_hosts = false;
   MergerStats stats;
   TimeUs latest = INT64_MIN;
@@ -222,6 +231,8 @@ struct WindowMerger::Impl {
   void ApplyDerived() {
     protected_hashes.clear();
     for (const std::string& w : opt.protected_words) protected_hashes.insert(LowerHash(w));
+    value_keys.clear();
+    for (const std::string& w : opt.value_keys) value_keys.insert(LowerHash(w));
     track_hosts =
         std::find(opt.scope.begin(), opt.scope.end(), ScopeField::kHost) == opt.scope.end();
   }
@@ -307,6 +318,46 @@ struct WindowMerger::Impl {
   }
 
   // --- confirmation -----------------------------------------------------------------------
+  // Two masked tokens are the same variable unless a digit-bearing word changed its letters:
+  // a variable changes digits, not words (blk_-12 ~ blk_34, but en0 !~ awdl0).
+  static bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm,
+                           const Token& gt) {
+    if (!IsVariableClass(lt.cls) || !IsVariableClass(gt.cls)) return false;
+    if (lt.cls != TokenClass::kDigitWord && gt.cls != TokenClass::kDigitWord) return true;
+    if (lt.cls != gt.cls) return false;
+    auto letters_equal = [](std::string_view a, std::string_view b) {
+      auto next = [](std::string_view s, std::size_t& i) {
+        while (i < s.size() && !((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z'))) {
+          ++i;
+        }
+        return i < s.size();
+      };
+      std::size_t i = 0, j = 0;
+      while (true) {
+        const bool ha = next(a, i), hb = next(b, j);
+        if (ha != hb) return false;
+        if (!ha) return true;
+        if (a[i++] != b[j++]) return false;
+      }
+    };
+    return letters_equal(lm.substr(lt.offset, lt.length), gm.substr(gt.offset, gt.length));
+  }
+
+  // Is line token i where a log message typically puts a value?
+  bool InValueContext(std::string_view message, std::size_t i) const {
+    const Token& t = tokens[i];
+    const std::size_t prev_end = i == 0 ? 0 : tokens[i - 1].offset + tokens[i - 1].length;
+    for (std::size_t p = prev_end; p < t.offset; ++p) {
+      const char c = message[p];
+      if (c == '=' || c == '\'' || c == '"' || c == '[' || c == '(' || c == '<') {
+        return true;
+      }
+    }
+    if (i == 0) return false;
+    const Token& prev = tokens[i - 1];
+    return value_keys.count(LowerHash(message.substr(prev.offset, prev.length))) != 0;
+  }
+
   // Does the line (scratch tokens/hashes) fit group g's template? On success diff_positions
   // holds the positions whose text differs from the template's first line.
   bool Confirm(const Group& g, std::string_view message) {
@@ -332,10 +383,13 @@ struct WindowMerger::Impl {
         continue;
       }
       diff_positions.push_back(static_cast<std::uint32_t>(i));
-      const bool both_masked = IsVariableClass(lt.cls) && IsVariableClass(gt.cls) &&
-                               lt.cls != TokenClass::kDigitWord && gt.cls != TokenClass::kDigitWord;
-      if (both_masked) continue;
+      if (SameVariable(message, lt, gmsg, gt)) continue;
+      if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord) return false;
       if (IsProtected(message, lt) || IsProtected(gmsg, gt)) return false;
+      // Any other change may be a variable only where logs put values: after a key and '=',
+      // inside quotes or brackets, or after a word that introduces a value
+      // ("user alice"). Elsewhere (HTTPS vs SOCKS5) it is more likely another message.
+      if (!InValueContext(message, i)) return false;
       ++word_diffs;
     }
     if (word_diffs == 0) return true;

@@ -35,11 +35,15 @@ struct MergerOptions {
   bool confirm = true;
   // Words whose change must never merge two lines (compared case-insensitively).
   std::vector<std::string> protected_words = DefaultProtectedWords();
+  // Words after which a plain word is taken as a value that may vary ("user alice"),
+  // compared case-insensitively. Values after '=' or ':', or quoted, need no key.
+  std::vector<std::string> value_keys = DefaultValueKeys();
   Tokenizer::Options tokenizer;
   FeatureWeights weights;
   std::uint64_t id_seed = 0;  // mixed into group ids, so shards of one daemon never collide
 
   static std::vector<std::string> DefaultProtectedWords();
+  static std::vector<std::string> DefaultValueKeys();
 };
 
 struct MergerStats {
