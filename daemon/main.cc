@@ -5,12 +5,15 @@
 #include <vector>
 
 #include "daemon/replay_command.h"
+#include "daemon/server.h"
 
 namespace {
 
 constexpr char kUsage[] =
     "usage: logfold COMMAND [options]\n"
     "commands:\n"
+    "  serve [--config FILE]   run the daemon (embedded default config without --config)\n"
+    "  check-config [FILE]     validate a config file (--print shows the effective config)\n"
     "  replay [FILE...]        fold files or stdin, NDJSON events to stdout\n"
     "run 'logfold COMMAND --help' for a command's options\n";
 
@@ -24,6 +27,8 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "replay") return logfold::RunReplay(args, stdout, stderr);
+  if (command == "serve") return logfold::RunServe(args);
+  if (command == "check-config") return logfold::RunCheckConfig(args, stdout, stderr);
   if (command == "-h" || command == "--help" || command == "help") {
     std::fputs(kUsage, stdout);
     return 0;

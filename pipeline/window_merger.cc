@@ -41,6 +41,38 @@ std::uint64_t LowerHash(std::string_view word) {
 
 }  // namespace
 
+std::uint64_t ScopeHash(const LogRecord& r, const std::vector<ScopeField>& scope) {
+  std::uint64_t h = kScopeSeed;
+  for (ScopeField f : scope) {
+    std::string_view v;
+    std::int64_t n = 0;
+    switch (f) {
+      case ScopeField::kHost:
+        v = r.hostname;
+        break;
+      case ScopeField::kApp:
+        v = r.app_name;
+        break;
+      case ScopeField::kProcId:
+        v = r.procid;
+        break;
+      case ScopeField::kMsgId:
+        v = r.msgid;
+        break;
+      case ScopeField::kSeverity:
+        n = r.severity;
+        break;
+      case ScopeField::kFacility:
+        n = r.facility;
+        break;
+    }
+    const auto tag = static_cast<std::uint64_t>(f);
+    h = Mix(h, v.empty() ? static_cast<std::uint64_t>(n) + tag
+                         : XXH3_64bits_withSeed(v.data(), v.size(), tag));
+  }
+  return h;
+}
+
 std::vector<std::string> MergerOptions::DefaultValueKeys() {
   return {"user",    "for",  "from",    "by",      "to",        "host",    "hostname",
           "named",   "name", "id",      "uid",     "gid",       "file",    "path",
@@ -272,37 +304,7 @@ struct WindowMerger::Impl {
   }
 
   // --- keys -----------------------------------------------------------------------------
-  std::uint64_t ScopeHash(const LogRecord& r) const {
-    std::uint64_t h = kScopeSeed;
-    for (ScopeField f : opt.scope) {
-      std::string_view v;
-      std::int64_t n = 0;
-      switch (f) {
-        case ScopeField::kHost:
-          v = r.hostname;
-          break;
-        case ScopeField::kApp:
-          v = r.app_name;
-          break;
-        case ScopeField::kProcId:
-          v = r.procid;
-          break;
-        case ScopeField::kMsgId:
-          v = r.msgid;
-          break;
-        case ScopeField::kSeverity:
-          n = r.severity;
-          break;
-        case ScopeField::kFacility:
-          n = r.facility;
-          break;
-      }
-      h = Mix(h, v.empty()
-                     ? static_cast<std::uint64_t>(n) + static_cast<std::uint64_t>(f)
-                     : XXH3_64bits_withSeed(v.data(), v.size(), static_cast<std::uint64_t>(f)));
-    }
-    return h;
-  }
+  std::uint64_t ScopeHash(const LogRecord& r) const { return logfold::ScopeHash(r, opt.scope); }
 
   std::uint64_t ShapeKey(std::uint64_t scope) const {
     return XXH3_64bits_withSeed(hashes.data(), hashes.size() * sizeof(std::uint64_t), scope);

@@ -46,6 +46,10 @@ struct MergerOptions {
   static std::vector<std::string> DefaultValueKeys();
 };
 
+// 64-bit hash of a record's scope key: lines merge only when it is equal. Stable for a given
+// field list, so a daemon can route each scope to the worker that owns it.
+std::uint64_t ScopeHash(const LogRecord& record, const std::vector<ScopeField>& scope);
+
 struct MergerStats {
   std::uint64_t lines = 0;         // lines added
   std::uint64_t lines_merged = 0;  // lines that joined an existing group

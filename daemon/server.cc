@@ -1,0 +1,485 @@
+// Server implementation. One io_context thread runs listeners, signals, timers and the metrics
+// endpoint; worker threads run the engine; each sink has its own thread. Shutdown order:
+// inputs stop and drain into the queues, workers drain and close every group, sinks flush.
+#include "daemon/server.h"
+
+#include <signal.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <thread>
+
+#include "daemon/config.h"
+#include "daemon/metrics.h"
+#include "daemon/metrics_server.h"
+#include "daemon/sink.h"
+#include "daemon/stream_input.h"
+#include "daemon/systemd_notify.h"
+#include "daemon/tcp_listener.h"
+#include "daemon/udp_listener.h"
+#include "daemon/worker_pool.h"
+
+namespace logfold {
+namespace {
+
+namespace asio = boost::asio;
+
+constexpr auto kDrainTimeout = std::chrono::seconds(30);
+
+spdlog::level::level_enum SpdLevel(LogLevel l) {
+  switch (l) {
+    case LogLevel::kTrace:
+      return spdlog::level::trace;
+    case LogLevel::kDebug:
+      return spdlog::level::debug;
+    case LogLevel::kInfo:
+      return spdlog::level::info;
+    case LogLevel::kWarn:
+      return spdlog::level::warn;
+    case LogLevel::kError:
+      return spdlog::level::err;
+    case LogLevel::kCritical:
+      return spdlog::level::critical;
+    case LogLevel::kOff:
+      return spdlog::level::off;
+  }
+  return spdlog::level::info;
+}
+
+SinkConfig ToSinkConfig(const OutputConfig& o) {
+  SinkConfig s;
+  s.name = o.name;
+  s.type = std::string(OutputTypeName(o.type));
+  s.buffer_bytes = o.buffer;
+  s.path = o.path;
+  s.fsync = o.fsync == FsyncPolicy::kNever      ? "never"
+            : o.fsync == FsyncPolicy::kInterval ? "interval"
+                                                : "always";
+  s.fsync_interval_us = o.fsync_interval_us;
+  s.address = o.address;
+  s.port = o.port;
+  s.reconnect_min_us = o.reconnect_min_us;
+  s.reconnect_max_us = o.reconnect_max_us;
+  s.protocol = o.protocol == SyslogProtocol::kTcp ? "tcp" : "udp";
+  s.framing = o.framing == SyslogFraming::kOctetCounted ? "octet-counted" : "newline";
+  s.app_name = o.app_name;
+  return s;
+}
+
+std::vector<SyslogParser::Options> ParserOptions(const Config& c) {
+  std::vector<SyslogParser::Options> v;
+  for (const InputConfig& in : c.inputs) {
+    SyslogParser::Options o;
+    o.format = in.format;
+    o.json_message_field = in.json_message_field;
+    v.push_back(o);
+  }
+  return v;
+}
+
+std::size_t WorkerThreads(const Config& c) {
+  if (c.workers.threads > 0) return c.workers.threads;
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 ? static_cast<std::size_t>(cores) : 1;
+}
+
+class Server {
+ public:
+  Server(Config config, std::string config_path)
+      : config_(std::move(config)),
+        config_path_(std::move(config_path)),
+        signals_(io_, SIGINT, SIGTERM, SIGHUP),
+        stats_timer_(io_) {}
+
+  int Run() {
+    std::string error;
+    if (!BuildSinks(config_, sinks_, error)) {
+      spdlog::critical("{}", error);
+      return 1;
+    }
+    WorkerPool::Options po;
+    po.threads = WorkerThreads(config_);
+    po.queue_capacity = config_.workers.queue_capacity;
+    po.flush_interval_us = config_.workers.flush_interval_us;
+    po.event_time = config_.engine.time == TimeSource::kEvent;
+    po.merger = config_.engine.merger;
+    po.inputs = ParserOptions(config_);
+    pool_ = std::make_unique<WorkerPool>(po, SinkPointers(), metrics_);
+    try {
+      StartInputs();
+      StartMetricsServer();
+    } catch (const std::exception& e) {
+      spdlog::critical("cannot start: {}", e.what());
+      StopInputsNow();
+      pool_->Stop();
+      StopSinks(sinks_);
+      return 1;
+    }
+    pool_->Start();
+    for (auto& s : streams_) s->Start();
+    WaitSignal();
+    ScheduleStats();
+    spdlog::info("logfold serving: {} inputs, {} outputs, {} workers", config_.inputs.size(),
+                 config_.outputs.size(), pool_->threads());
+    notify_.Ready(StatusLine());
+    io_thread_ = std::thread([this] { io_.run(); });
+    io_thread_.join();
+    // Inputs are stopped and drained into the queues: now the engine, then the sinks.
+    std::atomic<bool> pool_done{false};
+    std::thread deadline([&] {
+      std::unique_lock lock(done_mu_);
+      if (!done_cv_.wait_for(lock, kDrainTimeout, [&] { return pool_done.load(); })) {
+        spdlog::error(
+            "shutdown: workers still blocked on full sinks after {}s; giving up "
+            "their pending output",
+            kDrainTimeout.count());
+        pool_->AbandonBlockedOutput();
+      }
+    });
+    pool_->Stop();
+    {
+      std::lock_guard lock(done_mu_);
+      pool_done.store(true);
+    }
+    done_cv_.notify_all();
+    deadline.join();
+    streams_.clear();
+    const bool flushed = StopSinks(sinks_);
+    LogStats();
+    spdlog::info("logfold stopped{}", flushed ? "" : " (some output could not be delivered)");
+    return 0;
+  }
+
+ private:
+  std::vector<Sink*> SinkPointers() const {
+    std::vector<Sink*> v;
+    for (const auto& s : sinks_) v.push_back(s.get());
+    return v;
+  }
+
+  bool BuildSinks(const Config& c, std::vector<std::unique_ptr<Sink>>& out, std::string& error) {
+    for (const OutputConfig& o : c.outputs) {
+      std::string e;
+      auto sink = MakeSink(ToSinkConfig(o), metrics_, e);
+      if (!sink) {
+        error = "outputs." + o.name + ": " + e;
+        StopSinks(out);
+        out.clear();
+        return false;
+      }
+      out.push_back(std::move(sink));
+    }
+    return true;
+  }
+
+  static bool StopSinks(std::vector<std::unique_ptr<Sink>>& sinks) {
+    bool ok = true;
+    const auto deadline = std::chrono::steady_clock::now() + kDrainTimeout;
+    for (auto& s : sinks) ok = s->Stop(deadline) && ok;
+    return ok;
+  }
+
+  void StartInputs() {
+    for (std::size_t i = 0; i < config_.inputs.size(); ++i) StartInput(i);
+  }
+
+  void StartInput(std::size_t i) {
+    const InputConfig& in = config_.inputs[i];
+    const auto id = static_cast<std::uint32_t>(i);
+    const int fd = in.socket_name.empty() ? -1 : inherited_.Take(in.socket_name, in.type);
+    if (!in.socket_name.empty() && fd < 0) {
+      throw std::runtime_error("input " + in.name + ": no inherited socket named \"" +
+                               in.socket_name + "\"");
+    }
+    switch (in.type) {
+      case InputType::kUdp: {
+        UdpListener::Options o;
+        o.address = in.address;
+        o.port = in.port;
+        o.adopted_fd = fd;
+        o.max_message_size = in.max_message_size;
+        o.receive_buffer = in.receive_buffer;
+        auto l = std::make_unique<UdpListener>(id, in.name, o, io_, *pool_, metrics_);
+        l->Start();
+        udp_.push_back(std::move(l));
+        break;
+      }
+      case InputType::kTcp: {
+        TcpListener::Options o;
+        o.address = in.address;
+        o.port = in.port;
+        o.adopted_fd = fd;
+        o.max_message_size = in.max_message_size;
+        o.framing = in.framing == TcpFraming::kAuto           ? Framing::kAuto
+                    : in.framing == TcpFraming::kOctetCounted ? Framing::kOctetCounted
+                                                              : Framing::kNewline;
+        o.nul_terminator = in.nul_terminator;
+        o.max_connections = in.max_connections;
+        o.idle_timeout_us = in.idle_timeout_us;
+        auto l = std::make_unique<TcpListener>(id, in.name, o, io_, *pool_, metrics_);
+        l->Start();
+        tcp_.push_back(std::move(l));
+        break;
+      }
+      case InputType::kStdin:
+      case InputType::kFile: {
+        StreamInput::Options o;
+        o.path = in.type == InputType::kStdin ? "-" : in.path;
+        o.max_message_size = in.max_message_size;
+        streams_.push_back(std::make_unique<StreamInput>(
+            id, in.name, o, *pool_, metrics_,
+            [this](bool) { asio::post(io_, [this] { OnStreamDone(); }); }));
+        break;
+      }
+    }
+  }
+
+  void StartMetricsServer() {
+    if (!config_.metrics.enabled) return;
+    metrics_server_ = std::make_unique<MetricsServer>(io_, config_.metrics.address,
+                                                      config_.metrics.port, metrics_);
+    metrics_server_->Start();
+    spdlog::info("metrics on http://{}:{}/metrics", config_.metrics.address,
+                 metrics_server_->local_port());
+  }
+
+  // Stream inputs (stdin, files) end by themselves; when they were the only inputs, the
+  // daemon has nothing more to do once they are all read.
+  void OnStreamDone() {
+    for (const auto& s : streams_) {
+      if (!s->finished()) return;
+    }
+    if (udp_.empty() && tcp_.empty()) BeginShutdown();
+  }
+
+  void WaitSignal() {
+    signals_.async_wait([this](boost::system::error_code ec, int signo) {
+      if (ec) return;
+      if (signo == SIGHUP) {
+        Reload();
+        WaitSignal();
+      } else {
+        spdlog::info("signal {}: draining and shutting down", signo);
+        BeginShutdown();
+      }
+    });
+  }
+
+  void BeginShutdown() {
+    if (shutting_down_) return;
+    shutting_down_ = true;
+    notify_.Stopping();
+    boost::system::error_code ignored;
+    signals_.cancel(ignored);
+    stats_timer_.cancel();
+    if (metrics_server_) metrics_server_->Stop();
+    for (auto& s : streams_) s->Stop();
+    for (auto& u : udp_) u->Stop();
+    pending_drains_ = tcp_.size();
+    if (pending_drains_ == 0) {
+      io_.stop();
+      return;
+    }
+    auto timer = std::make_shared<asio::steady_timer>(io_, kDrainTimeout);
+    timer->async_wait([this, timer](boost::system::error_code ec) {
+      if (ec) return;
+      spdlog::error("shutdown: TCP connections not drained after {}s; closing them",
+                    kDrainTimeout.count());
+      for (auto& t : tcp_) t->Close();
+    });
+    for (auto& t : tcp_) {
+      t->StopReading([this, timer] {
+        if (--pending_drains_ == 0) {
+          timer->cancel();
+          io_.stop();
+        }
+      });
+    }
+  }
+
+  void StopInputsNow() {
+    for (auto& s : streams_) s->Stop();
+    for (auto& u : udp_) u->Stop();
+    for (auto& t : tcp_) t->Close();
+    streams_.clear();
+  }
+
+  // SIGHUP: a new config that fails validation changes nothing. Engine settings and outputs
+  // are applied live; open groups survive. Listener changes need a restart (logged).
+  void Reload() {
+    notify_.Reloading();
+    spdlog::info("SIGHUP: reloading {}",
+                 config_path_.empty() ? "(embedded default)" : config_path_);
+    for (auto& s : sinks_) s->Reopen();
+    Config next;
+    std::vector<ConfigError> errors;
+    const bool ok = config_path_.empty() ? ParseConfig(DefaultConfigJson(), next, errors)
+                                         : LoadConfigFile(config_path_, next, errors);
+    if (!ok) {
+      ++*reload_failures_;
+      spdlog::error("reload refused, keeping the running config:\n{}", FormatConfigErrors(errors));
+      notify_.Ready(StatusLine());
+      return;
+    }
+    if (next.inputs != config_.inputs) {
+      spdlog::warn("reload: input changes take effect at the next restart");
+      next.inputs = config_.inputs;
+    }
+    if (next.workers != config_.workers) {
+      spdlog::warn("reload: worker changes take effect at the next restart");
+      next.workers = config_.workers;
+    }
+    if (next.metrics != config_.metrics) {
+      spdlog::warn("reload: metrics endpoint changes take effect at the next restart");
+      next.metrics = config_.metrics;
+    }
+    if (next.outputs != config_.outputs) {
+      std::vector<std::unique_ptr<Sink>> fresh;
+      std::string error;
+      if (!BuildSinks(next, fresh, error)) {
+        ++*reload_failures_;
+        spdlog::error("reload refused, keeping the running config: {}", error);
+        notify_.Ready(StatusLine());
+        return;
+      }
+      std::vector<Sink*> pointers;
+      for (const auto& s : fresh) pointers.push_back(s.get());
+      pool_->SetSinks(pointers);
+      StopSinks(sinks_);
+      sinks_ = std::move(fresh);
+    }
+    pool_->Reconfigure(next.engine.merger, ParserOptions(next),
+                       next.engine.time == TimeSource::kEvent);
+    spdlog::set_level(SpdLevel(next.log.level));
+    config_ = std::move(next);
+    ++*reloads_;
+    spdlog::info("reload applied");
+    notify_.Ready(StatusLine());
+  }
+
+  void ScheduleStats() {
+    if (config_.log.stats_interval_us <= 0) return;
+    stats_timer_.expires_after(std::chrono::microseconds(config_.log.stats_interval_us));
+    stats_timer_.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;
+      LogStats();
+      notify_.Status(StatusLine());
+      ScheduleStats();
+    });
+  }
+
+  std::string StatusLine() const {
+    return "received " + std::to_string(metrics_.Sum("logfold_received_total")) + ", processed " +
+           std::to_string(metrics_.Sum("logfold_lines_processed_total")) + ", merged " +
+           std::to_string(metrics_.Sum("logfold_lines_merged_total")) + ", open groups " +
+           std::to_string(pool_ ? pool_->open_groups() : 0);
+  }
+
+  void LogStats() const {
+    spdlog::info("stats: {}, events {}, dropped {}, queued {}", StatusLine(),
+                 metrics_.Sum("logfold_events_total"), metrics_.Sum("logfold_dropped_total"),
+                 pool_ ? pool_->queued_lines() : 0);
+  }
+
+  Config config_;
+  std::string config_path_;
+  Metrics metrics_;
+  asio::io_context io_;
+  asio::signal_set signals_;
+  asio::steady_timer stats_timer_;
+  SystemdNotifier notify_;
+  InheritedSockets inherited_;
+  std::vector<std::unique_ptr<Sink>> sinks_;
+  std::unique_ptr<WorkerPool> pool_;
+  std::vector<std::unique_ptr<UdpListener>> udp_;
+  std::vector<std::unique_ptr<TcpListener>> tcp_;
+  std::vector<std::unique_ptr<StreamInput>> streams_;
+  std::unique_ptr<MetricsServer> metrics_server_;
+  std::thread io_thread_;
+  bool shutting_down_ = false;
+  std::size_t pending_drains_ = 0;
+  std::mutex done_mu_;
+  std::condition_variable done_cv_;
+  Metrics::Counter* reloads_ = &metrics_.GetCounter("logfold_reloads_total", "Reloads applied");
+  Metrics::Counter* reload_failures_ =
+      &metrics_.GetCounter("logfold_reload_failures_total", "Reloads refused (invalid config)");
+};
+
+}  // namespace
+
+int RunServe(const std::vector<std::string>& args) {
+  std::string path;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if ((args[i] == "--config" || args[i] == "-c") && i + 1 < args.size()) {
+      path = args[++i];
+    } else if (args[i] == "-h" || args[i] == "--help") {
+      std::puts(
+          "usage: logfold serve [--config FILE]\n"
+          "Runs the daemon; without --config it uses the embedded default "
+          "(see 'logfold check-config --print').");
+      return 0;
+    } else {
+      std::fprintf(stderr, "logfold serve: unknown argument \"%s\"\n", args[i].c_str());
+      return 2;
+    }
+  }
+  auto logger = spdlog::stderr_logger_mt("logfold");
+  spdlog::set_default_logger(logger);
+  Config config;
+  std::vector<ConfigError> errors;
+  const bool ok = path.empty() ? ParseConfig(DefaultConfigJson(), config, errors)
+                               : LoadConfigFile(path, config, errors);
+  if (!ok) {
+    std::fprintf(stderr, "logfold: invalid config %s:\n%s",
+                 path.empty() ? "(embedded)" : path.c_str(), FormatConfigErrors(errors).c_str());
+    return 1;
+  }
+  spdlog::set_level(SpdLevel(config.log.level));
+  // A sink whose peer went away must surface as an error counter, not kill the process.
+  signal(SIGPIPE, SIG_IGN);
+  Server server(std::move(config), path);
+  return server.Run();
+}
+
+int RunCheckConfig(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
+  std::string path;
+  bool print = false;
+  for (const std::string& a : args) {
+    if (a == "--print") {
+      print = true;
+    } else if (a == "-h" || a == "--help") {
+      std::fputs("usage: logfold check-config [FILE] [--print]\n", out);
+      return 0;
+    } else if (path.empty()) {
+      path = a;
+    } else {
+      std::fprintf(err, "logfold check-config: unexpected argument \"%s\"\n", a.c_str());
+      return 2;
+    }
+  }
+  Config config;
+  std::vector<ConfigError> errors;
+  const bool ok = path.empty() ? ParseConfig(DefaultConfigJson(), config, errors)
+                               : LoadConfigFile(path, config, errors);
+  if (!ok) {
+    std::fprintf(err, "%s: invalid config\n%s", path.empty() ? "(embedded default)" : path.c_str(),
+                 FormatConfigErrors(errors).c_str());
+    return 1;
+  }
+  if (print) {
+    std::fprintf(out, "%s\n", ConfigToJson(config).c_str());
+  } else {
+    std::fprintf(out, "%s: ok\n", path.empty() ? "(embedded default)" : path.c_str());
+  }
+  return 0;
+}
+
+}  // namespace logfold

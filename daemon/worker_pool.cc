@@ -1,0 +1,384 @@
+// WorkerPool implementation: sharding on the ingest thread, one merger per worker thread,
+// recycled line batches (no per-line allocation), and blocking hand-off to sinks that turns
+// a slow sink into backpressure instead of loss.
+#include "daemon/worker_pool.h"
+
+#include <concurrentqueue/blockingconcurrentqueue.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "daemon/syslog_event_encoder.h"
+#include "pipeline/event_json.h"
+
+namespace logfold {
+namespace {
+
+TimeUs WallClockUs() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<TimeUs>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
+}
+
+constexpr std::size_t kDequeueBulk = 64;
+constexpr std::size_t kSubmitAt = 256 << 10;  // submit encoded output once this large
+
+}  // namespace
+
+// Lines of one TryDeliver call bound for one worker, stored back to back.
+struct WorkerPool::Batch {
+  std::uint32_t input = 0;
+  TimeUs arrival_us = 0;
+  std::string bytes;
+  std::vector<std::uint32_t> ends;
+};
+
+// Settings replaced as a whole on reload; readers take a snapshot.
+struct WorkerPool::Shared {
+  struct Settings {
+    std::vector<SyslogParser> parsers;
+    MergerOptions merger;
+    bool event_time = false;
+    std::uint64_t version = 0;
+  };
+  mutable std::mutex mu;
+  std::shared_ptr<const Settings> settings;
+  std::shared_ptr<const std::vector<Sink*>> sinks;
+
+  std::shared_ptr<const Settings> GetSettings() const {
+    std::lock_guard lock(mu);
+    return settings;
+  }
+  std::shared_ptr<const std::vector<Sink*>> GetSinks() const {
+    std::lock_guard lock(mu);
+    return sinks;
+  }
+};
+
+struct WorkerPool::Worker {
+  // Encodes events for every sink encoding in use.
+  class Encoder : public EventSink {
+   public:
+    explicit Encoder(Worker& w) : w_(w) {}
+    void OnEvent(const Event& e) override {
+      if (want_ndjson) AppendEventJson(e, w_.ndjson);
+      if (want_syslog) AppendEventSyslog(e, "logfold", w_.syslog);
+      ++*w_.events[static_cast<int>(e.kind)];
+    }
+    bool want_ndjson = true;
+    bool want_syslog = false;
+
+   private:
+    Worker& w_;
+  };
+
+  explicit Worker(std::size_t i) : index(i), encoder(*this) {}
+
+  std::size_t index;
+  moodycamel::BlockingConcurrentQueue<Batch*> queue;
+  moodycamel::ConcurrentQueue<Batch*> free_batches;
+  std::atomic<std::size_t> pending{0};
+  std::atomic<std::size_t> open_groups{0};
+  std::unique_ptr<WindowMerger> merger;
+  std::uint64_t settings_version = 0;
+  std::thread thread;
+  std::string ndjson, syslog;
+  Encoder encoder;
+  LogRecord record;
+  MergerStats last_stats;
+  // Event-time mode: the latest event time and the wall time it was seen at.
+  TimeUs event_clock = INT64_MIN, event_clock_wall = 0;
+  Metrics::Counter* events[3] = {};
+  Metrics::Counter* parse[static_cast<int>(ParseOutcome::kCount_)] = {};
+  Metrics::Counter* lines = nullptr;
+  Metrics::Counter* merged = nullptr;
+  Metrics::Counter* evicted = nullptr;
+  Metrics::Counter* clock_backwards = nullptr;
+  Metrics::Counter* stalls = nullptr;
+  Metrics::Counter* discarded = nullptr;
+};
+
+WorkerPool::WorkerPool(Options options, std::vector<Sink*> sinks, Metrics& metrics)
+    : options_(std::move(options)), metrics_(metrics), shared_(std::make_unique<Shared>()) {
+  if (options_.threads == 0) options_.threads = 1;
+  auto settings = std::make_shared<Shared::Settings>();
+  for (const auto& in : options_.inputs) settings->parsers.emplace_back(in);
+  settings->merger = options_.merger;
+  settings->event_time = options_.event_time;
+  shared_->settings = settings;
+  shared_->sinks = std::make_shared<const std::vector<Sink*>>(std::move(sinks));
+  for (std::size_t i = 0; i < options_.threads; ++i) {
+    auto w = std::make_unique<Worker>(i);
+    MergerOptions mo = options_.merger;
+    mo.id_seed = mo.id_seed * 1000003 + i + 1;  // group ids unique across shards
+    w->merger = std::make_unique<WindowMerger>(mo);
+    const std::string label = "worker=\"" + std::to_string(i) + "\"";
+    w->events[0] =
+        &metrics_.GetCounter("logfold_events_total", "Events emitted, by kind", R"(kind="first")");
+    w->events[1] = &metrics_.GetCounter("logfold_events_total", "Events emitted, by kind",
+                                        R"(kind="summary")");
+    w->events[2] = &metrics_.GetCounter("logfold_events_total", "Events emitted, by kind",
+                                        R"(kind="annotate")");
+    for (int o = 0; o < static_cast<int>(ParseOutcome::kCount_); ++o) {
+      const std::string l =
+          "outcome=\"" + std::string(ParseOutcomeName(static_cast<ParseOutcome>(o))) + "\"";
+      w->parse[o] = &metrics_.GetCounter("logfold_parse_total", "Lines parsed, by outcome", l);
+    }
+    w->lines =
+        &metrics_.GetCounter("logfold_lines_processed_total", "Lines processed by the engine");
+    w->merged =
+        &metrics_.GetCounter("logfold_lines_merged_total", "Lines folded into an existing group");
+    w->evicted = &metrics_.GetCounter("logfold_groups_evicted_total",
+                                      "Groups closed early because max_groups was reached");
+    w->clock_backwards = &metrics_.GetCounter("logfold_clock_backwards_total",
+                                              "Lines whose time was before the latest seen");
+    w->stalls = &metrics_.GetCounter("logfold_output_stalls_total",
+                                     "Times a worker waited on a full sink buffer");
+    w->discarded = &metrics_.GetCounter(
+        "logfold_output_discarded_bytes_total",
+        "Encoded event bytes given up at the shutdown deadline because a sink was full");
+    Worker* wp = w.get();
+    metrics_.AddGauge("logfold_queue_depth", "Lines queued for a worker", label,
+                      [wp] { return static_cast<double>(wp->pending.load()); });
+    metrics_.AddGauge("logfold_groups_open", "Open groups", label,
+                      [wp] { return static_cast<double>(wp->open_groups.load()); });
+    workers_.push_back(std::move(w));
+  }
+}
+
+WorkerPool::~WorkerPool() {
+  Stop();
+  for (auto& w : workers_) {
+    Batch* b;
+    while (w->queue.try_dequeue(b)) delete b;
+    while (w->free_batches.try_dequeue(b)) delete b;
+  }
+}
+
+void WorkerPool::Start() {
+  for (auto& w : workers_) {
+    Worker* wp = w.get();
+    w->thread = std::thread([this, wp] { Run(*wp); });
+  }
+}
+
+bool WorkerPool::TryDeliver(std::uint32_t input, std::span<const std::string_view> lines,
+                            TimeUs arrival_us) {
+  if (lines.empty()) return true;
+  const auto settings = shared_->GetSettings();
+  const std::size_t n_workers = workers_.size();
+  // Shard of each line; with one worker nothing needs parsing here.
+  thread_local std::vector<std::uint32_t> shard_of;
+  thread_local std::vector<std::size_t> counts;
+  thread_local LogRecord scratch;
+  shard_of.assign(lines.size(), 0);
+  counts.assign(n_workers, 0);
+  if (n_workers > 1 && input < settings->parsers.size()) {
+    const SyslogParser& parser = settings->parsers[input];
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      parser.Parse(lines[i], arrival_us, scratch);
+      shard_of[i] =
+          static_cast<std::uint32_t>(ScopeHash(scratch, settings->merger.scope) % n_workers);
+    }
+  }
+  for (std::uint32_t s : shard_of) ++counts[s];
+  // Reserve room in every target queue, all or nothing.
+  for (std::size_t s = 0; s < n_workers; ++s) {
+    if (counts[s] == 0) continue;
+    const std::size_t before = workers_[s]->pending.fetch_add(counts[s]);
+    if (before + counts[s] > options_.queue_capacity && before > 0) {
+      for (std::size_t r = 0; r <= s; ++r) {
+        if (counts[r] > 0) workers_[r]->pending.fetch_sub(counts[r]);
+      }
+      return false;
+    }
+  }
+  for (std::size_t s = 0; s < n_workers; ++s) {
+    if (counts[s] == 0) continue;
+    Worker& w = *workers_[s];
+    Batch* b = nullptr;
+    if (!w.free_batches.try_dequeue(b)) b = new Batch;
+    b->input = input;
+    b->arrival_us = arrival_us;
+    b->bytes.clear();
+    b->ends.clear();
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (shard_of[i] != s) continue;
+      b->bytes.append(lines[i]);
+      b->ends.push_back(static_cast<std::uint32_t>(b->bytes.size()));
+    }
+    w.queue.enqueue(b);
+  }
+  return true;
+}
+
+void WorkerPool::OnWritable(std::function<void()> resume) {
+  {
+    std::lock_guard lock(writable_mu_);
+    writable_waiters_.push_back(std::move(resume));
+    has_waiters_.store(true);
+  }
+  // Space may have freed between the failed TryDeliver and this registration.
+  bool has_room = true;
+  for (const auto& w : workers_) {
+    if (w->pending.load() >= options_.queue_capacity / 2) has_room = false;
+  }
+  if (has_room) NotifyWritable();
+}
+
+void WorkerPool::NotifyWritable() {
+  std::vector<std::function<void()>> waiters;
+  {
+    std::lock_guard lock(writable_mu_);
+    waiters.swap(writable_waiters_);
+    has_waiters_.store(false);
+  }
+  for (auto& resume : waiters) resume();
+}
+
+void WorkerPool::Reconfigure(const MergerOptions& merger, std::vector<SyslogParser::Options> inputs,
+                             bool event_time) {
+  auto settings = std::make_shared<Shared::Settings>();
+  for (const auto& in : inputs) settings->parsers.emplace_back(in);
+  settings->merger = merger;
+  settings->event_time = event_time;
+  std::lock_guard lock(shared_->mu);
+  settings->version = shared_->settings->version + 1;
+  shared_->settings = settings;
+}
+
+void WorkerPool::SetSinks(std::vector<Sink*> sinks) {
+  std::shared_ptr<const std::vector<Sink*>> old;
+  {
+    std::lock_guard lock(shared_->mu);
+    old = shared_->sinks;
+    shared_->sinks = std::make_shared<const std::vector<Sink*>>(std::move(sinks));
+  }
+  // Workers hold a reference while they submit; wait until none does.
+  while (old.use_count() > 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+void WorkerPool::SubmitOutput(Worker& w) {
+  const auto sinks = shared_->GetSinks();
+  bool ndjson = false, syslog = false;
+  for (Sink* s : *sinks) {
+    (s->encoding() == SinkEncoding::kNdjson ? ndjson : syslog) = true;
+    std::string& buf = s->encoding() == SinkEncoding::kNdjson ? w.ndjson : w.syslog;
+    if (buf.empty()) continue;
+    bool stalled = false;
+    while (!s->Submit(buf, std::chrono::steady_clock::now() + std::chrono::milliseconds(200))) {
+      if (!stalled) ++*w.stalls;
+      stalled = true;
+      if (abandon_output_.load()) {
+        *w.discarded += buf.size();
+        spdlog::error("sink {}: shutdown deadline passed with {} bytes of events not accepted",
+                      s->name(), buf.size());
+        break;
+      }
+    }
+  }
+  w.ndjson.clear();
+  w.syslog.clear();
+  w.encoder.want_ndjson = ndjson;
+  w.encoder.want_syslog = syslog;
+}
+
+void WorkerPool::Run(Worker& w) {
+  Batch* items[kDequeueBulk];
+  auto settings = shared_->GetSettings();
+  w.settings_version = settings->version;
+  SubmitOutput(w);  // learns which encodings the sinks want
+  TimeUs last_flush = WallClockUs();
+  auto publish_stats = [&] {
+    const MergerStats& s = w.merger->stats();
+    *w.lines += s.lines - w.last_stats.lines;
+    *w.merged += s.lines_merged - w.last_stats.lines_merged;
+    *w.evicted += s.groups_evicted - w.last_stats.groups_evicted;
+    *w.clock_backwards += s.clock_backwards - w.last_stats.clock_backwards;
+    w.last_stats = s;
+    w.open_groups.store(w.merger->open_groups());
+  };
+  auto flush_time = [&](TimeUs wall) {
+    if (!settings->event_time || w.event_clock == INT64_MIN) return wall;
+    return w.event_clock + (wall - w.event_clock_wall);
+  };
+  while (true) {
+    const std::size_t n = w.queue.wait_dequeue_bulk_timed(
+        items, kDequeueBulk, std::chrono::microseconds(options_.flush_interval_us));
+    if (auto current = shared_->GetSettings(); current->version != w.settings_version) {
+      settings = current;
+      w.settings_version = settings->version;
+      MergerOptions mo = settings->merger;
+      w.merger->Reconfigure(std::move(mo), w.encoder);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      Batch* b = items[i];
+      const SyslogParser* parser =
+          b->input < settings->parsers.size() ? &settings->parsers[b->input] : nullptr;
+      std::uint32_t start = 0;
+      for (std::uint32_t end : b->ends) {
+        const std::string_view line(b->bytes.data() + start, end - start);
+        start = end;
+        if (parser != nullptr) {
+          parser->Parse(line, b->arrival_us, w.record);
+        } else {
+          SyslogParser().Parse(line, b->arrival_us, w.record);
+        }
+        ++*w.parse[static_cast<int>(w.record.outcome)];
+        TimeUs t = b->arrival_us;
+        if (settings->event_time) {
+          t = w.record.EventTime();
+          if (t > w.event_clock) w.event_clock = t, w.event_clock_wall = b->arrival_us;
+        }
+        w.merger->Add(w.record, t, w.encoder);
+      }
+      w.pending.fetch_sub(b->ends.size());
+      if (w.free_batches.size_approx() < 256) {
+        w.free_batches.enqueue(b);
+      } else {
+        delete b;
+      }
+      if (w.ndjson.size() >= kSubmitAt || w.syslog.size() >= kSubmitAt) SubmitOutput(w);
+    }
+    const TimeUs now = WallClockUs();
+    if (n == 0 || now - last_flush >= options_.flush_interval_us) {
+      w.merger->Flush(flush_time(now), w.encoder);
+      last_flush = now;
+    }
+    SubmitOutput(w);
+    publish_stats();
+    if (has_waiters_.load() && w.pending.load() < options_.queue_capacity / 2) NotifyWritable();
+    if (stopping_.load() && n == 0 && w.pending.load() == 0) break;
+  }
+  w.merger->FlushAll(w.encoder);
+  SubmitOutput(w);
+  publish_stats();
+}
+
+void WorkerPool::Stop() {
+  if (stopping_.exchange(true)) {
+    for (auto& w : workers_) {
+      if (w->thread.joinable()) w->thread.join();
+    }
+    return;
+  }
+  for (auto& w : workers_) {
+    if (w->thread.joinable()) w->thread.join();
+  }
+  NotifyWritable();
+}
+
+std::size_t WorkerPool::queued_lines() const {
+  std::size_t n = 0;
+  for (const auto& w : workers_) n += w->pending.load();
+  return n;
+}
+
+std::size_t WorkerPool::open_groups() const {
+  std::size_t n = 0;
+  for (const auto& w : workers_) n += w->open_groups.load();
+  return n;
+}
+
+}  // namespace logfold

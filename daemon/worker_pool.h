@@ -1,0 +1,90 @@
+// WorkerPool: the engine threads of `serve`. Each worker owns one WindowMerger (a shard of the
+// scope keys), fed through a bounded lock-free queue; it encodes events and hands them to
+// every sink. Implements IngestTarget for the listeners.
+#ifndef LOGFOLD_DAEMON_WORKER_POOL_H_
+#define LOGFOLD_DAEMON_WORKER_POOL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "daemon/ingest_target.h"
+#include "daemon/metrics.h"
+#include "daemon/sink.h"
+#include "pipeline/syslog_parser.h"
+#include "pipeline/window_merger.h"
+
+namespace logfold {
+
+class WorkerPool : public IngestTarget {
+ public:
+  struct Options {
+    std::size_t threads = 1;
+    std::size_t queue_capacity = 65536;  // lines waiting per worker before TryDeliver refuses
+    TimeUs flush_interval_us = 100'000;  // how often idle workers check their windows
+    bool event_time = false;             // windows follow the lines' own timestamps
+    MergerOptions merger;
+    std::vector<SyslogParser::Options> inputs;  // parser per input id
+  };
+
+  // `sinks` must outlive the pool (or be replaced with SetSinks before they are destroyed).
+  WorkerPool(Options options, std::vector<Sink*> sinks, Metrics& metrics);
+  ~WorkerPool() override;
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  void Start();
+
+  // IngestTarget. Thread-safe; parses on the caller's thread to find each line's shard.
+  bool TryDeliver(std::uint32_t input, std::span<const std::string_view> lines,
+                  TimeUs arrival_us) override;
+  void OnWritable(std::function<void()> resume) override;
+
+  // Applies new engine and input settings; open groups survive (see
+  // WindowMerger::Reconfigure). The thread count cannot change without a restart.
+  void Reconfigure(const MergerOptions& merger, std::vector<SyslogParser::Options> inputs,
+                   bool event_time);
+  // Replaces the sinks workers write to; returns once no worker uses the old list.
+  void SetSinks(std::vector<Sink*> sinks);
+
+  // Processes everything queued, closes every open group (summaries out), hands all events
+  // to the sinks and joins the workers. Call after the inputs stopped delivering.
+  void Stop();
+
+  // From now on a worker whose sink stays full gives its pending output up (counted in
+  // logfold_output_discarded_bytes_total) instead of waiting: the shutdown deadline passed.
+  void AbandonBlockedOutput() { abandon_output_.store(true); }
+
+  std::size_t threads() const { return workers_.size(); }
+  std::size_t queued_lines() const;
+  std::size_t open_groups() const;
+
+ private:
+  struct Batch;
+  struct Worker;
+  struct Shared;
+
+  void Run(Worker& w);
+  void SubmitOutput(Worker& w);
+  void NotifyWritable();
+
+  Options options_;
+  Metrics& metrics_;
+  std::unique_ptr<Shared> shared_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> abandon_output_{false};
+  std::mutex writable_mu_;
+  std::vector<std::function<void()>> writable_waiters_;
+  std::atomic<bool> has_waiters_{false};
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_DAEMON_WORKER_POOL_H_
