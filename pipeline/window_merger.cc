@@ -18,11 +18,14 @@ namespace {
 constexpr std::uint32_t kNil = UINT32_MAX;
 constexpr std::size_t kMaxAliases = 16;     // shapes remembered per group for the fast path
 constexpr std::size_t kMaxBucketScan = 64;  // same-length groups confirmed per line, newest first
+constexpr std::size_t kMaxOtherLengthScan = 16;  // per nearby length
 constexpr std::uint64_t kScopeSeed = 0x73636f7065ULL;
 
 // Per-position flags of a group's template.
-constexpr std::uint8_t kWild = 1;    // tokens here differed structurally: out of fingerprint
-constexpr std::uint8_t kVaried = 2;  // texts here differed: shown as <*> in the template
+constexpr std::uint8_t kWild = 1;      // tokens here differed structurally: out of fingerprint
+constexpr std::uint8_t kVaried = 2;    // texts here differed: shown as <*> in the template
+constexpr std::uint8_t kGapAfter = 4;  // lines had extra tokens after this one: "<*>" follows
+constexpr std::size_t kMaxLengthChange = 6;  // token count difference still aligned
 
 std::uint64_t Mix(std::uint64_t a, std::uint64_t b) {
   const std::uint64_t v[2] = {a, b};
@@ -248,7 +251,12 @@ struct WindowMerger::Impl {
   std::vector<std::uint64_t> hashes;
   std::vector<Feature> features;
   std::vector<GroupIndex::Candidate> candidates;
-  std::vector<std::uint32_t> diff_positions;
+  struct Mark {
+    std::uint32_t position;
+    std::uint8_t flags;
+  };
+  std::vector<Mark> marks;
+  std::vector<std::uint16_t> lcs;
   std::vector<std::uint32_t> tried;
   std::vector<std::uint8_t> skip;
 
@@ -360,31 +368,32 @@ struct WindowMerger::Impl {
     return value_keys.count(LowerHash(message.substr(prev.offset, prev.length))) != 0;
   }
 
-  // Does the line (scratch tokens/hashes) fit group g's template? On success diff_positions
-  // holds the positions whose text differs from the template's first line.
+  // Does the line (scratch tokens/hashes) fit group g's template? On success `marks` holds
+  // the template flags the line adds, by group position.
   bool Confirm(const Group& g, std::string_view message) {
-    diff_positions.clear();
+    marks.clear();
     const std::size_t n = tokens.size();
-    if (g.tokens.size() != n) return false;
+    if (g.tokens.size() != n) return ConfirmAligned(g, message);
     const std::string_view gmsg = g.first.message;
     int word_diffs = 0, anchors = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const Token& lt = tokens[i];
       const Token& gt = g.tokens[i];
+      const auto pos = static_cast<std::uint32_t>(i);
       if (g.flags[i] & kWild) {
         if (IsProtected(message, lt)) return false;
-        diff_positions.push_back(static_cast<std::uint32_t>(i));
+        marks.push_back({pos, kVaried});
         continue;
       }
       if (hashes[i] == g.hashes[i]) {
         if (lt.cls == TokenClass::kWord) {
           ++anchors;
         } else if (message.substr(lt.offset, lt.length) != gmsg.substr(gt.offset, gt.length)) {
-          diff_positions.push_back(static_cast<std::uint32_t>(i));
+          marks.push_back({pos, kVaried});
         }
         continue;
       }
-      diff_positions.push_back(static_cast<std::uint32_t>(i));
+      marks.push_back({pos, kVaried | kWild});
       if (SameVariable(message, lt, gmsg, gt)) continue;
       if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord) return false;
       if (IsProtected(message, lt) || IsProtected(gmsg, gt)) return false;
@@ -394,9 +403,90 @@ struct WindowMerger::Impl {
       if (!InValueContext(message, i)) return false;
       ++word_diffs;
     }
-    if (word_diffs == 0) return true;
-    // A differing word is taken as a variable only with enough agreeing words around it.
-    return anchors >= 2 * word_diffs + 1 && word_diffs <= 2;
+    return Enough(anchors, word_diffs);
+  }
+
+  // A differing word is taken as a variable only with enough agreeing words around it.
+  static bool Enough(int anchors, int word_diffs) {
+    return word_diffs == 0 || (anchors >= 2 * word_diffs + 1 && word_diffs <= 2);
+  }
+
+  // Lines whose token counts differ a little: a variable that spans several tokens
+  // ("0 bytes" / "1190 bytes (1.16 KB)"). Aligns the line with the template on equal tokens
+  // (longest common subsequence, words weighing more than masked tokens); each unaligned
+  // stretch must hold a masked token or a position that already varied, and no protected
+  // word; the words inside stretches count as changed words.
+  bool ConfirmAligned(const Group& g, std::string_view message) {
+    const std::size_t m = g.tokens.size(), n = tokens.size();
+    if (m == 0 || n == 0 || (m > n ? m - n : n - m) > kMaxLengthChange) return false;
+    const std::size_t w = n + 1;
+    lcs.assign((m + 1) * w, 0);
+    auto match = [&](std::size_t i, std::size_t j) -> int {
+      if ((g.flags[i] & kWild) || g.hashes[i] != hashes[j]) return 0;
+      return tokens[j].cls == TokenClass::kWord ? 2 : 1;
+    };
+    for (std::size_t i = m; i-- > 0;) {
+      for (std::size_t j = n; j-- > 0;) {
+        const int mt = match(i, j);
+        const std::uint16_t take =
+            mt ? static_cast<std::uint16_t>(lcs[(i + 1) * w + j + 1] + mt) : 0;
+        lcs[i * w + j] = std::max({take, lcs[(i + 1) * w + j], lcs[i * w + j + 1]});
+      }
+    }
+    const std::string_view gmsg = g.first.message;
+    int anchors = 0;
+    std::size_t i = 0, j = 0, seg_i = 0, seg_j = 0;
+    // Checks the stretch G[seg_i, i) / L[seg_j, j) and marks it. A stretch is one variable
+    // written with a different number of tokens: it needs a masked token (or a position
+    // that already varied), at most one plain word per side (a unit: "KB", "sec"), and no
+    // protected word. Tokens present on one side only, at either end of the line, are
+    // another message's extra field ("... user=alice"), not a variable.
+    auto stretch = [&]() -> bool {
+      if (seg_i == i && seg_j == j) return true;
+      if ((seg_i == i || seg_j == j) && (seg_j == 0 || j == n)) return false;
+      bool evidence = false;
+      int g_words = 0, l_words = 0;
+      for (std::size_t k = seg_i; k < i; ++k) {
+        const Token& gt = g.tokens[k];
+        if ((g.flags[k] & kWild) || IsVariableClass(gt.cls)) {
+          evidence = true;
+        } else {
+          if (IsProtected(gmsg, gt)) return false;
+          ++g_words;
+        }
+        marks.push_back({static_cast<std::uint32_t>(k), kVaried | kWild});
+      }
+      for (std::size_t k = seg_j; k < j; ++k) {
+        const Token& lt = tokens[k];
+        if (IsVariableClass(lt.cls)) {
+          evidence = true;
+        } else {
+          if (IsProtected(message, lt)) return false;
+          ++l_words;
+        }
+      }
+      if (!evidence || g_words > 1 || l_words > 1) return false;
+      if (seg_i == i) {  // the line has extra tokens where the template has none
+        marks.push_back({static_cast<std::uint32_t>(seg_i - 1), kGapAfter});
+      }
+      return true;
+    };
+    while (i < m && j < n) {
+      const int mt = match(i, j);
+      if (mt && lcs[i * w + j] == lcs[(i + 1) * w + j + 1] + mt) {
+        if (!stretch()) return false;
+        if (mt == 2) ++anchors;
+        ++i, ++j;
+        seg_i = i, seg_j = j;
+      } else if (lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
+        ++i;
+      } else {
+        ++j;
+      }
+    }
+    i = m, j = n;
+    if (!stretch()) return false;
+    return anchors >= 2;
   }
 
   // --- group life -------------------------------------------------------------------------
@@ -420,6 +510,7 @@ struct WindowMerger::Impl {
       } else {
         g.template_text.append(m, t.offset, t.length);
       }
+      if (g.flags[i] & kGapAfter) g.template_text += " <*>";
       pos = t.offset + t.length;
     }
     g.template_text.append(m, pos, std::string::npos);
@@ -547,19 +638,17 @@ struct WindowMerger::Impl {
     EmitLine(opt.annotate ? EventKind::kAnnotate : EventKind::kFirst, g, r, fp, sink);
   }
 
-  // The line joins group `slot`; diff_positions lists where its text differs.
+  // The line joins group `slot`; `marks` (from Confirm) says what it adds to the template.
   void Join(std::uint32_t slot, const LogRecord& r, std::uint64_t fp, std::uint64_t shape,
             TimeUs now, EventSink& sink) {
     Group& g = groups[slot];
     bool refingerprint = false;
-    for (std::uint32_t i : diff_positions) {
-      std::uint8_t add = kVaried;
-      if (hashes[i] != g.hashes[i] && !(g.flags[i] & kWild)) add |= kWild;
-      if ((g.flags[i] & add) != add) {
-        if (add & kWild) refingerprint = true;
-        g.flags[i] |= add;
-        g.template_dirty = true;
-      }
+    for (const Mark& mk : marks) {
+      std::uint8_t& f = g.flags[mk.position];
+      if ((f & mk.flags) == mk.flags) continue;
+      if ((mk.flags & kWild) && !(f & kWild)) refingerprint = true;
+      f |= mk.flags;
+      g.template_dirty = true;
     }
     if (refingerprint) {
       const std::uint64_t updated = GroupFingerprint(g);
@@ -635,40 +724,56 @@ struct WindowMerger::Impl {
       ++stats.candidates_checked;
       tried.push_back(c.group);
       if (!opt.confirm || Confirm(groups[c.group], r.message)) {
-        if (!opt.confirm) FillDiffsUnconfirmed(groups[c.group], r.message);
+        if (!opt.confirm) MarkUnconfirmed(groups[c.group], r.message);
         Join(c.group, r, fp, shape, now, sink);
         return;
       }
     }
     if (opt.confirm) {
-      auto b = buckets.find(BucketKey(scope, tokens.size()));
-      if (b != buckets.end()) {
-        const auto& v = b->second;
-        std::size_t scanned = 0;
-        for (auto it = v.rbegin(); it != v.rend() && scanned < kMaxBucketScan; ++it, ++scanned) {
-          if (std::find(tried.begin(), tried.end(), *it) != tried.end()) continue;
-          ++stats.candidates_checked;
-          if (Confirm(groups[*it], r.message)) {
-            Join(*it, r, fp, shape, now, sink);
-            return;
-          }
+      // Same token count first, then lengths a multi-token variable could explain.
+      const auto n = static_cast<std::int64_t>(tokens.size());
+      for (std::int64_t delta = 0; delta <= static_cast<std::int64_t>(kMaxLengthChange);
+           delta = delta > 0 ? -delta : -delta + 1) {
+        if (n + delta <= 0) continue;
+        const std::size_t limit = delta == 0 ? kMaxBucketScan : kMaxOtherLengthScan;
+        if (const std::uint32_t slot =
+                ScanBucket(BucketKey(scope, static_cast<std::size_t>(n + delta)), limit, r.message);
+            slot != kNil) {
+          Join(slot, r, fp, shape, now, sink);
+          return;
         }
       }
     }
     Open(r, scope, fp, shape, now, sink);
   }
 
+  // Confirms the newest `limit` groups of a bucket not tried yet; the first that fits, or kNil.
+  std::uint32_t ScanBucket(std::uint64_t key, std::size_t limit, std::string_view message) {
+    auto b = buckets.find(key);
+    if (b == buckets.end()) return kNil;
+    const auto& v = b->second;
+    std::size_t scanned = 0;
+    for (auto it = v.rbegin(); it != v.rend() && scanned < limit; ++it, ++scanned) {
+      if (std::find(tried.begin(), tried.end(), *it) != tried.end()) continue;
+      ++stats.candidates_checked;
+      if (Confirm(groups[*it], message)) return *it;
+    }
+    return kNil;
+  }
+
   // Without confirmation the line may differ in length; mark the overlapping positions whose
   // text differs so the template still shows what varied.
-  void FillDiffsUnconfirmed(const Group& g, std::string_view message) {
-    diff_positions.clear();
+  void MarkUnconfirmed(const Group& g, std::string_view message) {
+    marks.clear();
     const std::size_t n = std::min(tokens.size(), g.tokens.size());
     for (std::size_t i = 0; i < n; ++i) {
       const Token& lt = tokens[i];
       const Token& gt = g.tokens[i];
       if (message.substr(lt.offset, lt.length) !=
           std::string_view(g.first.message).substr(gt.offset, gt.length)) {
-        diff_positions.push_back(static_cast<std::uint32_t>(i));
+        marks.push_back(
+            {static_cast<std::uint32_t>(i),
+             hashes[i] != g.hashes[i] ? static_cast<std::uint8_t>(kVaried | kWild) : kVaried});
       }
     }
   }
