@@ -25,7 +25,8 @@ constexpr std::uint64_t kScopeSeed = 0x73636f7065ULL;
 constexpr std::uint8_t kWild = 1;      // tokens here differed structurally: out of fingerprint
 constexpr std::uint8_t kVaried = 2;    // texts here differed: shown as <*> in the template
 constexpr std::uint8_t kGapAfter = 4;  // lines had extra tokens after this one: "<*>" follows
-constexpr std::size_t kMaxLengthChange = 6;  // token count difference still aligned
+constexpr std::size_t kMaxLengthChange = 6;
+constexpr int kAnchorsForBareWord = 8;
 
 std::uint64_t Mix(std::uint64_t a, std::uint64_t b) {
   const std::uint64_t v[2] = {a, b};
@@ -375,7 +376,7 @@ struct WindowMerger::Impl {
     const std::size_t n = tokens.size();
     if (g.tokens.size() != n) return ConfirmAligned(g, message);
     const std::string_view gmsg = g.first.message;
-    int word_diffs = 0, anchors = 0;
+    int word_diffs = 0, anchors = 0, words_out_of_context = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const Token& lt = tokens[i];
       const Token& gt = g.tokens[i];
@@ -400,8 +401,13 @@ struct WindowMerger::Impl {
       // Any other change may be a variable only where logs put values: after a key and '=',
       // inside quotes or brackets, or after a word that introduces a value
       // ("user alice"). Elsewhere (HTTPS vs SOCKS5) it is more likely another message.
-      if (!InValueContext(message, i)) return false;
+      if (!InValueContext(message, i)) ++words_out_of_context;
       ++word_diffs;
+    }
+    // A word changed outside a value context is accepted only alone, in a long line whose
+    // other words all agree.
+    if (words_out_of_context > 0 && (words_out_of_context > 1 || anchors < kAnchorsForBareWord)) {
+      return false;
     }
     return Enough(anchors, word_diffs);
   }
