@@ -1,0 +1,492 @@
+// SyslogParser: hand-written RFC 5424 / RFC 3164 scanning plus raw and JSON-lines modes; the
+// syslog and raw paths only assign into the record's strings, so a warm record never allocates.
+#include "pipeline/syslog_parser.h"
+
+#include <cstddef>
+#include <exception>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "pipeline/syslog_time.h"
+
+namespace logfold {
+
+// How lines that are not clean map to outcomes, so each metrics counter means one thing:
+//   no '<' first                 -> kNoHeader, flavor kNone, message = line
+//   '<' but PRI invalid          -> kBadPri, flavor kNone, message = line
+//   PRI then "D[D] -" / "D[D] YYYY-" / "D[D]" alone -> RFC 5424; anything else -> RFC 3164
+//   RFC 5424 bad timestamp       -> kBadTimestamp, message = text after PRI
+//   RFC 5424 bad or missing HOSTNAME/APP-NAME/PROCID/MSGID -> kBadHeader, message = after PRI
+//   RFC 5424 bad or missing SD   -> kBadStructuredData, header kept, message = text from SD on
+//   RFC 3164 no usable timestamp -> kBadTimestamp, message = text after PRI
+//   RFC 3164 timestamp only, or unprintable/overlong HOSTNAME -> kBadHeader, message = after PRI
+//   JSON not an object, invalid, or nested deeper than kMaxJsonDepth -> kBadJson, flavor kNone
+//   JSON object without the message field -> kMissingMessageField, flavor kJson, message = line
+// On the failures, PRI and any header field parsed before the failing one stay set.
+
+namespace {
+
+constexpr std::size_t kNpos = std::string_view::npos;
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+
+// RFC 5424 section 6 field limits.
+constexpr std::size_t kMaxHostname = 255;
+constexpr std::size_t kMaxAppName = 48;
+constexpr std::size_t kMaxProcId = 128;
+constexpr std::size_t kMaxMsgId = 32;
+constexpr std::size_t kMaxSdName = 32;
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsPrintUsAscii(char c) { return c >= 33 && c <= 126; }
+
+std::size_t TokenEnd(std::string_view s, std::size_t pos) {
+  const std::size_t sp = s.find(' ', pos);
+  return sp == kNpos ? s.size() : sp;
+}
+
+bool AllPrintUsAscii(std::string_view s) {
+  for (char c : s) {
+    if (!IsPrintUsAscii(c)) return false;
+  }
+  return true;
+}
+
+// "<PRI>" with PRI 0..191 and no leading zero except "<0>". Returns the bytes consumed, or 0.
+std::size_t ParsePri(std::string_view line, int& pri) {
+  if (line.size() < 3 || line[0] != '<') return 0;
+  std::size_t pos = 1;
+  int value = 0;
+  while (pos < line.size() && pos <= 4 && IsDigit(line[pos])) {
+    value = value * 10 + (line[pos] - '0');
+    ++pos;
+  }
+  const std::size_t digits = pos - 1;
+  if (digits == 0 || digits > 3 || pos >= line.size() || line[pos] != '>') return 0;
+  if (digits > 1 && line[1] == '0') return 0;
+  if (value > 191) return 0;
+  pri = value;
+  return pos + 1;
+}
+
+// An RFC 5424 header starts with VERSION (a nonzero digit, maybe one more digit) followed by
+// the end of the line or a SP and something timestamp-shaped. Requiring the timestamp shape
+// keeps RFC 3164 lines whose timestamp is missing and whose text starts with a number
+// ("<13>12 disks found") out of the RFC 5424 path.
+bool LooksLikeRfc5424(std::string_view rest) {
+  if (rest.empty() || rest[0] < '1' || rest[0] > '9') return false;
+  std::size_t pos = 1;
+  if (pos < rest.size() && IsDigit(rest[pos])) ++pos;
+  if (pos == rest.size()) return true;
+  if (rest[pos] != ' ') return false;
+  const std::string_view ts = rest.substr(pos + 1);
+  if (!ts.empty() && ts[0] == '-') return ts.size() == 1 || ts[1] == ' ';
+  return ts.size() >= 5 && IsDigit(ts[0]) && IsDigit(ts[1]) && IsDigit(ts[2]) && IsDigit(ts[3]) &&
+         ts[4] == '-';
+}
+
+// SD-NAME: 1..32 PRINTUSASCII except '=', SP, ']' and '"'. Returns its length, 0 if absent.
+std::size_t SdNameLength(std::string_view s, std::size_t pos) {
+  std::size_t i = pos;
+  while (i < s.size() && IsPrintUsAscii(s[i]) && s[i] != '=' && s[i] != ']' && s[i] != '"') {
+    ++i;
+    if (i - pos > kMaxSdName) return 0;
+  }
+  return i - pos;
+}
+
+// Scans one or more SD-ELEMENTs starting at the '[' at `pos`. Returns the position after the
+// last ']', or kNpos if malformed. PARAM-VALUE ends at the first unescaped '"'; an unescaped
+// ']' inside the quotes is tolerated because the quotes already make it unambiguous.
+std::size_t ScanStructuredData(std::string_view s, std::size_t pos) {
+  while (pos < s.size() && s[pos] == '[') {
+    ++pos;
+    std::size_t n = SdNameLength(s, pos);
+    if (n == 0) return kNpos;
+    pos += n;
+    for (;;) {
+      if (pos >= s.size()) return kNpos;
+      if (s[pos] == ']') {
+        ++pos;
+        break;
+      }
+      if (s[pos] != ' ') return kNpos;
+      ++pos;
+      n = SdNameLength(s, pos);
+      if (n == 0) return kNpos;
+      pos += n;
+      if (pos + 1 >= s.size() || s[pos] != '=' || s[pos + 1] != '"') return kNpos;
+      pos += 2;
+      for (;;) {
+        pos = s.find_first_of("\"\\", pos);
+        if (pos == kNpos) return kNpos;
+        if (s[pos] == '"') {
+          ++pos;
+          break;
+        }
+        pos += 2;  // a backslash escapes whatever follows it
+      }
+    }
+  }
+  return pos;
+}
+
+// RFC 3164 TAG: a name of up to 48 printable bytes (no '[', ']', ':'), an optional "[PID]",
+// an optional ':', then SP or the end. A bare word is not a tag: without a colon or a PID
+// nothing distinguishes it from the first word of the message. Returns where the message
+// starts, or kNpos when `pos` does not hold a tag.
+std::size_t ParseTag(std::string_view s, std::size_t pos, LogRecord& out) {
+  std::size_t i = pos;
+  while (i < s.size() && IsPrintUsAscii(s[i]) && s[i] != '[' && s[i] != ']' && s[i] != ':') {
+    ++i;
+    if (i - pos > kMaxAppName) return kNpos;
+  }
+  const std::size_t name_end = i;
+  if (name_end == pos) return kNpos;
+
+  std::size_t pid_begin = i;
+  std::size_t pid_end = i;
+  bool has_pid = false;
+  if (i < s.size() && s[i] == '[') {
+    pid_begin = i + 1;
+    pid_end = pid_begin;
+    while (pid_end < s.size() && IsPrintUsAscii(s[pid_end]) && s[pid_end] != ']') ++pid_end;
+    if (pid_end >= s.size() || s[pid_end] != ']' || pid_end - pid_begin > kMaxProcId) {
+      return kNpos;
+    }
+    has_pid = true;
+    i = pid_end + 1;
+  }
+  bool has_colon = false;
+  if (i < s.size() && s[i] == ':') {
+    has_colon = true;
+    ++i;
+  }
+  if (!has_colon && !has_pid) return kNpos;
+  if (i < s.size() && s[i] != ' ') return kNpos;
+
+  out.app_name.assign(s.substr(pos, name_end - pos));
+  out.procid.assign(s.substr(pid_begin, pid_end - pid_begin));
+  return i < s.size() ? i + 1 : i;
+}
+
+void Fail(std::string_view text, ParseOutcome outcome, LogRecord& out) {
+  out.message.assign(text);
+  out.outcome = outcome;
+}
+
+// `rest` is everything after "<PRI>". On a header error the fields parsed so far are kept
+// and the message is all of `rest`, so no text is lost.
+void ParseRfc5424(std::string_view rest, LogRecord& out) {
+  // LooksLikeRfc5424 checked VERSION and that a SP or the end follows it.
+  std::size_t pos = 1;
+  if (pos < rest.size() && IsDigit(rest[pos])) ++pos;
+  if (pos >= rest.size()) return Fail(rest, ParseOutcome::kBadHeader, out);
+  ++pos;
+  std::size_t end = TokenEnd(rest, pos);
+  const std::string_view ts = rest.substr(pos, end - pos);
+  if (ts != "-") {
+    const std::optional<TimeUs> t = ParseRfc3339(ts);
+    if (!t) return Fail(rest, ParseOutcome::kBadTimestamp, out);
+    out.has_timestamp = true;
+    out.timestamp_us = *t;
+  }
+  pos = end;
+
+  struct Field {
+    std::string* dest;
+    std::size_t max_length;
+  };
+  const Field fields[] = {{&out.hostname, kMaxHostname},
+                          {&out.app_name, kMaxAppName},
+                          {&out.procid, kMaxProcId},
+                          {&out.msgid, kMaxMsgId}};
+  for (const Field& field : fields) {
+    if (pos >= rest.size()) return Fail(rest, ParseOutcome::kBadHeader, out);
+    ++pos;  // the SP TokenEnd stopped at
+    end = TokenEnd(rest, pos);
+    const std::string_view value = rest.substr(pos, end - pos);
+    if (value.empty() || value.size() > field.max_length || !AllPrintUsAscii(value)) {
+      return Fail(rest, ParseOutcome::kBadHeader, out);
+    }
+    if (value != "-") field.dest->assign(value);
+    pos = end;
+  }
+
+  // A header cut off before STRUCTURED-DATA still has every other field intact, so it counts
+  // as an SD problem rather than discarding the header.
+  if (pos >= rest.size()) return Fail({}, ParseOutcome::kBadStructuredData, out);
+  ++pos;
+  const std::size_t sd_begin = pos;
+  std::size_t sd_end = kNpos;
+  if (pos < rest.size() && rest[pos] == '-') {
+    sd_end = pos + 1;
+  } else if (pos < rest.size() && rest[pos] == '[') {
+    sd_end = ScanStructuredData(rest, pos);
+  }
+  if (sd_end == kNpos || (sd_end < rest.size() && rest[sd_end] != ' ')) {
+    return Fail(rest.substr(sd_begin), ParseOutcome::kBadStructuredData, out);
+  }
+  if (rest[sd_begin] == '[') out.structured_data.assign(rest.substr(sd_begin, sd_end - sd_begin));
+
+  std::string_view msg = sd_end < rest.size() ? rest.substr(sd_end + 1) : std::string_view();
+  if (msg.substr(0, kBom.size()) == kBom) msg.remove_prefix(kBom.size());
+  out.message.assign(msg);
+  out.outcome = ParseOutcome::kOk;
+}
+
+// `rest` is everything after "<PRI>". Accepts a BSD or an RFC 3339 timestamp, an optional
+// HOSTNAME (absent in what `logger` writes to the local socket) and an optional TAG.
+void ParseRfc3164(std::string_view rest, TimeUs arrival_us, LogRecord& out) {
+  std::optional<TimeUs> t;
+  BsdTimestamp bsd;
+  std::size_t pos = ParseBsdTimestamp(rest, bsd);
+  if (pos > 0) {
+    if (pos < rest.size() && rest[pos] != ' ') {
+      return Fail(rest, ParseOutcome::kBadTimestamp, out);
+    }
+    t = ResolveBsdTimestamp(bsd, arrival_us);
+  } else {
+    pos = TokenEnd(rest, 0);
+    t = ParseRfc3339(rest.substr(0, pos));
+  }
+  if (!t) return Fail(rest, ParseOutcome::kBadTimestamp, out);
+  out.has_timestamp = true;
+  out.timestamp_us = *t;
+
+  // Extra spaces between header fields carry no text, so they are skipped.
+  while (pos < rest.size() && rest[pos] == ' ') ++pos;
+  if (pos >= rest.size()) return Fail(rest, ParseOutcome::kBadHeader, out);
+
+  std::size_t end = TokenEnd(rest, pos);
+  const std::string_view first = rest.substr(pos, end - pos);
+  const bool first_is_tag = first.back() == ':' || first.find('[') != kNpos;
+  if (!first_is_tag) {
+    if (first.size() > kMaxHostname || !AllPrintUsAscii(first)) {
+      return Fail(rest, ParseOutcome::kBadHeader, out);
+    }
+    out.hostname.assign(first);
+    pos = end;
+    while (pos < rest.size() && rest[pos] == ' ') ++pos;
+  }
+
+  const std::size_t msg_begin = ParseTag(rest, pos, out);
+  out.message.assign(rest.substr(msg_begin == kNpos ? pos : msg_begin));
+  out.outcome = ParseOutcome::kOk;
+}
+
+void ParseSyslog(std::string_view line, TimeUs arrival_us, LogRecord& out) {
+  if (line[0] != '<') return Fail(line, ParseOutcome::kNoHeader, out);
+  int pri = 0;
+  const std::size_t pri_length = ParsePri(line, pri);
+  if (pri_length == 0) return Fail(line, ParseOutcome::kBadPri, out);
+  out.facility = pri / 8;
+  out.severity = pri % 8;
+  const std::string_view rest = line.substr(pri_length);
+  if (LooksLikeRfc5424(rest)) {
+    out.flavor = SyslogFlavor::kRfc5424;
+    ParseRfc5424(rest, out);
+  } else {
+    out.flavor = SyslogFlavor::kRfc3164;
+    ParseRfc3164(rest, arrival_us, out);
+  }
+}
+
+// --- JSON lines -------------------------------------------------------------------------
+
+using Json = nlohmann::json;
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i];
+    char y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// Severity from a number 0..7, a numeric string, or a syslog / common logger level name.
+int SeverityFromJson(const Json& v) {
+  if (v.is_number_integer()) {
+    const auto n = v.get<std::int64_t>();
+    return n >= 0 && n <= 7 ? static_cast<int>(n) : -1;
+  }
+  if (!v.is_string()) return -1;
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s.size() == 1 && s[0] >= '0' && s[0] <= '7') return s[0] - '0';
+  struct Name {
+    std::string_view name;
+    int severity;
+  };
+  static constexpr Name kNames[] = {
+      {"emerg", 0}, {"emergency", 0},     {"panic", 0}, {"alert", 1},
+      {"crit", 2},  {"critical", 2},      {"fatal", 2}, {"err", 3},
+      {"error", 3}, {"warning", 4},       {"warn", 4},  {"notice", 5},
+      {"info", 6},  {"informational", 6}, {"debug", 7}, {"trace", 7},
+  };
+  for (const Name& name : kNames) {
+    if (EqualsIgnoreCase(s, name.name)) return name.severity;
+  }
+  return -1;
+}
+
+// First of `keys` present in `obj` as a string, or nullptr.
+const std::string* FirstString(const Json& obj, std::initializer_list<const char*> keys) {
+  for (const char* key : keys) {
+    const auto it = obj.find(key);
+    if (it != obj.end() && it->is_string()) return &it->get_ref<const std::string&>();
+  }
+  return nullptr;
+}
+
+void MapWellKnownFields(const Json& obj, LogRecord& out) {
+  if (const std::string* s = FirstString(obj, {"host", "hostname"})) out.hostname.assign(*s);
+  if (const std::string* s = FirstString(obj, {"app", "app_name", "program"})) {
+    out.app_name.assign(*s);
+  }
+  if (const auto it = obj.find("severity"); it != obj.end()) {
+    out.severity = SeverityFromJson(*it);
+  }
+  for (const char* key : {"timestamp", "time", "@timestamp"}) {
+    const auto it = obj.find(key);
+    if (it == obj.end() || !it->is_string()) continue;
+    if (const std::optional<TimeUs> t = ParseRfc3339(it->get_ref<const std::string&>())) {
+      out.has_timestamp = true;
+      out.timestamp_us = *t;
+      break;
+    }
+  }
+}
+
+std::string DumpCompact(const Json& v) {
+  // The replace handler makes dump() total: it cannot throw on odd UTF-8.
+  return v.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+// Removes the message field at `path` (a key, or a dotted path into nested objects) from
+// `doc`, moving its value into `value`. A key literally containing dots wins over the path
+// reading. Parent objects left empty are removed too, so json_fields has no "log":{} husks.
+bool TakeField(Json& doc, const std::string& path, Json& value) {
+  if (const auto it = doc.find(path); it != doc.end()) {
+    value = std::move(*it);
+    doc.erase(it);
+    return true;
+  }
+  std::vector<std::pair<Json*, std::string>> chain;
+  Json* node = &doc;
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t dot = path.find('.', begin);
+    std::string key =
+        path.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
+    if (!node->is_object()) return false;
+    const auto it = node->find(key);
+    if (it == node->end()) return false;
+    chain.emplace_back(node, std::move(key));
+    if (dot == std::string::npos) {
+      value = std::move(*it);
+      break;
+    }
+    node = &*it;
+    begin = dot + 1;
+  }
+  for (auto link = chain.rbegin(); link != chain.rend(); ++link) {
+    Json& parent = *link->first;
+    const auto it = parent.find(link->second);
+    const bool is_leaf = link == chain.rbegin();
+    if (!is_leaf && !(it->is_object() && it->empty())) break;
+    parent.erase(it);
+  }
+  return true;
+}
+
+// nlohmann parses iteratively but serialises recursively, so a line of 100k '[' would parse
+// fine and then overflow the stack in dump(). Deeper documents are refused up front; real log
+// objects are a handful of levels deep.
+constexpr int kMaxJsonDepth = 128;
+
+bool JsonDepthWithinLimit(std::string_view line) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxJsonDepth) return false;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return true;
+}
+
+void ParseJsonLine(std::string_view line, const std::string& message_field, LogRecord& out) {
+  if (!JsonDepthWithinLimit(line)) return Fail(line, ParseOutcome::kBadJson, out);
+  // Exceptions are this library's only failure channel (bad_alloc, internal type errors);
+  // the parser promises never to throw, so any of them degrades to a raw message.
+  try {
+    Json doc = Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded() || !doc.is_object()) {
+      return Fail(line, ParseOutcome::kBadJson, out);
+    }
+    out.flavor = SyslogFlavor::kJson;
+    MapWellKnownFields(doc, out);
+    Json value;
+    if (!TakeField(doc, message_field, value)) {
+      out.json_fields = DumpCompact(doc);
+      return Fail(line, ParseOutcome::kMissingMessageField, out);
+    }
+    if (value.is_string()) {
+      out.message.assign(value.get_ref<const std::string&>());
+    } else {
+      out.message = DumpCompact(value);
+    }
+    out.json_fields = DumpCompact(doc);
+    out.outcome = ParseOutcome::kOk;
+  } catch (const std::exception&) {
+    const TimeUs arrival_us = out.arrival_us;
+    out.Clear();
+    out.raw.assign(line);
+    out.arrival_us = arrival_us;
+    Fail(line, ParseOutcome::kBadJson, out);
+  }
+}
+
+}  // namespace
+
+ParseOutcome SyslogParser::Parse(std::string_view line, TimeUs arrival_us, LogRecord& out) const {
+  // CRLF senders leave the '\r' behind when the framer splits on '\n'.
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  out.Clear();
+  out.raw.assign(line);
+  out.arrival_us = arrival_us;
+  if (line.empty()) {
+    out.outcome = ParseOutcome::kEmpty;
+    return out.outcome;
+  }
+  switch (options_.format) {
+    case InputFormat::kRaw:
+      out.message.assign(line);
+      out.outcome = ParseOutcome::kOk;
+      break;
+    case InputFormat::kJson:
+      ParseJsonLine(line, options_.json_message_field, out);
+      break;
+    case InputFormat::kSyslog:
+      ParseSyslog(line, arrival_us, out);
+      break;
+  }
+  return out.outcome;
+}
+
+}  // namespace logfold
