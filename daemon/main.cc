@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/explain_command.h"
 #include "daemon/replay_command.h"
 #include "daemon/server.h"
 
@@ -15,6 +16,7 @@ constexpr char kUsage[] =
     "  serve [--config FILE]   run the daemon (embedded default config without --config)\n"
     "  check-config [FILE]     validate a config file (--print shows the effective config)\n"
     "  replay [FILE...]        fold files or stdin, NDJSON events to stdout\n"
+    "  explain LINE_A LINE_B   show why two lines merge or not\n"
     "run 'logfold COMMAND --help' for a command's options\n";
 
 }  // namespace
@@ -27,6 +29,7 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "replay") return logfold::RunReplay(args, stdout, stderr);
+  if (command == "explain") return logfold::RunExplain(args, stdout, stderr);
   if (command == "serve") return logfold::RunServe(args);
   if (command == "check-config") return logfold::RunCheckConfig(args, stdout, stderr);
   if (command == "-h" || command == "--help" || command == "help") {

@@ -244,6 +244,7 @@ struct WindowMerger::Impl {
   std::unordered_set<std::uint64_t> value_keys;
   bool track_hosts = false;
   MergerStats stats;
+  MergeDecision decision;
   TimeUs latest = INT64_MIN;
   std::uint64_t next_id = 0;
 
@@ -382,7 +383,8 @@ struct WindowMerger::Impl {
       const Token& gt = g.tokens[i];
       const auto pos = static_cast<std::uint32_t>(i);
       if (g.flags[i] & kWild) {
-        if (IsProtected(message, lt)) return false;
+        if (IsProtected(message, lt))
+          return Reject("a protected word stands where the group varied");
         marks.push_back({pos, kVaried});
         continue;
       }
@@ -396,8 +398,10 @@ struct WindowMerger::Impl {
       }
       marks.push_back({pos, kVaried | kWild});
       if (SameVariable(message, lt, gmsg, gt)) continue;
-      if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord) return false;
-      if (IsProtected(message, lt) || IsProtected(gmsg, gt)) return false;
+      if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)
+        return Reject("a digit-bearing word changed its letters (en0 vs awdl0)");
+      if (IsProtected(message, lt) || IsProtected(gmsg, gt))
+        return Reject("a protected word differs");
       // Any other change may be a variable only where logs put values: after a key and '=',
       // inside quotes or brackets, or after a word that introduces a value
       // ("user alice"). Elsewhere (HTTPS vs SOCKS5) it is more likely another message.
@@ -407,9 +411,15 @@ struct WindowMerger::Impl {
     // A word changed outside a value context is accepted only alone, in a long line whose
     // other words all agree.
     if (words_out_of_context > 0 && (words_out_of_context > 1 || anchors < kAnchorsForBareWord)) {
-      return false;
+      return Reject("a word changed outside a value context without enough agreeing words");
     }
-    return Enough(anchors, word_diffs);
+    if (!Enough(anchors, word_diffs)) return Reject("too few agreeing words for the words changed");
+    return true;
+  }
+
+  bool Reject(const char* reason) {
+    decision.reason = reason;
+    return false;
   }
 
   // A differing word is taken as a variable only with enough agreeing words around it.
@@ -424,7 +434,8 @@ struct WindowMerger::Impl {
   // word; the words inside stretches count as changed words.
   bool ConfirmAligned(const Group& g, std::string_view message) {
     const std::size_t m = g.tokens.size(), n = tokens.size();
-    if (m == 0 || n == 0 || (m > n ? m - n : n - m) > kMaxLengthChange) return false;
+    if (m == 0 || n == 0 || (m > n ? m - n : n - m) > kMaxLengthChange)
+      return Reject("token counts differ by more than the alignment allows");
     const std::size_t w = n + 1;
     lcs.assign((m + 1) * w, 0);
     auto match = [&](std::size_t i, std::size_t j) -> int {
@@ -449,7 +460,8 @@ struct WindowMerger::Impl {
     // another message's extra field ("... user=alice"), not a variable.
     auto stretch = [&]() -> bool {
       if (seg_i == i && seg_j == j) return true;
-      if ((seg_i == i || seg_j == j) && (seg_j == 0 || j == n)) return false;
+      if ((seg_i == i || seg_j == j) && (seg_j == 0 || j == n))
+        return Reject("extra tokens at one end of the line (another message's field)");
       bool evidence = false;
       int g_words = 0, l_words = 0;
       for (std::size_t k = seg_i; k < i; ++k) {
@@ -457,7 +469,7 @@ struct WindowMerger::Impl {
         if ((g.flags[k] & kWild) || IsVariableClass(gt.cls)) {
           evidence = true;
         } else {
-          if (IsProtected(gmsg, gt)) return false;
+          if (IsProtected(gmsg, gt)) return Reject("a protected word differs");
           ++g_words;
         }
         marks.push_back({static_cast<std::uint32_t>(k), kVaried | kWild});
@@ -467,11 +479,12 @@ struct WindowMerger::Impl {
         if (IsVariableClass(lt.cls)) {
           evidence = true;
         } else {
-          if (IsProtected(message, lt)) return false;
+          if (IsProtected(message, lt)) return Reject("a protected word differs");
           ++l_words;
         }
       }
-      if (!evidence || g_words > 1 || l_words > 1) return false;
+      if (!evidence || g_words > 1 || l_words > 1)
+        return Reject("an unaligned stretch without a variable, or with several plain words");
       if (seg_i == i) {  // the line has extra tokens where the template has none
         marks.push_back({static_cast<std::uint32_t>(seg_i - 1), kGapAfter});
       }
@@ -492,7 +505,8 @@ struct WindowMerger::Impl {
     }
     i = m, j = n;
     if (!stretch()) return false;
-    return anchors >= 2;
+    if (anchors < 2) return Reject("fewer than two words align");
+    return true;
   }
 
   // --- group life -------------------------------------------------------------------------
@@ -715,11 +729,15 @@ struct WindowMerger::Impl {
     const std::uint64_t fp = Fingerprinter::SimHash(features);
     const std::uint64_t shape = ShapeKey(scope);
 
+    decision = MergeDecision{};
+    decision.fingerprint = fp;
     if (auto it = exact.find(shape); it != exact.end()) {
       const std::uint32_t slot = it->second;
       // Same masked shape: only texts of masked tokens can differ (or wild positions).
+      ++decision.candidates;
       if (Confirm(groups[slot], r.message)) {
         ++stats.exact_hits;
+        Decide(MergeDecision::kExact, slot, fp, "same masked shape as the group");
         Join(slot, r, fp, shape, now, sink);
         return;
       }
@@ -728,9 +746,13 @@ struct WindowMerger::Impl {
     tried.clear();
     for (const GroupIndex::Candidate& c : candidates) {
       ++stats.candidates_checked;
+      ++decision.candidates;
       tried.push_back(c.group);
       if (!opt.confirm || Confirm(groups[c.group], r.message)) {
         if (!opt.confirm) MarkUnconfirmed(groups[c.group], r.message);
+        Decide(MergeDecision::kIndex, c.group, fp,
+               opt.confirm ? "SimHash candidate within max_distance, structure confirmed"
+                           : "nearest SimHash candidate within max_distance (no confirmation)");
         Join(c.group, r, fp, shape, now, sink);
         return;
       }
@@ -745,12 +767,25 @@ struct WindowMerger::Impl {
         if (const std::uint32_t slot =
                 ScanBucket(BucketKey(scope, static_cast<std::size_t>(n + delta)), limit, r.message);
             slot != kNil) {
+          Decide(MergeDecision::kBucket, slot, fp,
+                 delta == 0 ? "group of the same token count, structure confirmed"
+                            : "group of a nearby token count, aligned and confirmed");
           Join(slot, r, fp, shape, now, sink);
           return;
         }
       }
     }
+    decision.path = MergeDecision::kNew;
+    if (decision.candidates == 0) decision.reason = "no candidate group in scope";
     Open(r, scope, fp, shape, now, sink);
+  }
+
+  void Decide(MergeDecision::Path path, std::uint32_t slot, std::uint64_t fp, const char* why) {
+    decision.path = path;
+    decision.reason = why;
+    decision.group_id = groups[slot].id;
+    decision.group_fingerprint = groups[slot].fingerprint;
+    decision.distance = HammingDistance(fp, groups[slot].fingerprint);
   }
 
   // Confirms the newest `limit` groups of a bucket not tried yet; the first that fits, or kNil.
@@ -762,6 +797,7 @@ struct WindowMerger::Impl {
     for (auto it = v.rbegin(); it != v.rend() && scanned < limit; ++it, ++scanned) {
       if (std::find(tried.begin(), tried.end(), *it) != tried.end()) continue;
       ++stats.candidates_checked;
+      ++decision.candidates;
       if (Confirm(groups[*it], message)) return *it;
     }
     return kNil;
@@ -852,6 +888,7 @@ TimeUs WindowMerger::NextDeadline() const {
 }
 
 std::size_t WindowMerger::open_groups() const { return impl_->live; }
+const MergeDecision& WindowMerger::last_decision() const { return impl_->decision; }
 const MergerStats& WindowMerger::stats() const { return impl_->stats; }
 const MergerOptions& WindowMerger::options() const { return impl_->opt; }
 std::size_t WindowMerger::MemoryUsage() const { return impl_->MemoryUsage(); }

@@ -64,6 +64,18 @@ struct MergerStats {
   std::uint64_t candidates_checked = 0;
 };
 
+// How the latest line was settled, for `logfold explain` and debugging.
+struct MergeDecision {
+  enum Path : std::uint8_t { kNew, kExact, kIndex, kBucket };
+  Path path = kNew;
+  std::string reason;             // why it joined, or the last candidate's rejection
+  std::uint32_t candidates = 0;   // groups confirmed or rejected
+  std::uint64_t fingerprint = 0;  // the line's
+  std::uint64_t group_id = 0;     // joined group (path != kNew)
+  std::uint64_t group_fingerprint = 0;
+  int distance = 0;  // Hamming distance line/group
+};
+
 class WindowMerger {
  public:
   explicit WindowMerger(MergerOptions options);
@@ -90,6 +102,7 @@ class WindowMerger {
   TimeUs NextDeadline() const;
 
   std::size_t open_groups() const;
+  const MergeDecision& last_decision() const;
   const MergerStats& stats() const;
   const MergerOptions& options() const;
   // Approximate heap bytes held for open groups (samples included).
