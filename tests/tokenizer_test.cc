@@ -1,0 +1,445 @@
+// Tokenizer tests: splitting (separators, trailing punctuation, exact offsets), the class of
+// every TokenClass with positive and negative examples, max_tokens, hostile input, reuse.
+#include "pipeline/tokenizer.h"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace logfold {
+namespace {
+
+// The text of each token, for readable expectations.
+std::vector<std::string> Texts(std::string_view message, const std::vector<Token>& tokens) {
+  std::vector<std::string> out;
+  for (const Token& t : tokens) out.emplace_back(message.substr(t.offset, t.length));
+  return out;
+}
+
+std::vector<Token> Tok(std::string_view message, Tokenizer::Options options = {}) {
+  std::vector<Token> out;
+  Tokenizer(options).Tokenize(message, out);
+  return out;
+}
+
+// Every token must lie inside the message, in order, and contain no separator.
+void ExpectWellFormed(std::string_view message, const std::vector<Token>& tokens) {
+  std::size_t prev_end = 0;
+  for (const Token& t : tokens) {
+    ASSERT_GE(t.offset, prev_end);
+    ASSERT_GT(t.length, 0u);
+    ASSERT_LE(std::size_t{t.offset} + t.length, message.size());
+    for (char c : message.substr(t.offset, t.length)) {
+      ASSERT_NE(c, ' ');
+      ASSERT_NE(c, '\0');
+      ASSERT_NE(c, '\n');
+    }
+    prev_end = t.offset + t.length;
+  }
+}
+
+TEST(TokenizerSplitTest, WhiteSpaceRunsSeparateTokensWithExactOffsets) {
+  const std::string_view msg = "  alpha\tbeta \r\n gamma\v\fdelta  ";
+  const std::vector<Token> tokens = Tok(msg);
+  ASSERT_EQ(tokens.size(), 4u);
+  EXPECT_EQ(tokens[0].offset, 2u);
+  EXPECT_EQ(tokens[0].length, 5u);
+  EXPECT_EQ(tokens[1].offset, 8u);
+  EXPECT_EQ(tokens[1].length, 4u);
+  EXPECT_EQ(tokens[2].offset, 16u);
+  EXPECT_EQ(tokens[2].length, 5u);
+  EXPECT_EQ(tokens[3].offset, 23u);
+  EXPECT_EQ(tokens[3].length, 5u);
+  EXPECT_EQ(Texts(msg, tokens), (std::vector<std::string>{"alpha", "beta", "gamma", "delta"}));
+}
+
+TEST(TokenizerSplitTest, PunctuationSeparatorsAreNotPartOfTokens) {
+  const std::string_view msg = "a, b; c=(d) [e] {f} \"g\" 'h' <i> j|k";
+  EXPECT_EQ(Texts(msg, Tok(msg)),
+            (std::vector<std::string>{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"}));
+}
+
+TEST(TokenizerSplitTest, KeyValueExposesTheValueAsItsOwnToken) {
+  const std::string_view msg = "status=200 user=\"alice\" rt=(0.25)";
+  const std::vector<Token> tokens = Tok(msg);
+  ASSERT_EQ(tokens.size(), 6u);
+  EXPECT_EQ(Texts(msg, tokens),
+            (std::vector<std::string>{"status", "200", "user", "alice", "rt", "0.25"}));
+  EXPECT_EQ(tokens[1].offset, 7u);
+  EXPECT_EQ(tokens[1].length, 3u);
+  EXPECT_EQ(tokens[1].cls, TokenClass::kInteger);
+  EXPECT_EQ(tokens[3].offset, 17u);
+  EXPECT_EQ(tokens[5].cls, TokenClass::kFloat);
+}
+
+TEST(TokenizerSplitTest, TrailingColonDotBangQuestionAreStripped) {
+  const std::string_view msg = "Error: disk full. Retry! Why? ok:. 10.0.0.1: done...";
+  const std::vector<Token> tokens = Tok(msg);
+  EXPECT_EQ(Texts(msg, tokens), (std::vector<std::string>{"Error", "disk", "full", "Retry", "Why",
+                                                          "ok", "10.0.0.1", "done"}));
+  EXPECT_EQ(tokens[0].offset, 0u);
+  EXPECT_EQ(tokens[0].length, 5u);
+  EXPECT_EQ(tokens[6].cls, TokenClass::kIPv4);
+  EXPECT_EQ(tokens[6].offset, 35u);
+  EXPECT_EQ(tokens[6].length, 8u);
+}
+
+TEST(TokenizerSplitTest, InnerPunctuationStaysInsideTheToken) {
+  const std::string_view msg = "nginx.service: a:b c.d 12:34:56";
+  EXPECT_EQ(Texts(msg, Tok(msg)),
+            (std::vector<std::string>{"nginx.service", "a:b", "c.d", "12:34:56"}));
+}
+
+TEST(TokenizerSplitTest, TokensMadeOnlyOfTrailingPunctuationAreDropped) {
+  const std::string_view msg = "start ... : ?! end";
+  const std::vector<Token> tokens = Tok(msg);
+  EXPECT_EQ(Texts(msg, tokens), (std::vector<std::string>{"start", "end"}));
+  ASSERT_EQ(tokens.size(), 2u);
+  EXPECT_EQ(tokens[1].offset, 15u);
+}
+
+TEST(TokenizerSplitTest, TemplateCanBeRebuiltFromOffsets) {
+  const std::string_view msg = "Accepted password for alice from 10.0.0.1 port 22 ssh2";
+  const std::vector<Token> tokens = Tok(msg);
+  std::string rebuilt;
+  std::size_t pos = 0;
+  for (const Token& t : tokens) {
+    rebuilt.append(msg.substr(pos, t.offset - pos));
+    rebuilt.append(msg.substr(t.offset, t.length));
+    pos = t.offset + t.length;
+  }
+  rebuilt.append(msg.substr(pos));
+  EXPECT_EQ(rebuilt, msg);
+  ASSERT_EQ(tokens.size(), 9u);
+  EXPECT_EQ(tokens[5].cls, TokenClass::kIPv4);
+  EXPECT_EQ(tokens[7].cls, TokenClass::kInteger);
+  EXPECT_EQ(tokens[8].cls, TokenClass::kDigitWord);
+}
+
+// --- classification ------------------------------------------------------------------------
+
+struct ClassCase {
+  const char* text;
+  TokenClass cls;
+};
+
+void ExpectClasses(const std::vector<ClassCase>& cases) {
+  for (const ClassCase& c : cases) {
+    EXPECT_EQ(TokenClassName(Tokenizer::Classify(c.text)), TokenClassName(c.cls))
+        << "token: " << c.text;
+  }
+}
+
+TEST(TokenizerClassifyTest, Words) {
+  ExpectClasses({{"hello", TokenClass::kWord},
+                 {"Mar", TokenClass::kWord},
+                 {"deadbeef", TokenClass::kWord},  // hex letters only, no digit
+                 {"/var/log/syslog", TokenClass::kWord},
+                 {"user@host", TokenClass::kWord},  // no dot after '@'
+                 {"-", TokenClass::kWord},
+                 {"", TokenClass::kWord}});
+}
+
+TEST(TokenizerClassifyTest, Integers) {
+  ExpectClasses({{"0", TokenClass::kInteger},
+                 {"42", TokenClass::kInteger},
+                 {"-7", TokenClass::kInteger},
+                 {"+3", TokenClass::kInteger},
+                 {"18446744073709551616", TokenClass::kInteger}});
+  EXPECT_NE(Tokenizer::Classify("4 2"), TokenClass::kInteger);
+  EXPECT_NE(Tokenizer::Classify("42a"), TokenClass::kInteger);
+  EXPECT_NE(Tokenizer::Classify("--7"), TokenClass::kInteger);
+}
+
+TEST(TokenizerClassifyTest, Floats) {
+  ExpectClasses({{"3.14", TokenClass::kFloat},
+                 {"-0.5", TokenClass::kFloat},
+                 {".5", TokenClass::kFloat},
+                 {"1e-3", TokenClass::kFloat},
+                 {"1e5", TokenClass::kFloat},
+                 {"2.5E+10", TokenClass::kFloat}});
+  EXPECT_EQ(Tokenizer::Classify("0.5s"), TokenClass::kDigitWord);  // a unit makes a shape
+  EXPECT_EQ(Tokenizer::Classify("5."), TokenClass::kDigitWord);
+  EXPECT_EQ(Tokenizer::Classify("1e"), TokenClass::kDigitWord);
+  EXPECT_EQ(Tokenizer::Classify("2.0.0"), TokenClass::kDigitWord);
+}
+
+TEST(TokenizerClassifyTest, Hex) {
+  ExpectClasses({{"0x1f", TokenClass::kHex},
+                 {"0XDEAD", TokenClass::kHex},
+                 {"deadbeef01", TokenClass::kHex},
+                 {"0123abcd", TokenClass::kHex},
+                 {"A1B2C3D4E5", TokenClass::kHex}});
+  EXPECT_EQ(Tokenizer::Classify("0xZZ"), TokenClass::kDigitWord);
+  EXPECT_EQ(Tokenizer::Classify("abc123"), TokenClass::kDigitWord);  // too short for hex
+  EXPECT_EQ(Tokenizer::Classify("deadbeef"), TokenClass::kWord);     // no digit
+}
+
+TEST(TokenizerClassifyTest, IPv4WithAndWithoutPort) {
+  ExpectClasses({{"10.0.0.1", TokenClass::kIPv4},
+                 {"255.255.255.255", TokenClass::kIPv4},
+                 {"0.0.0.0", TokenClass::kIPv4},
+                 {"10.0.0.1:8080", TokenClass::kIPv4},
+                 {"192.168.1.7:65535", TokenClass::kIPv4}});
+  EXPECT_NE(Tokenizer::Classify("999.1.1.1"), TokenClass::kIPv4);
+  EXPECT_NE(Tokenizer::Classify("10.0.0.256"), TokenClass::kIPv4);
+  EXPECT_NE(Tokenizer::Classify("1.2.3"), TokenClass::kIPv4);
+  EXPECT_NE(Tokenizer::Classify("1.2.3.4.5"), TokenClass::kIPv4);
+  EXPECT_NE(Tokenizer::Classify("1.2.3.4:123456"), TokenClass::kIPv4);  // port too long
+  EXPECT_NE(Tokenizer::Classify("1.2.3.4:http"), TokenClass::kIPv4);
+  // Invalid addresses are still variables, never words.
+  EXPECT_TRUE(IsVariableClass(Tokenizer::Classify("999.1.1.1")));
+}
+
+TEST(TokenizerClassifyTest, IPv6IncludingBracketedWithPort) {
+  ExpectClasses({{"fe80::1", TokenClass::kIPv6},
+                 {"::1", TokenClass::kIPv6},
+                 {"2001:db8::ff00:42:8329", TokenClass::kIPv6},
+                 {"2001:0db8:85a3:0000:0000:8a2e:0370:7334", TokenClass::kIPv6},
+                 {"::ffff:10.0.0.1", TokenClass::kIPv6},
+                 {"fe80::1%eth0", TokenClass::kIPv6},
+                 {"[::1]", TokenClass::kIPv6},
+                 {"[::1]:514", TokenClass::kIPv6},
+                 {"[fe80::1%eth0]:22", TokenClass::kIPv6}});
+  EXPECT_NE(Tokenizer::Classify("[::1]:ssh"), TokenClass::kIPv6);
+  EXPECT_NE(Tokenizer::Classify("[::1"), TokenClass::kIPv6);
+  EXPECT_NE(Tokenizer::Classify("fe80:1"), TokenClass::kIPv6);  // one colon
+  EXPECT_NE(Tokenizer::Classify("fe80::g1"), TokenClass::kIPv6);
+}
+
+TEST(TokenizerSplitTest, BracketedIPv6InAMessageIsSplitAtTheBrackets) {
+  // '[' and ']' are separators, so the bracketed form reaches Classify only without them:
+  // the address and the ":port" rest become two variable tokens.
+  const std::string_view msg = "listening on [::1]:514 now";
+  const std::vector<Token> tokens = Tok(msg);
+  EXPECT_EQ(Texts(msg, tokens),
+            (std::vector<std::string>{"listening", "on", "::1", ":514", "now"}));
+  ASSERT_EQ(tokens.size(), 5u);
+  EXPECT_EQ(tokens[2].cls, TokenClass::kIPv6);
+  EXPECT_EQ(tokens[2].offset, 14u);
+  EXPECT_TRUE(IsVariableClass(tokens[3].cls));
+}
+
+TEST(TokenizerClassifyTest, Mac) {
+  ExpectClasses({{"00:1a:2b:3c:4d:5e", TokenClass::kMac},
+                 {"00-1A-2B-3C-4D-5E", TokenClass::kMac},
+                 {"00:11:22:33:44:55", TokenClass::kMac}});
+  EXPECT_NE(Tokenizer::Classify("00:1a:2b:3c:4d"), TokenClass::kMac);
+  EXPECT_NE(Tokenizer::Classify("00:1a-2b:3c:4d:5e"), TokenClass::kMac);  // mixed separators
+  EXPECT_NE(Tokenizer::Classify("00:1g:2b:3c:4d:5e"), TokenClass::kMac);
+}
+
+TEST(TokenizerClassifyTest, Uuid) {
+  ExpectClasses({{"123e4567-e89b-12d3-a456-426614174000", TokenClass::kUuid},
+                 {"123E4567-E89B-12D3-A456-426614174000", TokenClass::kUuid}});
+  EXPECT_NE(Tokenizer::Classify("123e4567-e89b-12d3-a456-42661417400"), TokenClass::kUuid);
+  EXPECT_NE(Tokenizer::Classify("123e4567e89b-12d3-a456-4266141740000"), TokenClass::kUuid);
+  EXPECT_NE(Tokenizer::Classify("123e4567-e89b-12d3-a456-42661417400g"), TokenClass::kUuid);
+}
+
+TEST(TokenizerClassifyTest, DatesAndTimes) {
+  ExpectClasses({{"2024-03-01", TokenClass::kDateTime},
+                 {"2024/03/01", TokenClass::kDateTime},
+                 {"12:34", TokenClass::kDateTime},
+                 {"12:34:56.789", TokenClass::kDateTime},
+                 {"2024-03-01T00:00:00Z", TokenClass::kDateTime},
+                 {"2024-03-01T10:00:00.123+01:00", TokenClass::kDateTime}});
+  EXPECT_NE(Tokenizer::Classify("12-34"), TokenClass::kDateTime);  // one dash: no date shape
+  EXPECT_NE(Tokenizer::Classify("1:2"), TokenClass::kDateTime);    // too few digits
+  EXPECT_NE(Tokenizer::Classify("2024-03-01x"), TokenClass::kDateTime);
+}
+
+TEST(TokenizerClassifyTest, PathsHoldingDigits) {
+  ExpectClasses({{"/var/log/x.1", TokenClass::kPath},
+                 {"~/backup2", TokenClass::kPath},
+                 {"pts/3", TokenClass::kPath},
+                 {"HTTP/1.1", TokenClass::kPath},
+                 {"/dev/sda1", TokenClass::kPath}});
+  EXPECT_EQ(Tokenizer::Classify("/var/log/syslog"), TokenClass::kWord);
+}
+
+TEST(TokenizerClassifyTest, Urls) {
+  ExpectClasses({{"https://example.org:8443/x", TokenClass::kUrl},
+                 {"redis://10.0.0.5:6379", TokenClass::kUrl},
+                 {"s3://bkt-1a2b3c/daily/17.tar.gz", TokenClass::kUrl}});
+  EXPECT_NE(Tokenizer::Classify("http:/example1.org"), TokenClass::kUrl);
+}
+
+TEST(TokenizerClassifyTest, Email) {
+  ExpectClasses({{"user@example.org", TokenClass::kEmail},
+                 {"alice.smith+tag@mail.example.com", TokenClass::kEmail},
+                 {"bob7@example.org", TokenClass::kEmail}});
+  EXPECT_NE(Tokenizer::Classify("@example.org"), TokenClass::kEmail);  // nothing before '@'
+  EXPECT_NE(Tokenizer::Classify("user@host"), TokenClass::kEmail);
+  EXPECT_NE(Tokenizer::Classify("a@b.c/d1"), TokenClass::kEmail);  // a slash: not an address
+}
+
+TEST(TokenizerClassifyTest, HostPort) {
+  ExpectClasses({{"name.example.org:5070", TokenClass::kHostPort},
+                 {"host:80", TokenClass::kHostPort},
+                 {"db-01.internal:5432", TokenClass::kHostPort}});
+  EXPECT_NE(Tokenizer::Classify("host:123456"), TokenClass::kHostPort);
+  EXPECT_NE(Tokenizer::Classify("ho/st:80"), TokenClass::kHostPort);
+  EXPECT_NE(Tokenizer::Classify("host:8o"), TokenClass::kHostPort);
+}
+
+TEST(TokenizerClassifyTest, DigitWords) {
+  ExpectClasses({{"en0", TokenClass::kDigitWord},
+                 {"awdl0", TokenClass::kDigitWord},
+                 {"blk_-123", TokenClass::kDigitWord},
+                 {"x86_64", TokenClass::kDigitWord},
+                 {"ssh2", TokenClass::kDigitWord},
+                 {"v1.2.3", TokenClass::kDigitWord},
+                 {"999.1.1.1", TokenClass::kDigitWord}});
+}
+
+TEST(TokenizerClassifyTest, EveryClassHasADistinctName) {
+  std::vector<std::string_view> names;
+  for (int i = 0; i < static_cast<int>(TokenClass::kCount_); ++i) {
+    const std::string_view name = TokenClassName(static_cast<TokenClass>(i));
+    EXPECT_NE(name, "?");
+    for (std::string_view seen : names) EXPECT_NE(seen, name);
+    names.push_back(name);
+  }
+  EXPECT_EQ(TokenClassName(TokenClass::kCount_), "?");
+  EXPECT_FALSE(IsVariableClass(TokenClass::kWord));
+  EXPECT_TRUE(IsVariableClass(TokenClass::kDigitWord));
+}
+
+TEST(TokenizerSplitTest, TokenizeAssignsTheClassOfEachToken) {
+  const std::string_view msg =
+      "from 10.0.0.1:22 mac 00:1a:2b:3c:4d:5e id 123e4567-e89b-12d3-a456-426614174000 at "
+      "2024-03-01T00:00:00Z file /var/log/x.1 url https://x.org/1 mail a@b.org peer "
+      "db.example.org:5432 if en0 took 0.25 code 0x1f n 7";
+  const std::vector<Token> tokens = Tok(msg);
+  std::vector<std::pair<std::string, TokenClass>> got;
+  for (const Token& t : tokens) {
+    if (t.cls != TokenClass::kWord) got.emplace_back(msg.substr(t.offset, t.length), t.cls);
+  }
+  const std::vector<std::pair<std::string, TokenClass>> want = {
+      {"10.0.0.1:22", TokenClass::kIPv4},
+      {"00:1a:2b:3c:4d:5e", TokenClass::kMac},
+      {"123e4567-e89b-12d3-a456-426614174000", TokenClass::kUuid},
+      {"2024-03-01T00:00:00Z", TokenClass::kDateTime},
+      {"/var/log/x.1", TokenClass::kPath},
+      {"https://x.org/1", TokenClass::kUrl},
+      {"a@b.org", TokenClass::kEmail},
+      {"db.example.org:5432", TokenClass::kHostPort},
+      {"en0", TokenClass::kDigitWord},
+      {"0.25", TokenClass::kFloat},
+      {"0x1f", TokenClass::kHex},
+      {"7", TokenClass::kInteger}};
+  EXPECT_EQ(got, want);
+}
+
+// --- limits and hostile input --------------------------------------------------------------
+
+TEST(TokenizerLimitsTest, MaxTokensIsHonoured) {
+  std::string msg;
+  for (int i = 0; i < 50; ++i) msg += "w" + std::to_string(i) + " ";
+  EXPECT_EQ(Tok(msg, {.max_tokens = 10}).size(), 10u);
+  EXPECT_EQ(Tok(msg, {.max_tokens = 1}).size(), 1u);
+  EXPECT_EQ(Tok(msg, {.max_tokens = 0}).size(), 0u);
+  EXPECT_EQ(Tok(msg, {.max_tokens = 50}).size(), 50u);
+  EXPECT_EQ(Tok(msg, {.max_tokens = 1000}).size(), 50u);
+  // The kept tokens are the first ones.
+  const std::vector<Token> first3 = Tok(msg, {.max_tokens = 3});
+  EXPECT_EQ(Texts(msg, first3), (std::vector<std::string>{"w0", "w1", "w2"}));
+}
+
+TEST(TokenizerLimitsTest, DefaultMaxTokensIs128) {
+  std::string msg;
+  for (int i = 0; i < 300; ++i) msg += "x ";
+  EXPECT_EQ(Tokenizer().options().max_tokens, 128u);
+  EXPECT_EQ(Tok(msg).size(), 128u);
+}
+
+TEST(TokenizerHostileTest, EmptyAndWhiteSpaceOnly) {
+  EXPECT_TRUE(Tok("").empty());
+  EXPECT_TRUE(Tok(" ").empty());
+  EXPECT_TRUE(Tok(" \t\r\n\v\f  ,;=()[]{}\"'<>|").empty());
+}
+
+TEST(TokenizerHostileTest, NulBytesSeparateTokens) {
+  const std::string msg("ab\0cd\0\0ef", 9);
+  const std::vector<Token> tokens = Tok(msg);
+  EXPECT_EQ(Texts(msg, tokens), (std::vector<std::string>{"ab", "cd", "ef"}));
+  ExpectWellFormed(msg, tokens);
+  EXPECT_TRUE(Tok(std::string(64, '\0')).empty());
+}
+
+TEST(TokenizerHostileTest, InvalidUtf8IsKeptInsideTokens) {
+  const std::string msg = "bad \xff\xfe bytes \xc0\xaf caf\xc3\xa9 \xe2\x82";
+  const std::vector<Token> tokens = Tok(msg);
+  EXPECT_EQ(Texts(msg, tokens), (std::vector<std::string>{"bad", "\xff\xfe", "bytes", "\xc0\xaf",
+                                                          "caf\xc3\xa9", "\xe2\x82"}));
+  for (const Token& t : tokens) EXPECT_EQ(t.cls, TokenClass::kWord);
+  ExpectWellFormed(msg, tokens);
+}
+
+TEST(TokenizerHostileTest, AllByteValuesDoNotBreakTheInvariants) {
+  std::string msg;
+  for (int round = 0; round < 4; ++round) {
+    for (int c = 0; c < 256; ++c) msg += static_cast<char>((c * 37 + round) & 0xff);
+  }
+  std::vector<Token> tokens;
+  Tokenizer({.max_tokens = 100000}).Tokenize(msg, tokens);
+  ExpectWellFormed(msg, tokens);
+  EXPECT_FALSE(tokens.empty());
+}
+
+TEST(TokenizerHostileTest, OneMebibyteMessage) {
+  constexpr std::size_t kSize = 1 << 20;
+  std::string msg;
+  msg.reserve(kSize);
+  std::size_t count = 0, last_end = 0;
+  while (true) {
+    const std::string tok = "tok" + std::to_string(count);
+    if (msg.size() + tok.size() + 1 > kSize) break;
+    msg += tok;
+    last_end = msg.size();
+    msg += ' ';
+    ++count;
+  }
+  msg.resize(kSize, ' ');
+  std::vector<Token> tokens;
+  Tokenizer({.max_tokens = 1u << 20}).Tokenize(msg, tokens);
+  EXPECT_EQ(tokens.size(), count);
+  ExpectWellFormed(msg, tokens);
+  EXPECT_EQ(tokens.back().offset + tokens.back().length, last_end);
+  EXPECT_EQ(tokens[1000].cls, TokenClass::kDigitWord);
+  // The default limit still applies to a huge message.
+  EXPECT_EQ(Tok(msg).size(), 128u);
+  // One giant token.
+  const std::string giant(1 << 20, 'a');
+  const std::vector<Token> one = Tok(giant);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].length, 1u << 20);
+  EXPECT_EQ(one[0].cls, TokenClass::kWord);
+}
+
+TEST(TokenizerReuseTest, SecondCallWithTheSameLineDoesNotReallocate) {
+  const std::string_view msg = "Accepted password for alice from 10.0.0.1 port 22 ssh2";
+  const Tokenizer tokenizer;
+  std::vector<Token> tokens;
+  tokenizer.Tokenize(msg, tokens);
+  const Token* data = tokens.data();
+  const std::size_t capacity = tokens.capacity();
+  const std::size_t size = tokens.size();
+  tokenizer.Tokenize(msg, tokens);
+  EXPECT_EQ(tokens.data(), data);
+  EXPECT_EQ(tokens.capacity(), capacity);
+  EXPECT_EQ(tokens.size(), size);
+  // A shorter line reuses the same storage too, and the output is cleared first.
+  tokenizer.Tokenize("short line", tokens);
+  EXPECT_EQ(tokens.data(), data);
+  EXPECT_EQ(tokens.size(), 2u);
+}
+
+}  // namespace
+}  // namespace logfold

@@ -1,0 +1,975 @@
+// WindowMerger tests: first/summary events, window and max_hold timing, accounting, eviction,
+// scope, confirmation, annotate, reconfiguration, hostile input (events copied by a sink).
+#include "pipeline/window_merger.h"
+
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipeline/event.h"
+#include "pipeline/event_json.h"
+#include "pipeline/fingerprinter.h"
+#include "pipeline/log_record.h"
+#include "pipeline/tokenizer.h"
+
+namespace logfold {
+namespace {
+
+constexpr TimeUs kSec = 1'000'000;
+constexpr TimeUs kT0 = 1'709'251'200 * kSec;  // 2024-03-01T00:00:00Z
+
+// A deep copy of an Event.
+struct Rec {
+  EventKind kind;
+  SummaryReason reason;
+  bool closed;
+  std::uint64_t group_id;
+  std::uint64_t fingerprint;
+  std::string message;       // record->message ("" when no record)
+  std::string host;          // record->hostname
+  std::string last_message;  // last_record->message
+  std::string template_text;
+  std::uint64_t count;
+  std::uint64_t count_total;
+  TimeUs first_seen;
+  TimeUs last_seen;
+  std::vector<std::string> hosts;
+  bool hosts_truncated;
+  std::string json;  // AppendEventJson output
+};
+
+class RecordingSink : public EventSink {
+ public:
+  void OnEvent(const Event& e) override {
+    Rec r{e.kind,
+          e.reason,
+          e.closed,
+          e.group_id,
+          e.fingerprint,
+          e.record ? e.record->message : "",
+          e.record ? e.record->hostname : "",
+          e.last_record ? e.last_record->message : "",
+          std::string(e.template_text),
+          e.count,
+          e.count_total,
+          e.first_seen_us,
+          e.last_seen_us,
+          std::vector<std::string>(e.hosts.begin(), e.hosts.end()),
+          e.hosts_truncated,
+          {}};
+    AppendEventJson(e, r.json);
+    events.push_back(std::move(r));
+  }
+  std::vector<Rec> Take() {
+    std::vector<Rec> out;
+    out.swap(events);
+    return out;
+  }
+  std::vector<Rec> events;
+};
+
+// Owns a merger, a sink and a reused record; lines arrive with arrival time = now.
+class Harness {
+ public:
+  explicit Harness(MergerOptions options = {}) : merger(std::move(options)) {}
+
+  void Add(std::string_view message, TimeUs now, std::string_view host = "web01",
+           std::string_view app = "app") {
+    record.Clear();
+    record.message = message;
+    record.hostname = host;
+    record.app_name = app;
+    record.arrival_us = now;
+    record.raw = record.message;
+    merger.Add(record, now, sink);
+    ++added;
+  }
+  void Flush(TimeUs now) { merger.Flush(now, sink); }
+  void FlushAll() { merger.FlushAll(sink); }
+
+  WindowMerger merger;
+  RecordingSink sink;
+  LogRecord record;
+  std::uint64_t added = 0;
+};
+
+std::uint64_t Fingerprint(std::string_view message) {
+  std::vector<Token> tokens;
+  Tokenizer().Tokenize(message, tokens);
+  Fingerprinter fingerprinter;
+  return fingerprinter.Fingerprint(message, tokens);
+}
+
+// Checks the accounting invariant over all events seen and the per-group event sequences:
+// one first event per group, before anything else; summaries count lines since the previous
+// event of their group; nothing after a closing summary.
+void ExpectConsistent(const std::vector<Rec>& events, std::uint64_t lines_added) {
+  std::uint64_t total = 0;
+  struct GroupState {
+    std::uint64_t accounted = 0;
+    bool closed = false;
+  };
+  std::map<std::uint64_t, GroupState> groups;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const Rec& e = events[i];
+    GroupState& g = groups[e.group_id];
+    ASSERT_FALSE(g.closed) << "event " << i << " after its group closed";
+    if (e.kind == EventKind::kFirst) {
+      ASSERT_EQ(g.accounted, 0u) << "second first event for group, event " << i;
+      ASSERT_EQ(e.count_total, 1u);
+      g.accounted = 1;
+      ++total;
+    } else {
+      ASSERT_EQ(e.kind, EventKind::kSummary);
+      ASSERT_GT(g.accounted, 0u) << "summary before first, event " << i;
+      ASSERT_GT(e.count, 0u) << "empty summary, event " << i;
+      g.accounted += e.count;
+      ASSERT_EQ(e.count_total, g.accounted) << "event " << i;
+      ASSERT_LE(e.first_seen, e.last_seen);
+      g.closed = e.closed;
+      total += e.count;
+    }
+  }
+  EXPECT_EQ(total, lines_added);
+}
+
+// --- basics ----------------------------------------------------------------------------------
+
+TEST(WindowMergerTest, FirstEventAtOnceAndSummaryWhenTheWindowPasses) {
+  Harness h;
+  h.Add("worker 3 processed 17 items in 250 ms", kT0);
+  std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, EventKind::kFirst);
+  EXPECT_EQ(ev[0].message, "worker 3 processed 17 items in 250 ms");
+  EXPECT_EQ(ev[0].count_total, 1u);
+  EXPECT_EQ(ev[0].fingerprint, Fingerprint("worker 3 processed 17 items in 250 ms"));
+  const std::uint64_t id = ev[0].group_id;
+
+  constexpr int kN = 6;
+  for (int i = 1; i < kN; ++i) {
+    h.Add("worker " + std::to_string(i * 7) + " processed " + std::to_string(i * 100) +
+              " items in 250 ms",
+          kT0 + i * kSec);
+  }
+  EXPECT_TRUE(h.sink.events.empty()) << "near-duplicates must fold silently";
+  EXPECT_EQ(h.merger.open_groups(), 1u);
+  const TimeUs last = kT0 + (kN - 1) * kSec;
+  h.Flush(last + h.merger.options().window_us - 1);
+  EXPECT_TRUE(h.sink.events.empty());
+  h.Flush(last + h.merger.options().window_us);
+  ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 1u);
+  const Rec& s = ev[0];
+  EXPECT_EQ(s.kind, EventKind::kSummary);
+  EXPECT_EQ(s.reason, SummaryReason::kIdle);
+  EXPECT_TRUE(s.closed);
+  EXPECT_EQ(s.group_id, id);
+  EXPECT_EQ(s.count, kN - 1u);
+  EXPECT_EQ(s.count_total, kN + 0u);
+  EXPECT_EQ(s.first_seen, kT0);
+  EXPECT_EQ(s.last_seen, last);
+  EXPECT_EQ(s.template_text, "worker <*> processed <*> items in 250 ms");
+  EXPECT_EQ(s.message, "worker 3 processed 17 items in 250 ms");
+  EXPECT_EQ(s.last_message, "worker 35 processed 500 items in 250 ms");
+  EXPECT_EQ(h.merger.open_groups(), 0u);
+  const MergerStats& st = h.merger.stats();
+  EXPECT_EQ(st.lines, kN + 0u);
+  EXPECT_EQ(st.lines_merged, kN - 1u);
+  EXPECT_EQ(st.groups_opened, 1u);
+  EXPECT_EQ(st.groups_closed, 1u);
+  EXPECT_EQ(st.events_first, 1u);
+  EXPECT_EQ(st.events_summary, 1u);
+}
+
+TEST(WindowMergerTest, DifferentMessagesOpenDifferentGroups) {
+  Harness h;
+  h.Add("disk quota exceeded on volume 3", kT0);
+  h.Add("fan speed changed to 1200 rpm now", kT0 + 1);
+  h.Add("certificate for www will expire in 12 days", kT0 + 2);
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 3u);
+  std::set<std::uint64_t> ids;
+  for (const Rec& e : ev) {
+    EXPECT_EQ(e.kind, EventKind::kFirst);
+    ids.insert(e.group_id);
+  }
+  EXPECT_EQ(ids.size(), 3u);
+  EXPECT_EQ(h.merger.open_groups(), 3u);
+}
+
+TEST(WindowMergerTest, ExpiryBoundaryIsExactlyTheWindow) {
+  MergerOptions o;
+  o.window_us = 5 * kSec;
+  Harness h(o);
+  h.Add("job 1 done", kT0);
+  h.Add("job 2 done", kT0 + 2 * kSec);
+  h.sink.Take();
+  const TimeUs last = kT0 + 2 * kSec;
+  h.Flush(last + o.window_us - 1);  // idle for window - 1us: still open
+  EXPECT_EQ(h.merger.open_groups(), 1u);
+  EXPECT_TRUE(h.sink.events.empty());
+  h.Flush(last + o.window_us);  // idle for exactly window: closes
+  EXPECT_EQ(h.merger.open_groups(), 0u);
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].reason, SummaryReason::kIdle);
+  EXPECT_EQ(ev[0].count, 1u);
+  EXPECT_EQ(ev[0].count_total, 2u);
+}
+
+TEST(WindowMergerTest, LineArrivingExactlyAtTheWindowStartsANewGroup) {
+  MergerOptions o;
+  o.window_us = 5 * kSec;
+  Harness h(o);
+  h.Add("job 1 done", kT0);
+  h.Add("job 2 done", kT0 + o.window_us - 1);      // joins
+  h.Add("job 3 done", kT0 + 2 * o.window_us - 1);  // exactly window after the last: new group
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 3u);
+  EXPECT_EQ(ev[0].kind, EventKind::kFirst);
+  EXPECT_EQ(ev[1].kind, EventKind::kSummary);  // the old group closes first
+  EXPECT_EQ(ev[1].group_id, ev[0].group_id);
+  EXPECT_EQ(ev[1].count, 1u);
+  EXPECT_EQ(ev[2].kind, EventKind::kFirst);
+  EXPECT_EQ(ev[2].message, "job 3 done");
+  EXPECT_NE(ev[2].group_id, ev[0].group_id);
+}
+
+TEST(WindowMergerTest, SingleLineGroupClosesWithoutASummary) {
+  Harness h;
+  h.Add("lonely line here", kT0);
+  h.sink.Take();
+  h.Flush(kT0 + h.merger.options().window_us);
+  EXPECT_EQ(h.merger.open_groups(), 0u);
+  EXPECT_TRUE(h.sink.events.empty());
+  EXPECT_EQ(h.merger.stats().groups_closed, 1u);
+}
+
+TEST(WindowMergerTest, NextDeadline) {
+  MergerOptions o;
+  o.window_us = 10 * kSec;
+  o.max_hold_us = 60 * kSec;
+  Harness h(o);
+  EXPECT_EQ(h.merger.NextDeadline(), INT64_MAX);
+  h.Add("job 1 done", kT0);
+  EXPECT_EQ(h.merger.NextDeadline(), kT0 + 10 * kSec);
+  h.Add("job 2 done", kT0 + 3 * kSec);
+  EXPECT_EQ(h.merger.NextDeadline(), kT0 + 13 * kSec);
+  h.Add("another thing entirely", kT0 + 4 * kSec);
+  EXPECT_EQ(h.merger.NextDeadline(), kT0 + 13 * kSec);  // the least recently active group
+  // Nothing happens before the deadline; something does at it.
+  h.Flush(h.merger.NextDeadline() - 1);
+  EXPECT_EQ(h.merger.open_groups(), 2u);
+  h.Flush(h.merger.NextDeadline());
+  EXPECT_EQ(h.merger.open_groups(), 1u);
+  EXPECT_EQ(h.merger.NextDeadline(), kT0 + 14 * kSec);
+  h.FlushAll();
+  EXPECT_EQ(h.merger.NextDeadline(), INT64_MAX);
+}
+
+TEST(WindowMergerTest, NextDeadlineIncludesMaxHold) {
+  MergerOptions o;
+  o.window_us = 10 * kSec;
+  o.max_hold_us = 4 * kSec;
+  Harness h(o);
+  h.Add("job 1 done", kT0);
+  EXPECT_EQ(h.merger.NextDeadline(), kT0 + 4 * kSec);
+  h.Add("job 2 done", kT0 + 1 * kSec);
+  h.sink.Take();
+  h.Flush(kT0 + 4 * kSec - 1);
+  EXPECT_TRUE(h.sink.events.empty());
+  h.Flush(kT0 + 4 * kSec);
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].reason, SummaryReason::kMaxHold);
+  EXPECT_FALSE(ev[0].closed);
+  EXPECT_EQ(h.merger.NextDeadline(), kT0 + 8 * kSec);  // hold restarts at the summary
+}
+
+TEST(WindowMergerTest, MaxHoldSummariesWhileAStormContinues) {
+  MergerOptions o;
+  o.window_us = 10 * kSec;
+  o.max_hold_us = 60 * kSec;
+  Harness h(o);
+  constexpr int kLines = 200;
+  for (int i = 0; i < kLines; ++i) {
+    h.Add("GET /api/v1/items/" + std::to_string(i) + " took " + std::to_string(i % 17) + " ms",
+          kT0 + i * kSec);
+  }
+  h.Flush(kT0 + (kLines - 1) * kSec + o.window_us);
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 5u);
+  EXPECT_EQ(ev[0].kind, EventKind::kFirst);
+  const std::uint64_t expected_counts[] = {59, 60, 60};
+  const std::uint64_t expected_totals[] = {60, 120, 180};
+  for (int k = 0; k < 3; ++k) {
+    const Rec& s = ev[1 + k];
+    EXPECT_EQ(s.kind, EventKind::kSummary);
+    EXPECT_EQ(s.reason, SummaryReason::kMaxHold);
+    EXPECT_FALSE(s.closed);
+    EXPECT_EQ(s.group_id, ev[0].group_id);
+    EXPECT_EQ(s.count, expected_counts[k]);
+    EXPECT_EQ(s.count_total, expected_totals[k]);
+    EXPECT_EQ(s.first_seen, kT0);
+  }
+  EXPECT_EQ(ev[4].reason, SummaryReason::kIdle);
+  EXPECT_TRUE(ev[4].closed);
+  EXPECT_EQ(ev[4].count, 20u);
+  EXPECT_EQ(ev[4].count_total, 200u);
+  ExpectConsistent(ev, kLines);
+}
+
+TEST(WindowMergerTest, MaxHoldOfAQuietGroupEmitsNothing) {
+  MergerOptions o;
+  o.window_us = 10 * kSec;
+  o.max_hold_us = 10 * kSec;
+  Harness h(o);
+  for (int i = 0; i < 30; ++i) h.Add("tick " + std::to_string(i), kT0 + i * 5 * kSec);
+  h.FlushAll();
+  const std::vector<Rec> ev = h.sink.Take();
+  for (const Rec& e : ev) {
+    if (e.kind == EventKind::kSummary) {
+      EXPECT_GT(e.count, 0u);
+    }
+  }
+  ExpectConsistent(ev, 30);
+}
+
+// --- accounting ------------------------------------------------------------------------------
+
+TEST(WindowMergerTest, AccountingInvariantOverALongRandomizedRun) {
+  const std::vector<std::string> templates = {
+      "Accepted password for {w} from {ip} port {n} ssh2",
+      "worker {n} processed {n} items in {n} ms",
+      "GET /api/v1/users/{n} status {n} bytes {n}",
+      "disk {w} usage at {n} percent on /dev/sda{n}",
+      "connection from {ip} closed after {n} seconds",
+      "cache miss key=user:{n}:profile ttl={n}s",
+      "job {uuid} finished queue=default attempts={n}",
+      "kernel: eth{n}: link up, {n} Mbps",
+  };
+  const std::vector<std::string> words = {"alice", "bob", "carol", "root", "admin"};
+  const std::vector<std::string> hosts = {"web01", "db01"};
+  const std::vector<std::string> apps = {"sshd", "app"};
+  std::mt19937_64 rng(20240301);
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+
+  MergerOptions o;
+  o.window_us = 10 * kSec;
+  o.max_hold_us = 15 * kSec;
+  o.max_groups = 24;  // fewer than the template x host x app combinations: evictions
+  Harness h(o);
+  TimeUs now = kT0;
+  constexpr int kLines = 20000;
+  for (int i = 0; i < kLines; ++i) {
+    const std::uint64_t r = rng() % 1000;
+    if (r < 3) {
+      now += 3600 * kSec;  // a long silence
+    } else if (r < 8) {
+      now += 12 * kSec;  // longer than the window
+    } else if (r < 12) {
+      now -= 20 * kSec;  // the clock goes backwards
+    } else {
+      now += static_cast<TimeUs>(rng() % (kSec / 5));
+    }
+    std::string msg;
+    const std::string& t = templates[pick(templates.size())];
+    for (std::size_t p = 0; p < t.size();) {
+      if (t.compare(p, 3, "{n}") == 0) {
+        msg += std::to_string(rng() % 100000);
+        p += 3;
+      } else if (t.compare(p, 3, "{w}") == 0) {
+        msg += words[pick(words.size())];
+        p += 3;
+      } else if (t.compare(p, 4, "{ip}") == 0) {
+        msg += "10.0." + std::to_string(pick(4)) + "." + std::to_string(1 + pick(250));
+        p += 4;
+      } else if (t.compare(p, 6, "{uuid}") == 0) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%08llx-0000-4000-8000-%012llx",
+                      static_cast<unsigned long long>(rng() & 0xffffffffULL),
+                      static_cast<unsigned long long>(rng() & 0xffffffffffffULL));
+        msg += buf;
+        p += 6;
+      } else {
+        msg += t[p++];
+      }
+    }
+    h.Add(msg, now, hosts[pick(hosts.size())], apps[pick(apps.size())]);
+    EXPECT_LE(h.merger.open_groups(), o.max_groups);
+    if (rng() % 50 == 0) h.Flush(now + static_cast<TimeUs>(rng() % (20 * kSec)));
+  }
+  h.FlushAll();
+  const std::vector<Rec> ev = h.sink.Take();
+  ExpectConsistent(ev, kLines);
+  const MergerStats& st = h.merger.stats();
+  std::uint64_t firsts = 0, summaries = 0, evicted = 0, max_hold = 0;
+  for (const Rec& e : ev) {
+    if (e.kind == EventKind::kFirst) ++firsts;
+    if (e.kind == EventKind::kSummary) ++summaries;
+    if (e.kind == EventKind::kSummary && e.reason == SummaryReason::kEvicted) ++evicted;
+    if (e.kind == EventKind::kSummary && e.reason == SummaryReason::kMaxHold) ++max_hold;
+  }
+  EXPECT_EQ(st.lines, static_cast<std::uint64_t>(kLines));
+  EXPECT_EQ(st.events_first, firsts);
+  EXPECT_EQ(st.events_summary, summaries);
+  EXPECT_EQ(st.groups_opened, firsts);
+  EXPECT_EQ(st.groups_closed, st.groups_opened);
+  EXPECT_EQ(st.lines_merged + st.groups_opened, st.lines);
+  EXPECT_EQ(h.merger.open_groups(), 0u);
+  EXPECT_GT(st.clock_backwards, 0u);
+  EXPECT_GT(st.groups_evicted, 0u);
+  EXPECT_GE(st.groups_evicted, evicted);
+  EXPECT_GT(max_hold, 0u);
+  EXPECT_GT(st.lines_merged, st.lines / 2) << "the run should fold most lines";
+}
+
+// --- time going backwards --------------------------------------------------------------------
+
+TEST(WindowMergerTest, ClockGoingBackwardsIsCountedAndLosesNothing) {
+  MergerOptions o;
+  o.window_us = 10 * kSec;
+  Harness h(o);
+  h.Add("job 1 done", kT0 + 100 * kSec);
+  h.Add("job 2 done", kT0 + 50 * kSec);  // earlier than the latest time seen
+  EXPECT_EQ(h.merger.stats().clock_backwards, 1u);
+  h.Flush(kT0);
+  EXPECT_EQ(h.merger.stats().clock_backwards, 2u);
+  EXPECT_EQ(h.merger.open_groups(), 1u);
+  h.sink.Take();
+  // The backwards line counted as arriving at the latest time: the window runs from there.
+  h.Flush(kT0 + 110 * kSec - 1);
+  EXPECT_TRUE(h.sink.events.empty());
+  h.Flush(kT0 + 110 * kSec);
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].count, 1u);
+  EXPECT_EQ(ev[0].count_total, 2u);
+  EXPECT_EQ(ev[0].first_seen, kT0 + 50 * kSec);  // event times are kept as they were
+  EXPECT_EQ(ev[0].last_seen, kT0 + 100 * kSec);
+}
+
+TEST(WindowMergerTest, ClockJumpingFarBackAndForthKeepsAccounting) {
+  Harness h;
+  const TimeUs times[] = {kT0, 0, kT0 + kSec, -kT0, kT0 + 2 * kSec, kT0 + 3600 * kSec, kT0};
+  int i = 0;
+  for (TimeUs t : times) h.Add("request " + std::to_string(i++) + " handled", t);
+  h.FlushAll();
+  ExpectConsistent(h.sink.Take(), 7);
+  EXPECT_EQ(h.merger.stats().clock_backwards, 3u);
+}
+
+// --- eviction --------------------------------------------------------------------------------
+
+TEST(WindowMergerTest, MaxGroupsEvictsTheLeastRecentlyActive) {
+  MergerOptions o;
+  o.max_groups = 3;
+  Harness h(o);
+  h.Add("disk quota exceeded on volume 3", kT0);                 // A
+  h.Add("fan speed changed to 1200 rpm now", kT0 + 1);           // B
+  h.Add("certificate for www will expire in 12 days", kT0 + 2);  // C
+  h.Add("fan speed changed to 1300 rpm now", kT0 + 3);           // B joins
+  h.Add("disk quota exceeded on volume 4", kT0 + 4);             // A joins: LRU is C, B, A
+  std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 3u);
+  const std::uint64_t id_a = ev[0].group_id, id_b = ev[1].group_id;
+
+  h.Add("backup of share home completed in 17 minutes flat", kT0 + 5);  // D evicts C (silent)
+  ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, EventKind::kFirst);
+  EXPECT_EQ(h.merger.stats().groups_evicted, 1u);
+  EXPECT_EQ(h.merger.open_groups(), 3u);
+
+  h.Add("temperature sensor 4 reads 71 C", kT0 + 6);  // E evicts B, which has a line to report
+  ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].kind, EventKind::kSummary);
+  EXPECT_EQ(ev[0].reason, SummaryReason::kEvicted);
+  EXPECT_TRUE(ev[0].closed);
+  EXPECT_EQ(ev[0].group_id, id_b);
+  EXPECT_EQ(ev[0].count, 1u);
+  EXPECT_EQ(ev[1].kind, EventKind::kFirst);
+  EXPECT_EQ(h.merger.stats().groups_evicted, 2u);
+
+  // A is still open: its near-duplicate joins it instead of opening a group.
+  h.Add("disk quota exceeded on volume 5", kT0 + 7);
+  EXPECT_TRUE(h.sink.events.empty());
+  h.FlushAll();
+  ev = h.sink.Take();
+  bool saw_a = false;
+  for (const Rec& e : ev) {
+    EXPECT_EQ(e.reason, SummaryReason::kShutdown);
+    if (e.group_id == id_a) {
+      saw_a = true;
+      EXPECT_EQ(e.count_total, 3u);
+    }
+  }
+  EXPECT_TRUE(saw_a);
+}
+
+// --- scope -----------------------------------------------------------------------------------
+
+TEST(WindowMergerTest, DefaultScopeKeepsHostsAndAppsApart) {
+  Harness h;
+  h.Add("job 1 done", kT0, "web01", "app");
+  h.Add("job 2 done", kT0 + 1, "web02", "app");
+  h.Add("job 3 done", kT0 + 2, "web01", "other");
+  h.Add("job 4 done", kT0 + 3, "web01", "app");  // joins the first
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 3u);
+  EXPECT_EQ(ev[1].host, "web02");
+  EXPECT_EQ(h.merger.open_groups(), 3u);
+  h.FlushAll();
+  const std::vector<Rec> sums = h.sink.Take();
+  ASSERT_EQ(sums.size(), 1u);
+  EXPECT_EQ(sums[0].group_id, ev[0].group_id);
+  EXPECT_TRUE(sums[0].hosts.empty());  // host in scope: no host list
+}
+
+TEST(WindowMergerTest, EmptyScopeMergesAcrossHostsAndListsThemBounded) {
+  MergerOptions o;
+  o.scope = {};
+  o.max_summary_hosts = 3;
+  Harness h(o);
+  const std::vector<std::string> hosts = {"h1", "h2", "h1", "h3", "h2", "h4", "h5"};
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    h.Add("job " + std::to_string(i) + " done", kT0 + static_cast<TimeUs>(i), hosts[i],
+          i % 2 ? "a" : "b");
+  }
+  EXPECT_EQ(h.merger.open_groups(), 1u);
+  h.FlushAll();
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 2u);
+  const Rec& s = ev[1];
+  EXPECT_EQ(s.count, 6u);
+  EXPECT_EQ(s.hosts, (std::vector<std::string>{"h1", "h2", "h3"}));
+  EXPECT_TRUE(s.hosts_truncated);
+  const nlohmann::json j = nlohmann::json::parse(s.json);
+  EXPECT_EQ(j.at("hosts"), nlohmann::json::array({"h1", "h2", "h3"}));
+  EXPECT_EQ(j.at("hosts_truncated"), true);
+  EXPECT_FALSE(j.contains("host"));
+}
+
+TEST(WindowMergerTest, EmptyScopeHostListNotTruncatedWhenItFits) {
+  MergerOptions o;
+  o.scope = {};
+  Harness h(o);
+  h.Add("job 1 done", kT0, "h1");
+  h.Add("job 2 done", kT0 + 1, "h2");
+  h.Add("job 3 done", kT0 + 2, "h1");
+  h.FlushAll();
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[1].hosts, (std::vector<std::string>{"h1", "h2"}));
+  EXPECT_FALSE(ev[1].hosts_truncated);
+}
+
+// --- confirmation ----------------------------------------------------------------------------
+
+std::size_t GroupsFor(const std::vector<std::string>& lines, MergerOptions o = {}) {
+  Harness h(std::move(o));
+  TimeUs t = kT0;
+  for (const std::string& line : lines) h.Add(line, t++);
+  return h.merger.stats().groups_opened;
+}
+
+TEST(WindowMergerTest, ProtectedWordsPreventMerges) {
+  EXPECT_EQ(GroupsFor({"Service started", "Service stopped"}), 2u);
+  // Here the changed word follows '=' (a value context) among many agreeing words, so only
+  // its protection keeps the lines apart.
+  const std::vector<std::string> lines = {"backup job state=started for volume data on node alpha",
+                                          "backup job state=stopped for volume data on node alpha"};
+  EXPECT_EQ(GroupsFor(lines), 2u);
+  MergerOptions unprotected;
+  unprotected.protected_words = {};
+  EXPECT_EQ(GroupsFor(lines, unprotected), 1u);
+  // Custom words, compared case-insensitively.
+  const std::vector<std::string> roles = {"replica role=primary for shard users on node alpha",
+                                          "replica role=standby for shard users on node alpha"};
+  EXPECT_EQ(GroupsFor(roles), 1u);
+  MergerOptions custom;
+  custom.protected_words = {"PRIMARY"};
+  EXPECT_EQ(GroupsFor(roles, custom), 2u);
+}
+
+TEST(WindowMergerTest, WordChangeMergesOnlyInAValueContext) {
+  Harness h;
+  h.Add("Accepted password for alice from 10.0.0.1 port 22 ssh2", kT0);
+  h.Add("Accepted password for bob from 10.0.0.1 port 22 ssh2", kT0 + 1);
+  EXPECT_EQ(h.merger.stats().groups_opened, 1u);
+  h.FlushAll();
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[1].template_text, "Accepted password for <*> from 10.0.0.1 port 22 ssh2");
+
+  EXPECT_EQ(GroupsFor({"connection open through proxy gw.example.org:5070 HTTPS",
+                       "connection open through proxy gw.example.org:5070 SOCKS5"}),
+            2u);
+  EXPECT_EQ(
+      GroupsFor({"relay session uses cipher chacha now", "relay session uses cipher aes now"}), 2u);
+  EXPECT_EQ(
+      GroupsFor({"relay session uses cipher=chacha now", "relay session uses cipher=aes now"}), 1u);
+  EXPECT_EQ(GroupsFor({"relay session uses cipher \"chacha\" now",
+                       "relay session uses cipher \"aes\" now"}),
+            1u);
+}
+
+TEST(WindowMergerTest, DigitWordsMustKeepTheirLetters) {
+  EXPECT_EQ(GroupsFor({"link en0 is up", "link en1 is up"}), 1u);
+  EXPECT_EQ(GroupsFor({"link en0 is up", "link awdl0 is up"}), 2u);
+  EXPECT_EQ(GroupsFor({"read blk_-123 from disk", "read blk_4567 from disk"}), 1u);
+}
+
+TEST(WindowMergerTest, ConfirmFalseBehavesAsPlainSimHash) {
+  const std::string a = "connection open through proxy gw.example.org:5070 HTTPS";
+  const std::string b = "connection open through proxy gw.example.org:5070 SOCKS5";
+  const int d = HammingDistance(Fingerprint(a), Fingerprint(b));
+  ASSERT_GT(d, 0);
+  ASSERT_LE(d, 31);
+  MergerOptions plain;
+  plain.confirm = false;
+  plain.max_distance = d;
+  EXPECT_EQ(GroupsFor({a, b}, plain), 1u);  // within distance: joined, whatever differs
+  plain.max_distance = d - 1;
+  EXPECT_EQ(GroupsFor({a, b}, plain), 2u);  // one bit too far
+  MergerOptions confirmed;
+  confirmed.max_distance = d;
+  EXPECT_EQ(GroupsFor({a, b}, confirmed), 2u);
+
+  // Confirmation finds same-shape groups beyond max_distance; plain SimHash does not.
+  const std::string c = "Accepted password for alice from 10.0.0.1 port 22 ssh2";
+  const std::string e = "Accepted password for bob from 10.0.0.1 port 22 ssh2";
+  ASSERT_GT(HammingDistance(Fingerprint(c), Fingerprint(e)), 4);
+  EXPECT_EQ(GroupsFor({c, e}), 1u);
+  MergerOptions plain4;
+  plain4.confirm = false;
+  EXPECT_EQ(GroupsFor({c, e}, plain4), 2u);
+}
+
+TEST(WindowMergerTest, ConfirmFalseJoinsLinesOfDifferentLength) {
+  MergerOptions plain;
+  plain.confirm = false;
+  plain.max_distance = 31;
+  Harness h(plain);
+  const std::string a = "alpha beta gamma delta epsilon zeta eta theta iota kappa";
+  const std::string b = a + " lambda";
+  ASSERT_LE(HammingDistance(Fingerprint(a), Fingerprint(b)), 31);
+  h.Add(a, kT0);
+  h.Add(b, kT0 + 1);
+  EXPECT_EQ(h.merger.stats().groups_opened, 1u);
+  EXPECT_EQ(GroupsFor({a, b}), 2u);  // confirmation needs the same token count
+}
+
+TEST(WindowMergerTest, ABareWordChangeNeedsEightAgreeingWords) {
+  // Outside a value context one changed word is accepted only with >= 8 agreeing words.
+  EXPECT_EQ(GroupsFor({"alpha beta gamma delta epsilon zeta eta theta iota",
+                       "alpha beta gamma delta omega zeta eta theta iota"}),
+            1u);
+  EXPECT_EQ(GroupsFor({"alpha beta gamma delta epsilon zeta eta theta",
+                       "alpha beta gamma delta omega zeta eta theta"}),
+            2u);
+  // Two changed words outside a value context never merge, however long the line.
+  EXPECT_EQ(GroupsFor({"alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu",
+                       "alpha beta gamma omega epsilon zeta eta theta iota kappa lambda nu"}),
+            2u);
+}
+
+TEST(WindowMergerTest, LinesOfNearbyLengthAlignOnAMultiTokenVariable) {
+  Harness h;
+  h.Add("sent 0 bytes to peer alpha", kT0);
+  h.Add("sent 1190 bytes (1.16 KB) to peer alpha", kT0 + 1);
+  EXPECT_EQ(h.merger.stats().groups_opened, 1u);
+  EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kBucket);
+  h.FlushAll();
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[1].count_total, 2u);
+  // The extra tokens show as a gap after "bytes".
+  EXPECT_NE(ev[1].template_text.find("bytes <*> to peer alpha"), std::string::npos)
+      << ev[1].template_text;
+  // Extra tokens at one end are another message's field, not a variable.
+  EXPECT_EQ(GroupsFor({"job done ok", "job done ok user=alice"}), 2u);
+  // Up to 6 tokens more or fewer are aligned; 7 are too many.
+  EXPECT_EQ(GroupsFor({"sent 0 bytes to peer alpha", "sent 1 2 3 4 5 6 7 bytes to peer alpha"}),
+            1u);
+  EXPECT_EQ(GroupsFor({"sent 0 bytes to peer alpha", "sent 1 2 3 4 5 6 7 8 bytes to peer alpha"}),
+            2u);
+}
+
+TEST(WindowMergerTest, LastDecisionExplainsThePath) {
+  Harness h;
+  h.Add("job 1 done", kT0);
+  EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kNew);
+  EXPECT_EQ(h.merger.last_decision().fingerprint, Fingerprint("job 1 done"));
+  h.Add("job 2 done", kT0 + 1);
+  const MergeDecision& d = h.merger.last_decision();
+  EXPECT_EQ(d.path, MergeDecision::kExact);
+  EXPECT_EQ(d.group_id, h.sink.events.at(0).group_id);
+  EXPECT_EQ(d.distance, 0);
+  EXPECT_FALSE(d.reason.empty());
+  h.Add("Accepted password for alice from 10.0.0.1 port 22 ssh2", kT0 + 2);
+  h.Add("Accepted password for bob from 10.0.0.1 port 22 ssh2", kT0 + 3);
+  EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kBucket);
+  EXPECT_GT(h.merger.last_decision().distance, 0);
+  h.Add("Service started", kT0 + 4);
+  h.Add("Service stopped", kT0 + 5);
+  EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kNew);
+  EXPECT_GE(h.merger.last_decision().candidates, 1u);
+  EXPECT_EQ(h.merger.last_decision().reason, "a protected word differs");
+}
+
+TEST(WindowMergerTest, ScopeHashFollowsTheScopeFields) {
+  LogRecord a, b;
+  a.hostname = "web01";
+  a.app_name = "sshd";
+  b = a;
+  const std::vector<ScopeField> host_app = {ScopeField::kHost, ScopeField::kApp};
+  EXPECT_EQ(ScopeHash(a, host_app), ScopeHash(b, host_app));
+  b.hostname = "web02";
+  EXPECT_NE(ScopeHash(a, host_app), ScopeHash(b, host_app));
+  EXPECT_EQ(ScopeHash(a, {ScopeField::kApp}), ScopeHash(b, {ScopeField::kApp}));
+  EXPECT_EQ(ScopeHash(a, {}), ScopeHash(b, {}));
+  b = a;
+  b.severity = 3;
+  EXPECT_EQ(ScopeHash(a, host_app), ScopeHash(b, host_app));
+  EXPECT_NE(ScopeHash(a, {ScopeField::kSeverity}), ScopeHash(b, {ScopeField::kSeverity}));
+  // A field's value does not leak into another field's slot.
+  LogRecord c, d;
+  c.hostname = "x";
+  d.app_name = "x";
+  EXPECT_NE(ScopeHash(c, host_app), ScopeHash(d, host_app));
+}
+
+// --- annotate --------------------------------------------------------------------------------
+
+TEST(WindowMergerTest, AnnotateEmitsExactlyOneEventPerLineInOrder) {
+  MergerOptions o;
+  o.annotate = true;
+  o.window_us = 10 * kSec;
+  o.max_hold_us = 20 * kSec;
+  Harness h(o);
+  std::vector<std::string> lines;
+  for (int i = 0; i < 60; ++i) {
+    if (i % 3 == 0) {
+      lines.push_back("worker " + std::to_string(i) + " processed " + std::to_string(i * 3));
+    } else if (i % 3 == 1) {
+      lines.push_back("Accepted password for root from 10.0.0." + std::to_string(i));
+    } else {
+      lines.push_back("unique message number " + std::string(1, static_cast<char>('a' + i % 26)) +
+                      "x" + std::string(1, static_cast<char>('a' + i / 26)));
+    }
+  }
+  std::map<std::uint64_t, std::uint64_t> totals;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    h.Add(lines[i], kT0 + static_cast<TimeUs>(i) * kSec);
+    const std::vector<Rec> ev = h.sink.Take();
+    ASSERT_EQ(ev.size(), 1u) << "line " << i;
+    EXPECT_EQ(ev[0].kind, EventKind::kAnnotate);
+    EXPECT_EQ(ev[0].message, lines[i]);
+    EXPECT_FALSE(ev[0].template_text.empty());
+    EXPECT_EQ(ev[0].count_total, ++totals[ev[0].group_id]);
+    const nlohmann::json j = nlohmann::json::parse(ev[0].json);
+    EXPECT_EQ(j.at("cluster_id"), j.at("group_id"));
+  }
+  h.Flush(kT0 + 1000 * kSec);
+  h.FlushAll();
+  EXPECT_TRUE(h.sink.events.empty());
+  const MergerStats& st = h.merger.stats();
+  EXPECT_EQ(st.events_annotate, lines.size());
+  EXPECT_EQ(st.events_first, 0u);
+  EXPECT_EQ(st.events_summary, 0u);
+  // Lines of one template share a group: fewer groups than lines.
+  EXPECT_LT(totals.size(), lines.size());
+  EXPECT_EQ(totals.size(), st.groups_opened);
+}
+
+// --- shutdown and reconfiguration ------------------------------------------------------------
+
+TEST(WindowMergerTest, FlushAllClosesEverythingWithReasonShutdown) {
+  Harness h;
+  h.Add("job 1 done", kT0);
+  h.Add("job 2 done", kT0 + 1);
+  h.Add("disk quota exceeded on volume 3", kT0 + 2);
+  h.Add("disk quota exceeded on volume 4", kT0 + 3);
+  h.Add("disk quota exceeded on volume 5", kT0 + 4);
+  h.Add("a line that stays alone", kT0 + 5);
+  h.sink.Take();
+  h.FlushAll();
+  EXPECT_EQ(h.merger.open_groups(), 0u);
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 2u);  // the lone line has nothing to report
+  for (const Rec& e : ev) {
+    EXPECT_EQ(e.kind, EventKind::kSummary);
+    EXPECT_EQ(e.reason, SummaryReason::kShutdown);
+    EXPECT_TRUE(e.closed);
+  }
+  EXPECT_EQ(ev[0].count + ev[1].count, 3u);
+  EXPECT_EQ(h.merger.stats().groups_closed, 3u);
+  h.FlushAll();  // idempotent
+  EXPECT_TRUE(h.sink.events.empty());
+}
+
+TEST(WindowMergerTest, ReconfigureWindowOnlyKeepsOpenGroups) {
+  MergerOptions o;
+  o.window_us = 10 * kSec;
+  o.max_hold_us = 60 * kSec;
+  Harness h(o);
+  h.Add("job 1 done", kT0);
+  h.Add("job 2 done", kT0 + kSec);
+  const std::uint64_t id = h.sink.Take()[0].group_id;
+  MergerOptions changed = o;
+  changed.window_us = 30 * kSec;
+  changed.max_hold_us = 90 * kSec;
+  h.merger.Reconfigure(changed, h.sink);
+  EXPECT_TRUE(h.sink.events.empty());
+  EXPECT_EQ(h.merger.open_groups(), 1u);
+  EXPECT_EQ(h.merger.options().window_us, 30 * kSec);
+  // 20 s later: past the old window, within the new one, so the line still joins.
+  h.Add("job 3 done", kT0 + 21 * kSec);
+  EXPECT_TRUE(h.sink.events.empty());
+  EXPECT_EQ(h.merger.NextDeadline(), kT0 + 51 * kSec);
+  h.Flush(kT0 + 51 * kSec);
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].group_id, id);
+  EXPECT_EQ(ev[0].count_total, 3u);
+}
+
+TEST(WindowMergerTest, ReconfigureShorterWindowClosesWhatIsNowDue) {
+  MergerOptions o;
+  o.window_us = 60 * kSec;
+  o.max_hold_us = 60 * kSec;
+  Harness h(o);
+  h.Add("job 1 done", kT0);
+  h.Add("job 2 done", kT0 + kSec);
+  h.Add("zzz other", kT0 + 20 * kSec);
+  h.sink.Take();
+  MergerOptions changed = o;
+  changed.window_us = 10 * kSec;
+  h.merger.Reconfigure(changed, h.sink);
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].reason, SummaryReason::kIdle);
+  EXPECT_EQ(ev[0].count_total, 2u);
+  EXPECT_EQ(h.merger.open_groups(), 1u);  // "zzz other" arrived at the latest time seen
+}
+
+TEST(WindowMergerTest, ReconfigureScopeFlushesOpenGroups) {
+  Harness h;
+  h.Add("job 1 done", kT0);
+  h.Add("job 2 done", kT0 + 1);
+  h.Add("lonely line", kT0 + 2);
+  const std::uint64_t id = h.sink.Take()[0].group_id;
+  MergerOptions changed;
+  changed.scope = {ScopeField::kApp};
+  h.merger.Reconfigure(changed, h.sink);
+  EXPECT_EQ(h.merger.open_groups(), 0u);
+  std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].reason, SummaryReason::kShutdown);
+  EXPECT_EQ(ev[0].group_id, id);
+  EXPECT_EQ(ev[0].count, 1u);
+  // The next line opens a new group under the new scope, with a fresh id.
+  h.Add("job 3 done", kT0 + 3);
+  ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, EventKind::kFirst);
+  EXPECT_NE(ev[0].group_id, id);
+}
+
+TEST(WindowMergerTest, ReconfigureLowerMaxGroupsEvicts) {
+  Harness h;
+  h.Add("disk quota exceeded on volume 3", kT0);
+  h.Add("fan speed changed to 1200 rpm now", kT0 + 1);
+  h.Add("fan speed changed to 1300 rpm now", kT0 + 2);
+  h.Add("certificate for www will expire in 12 days", kT0 + 3);
+  h.sink.Take();
+  MergerOptions changed;
+  changed.max_groups = 1;
+  h.merger.Reconfigure(changed, h.sink);
+  EXPECT_EQ(h.merger.open_groups(), 1u);
+  EXPECT_EQ(h.merger.stats().groups_evicted, 2u);
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 1u);  // only the fan group had lines to report
+  EXPECT_EQ(ev[0].reason, SummaryReason::kEvicted);
+}
+
+TEST(WindowMergerTest, GroupIdsDependOnTheSeed) {
+  MergerOptions a, b;
+  a.id_seed = 1;
+  b.id_seed = 2;
+  Harness ha(a), hb(b);
+  ha.Add("job 1 done", kT0);
+  hb.Add("job 1 done", kT0);
+  EXPECT_NE(ha.sink.events.at(0).group_id, hb.sink.events.at(0).group_id);
+  EXPECT_EQ(ha.sink.events.at(0).fingerprint, hb.sink.events.at(0).fingerprint);
+}
+
+// --- hostile input ---------------------------------------------------------------------------
+
+TEST(WindowMergerTest, HostileLinesAreProcessedAndAccounted) {
+  std::string big;
+  big.reserve(1 << 20);
+  for (int i = 0; big.size() < (1u << 20); ++i) big += "word" + std::to_string(i % 97) + " x ";
+  big.resize(1 << 20);
+  std::string big_variant = big;
+  big_variant[3] = '9';  // a different number at the front
+  const std::vector<std::string> lines = {
+      "",
+      "",
+      std::string("\0\0\0", 3),
+      std::string("abc\0def 12", 10),
+      std::string("abc\0def 13", 10),
+      "bad \xff\xfe utf8 \xc3",
+      "bad \xff\xfe utf8 \xc3",
+      "\"quoted\\ \x01\x1b control",
+      big,
+      big_variant,
+      std::string(1 << 20, 'a'),
+      std::string(1 << 20, ' '),
+  };
+  for (const bool annotate : {false, true}) {
+    MergerOptions o;
+    o.annotate = annotate;
+    Harness h(o);
+    TimeUs t = kT0;
+    for (const std::string& line : lines) h.Add(line, t += kSec, std::string("h\xff\0", 3));
+    h.FlushAll();
+    const std::vector<Rec> ev = h.sink.Take();
+    for (const Rec& e : ev) {
+      EXPECT_TRUE(nlohmann::json::accept(e.json)) << e.json.substr(0, 200);
+    }
+    if (annotate) {
+      EXPECT_EQ(ev.size(), lines.size());
+    } else {
+      ExpectConsistent(ev, lines.size());
+    }
+    EXPECT_EQ(h.merger.stats().lines, lines.size());
+    EXPECT_EQ(h.merger.open_groups(), 0u);
+  }
+}
+
+TEST(WindowMergerTest, MemoryUsageGrowsWithOpenGroups) {
+  Harness h;
+  const std::size_t empty = h.merger.MemoryUsage();
+  for (int i = 0; i < 200; ++i) {
+    std::string msg = "message kind";
+    for (int k = i; k > 0; k /= 26) msg += " " + std::string(1, static_cast<char>('a' + k % 26));
+    h.Add(msg + " tail" + std::string(static_cast<std::size_t>(i % 7), 'z'), kT0 + i);
+  }
+  EXPECT_GT(h.merger.open_groups(), 100u);
+  EXPECT_GT(h.merger.MemoryUsage(), empty + h.merger.open_groups() * 100);
+}
+
+}  // namespace
+}  // namespace logfold
