@@ -2,8 +2,7 @@
 // JSON (invalid UTF-8 is replaced), and never allocates per field.
 #include "pipeline/event_json.h"
 
-#include <cstdio>
-#include <ctime>
+#include <charconv>
 
 namespace logfold {
 namespace {
@@ -43,14 +42,33 @@ void AppendKey(std::string_view key, std::string& out) {
 
 void AppendUint(std::uint64_t v, std::string& out) {
   char buf[24];
-  int n = std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
-  out.append(buf, static_cast<std::size_t>(n));
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
 }
 
 void AppendInt(std::int64_t v, std::string& out) {
   char buf[24];
-  int n = std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-  out.append(buf, static_cast<std::size_t>(n));
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void PutDigits(char* p, std::int64_t v, int width) {
+  for (int i = width - 1; i >= 0; --i, v /= 10) p[i] = static_cast<char>('0' + v % 10);
+}
+
+// Days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's civil_from_days), so
+// formatting needs neither gmtime nor printf on the hot path.
+void CivilFromDays(std::int64_t z, std::int64_t& y, int& m, int& d) {
+  z += 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const std::int64_t doe = z - era * 146097;
+  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  y = yoe + era * 400;
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const std::int64_t mp = (5 * doy + 2) / 153;
+  d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
+  m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
+  if (m <= 2) ++y;
 }
 
 void AppendStringField(std::string_view key, std::string_view value, std::string& out) {
@@ -181,14 +199,21 @@ void AppendJsonTime(TimeUs us, std::string& out) {
   std::int64_t secs = us / 1'000'000;
   std::int64_t frac = us % 1'000'000;
   if (frac < 0) frac += 1'000'000, secs -= 1;
-  const std::time_t t = static_cast<std::time_t>(secs);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[40];
-  int n = std::snprintf(buf, sizeof buf, "\"%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ\"",
-                        tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-                        tm.tm_sec, static_cast<long long>(frac));
-  out.append(buf, static_cast<std::size_t>(n));
+  std::int64_t days = secs / 86400, rem = secs % 86400;
+  if (rem < 0) rem += 86400, days -= 1;
+  std::int64_t year;
+  int month, day;
+  CivilFromDays(days, year, month, day);
+  if (year < 0 || year > 9999) year = year < 0 ? 0 : 9999;  // RFC 3339 has 4-digit years
+  char buf[30] = "\"0000-00-00T00:00:00.000000Z\"";
+  PutDigits(buf + 1, year, 4);
+  PutDigits(buf + 6, month, 2);
+  PutDigits(buf + 9, day, 2);
+  PutDigits(buf + 12, rem / 3600, 2);
+  PutDigits(buf + 15, rem / 60 % 60, 2);
+  PutDigits(buf + 18, rem % 60, 2);
+  PutDigits(buf + 21, frac, 6);
+  out.append(buf, 29);
 }
 
 void AppendHex64(std::uint64_t v, std::string& out) {
