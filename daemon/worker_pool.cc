@@ -63,7 +63,10 @@ struct WorkerPool::Worker {
     explicit Encoder(Worker& w) : w_(w) {}
     void OnEvent(const Event& e) override {
       if (want_ndjson) AppendEventJson(e, w_.ndjson);
-      if (want_syslog) AppendEventSyslog(e, "logfold", w_.syslog);
+      if (want_syslog) {
+        AppendEventSyslog(e, "logfold", w_.syslog);
+        w_.syslog += '\n';  // records are newline-separated in batches; the sink frames them
+      }
       ++*w_.events[static_cast<int>(e.kind)];
     }
     bool want_ndjson = true;
