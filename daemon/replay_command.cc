@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <string_view>
 
 #include "daemon/units.h"
@@ -27,8 +28,8 @@ constexpr char kUsage[] =
     "  --scope FIELDS             comma list of host,app,procid,msgid,severity,facility,\n"
     "                             or '' to merge across all (default host,app)\n"
     "  --no-confirm               plain SimHash: join the nearest candidate without checks\n"
-    "  --time order|event         clock driving windows: line order (line i arrives at\n"
-    "                             i ms) or the lines' own timestamps (default order)\n";
+    "  --time order|event         clock driving windows: line order (line i arrives i ms\n"
+    "                             after the start) or the lines' own timestamps (default order)\n";
 
 class BufferedNdjsonSink : public EventSink {
  public:
@@ -174,6 +175,11 @@ int RunReplay(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
   char* line = nullptr;
   std::size_t cap = 0;
   std::int64_t line_no = 0;
+  // Line i "arrives" i ms after the replay started: wall-clock based, so that RFC 3164
+  // timestamps (which have no year) get a sensible year inferred.
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  const TimeUs start_us = static_cast<TimeUs>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
   TimeUs clock = 0;
   int status = 0;
   for (const std::string& path : files) {
@@ -187,7 +193,7 @@ int RunReplay(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
     while ((n = getline(&line, &cap, in)) >= 0) {
       std::size_t len = static_cast<std::size_t>(n);
       if (len > 0 && line[len - 1] == '\n') --len;
-      const TimeUs arrival = line_no++ * 1000;
+      const TimeUs arrival = start_us + line_no++ * 1000;
       parser.Parse(std::string_view(line, len), arrival, record);
       if (event_time && record.has_timestamp) clock = std::max(clock, record.timestamp_us);
       merger.Add(record, event_time ? clock : arrival, sink);

@@ -197,16 +197,24 @@ std::optional<TimeUs> ResolveBsdTimestamp(const BsdTimestamp& ts, TimeUs referen
   const TimeUs ref = std::clamp(reference_us, kMinRef, kMaxRef);
   const std::int64_t ref_year = YearOfTime(ref);
 
+  // The year that makes the timestamp the latest one not more than a month ahead of the
+  // reference: a log line is from the recent past (a "Mar 1" line read in November is this
+  // year's, not next year's), give or take a sender clock running somewhat fast or a line
+  // stamped just before New Year and received just after.
+  constexpr TimeUs kMaxAhead = 31LL * 86400 * kMicrosPerSecond;
   std::optional<TimeUs> best;
-  TimeUs best_distance = std::numeric_limits<TimeUs>::max();
   for (std::int64_t year = ref_year - 1; year <= ref_year + 1; ++year) {
     if (ts.day > DaysInMonth(year, ts.month)) continue;
     const TimeUs t =
         ComposeUs(DaysFromCivil(year, ts.month, ts.day), ts.hour, ts.minute, ts.second, ts.micros);
-    const TimeUs distance = t > ref ? t - ref : ref - t;
-    if (distance < best_distance) {
-      best_distance = distance;
-      best = t;
+    if (t - ref <= kMaxAhead && (!best || t > *best)) best = t;
+  }
+  if (!best) {  // Feb 29 with no leap year among the earlier candidates: take any that exists
+    for (std::int64_t year = ref_year + 1; year >= ref_year - 1 && !best; --year) {
+      if (ts.day <= DaysInMonth(year, ts.month)) {
+        best = ComposeUs(DaysFromCivil(year, ts.month, ts.day), ts.hour, ts.minute, ts.second,
+                         ts.micros);
+      }
     }
   }
   return best;

@@ -271,6 +271,11 @@ struct WindowMerger::Impl {
   }
 
   void ApplyDerived() {
+    // A window or hold of zero would close or summarise a group at every call, and a hold
+    // that never advances would loop: both are at least 1 us.
+    opt.window_us = std::max<TimeUs>(opt.window_us, 1);
+    opt.max_hold_us = std::max<TimeUs>(opt.max_hold_us, 1);
+    opt.max_groups = std::max<std::size_t>(opt.max_groups, 1);
     protected_hashes.clear();
     for (const std::string& w : opt.protected_words) protected_hashes.insert(LowerHash(w));
     value_keys.clear();
@@ -494,7 +499,12 @@ struct WindowMerger::Impl {
       const int mt = match(i, j);
       if (mt && lcs[i * w + j] == lcs[(i + 1) * w + j + 1] + mt) {
         if (!stretch()) return false;
-        if (mt == 2) ++anchors;
+        if (mt == 2) {
+          ++anchors;
+        } else if (message.substr(tokens[j].offset, tokens[j].length) !=
+                   gmsg.substr(g.tokens[i].offset, g.tokens[i].length)) {
+          marks.push_back({static_cast<std::uint32_t>(i), kVaried});
+        }
         ++i, ++j;
         seg_i = i, seg_j = j;
       } else if (lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {

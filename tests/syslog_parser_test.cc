@@ -1029,4 +1029,17 @@ TEST(SyslogTimeTest, BsdTimestampLengthAndFields) {
 }
 
 }  // namespace
+// A date months ahead of the arrival in the same year is last year's or this year's, never
+// next year's: "Mar  1" read on 2026-11-22 is 2026-03-01, not 2027-03-01 (the nearer one).
+TEST(SyslogParserRfc3164Test, YearOfADateMonthsBeforeArrivalIsTheArrivalYear) {
+  constexpr TimeUs kNov22_2026 = 1795305600LL * kSecond;  // 2026-11-22T00:00:00Z
+  constexpr TimeUs kMar1_2026 = 1772323201LL * kSecond;   // 2026-03-01T00:00:01Z
+  const LogRecord r = Parse("<38>Mar  1 00:00:01 web01 sshd[123]: hello", kNov22_2026);
+  ASSERT_TRUE(r.has_timestamp);
+  EXPECT_EQ(r.timestamp_us, kMar1_2026);
+  // Two weeks ahead (a fast sender clock) still resolves to the arrival year.
+  const LogRecord ahead = Parse("<38>Dec  6 00:00:00 web01 sshd[123]: hello", kNov22_2026);
+  EXPECT_EQ(ahead.timestamp_us, kNov22_2026 + 14LL * 24 * kHour);
+}
+
 }  // namespace logfold
