@@ -14,6 +14,13 @@ namespace logfold {
 //
 // The 64 bits are split into k+1 contiguous blocks; two fingerprints within distance k agree
 // exactly on at least one block, so only groups sharing a block value are examined.
+// Each scope picks its own layout as it grows and shrinks (with hysteresis):
+//  - at most scan_limit() groups: a flat array, scanned (cheaper than k+1 probes, 12 B/group);
+//  - larger: one Robin Hood table per block holding the entries inline, so a probe is one
+//    contiguous read;
+//  - once blocks average 8+ entries per possible block value: per block, an array of
+//    buckets addressed by the block value (entries inline, overflow in a side list), since
+//    long runs of equal keys make Robin Hood probes read more and inserts shift.
 // Not thread-safe: one owner thread, like the WindowMerger that holds it.
 class GroupIndex {
  public:
@@ -24,8 +31,18 @@ class GroupIndex {
     int distance;
   };
 
+  // Never build block tables: every scope is scanned.
+  static constexpr std::size_t kNeverIndex = static_cast<std::size_t>(-1);
+
   // 0 <= max_distance <= kMaxDistance (values outside are clamped).
   explicit GroupIndex(int max_distance);
+  // scan_limit 0 indexes every scope (tests use it to reach the tables with few groups).
+  GroupIndex(int max_distance, std::size_t scan_limit);
+
+  // The largest scope size for which scanning beats probing k+1 tables at this distance;
+  // kNeverIndex when blocks are so narrow (k >= 11) that the tables would still visit over a
+  // quarter of the scope.
+  static std::size_t DefaultScanLimit(int max_distance);
 
   GroupIndex(const GroupIndex&) = delete;
   GroupIndex& operator=(const GroupIndex&) = delete;
@@ -47,6 +64,7 @@ class GroupIndex {
   bool FindNearest(std::uint64_t scope, std::uint64_t fingerprint, Candidate& out) const;
 
   int max_distance() const { return max_distance_; }
+  std::size_t scan_limit() const { return scan_limit_; }
   std::size_t size() const { return size_; }
   void Clear();
 
@@ -56,8 +74,9 @@ class GroupIndex {
  private:
   struct Impl;
   int max_distance_;
+  std::size_t scan_limit_;
   std::size_t size_ = 0;
-  Impl* impl_;
+  Impl* impl_;  // null only after being moved from; created again on the next Insert
 };
 
 }  // namespace logfold
