@@ -28,7 +28,8 @@ std::string Hex(std::uint64_t v) {
   return s;
 }
 
-void PrintLine(const char* label, const LogRecord& r, const MergerOptions& o, std::FILE* out) {
+std::uint64_t PrintLine(const char* label, const LogRecord& r, const MergerOptions& o,
+                        std::FILE* out) {
   Tokenizer tokenizer(o.tokenizer);
   Fingerprinter fingerprinter(o.weights);
   std::vector<Token> tokens;
@@ -47,8 +48,9 @@ void PrintLine(const char* label, const LogRecord& r, const MergerOptions& o, st
                  std::string(TokenClassName(t.cls)).c_str(),
                  static_cast<double>(o.weights.Of(t.cls)));
   }
-  std::fprintf(out, "  fingerprint %s\n",
-               Hex(fingerprinter.Fingerprint(r.message, tokens)).c_str());
+  const std::uint64_t fp = fingerprinter.Fingerprint(r.message, tokens);
+  std::fprintf(out, "  fingerprint %s\n", Hex(fp).c_str());
+  return fp;
 }
 
 }  // namespace
@@ -102,25 +104,24 @@ int RunExplain(const std::vector<std::string>& args, std::FILE* out, std::FILE* 
   LogRecord a, b;
   parser.Parse(lines[0], 0, a);
   parser.Parse(lines[1], 1000, b);
-  PrintLine("A", a, mo, out);
-  PrintLine("B", b, mo, out);
+  const std::uint64_t fa = PrintLine("A", a, mo, out);
+  const std::uint64_t fb = PrintLine("B", b, mo, out);
   WindowMerger merger(mo);
   NullSink sink;
   merger.Add(a, 0, sink);
-  const std::uint64_t fa = merger.last_decision().fingerprint;
   const std::uint64_t group_a = merger.stats().groups_opened;
   merger.Add(b, 1000, sink);
   const MergeDecision& d = merger.last_decision();
   std::fprintf(out, "hamming distance A-B: %d (candidate search radius max_distance=%d)\n",
-               HammingDistance(fa, d.fingerprint), mo.max_distance);
+               HammingDistance(fa, fb), mo.max_distance);
   const bool merged = merger.stats().groups_opened == group_a;
   const char* path = d.path == MergeDecision::kExact    ? "exact masked shape"
                      : d.path == MergeDecision::kIndex  ? "SimHash index"
                      : d.path == MergeDecision::kBucket ? "same-scope length bucket"
                                                         : "none";
   if (merged) {
-    std::fprintf(out, "decision: MERGE via %s — %s (distance to group %d)\n", path,
-                 d.reason.c_str(), d.distance);
+    std::fprintf(out, "decision: MERGE via %s — %s (distance to the group's fingerprint %d)\n",
+                 path, d.reason.c_str(), HammingDistance(fb, d.group_fingerprint));
   } else {
     std::fprintf(out, "decision: SEPARATE — %s (%u candidate%s checked)\n",
                  d.reason.empty() ? "no candidate fitted" : d.reason.c_str(), d.candidates,

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -669,8 +670,8 @@ struct WindowMerger::Impl {
   }
 
   // The line joins group `slot`; `marks` (from Confirm) says what it adds to the template.
-  void Join(std::uint32_t slot, const LogRecord& r, std::uint64_t fp, std::uint64_t shape,
-            TimeUs now, EventSink& sink) {
+  void Join(std::uint32_t slot, const LogRecord& r, std::optional<std::uint64_t> fp,
+            std::uint64_t shape, TimeUs now, EventSink& sink) {
     Group& g = groups[slot];
     bool refingerprint = false;
     for (const Mark& mk : marks) {
@@ -692,7 +693,7 @@ struct WindowMerger::Impl {
       exact[shape] = slot;
       g.aliases.push_back(shape);
     }
-    g.max_distance = std::max(g.max_distance, HammingDistance(fp, g.fingerprint));
+    if (fp) g.max_distance = std::max(g.max_distance, HammingDistance(*fp, g.fingerprint));
     ++g.count_total;
     ++g.count_since;
     g.last = r;
@@ -702,7 +703,7 @@ struct WindowMerger::Impl {
     NoteHost(g, r);
     TouchLru(slot);
     ++stats.lines_merged;
-    if (opt.annotate) EmitLine(EventKind::kAnnotate, g, r, fp, sink);
+    if (opt.annotate) EmitLine(EventKind::kAnnotate, g, r, g.fingerprint, sink);
   }
 
   TimeUs Clamp(TimeUs now) {
@@ -735,23 +736,28 @@ struct WindowMerger::Impl {
     tokenizer.Tokenize(r.message, tokens);
     hashes.clear();
     for (const Token& t : tokens) hashes.push_back(Fingerprinter::TokenHash(r.message, t));
-    fingerprinter.FeaturesFromHashes(tokens, hashes, {}, features);
-    const std::uint64_t fp = Fingerprinter::SimHash(features);
     const std::uint64_t shape = ShapeKey(scope);
 
     decision = MergeDecision{};
-    decision.fingerprint = fp;
     if (auto it = exact.find(shape); it != exact.end()) {
       const std::uint32_t slot = it->second;
-      // Same masked shape: only texts of masked tokens can differ (or wild positions).
+      // Same masked shape: only texts of masked tokens can differ (or wild positions). Most
+      // lines end here, without a SimHash: a line of a shape already in the group has the
+      // fingerprint that shape had when it joined, so its distance is already counted.
       ++decision.candidates;
       if (Confirm(groups[slot], r.message)) {
         ++stats.exact_hits;
-        Decide(MergeDecision::kExact, slot, fp, "same masked shape as the group");
-        Join(slot, r, fp, shape, now, sink);
+        decision.path = MergeDecision::kExact;
+        decision.reason = "same masked shape as the group";
+        decision.group_id = groups[slot].id;
+        decision.group_fingerprint = groups[slot].fingerprint;
+        Join(slot, r, std::nullopt, shape, now, sink);
         return;
       }
     }
+    fingerprinter.FeaturesFromHashes(tokens, hashes, {}, features);
+    const std::uint64_t fp = Fingerprinter::SimHash(features);
+    decision.fingerprint = fp;
     index.FindWithin(scope, fp, candidates);
     tried.clear();
     for (const GroupIndex::Candidate& c : candidates) {
