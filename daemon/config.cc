@@ -75,6 +75,10 @@ constexpr EnumName<FsyncPolicy> kFsyncPolicies[] = {
     {"interval", FsyncPolicy::kInterval},
     {"always", FsyncPolicy::kAlways},
 };
+constexpr EnumName<WhenFull> kWhenFull[] = {
+    {"block", WhenFull::kBlock},
+    {"drop", WhenFull::kDrop},
+};
 constexpr EnumName<SyslogProtocol> kSyslogProtocols[] = {
     {"tcp", SyslogProtocol::kTcp},
     {"udp", SyslogProtocol::kUdp},
@@ -804,6 +808,10 @@ class Validator {
     const std::optional<SyslogProtocol> protocol =
         Has(v, "protocol") ? Peek(v, "protocol", kSyslogProtocols) : SyslogProtocol::kTcp;
     const bool remote = type == OutputType::kTcp || type == OutputType::kSyslog;
+    const std::optional<WhenFull> when_full =
+        Has(v, "when_full") ? Peek(v, "when_full", kWhenFull) : WhenFull::kBlock;
+    const std::string block_timeout_rule =
+        when_full && *when_full != WhenFull::kDrop ? "only allowed when when_full is \"drop\"" : "";
 
     auto only_for = [&](std::initializer_list<OutputType> types) -> std::string {
       if (!type || std::find(types.begin(), types.end(), *type) != types.end()) return {};
@@ -839,6 +847,13 @@ class Validator {
              true},
             {"buffer", [&](const Json& j,
                            const std::string& p) { Size(j, p, 64 * kKiB, 4 * kGiB, out.buffer); }},
+            {"when_full",
+             [&](const Json& j, const std::string& p) { Enum(j, p, kWhenFull, out.when_full); }},
+            {"block_timeout",
+             [&](const Json& j, const std::string& p) {
+               Duration(j, p, kMillisecond, kHour, out.block_timeout_us);
+             },
+             false, block_timeout_rule},
             {"path",
              [&](const Json& j, const std::string& p) { path_ok = NonEmptyString(j, p, out.path); },
              type == OutputType::kFile, only_for({OutputType::kFile})},
@@ -976,6 +991,8 @@ Json OutputToJson(const OutputConfig& out) {
   j["name"] = out.name;
   j["type"] = NameOf(kOutputTypes, out.type);
   j["buffer"] = FormatSize(out.buffer);
+  j["when_full"] = NameOf(kWhenFull, out.when_full);
+  if (out.when_full == WhenFull::kDrop) j["block_timeout"] = FormatDuration(out.block_timeout_us);
   if (out.type == OutputType::kFile) {
     j["path"] = out.path;
     j["fsync"] = NameOf(kFsyncPolicies, out.fsync);

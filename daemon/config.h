@@ -78,6 +78,10 @@ struct WorkersConfig {
 
 enum class OutputType : std::uint8_t { kStdout, kFile, kTcp, kSyslog };
 enum class FsyncPolicy : std::uint8_t { kNever, kInterval, kAlways };
+// What a worker does when this output's buffer stays full: wait (nothing is lost; the
+// pipeline backs up to the TCP readers, and the other outputs wait too), or drop this
+// output's events and count them (the other outputs carry on).
+enum class WhenFull : std::uint8_t { kBlock, kDrop };
 enum class SyslogProtocol : std::uint8_t { kTcp, kUdp };
 enum class SyslogFraming : std::uint8_t { kOctetCounted, kNewline };
 
@@ -87,6 +91,8 @@ struct OutputConfig {
   OutputType type = OutputType::kStdout;
   std::uint64_t buffer = 64 * kMiB;                      // encoded events held before backpressure
   std::string path;                                      // file
+  WhenFull when_full = WhenFull::kBlock;                 // any
+  TimeUs block_timeout_us = 5 * kSecond;                 // when_full drop: wait this long first
   FsyncPolicy fsync = FsyncPolicy::kNever;               // file
   TimeUs fsync_interval_us = kSecond;                    // file, fsync interval only
   std::string address;                                   // tcp, syslog: host name or IP literal

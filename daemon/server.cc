@@ -97,7 +97,8 @@ class Server {
       : config_(std::move(config)),
         config_path_(std::move(config_path)),
         signals_(io_, SIGINT, SIGTERM, SIGHUP),
-        stats_timer_(io_) {}
+        stats_timer_(io_),
+        watchdog_timer_(io_) {}
 
   int Run() {
     std::string error;
@@ -112,7 +113,7 @@ class Server {
     po.event_time = config_.engine.time == TimeSource::kEvent;
     po.merger = config_.engine.merger;
     po.inputs = ParserOptions(config_);
-    pool_ = std::make_unique<WorkerPool>(po, SinkPointers(), metrics_);
+    pool_ = std::make_unique<WorkerPool>(po, Outputs(config_, sinks_), metrics_);
     try {
       StartInputs();
       StartMetricsServer();
@@ -120,13 +121,14 @@ class Server {
       spdlog::critical("cannot start: {}", e.what());
       StopInputsNow();
       pool_->Stop();
-      StopSinks(sinks_);
+      StopSinks(sinks_, config_.outputs);
       return 1;
     }
     pool_->Start();
     for (auto& s : streams_) s->Start();
     WaitSignal();
     ScheduleStats();
+    ScheduleWatchdog();
     spdlog::info("logfold serving: {} inputs, {} outputs, {} workers", config_.inputs.size(),
                  config_.outputs.size(), pool_->threads());
     notify_.Ready(StatusLine());
@@ -152,16 +154,23 @@ class Server {
     done_cv_.notify_all();
     deadline.join();
     streams_.clear();
-    const bool flushed = StopSinks(sinks_);
+    const bool flushed = StopSinks(sinks_, config_.outputs);
     LogStats();
     spdlog::info("logfold stopped{}", flushed ? "" : " (some output could not be delivered)");
     return 0;
   }
 
  private:
-  std::vector<Sink*> SinkPointers() const {
-    std::vector<Sink*> v;
-    for (const auto& s : sinks_) v.push_back(s.get());
+  static std::vector<WorkerPool::Output> Outputs(const Config& c,
+                                                 const std::vector<std::unique_ptr<Sink>>& sinks) {
+    std::vector<WorkerPool::Output> v;
+    for (std::size_t i = 0; i < sinks.size(); ++i) {
+      WorkerPool::Output o;
+      o.sink = sinks[i].get();
+      o.drop_when_full = c.outputs[i].when_full == WhenFull::kDrop;
+      o.block_timeout_us = c.outputs[i].block_timeout_us;
+      v.push_back(o);
+    }
     return v;
   }
 
@@ -171,7 +180,7 @@ class Server {
       auto sink = MakeSink(ToSinkConfig(o), metrics_, e);
       if (!sink) {
         error = "outputs." + o.name + ": " + e;
-        StopSinks(out);
+        StopSinks(out, c.outputs);
         out.clear();
         return false;
       }
@@ -180,10 +189,20 @@ class Server {
     return true;
   }
 
-  static bool StopSinks(std::vector<std::unique_ptr<Sink>>& sinks) {
+  // Flushes and closes `sinks` (built from `outputs`, in order). An output that may drop
+  // when full gets only its block_timeout to drain: it was allowed to lose events anyway,
+  // and must not hold the shutdown for the lossless ones' full deadline.
+  static bool StopSinks(std::vector<std::unique_ptr<Sink>>& sinks,
+                        const std::vector<OutputConfig>& outputs) {
     bool ok = true;
-    const auto deadline = std::chrono::steady_clock::now() + kDrainTimeout;
-    for (auto& s : sinks) ok = s->Stop(deadline) && ok;
+    const auto now = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < sinks.size(); ++i) {
+      auto deadline = now + kDrainTimeout;
+      if (i < outputs.size() && outputs[i].when_full == WhenFull::kDrop) {
+        deadline = std::min(deadline, now + std::chrono::microseconds(outputs[i].block_timeout_us));
+      }
+      ok = sinks[i]->Stop(deadline) && ok;
+    }
     return ok;
   }
 
@@ -280,6 +299,7 @@ class Server {
     boost::system::error_code ignored;
     signals_.cancel(ignored);
     stats_timer_.cancel();
+    watchdog_timer_.cancel();
     if (metrics_server_) metrics_server_->Stop();
     for (auto& s : streams_) s->Stop();
     for (auto& u : udp_) u->Stop();
@@ -350,10 +370,8 @@ class Server {
         notify_.Ready(StatusLine());
         return;
       }
-      std::vector<Sink*> pointers;
-      for (const auto& s : fresh) pointers.push_back(s.get());
-      pool_->SetSinks(pointers);
-      StopSinks(sinks_);
+      pool_->SetSinks(Outputs(next, fresh));
+      StopSinks(sinks_, config_.outputs);
       sinks_ = std::move(fresh);
     }
     pool_->Reconfigure(next.engine.merger, ParserOptions(next),
@@ -376,6 +394,17 @@ class Server {
     });
   }
 
+  // WATCHDOG=1 from the event loop itself, so that a stalled loop stops the pings.
+  void ScheduleWatchdog() {
+    if (notify_.watchdog_interval_us() <= 0) return;
+    watchdog_timer_.expires_after(std::chrono::microseconds(notify_.watchdog_interval_us()));
+    watchdog_timer_.async_wait([this](boost::system::error_code ec) {
+      if (ec || shutting_down_) return;
+      notify_.Watchdog();
+      ScheduleWatchdog();
+    });
+  }
+
   std::string StatusLine() const {
     return "received " + std::to_string(metrics_.Sum("logfold_received_total")) + ", processed " +
            std::to_string(metrics_.Sum("logfold_lines_processed_total")) + ", merged " +
@@ -395,6 +424,7 @@ class Server {
   asio::io_context io_;
   asio::signal_set signals_;
   asio::steady_timer stats_timer_;
+  asio::steady_timer watchdog_timer_;
   SystemdNotifier notify_;
   InheritedSockets inherited_;
   std::vector<std::unique_ptr<Sink>> sinks_;

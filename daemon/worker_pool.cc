@@ -44,13 +44,13 @@ struct WorkerPool::Shared {
   };
   mutable std::mutex mu;
   std::shared_ptr<const Settings> settings;
-  std::shared_ptr<const std::vector<Sink*>> sinks;
+  std::shared_ptr<const std::vector<Output>> sinks;
 
   std::shared_ptr<const Settings> GetSettings() const {
     std::lock_guard lock(mu);
     return settings;
   }
-  std::shared_ptr<const std::vector<Sink*>> GetSinks() const {
+  std::shared_ptr<const std::vector<Output>> GetSinks() const {
     std::lock_guard lock(mu);
     return sinks;
   }
@@ -100,9 +100,10 @@ struct WorkerPool::Worker {
   Metrics::Counter* clock_backwards = nullptr;
   Metrics::Counter* stalls = nullptr;
   Metrics::Counter* discarded = nullptr;
+  Metrics::Counter* dropped_output = nullptr;
 };
 
-WorkerPool::WorkerPool(Options options, std::vector<Sink*> sinks, Metrics& metrics)
+WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metrics)
     : options_(std::move(options)), metrics_(metrics), shared_(std::make_unique<Shared>()) {
   if (options_.threads == 0) options_.threads = 1;
   auto settings = std::make_shared<Shared::Settings>();
@@ -110,7 +111,7 @@ WorkerPool::WorkerPool(Options options, std::vector<Sink*> sinks, Metrics& metri
   settings->merger = options_.merger;
   settings->event_time = options_.event_time;
   shared_->settings = settings;
-  shared_->sinks = std::make_shared<const std::vector<Sink*>>(std::move(sinks));
+  shared_->sinks = std::make_shared<const std::vector<Output>>(std::move(sinks));
   for (std::size_t i = 0; i < options_.threads; ++i) {
     auto w = std::make_unique<Worker>(i);
     MergerOptions mo = options_.merger;
@@ -141,6 +142,9 @@ WorkerPool::WorkerPool(Options options, std::vector<Sink*> sinks, Metrics& metri
     w->discarded = &metrics_.GetCounter(
         "logfold_output_discarded_bytes_total",
         "Encoded event bytes given up at the shutdown deadline because a sink was full");
+    w->dropped_output = &metrics_.GetCounter(
+        "logfold_output_dropped_bytes_total",
+        "Encoded event bytes dropped for an output with when_full: drop that stayed full");
     Worker* wp = w.get();
     metrics_.AddGauge("logfold_queue_depth", "Lines queued for a worker", label,
                       [wp] { return static_cast<double>(wp->pending.load()); });
@@ -161,6 +165,9 @@ WorkerPool::~WorkerPool() {
 
 void WorkerPool::Start() {
   for (auto& w : workers_) {
+    w->dropped_output = &metrics_.GetCounter(
+        "logfold_output_dropped_bytes_total",
+        "Encoded event bytes dropped for an output with when_full: drop that stayed full");
     Worker* wp = w.get();
     w->thread = std::thread([this, wp] { Run(*wp); });
   }
@@ -251,12 +258,12 @@ void WorkerPool::Reconfigure(const MergerOptions& merger, std::vector<SyslogPars
   shared_->settings = settings;
 }
 
-void WorkerPool::SetSinks(std::vector<Sink*> sinks) {
-  std::shared_ptr<const std::vector<Sink*>> old;
+void WorkerPool::SetSinks(std::vector<Output> sinks) {
+  std::shared_ptr<const std::vector<Output>> old;
   {
     std::lock_guard lock(shared_->mu);
     old = shared_->sinks;
-    shared_->sinks = std::make_shared<const std::vector<Sink*>>(std::move(sinks));
+    shared_->sinks = std::make_shared<const std::vector<Output>>(std::move(sinks));
   }
   // Workers hold a reference while they submit; wait until none does.
   while (old.use_count() > 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -265,14 +272,23 @@ void WorkerPool::SetSinks(std::vector<Sink*> sinks) {
 void WorkerPool::SubmitOutput(Worker& w) {
   const auto sinks = shared_->GetSinks();
   bool ndjson = false, syslog = false;
-  for (Sink* s : *sinks) {
+  for (const Output& o : *sinks) {
+    Sink* s = o.sink;
     (s->encoding() == SinkEncoding::kNdjson ? ndjson : syslog) = true;
     std::string& buf = s->encoding() == SinkEncoding::kNdjson ? w.ndjson : w.syslog;
     if (buf.empty()) continue;
+    const auto started = std::chrono::steady_clock::now();
+    const auto give_up = started + std::chrono::microseconds(o.block_timeout_us);
     bool stalled = false;
     while (!s->Submit(buf, std::chrono::steady_clock::now() + std::chrono::milliseconds(200))) {
       if (!stalled) ++*w.stalls;
       stalled = true;
+      if (o.drop_when_full && std::chrono::steady_clock::now() >= give_up) {
+        *w.dropped_output += buf.size();
+        spdlog::warn("sink {}: full for {} ms, dropped {} bytes of events (when_full: drop)",
+                     s->name(), o.block_timeout_us / 1000, buf.size());
+        break;
+      }
       if (abandon_output_.load()) {
         *w.discarded += buf.size();
         spdlog::error("sink {}: shutdown deadline passed with {} bytes of events not accepted",

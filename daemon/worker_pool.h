@@ -24,6 +24,16 @@ namespace logfold {
 
 class WorkerPool : public IngestTarget {
  public:
+  // A sink and what to do when its buffer stays full.
+  struct Output {
+    Sink* sink = nullptr;
+    // false: wait as long as it takes (lossless; backs up to the TCP readers and stalls the
+    // other outputs too). true: after block_timeout_us, drop this batch for this sink only
+    // and count it (logfold_output_dropped_bytes_total), so the other outputs carry on.
+    bool drop_when_full = false;
+    TimeUs block_timeout_us = 5'000'000;
+  };
+
   struct Options {
     std::size_t threads = 1;
     std::size_t queue_capacity = 65536;  // lines waiting per worker before TryDeliver refuses
@@ -33,8 +43,8 @@ class WorkerPool : public IngestTarget {
     std::vector<SyslogParser::Options> inputs;  // parser per input id
   };
 
-  // `sinks` must outlive the pool (or be replaced with SetSinks before they are destroyed).
-  WorkerPool(Options options, std::vector<Sink*> sinks, Metrics& metrics);
+  // The sinks must outlive the pool (or be replaced with SetSinks before they are destroyed).
+  WorkerPool(Options options, std::vector<Output> outputs, Metrics& metrics);
   ~WorkerPool() override;
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -51,7 +61,7 @@ class WorkerPool : public IngestTarget {
   void Reconfigure(const MergerOptions& merger, std::vector<SyslogParser::Options> inputs,
                    bool event_time);
   // Replaces the sinks workers write to; returns once no worker uses the old list.
-  void SetSinks(std::vector<Sink*> sinks);
+  void SetSinks(std::vector<Output> outputs);
 
   // Processes everything queued, closes every open group (summaries out), hands all events
   // to the sinks and joins the workers. Call after the inputs stopped delivering.

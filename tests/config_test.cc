@@ -107,8 +107,9 @@ TEST(ConfigTest, CanonicalJsonFillsInDefaultsInHumanUnits) {
   EXPECT_EQ(canonical["engine"]["protected_words"].size(),
             MergerOptions::DefaultProtectedWords().size());
   EXPECT_EQ(canonical["workers"]["flush_interval"], "100ms");
-  EXPECT_EQ(canonical["outputs"][0],
-            Json::parse(R"({"name": "out", "type": "stdout", "buffer": "64MiB"})"));
+  EXPECT_EQ(
+      canonical["outputs"][0],
+      Json::parse(R"({"name": "out", "type": "stdout", "buffer": "64MiB", "when_full": "block"})"));
   EXPECT_EQ(canonical["metrics"]["port"], 9514);
 }
 
@@ -401,6 +402,29 @@ TEST(ConfigErrorTest, RequiredKeysMissing) {
                           E("outputs[0].port", "required key missing"),
                           E("outputs[1].port", "required key missing"),
                           E("outputs[2].path", "required key missing")));
+}
+
+TEST(ConfigErrorTest, WhenFullPolicy) {
+  EXPECT_THAT(Errors(R"({
+        "inputs": [{"name": "u", "type": "udp", "port": 1}],
+        "outputs": [
+          {"name": "a", "type": "stdout", "when_full": "spill"},
+          {"name": "b", "type": "file", "path": "/b", "block_timeout": "1s"},
+          {"name": "c", "type": "file", "path": "/c", "when_full": "drop", "block_timeout": "0s"}
+        ]})"),
+              ElementsAre(E("outputs[0].when_full", "must be one of: block, drop"),
+                          E("outputs[1].block_timeout", "only allowed when when_full is \"drop\""),
+                          E("outputs[2].block_timeout", "must be between 1ms and 1h, got \"0s\"")));
+  Config c;
+  std::vector<ConfigError> errors;
+  ASSERT_TRUE(ParseConfig(R"({
+        "inputs": [{"name": "u", "type": "udp", "port": 1}],
+        "outputs": [{"name": "f", "type": "file", "path": "/f", "when_full": "drop",
+                     "block_timeout": "250ms"}]})",
+                          c, errors))
+      << FormatConfigErrors(errors);
+  EXPECT_EQ(c.outputs[0].when_full, WhenFull::kDrop);
+  EXPECT_EQ(c.outputs[0].block_timeout_us, 250 * kMillisecond);
 }
 
 TEST(ConfigErrorTest, KeysThatDoNotApplyToTheType) {

@@ -590,6 +590,33 @@ TEST_F(ServeTest, SlowOutputStallsTcpSendersWithBoundedMemoryAndLosesNothing) {
   ExpectAnnotateEventsInOrder(received, kLoadLines);
 }
 
+// An output with when_full "drop" that stays full loses its own events (counted) after
+// block_timeout, and the other output keeps receiving every event: a dead collector does not
+// stall the file.
+TEST_F(ServeTest, DroppingOutputThatStaysFullDoesNotStallTheOtherOutput) {
+  StallingServer server;
+  ASSERT_NE(server.port(), 0);
+  Json config = BackpressureConfig(BaseConfig(), server.port());
+  config["outputs"][0]["when_full"] = "drop";
+  config["outputs"][0]["block_timeout"] = "100ms";
+  config["outputs"].push_back({{"name", "events"}, {"type", "file"}, {"path", EventsPath()}});
+  ASSERT_TRUE(StartDaemon(config));
+  constexpr int kLines = 20000;
+  std::string payload;
+  for (int i = 0; i < kLines; ++i) payload += LoadLine(i) + "\n";
+  TcpClient client(TcpPort());
+  ASSERT_TRUE(client.connected());
+  ASSERT_TRUE(client.Send(payload));
+  client.ShutdownWrite();
+  // Annotate mode: one event per line in the file, although the collector never reads.
+  ASSERT_TRUE(
+      WaitUntil([&] { return PeekEvents(EventsPath()).size() >= kLines; }, milliseconds(60000)))
+      << "the file output stalled behind the full collector";
+  EXPECT_GT(daemon_.Metric("logfold_output_dropped_bytes_total"), 0);
+  TerminateAndExpectCleanExit();
+  EXPECT_EQ(Events().size(), static_cast<std::size_t>(kLines));
+}
+
 // SIGTERM while the output is stalled: the daemon waits for its output rather than exiting
 // with events unwritten, and once the collector reads, everything it took in comes out.
 // Lines still in the kernel's socket buffers when it stops reading are never taken in (plain
