@@ -4,7 +4,6 @@
 #include "pipeline/group_index.h"
 
 #include <malloc.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <bit>
@@ -77,8 +76,6 @@ constexpr std::uint32_t kMinTableCap = 16;
 // would cost more memory than Robin Hood's empty slots.
 constexpr std::size_t kBucketsEnterPerValue = 8;
 constexpr std::size_t kBucketsExitPerValue = 2;
-// Bucket arrays this large are aligned for transparent huge pages (fewer TLB misses).
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
 // One table entry: the full fingerprint next to the group, so verifying a candidate needs
 // no second memory access. 12 bytes (no padding), fingerprint read with memcpy.
@@ -576,13 +573,9 @@ struct GroupIndex::Impl {
     const std::size_t entry = sizeof(std::uint64_t) + sizeof(std::uint32_t);
     bk.stride = (sizeof(BucketHead) + std::size_t{inline_cap} * entry + 15) / 16 * 16;
     const std::size_t size = (std::size_t{1} << width) * bk.stride;
-    const std::size_t align = size >= 2 * kHugePage ? kHugePage : 64;
-    bk.bytes = (size + align - 1) / align * align;
-    void* p = std::aligned_alloc(align, bk.bytes);
+    bk.bytes = (size + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, bk.bytes);
     if (p == nullptr) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-    if (align == kHugePage) madvise(p, bk.bytes, MADV_HUGEPAGE);
-#endif
     std::memset(p, 0, bk.bytes);
     bk.base = static_cast<std::byte*>(p);
     table_bytes += bk.bytes + kMallocOverhead;
