@@ -2,6 +2,9 @@
 // bit-for-bit the same on every build and platform: users store fingerprints.
 #include "pipeline/fingerprinter.h"
 
+// Inlined XXH3: per-token hashes of a few bytes are dominated by the call through the shared
+// library's PLT otherwise. Same algorithm and results as libxxhash.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #if defined(__SSE2__)

@@ -465,7 +465,10 @@ void ParseJsonLine(std::string_view line, const std::string& message_field, LogR
 }  // namespace
 
 ParseOutcome SyslogParser::Parse(std::string_view line, TimeUs arrival_us, LogRecord& out) const {
-  // CRLF senders leave the '\r' behind when the framer splits on '\n'.
+  // CRLF senders leave the '\r' behind when the framer splits on '\n'; octet-counted frames
+  // often carry the sender's line end inside the count (rsyslog's RFC 5424 template ends in
+  // '\n'). A terminator is never part of the message, so one trailing LF, CR or CRLF goes.
+  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   out.Clear();
   out.raw.assign(line);

@@ -3,6 +3,9 @@
 // count in its scope. Candidates are accepted only after structural confirmation.
 #include "pipeline/window_merger.h"
 
+// Inlined XXH3: per-token hashes of a few bytes are dominated by the call through the shared
+// library's PLT otherwise. Same algorithm and results as libxxhash.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <algorithm>

@@ -288,10 +288,9 @@ Expected ExpectedAfterHop(const Origin& o, const Case& c) {
 // delivered message is its message. Returns the index of the matching origin, or -1.
 int MatchRecord(const Json& r, const std::multimap<std::string, int>& by_message,
                 const std::vector<Origin>& corpus, const Case& c, std::string& why) {
-  std::string message = r.value("message", "");
-  // logfold keeps the LF that RSYSLOG_SyslogProtocol23Format puts at the end of every
-  // octet-counted frame (newline framing and UDP lines drop it); one such LF is allowed.
-  if (c.transport == Transport::kTcpOctetCounted && message.ends_with('\n')) message.pop_back();
+  // RSYSLOG_SyslogProtocol23Format ends every octet-counted frame in LF; logfold must not
+  // keep it in the message (checked exactly: the message must equal the fed one).
+  const std::string message = r.value("message", "");
   const auto [lo, hi] = by_message.equal_range(message);
   if (lo == hi) {
     why = "no fed line has this message: " + r.dump();
@@ -596,6 +595,7 @@ TEST_P(RsyslogForwardTest, EveryLineIsAccountedForAndHeadersSurviveTheHop) {
       ++firsts;
       EXPECT_GE(MatchRecord(e, by_message, corpus, c, error), 0) << error;
       if (e.value("message", "").ends_with('\n')) ++trailing_lf;
+      EXPECT_FALSE(e.value("message", "").ends_with('\n')) << e.dump();
       hosts.insert(e.value("host", ""));
       apps.insert(e.value("app", ""));
       severities.insert(e.value("severity", -1));

@@ -1042,4 +1042,14 @@ TEST(SyslogParserRfc3164Test, YearOfADateMonthsBeforeArrivalIsTheArrivalYear) {
   EXPECT_EQ(ahead.timestamp_us, kNov22_2026 + 14LL * 24 * kHour);
 }
 
+// Octet-counted frames may include the sender's line end (rsyslog's
+// RSYSLOG_SyslogProtocol23Format ends in '\n'); it is not part of the message.
+TEST(SyslogParserTest, TrailingLineEndInsideAFrameIsNotPartOfTheMessage) {
+  EXPECT_EQ(Parse("<13>1 2026-11-22T00:00:00Z h app - - - hello\n").message, "hello");
+  EXPECT_EQ(Parse("<13>1 2026-11-22T00:00:00Z h app - - - hello\r\n").message, "hello");
+  EXPECT_EQ(Parse("<13>Nov 22 00:00:00 h app: hello\n").message, "hello");
+  // Only one terminator goes: an empty last line inside the message stays.
+  EXPECT_EQ(Parse("<13>1 2026-11-22T00:00:00Z h app - - - two\n\n").message, "two\n");
+}
+
 }  // namespace logfold
