@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <optional>
 #include <unordered_map>
@@ -361,7 +362,18 @@ struct WindowMerger::Impl {
         if (a[i++] != b[j++]) return false;
       }
     };
-    return letters_equal(lm.substr(lt.offset, lt.length), gm.substr(gt.offset, gt.length));
+    // A trailing run of hex digits holding a digit is an id (veth58b7fff), not a word.
+    auto without_hex_id = [](std::string_view t) {
+      std::size_t end = t.size();
+      bool digit = false;
+      while (end > 0 && std::isxdigit(static_cast<unsigned char>(t[end - 1]))) {
+        digit |= std::isdigit(static_cast<unsigned char>(t[end - 1])) != 0;
+        --end;
+      }
+      return digit ? t.substr(0, end) : t;
+    };
+    return letters_equal(without_hex_id(lm.substr(lt.offset, lt.length)),
+                         without_hex_id(gm.substr(gt.offset, gt.length)));
   }
 
   // Is line token i where a log message typically puts a value?

@@ -627,6 +627,8 @@ TEST(WindowMergerTest, WordChangeMergesOnlyInAValueContext) {
 TEST(WindowMergerTest, DigitWordsMustKeepTheirLetters) {
   EXPECT_EQ(GroupsFor({"link en0 is up", "link en1 is up"}), 1u);
   EXPECT_EQ(GroupsFor({"link en0 is up", "link awdl0 is up"}), 2u);
+  // A trailing hex id is not part of the word: veth58b7fff ~ veth1a2c3d4.
+  EXPECT_EQ(GroupsFor({"eth0: renamed from veth58b7fff", "eth0: renamed from veth1a2c3d4"}), 1u);
   EXPECT_EQ(GroupsFor({"read blk_-123 from disk", "read blk_4567 from disk"}), 1u);
 }
 
