@@ -47,6 +47,19 @@ std::uint64_t Metrics::Sum(std::string_view name) const {
   return sum;
 }
 
+std::string Metrics::EscapeLabelValue(std::string_view value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
 std::string Metrics::RenderPrometheus() const {
   std::lock_guard lock(mu_);
   // Group samples under one HELP/TYPE header per name, in first-registration order.

@@ -37,6 +37,9 @@ class Metrics {
   // Sum over all label sets of a counter.
   std::uint64_t Sum(std::string_view name) const;
 
+  // `value` escaped for use inside a label's double quotes (backslash, quote, newline).
+  static std::string EscapeLabelValue(std::string_view value);
+
   // Prometheus text exposition format 0.0.4, grouped by metric name.
   std::string RenderPrometheus() const;
 

@@ -4,10 +4,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 #include <string_view>
 
 #include "daemon/units.h"
+#include "daemon/wall_clock.h"
 #include "pipeline/event_json.h"
 #include "pipeline/syslog_parser.h"
 #include "pipeline/window_merger.h"
@@ -177,9 +177,7 @@ int RunReplay(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
   std::int64_t line_no = 0;
   // Line i "arrives" i ms after the replay started: wall-clock based, so that RFC 3164
   // timestamps (which have no year) get a sensible year inferred.
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  const TimeUs start_us = static_cast<TimeUs>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
+  const TimeUs start_us = WallClockNowUs();
   TimeUs clock = 0;
   int status = 0;
   for (const std::string& path : files) {

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/wall_clock.h"
 #include "pipeline/frame_decoder.h"
 
 namespace logfold {
@@ -28,32 +29,13 @@ constexpr std::size_t kReadSize = 64 * 1024;
 // wakeup in the target costs latency rather than a stuck replay.
 constexpr auto kRetryInterval = std::chrono::seconds(1);
 
-TimeUs WallMicros() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<TimeUs>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
-}
-
-std::string LabelValue(std::string_view value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
-
 bool IsStdin(const StreamInput::Options& options) {
   return options.fd < 0 && (options.path.empty() || options.path == "-");
 }
 
 std::string Labels(std::string_view name, const StreamInput::Options& options) {
   const char* proto = options.fd >= 0 ? "fd" : IsStdin(options) ? "stdin" : "file";
-  return "input=\"" + LabelValue(name) + "\",proto=\"" + proto + "\"";
+  return "input=\"" + Metrics::EscapeLabelValue(name) + "\",proto=\"" + proto + "\"";
 }
 
 }  // namespace
@@ -201,7 +183,7 @@ void StreamInput::Run() {
     bytes_.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
     const auto lines = decoder.Feed({buf.data(), static_cast<std::size_t>(n)});
     account();
-    if (!DeliverBlocking(lines, WallMicros())) {
+    if (!DeliverBlocking(lines, WallClockNowUs())) {
       delivering = false;
       break;
     }
@@ -210,7 +192,7 @@ void StreamInput::Run() {
     // What was read before EOF or an error has been accepted: deliver its last line too.
     const auto tail = decoder.Finish();
     account();
-    delivering = DeliverBlocking(tail, WallMicros());
+    delivering = DeliverBlocking(tail, WallClockNowUs());
   }
   const bool reached_eof = delivering && !read_error;
   spdlog::info("input {}: {} after {} line(s)", name_,

@@ -39,32 +39,6 @@ void AppendHex16(std::uint64_t v, std::string& out) {
   for (int shift = 60; shift >= 0; shift -= 4) out += kDigits[(v >> shift) & 0xf];
 }
 
-std::string_view MsgId(EventKind kind) {
-  switch (kind) {
-    case EventKind::kFirst:
-      return "first";
-    case EventKind::kSummary:
-      return "summary";
-    case EventKind::kAnnotate:
-      return "annotate";
-  }
-  return "first";
-}
-
-std::string_view ReasonName(SummaryReason reason) {
-  switch (reason) {
-    case SummaryReason::kIdle:
-      return "idle";
-    case SummaryReason::kMaxHold:
-      return "max_hold";
-    case SummaryReason::kEvicted:
-      return "evicted";
-    case SummaryReason::kShutdown:
-      return "shutdown";
-  }
-  return "idle";
-}
-
 void AppendParam(std::string_view name, std::string_view value, std::string& out) {
   out += ' ';
   out += name;
@@ -174,7 +148,7 @@ void AppendEventSyslog(const Event& event, std::string_view app_name, std::strin
   out += ' ';
   AppendHeaderField(record != nullptr ? std::string_view(record->procid) : "", kMaxProcId, out);
   out += ' ';
-  out += MsgId(event.kind);
+  out += EventKindName(event.kind);
 
   out += " [";
   out += kSyslogSdId;
@@ -185,7 +159,7 @@ void AppendEventSyslog(const Event& event, std::string_view app_name, std::strin
     AppendUintParam("total", event.count_total, out);
     AppendTimeParam("first", event.first_seen_us, out);
     AppendTimeParam("last", event.last_seen_us, out);
-    AppendParam("reason", ReasonName(event.reason), out);
+    AppendParam("reason", SummaryReasonName(event.reason), out);
   }
   out += ']';
 

@@ -26,6 +26,8 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/wall_clock.h"
+
 namespace logfold {
 
 namespace {
@@ -42,25 +44,6 @@ constexpr std::size_t kReadSize = 64 * 1024;
 // a lost wakeup in the target costs latency rather than a stuck connection.
 constexpr auto kRetryInterval = std::chrono::seconds(1);
 constexpr auto kAcceptRetry = std::chrono::milliseconds(100);
-
-TimeUs WallMicros() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<TimeUs>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
-}
-
-std::string LabelValue(std::string_view value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
 
 tcp ProtocolOfSocket(int fd) {
   sockaddr_storage addr{};
@@ -87,7 +70,9 @@ struct TcpListener::Impl : std::enable_shared_from_this<Impl> {
   Impl(std::uint32_t input_id, std::string input_name, const Options& opts, asio::io_context& ctx,
        IngestTarget& ingest, Metrics& metrics);
 
-  std::string Labels() const { return "input=\"" + LabelValue(name) + "\",proto=\"tcp\""; }
+  std::string Labels() const {
+    return "input=\"" + Metrics::EscapeLabelValue(name) + "\",proto=\"tcp\"";
+  }
   Metrics::Counter& Counter(Metrics& metrics, std::string_view metric, std::string_view help,
                             std::string_view extra = "") const {
     return metrics.GetCounter(metric, help, Labels() + std::string(extra));
@@ -381,7 +366,7 @@ void TcpListener::Connection::OnRead(const boost::system::error_code& ec, std::s
     impl_->bytes.fetch_add(n, std::memory_order_relaxed);
     const std::span<const std::string_view> messages = decoder_.Feed({buf_.data(), n});
     Account();
-    if (!Deliver(messages, WallMicros())) return;  // Unpause() continues
+    if (!Deliver(messages, WallClockNowUs())) return;  // Unpause() continues
   }
   if (ec) {
     if (ec != asio::error::eof && ec != asio::error::operation_aborted) {
@@ -398,7 +383,7 @@ void TcpListener::Connection::FinishInput() {
   read_stopped_ = true;
   const std::span<const std::string_view> messages = decoder_.Finish();
   Account();
-  if (!Deliver(messages, WallMicros())) return;
+  if (!Deliver(messages, WallClockNowUs())) return;
   CloseNow();
 }
 

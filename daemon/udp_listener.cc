@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/wall_clock.h"
+
 namespace logfold {
 
 namespace {
@@ -35,25 +37,6 @@ constexpr unsigned kBatch = 64;
 constexpr int kBatchesPerWakeup = 16;
 // No UDP payload exceeds this (65507 over IPv4, 65527 over IPv6 without jumbograms).
 constexpr std::size_t kMaxDatagram = 65536;
-
-TimeUs WallMicros() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<TimeUs>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
-}
-
-std::string LabelValue(std::string_view value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
 
 udp ProtocolOfSocket(int fd) {
   sockaddr_storage addr{};
@@ -107,7 +90,9 @@ struct UdpListener::State : std::enable_shared_from_this<State> {
         dropped(metrics.GetCounter("logfold_dropped_total", "Lines dropped on intake.",
                                    Labels() + ",reason=\"queue_full\"")) {}
 
-  std::string Labels() const { return "input=\"" + LabelValue(name) + "\",proto=\"udp\""; }
+  std::string Labels() const {
+    return "input=\"" + Metrics::EscapeLabelValue(name) + "\",proto=\"udp\"";
+  }
 
   void Open();
   void SetReceiveBuffer();
@@ -244,7 +229,7 @@ void UdpListener::State::Drain() {
 void UdpListener::State::Deliver() {
   if (lines.empty()) return;
   received.fetch_add(lines.size(), std::memory_order_relaxed);
-  const TimeUs arrival = WallMicros();
+  const TimeUs arrival = WallClockNowUs();
   std::lock_guard lock(deliver_mu);
   if (stopped || !target.TryDeliver(input, lines, arrival)) {
     dropped.fetch_add(lines.size(), std::memory_order_relaxed);

@@ -7,19 +7,13 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <ctime>
 
 #include "daemon/syslog_event_encoder.h"
+#include "daemon/wall_clock.h"
 #include "pipeline/event_json.h"
 
 namespace logfold {
 namespace {
-
-TimeUs WallClockUs() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<TimeUs>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
-}
 
 constexpr std::size_t kDequeueBulk = 64;
 constexpr std::size_t kSubmitAt = 256 << 10;  // submit encoded output once this large
@@ -308,7 +302,7 @@ void WorkerPool::Run(Worker& w) {
   auto settings = shared_->GetSettings();
   w.settings_version = settings->version;
   SubmitOutput(w);  // learns which encodings the sinks want
-  TimeUs last_flush = WallClockUs();
+  TimeUs last_flush = WallClockNowUs();
   auto publish_stats = [&] {
     const MergerStats& s = w.merger->stats();
     *w.lines += s.lines - w.last_stats.lines;
@@ -360,7 +354,7 @@ void WorkerPool::Run(Worker& w) {
       }
       if (w.ndjson.size() >= kSubmitAt || w.syslog.size() >= kSubmitAt) SubmitOutput(w);
     }
-    const TimeUs now = WallClockUs();
+    const TimeUs now = WallClockNowUs();
     if (n == 0 || now - last_flush >= options_.flush_interval_us) {
       w.merger->Flush(flush_time(now), w.encoder);
       last_flush = now;
