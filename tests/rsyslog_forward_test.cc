@@ -556,6 +556,13 @@ TEST_P(RsyslogForwardTest, EveryLineIsAccountedForAndHeadersSurviveTheHop) {
   ASSERT_TRUE(rsyslog_code.has_value()) << "rsyslogd did not exit within 15 s of SIGTERM";
   EXPECT_EQ(*rsyslog_code, 0);
 
+  // Received counts at the listener; parse outcomes are counted by the workers a moment
+  // later (much later under a sanitizer), so wait until the engine has caught up.
+  const double taken_in =
+      received() - MetricSum(daemon_.Metrics(), "logfold_dropped_total", {input_label});
+  ASSERT_TRUE(
+      daemon_.WaitMetricAtLeast("logfold_lines_processed_total", {}, taken_in, milliseconds(30000)))
+      << "the workers did not process the " << taken_in << " received lines";
   const std::string metrics = daemon_.Metrics();
   const double got = MetricSum(metrics, "logfold_received_total", {input_label});
   const double lost = udp ? udp_lost() : 0;
