@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "pipeline/event_json.h"
+
 namespace logfold {
 namespace {
 
@@ -34,39 +36,33 @@ void AppendUint(std::uint64_t v, std::string& out) {
   out.append(buf, res.ptr);
 }
 
-void AppendHex16(std::uint64_t v, std::string& out) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  for (int shift = 60; shift >= 0; shift -= 4) out += kDigits[(v >> shift) & 0xf];
-}
-
-void AppendParam(std::string_view name, std::string_view value, std::string& out) {
+// ` name="` ... each Append*Param writes its value and the closing quote.
+void BeginParam(std::string_view name, std::string& out) {
   out += ' ';
   out += name;
   out += "=\"";
+}
+
+void AppendParam(std::string_view name, std::string_view value, std::string& out) {
+  BeginParam(name, out);
   AppendSyslogParamValue(value, out);
   out += '"';
 }
 
 void AppendUintParam(std::string_view name, std::uint64_t value, std::string& out) {
-  out += ' ';
-  out += name;
-  out += "=\"";
+  BeginParam(name, out);
   AppendUint(value, out);
   out += '"';
 }
 
 void AppendHexParam(std::string_view name, std::uint64_t value, std::string& out) {
-  out += ' ';
-  out += name;
-  out += "=\"";
-  AppendHex16(value, out);
+  BeginParam(name, out);
+  AppendHex64(value, out);  // the same 16 hex digits as the JSON events
   out += '"';
 }
 
 void AppendTimeParam(std::string_view name, TimeUs us, std::string& out) {
-  out += ' ';
-  out += name;
-  out += "=\"";
+  BeginParam(name, out);
   AppendSyslogTime(us, out);
   out += '"';
 }

@@ -21,9 +21,12 @@
 
 #include "daemon/ingest_target.h"
 #include "daemon/metrics.h"
+#include "tests/listener_test_util.h"
 
 namespace logfold {
 namespace {
+
+using test::WaitUntil;
 
 using namespace std::chrono_literals;
 
@@ -89,16 +92,6 @@ class RecordingTarget : public IngestTarget {
   std::vector<std::function<void()>> waiters_;
   std::vector<std::jthread> signalers_;  // joined on destruction
 };
-
-template <typename Pred>
-bool WaitUntil(Pred pred, std::chrono::milliseconds timeout = 20s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
-}
 
 // Records the done callback.
 class Done {

@@ -23,9 +23,12 @@
 
 #include "daemon/ingest_target.h"
 #include "daemon/metrics.h"
+#include "tests/listener_test_util.h"
 
 namespace logfold {
 namespace {
+
+using test::WaitUntil;
 
 using namespace std::chrono_literals;
 
@@ -91,35 +94,6 @@ class RecordingTarget : public IngestTarget {
   std::vector<std::function<void()>> waiters_;
 };
 
-// An io_context run by two threads for the duration of a test.
-class IoThreads {
- public:
-  IoThreads() {
-    for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io.run(); });
-  }
-  ~IoThreads() {
-    guard_.reset();
-    io.stop();
-    for (auto& t : threads_) t.join();
-  }
-  boost::asio::io_context io;
-
- private:
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> guard_ =
-      boost::asio::make_work_guard(io);
-  std::vector<std::thread> threads_;
-};
-
-template <typename Pred>
-bool WaitUntil(Pred pred, std::chrono::milliseconds timeout = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
-}
-
 class UdpSender {
  public:
   explicit UdpSender(std::uint16_t port, bool v6 = false) : v6_(v6) {
@@ -162,7 +136,7 @@ class UdpListenerTest : public ::testing::Test {
 
   Metrics metrics_;
   RecordingTarget target_;
-  IoThreads io_;  // declared last: its threads stop before the target goes away
+  test::IoThreads io_{2};  // declared last: its threads stop before the target goes away
 };
 
 TEST_F(UdpListenerTest, SingleDatagramIsOneLine) {
