@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -179,10 +180,28 @@ struct HttpResponse {
   std::string body;
 };
 
-// One HTTP/1.1 GET on 127.0.0.1:port; reads until the server closes (it sends
-// Connection: close). Every socket operation times out after `timeout`.
-inline HttpResponse HttpGet(std::uint16_t port, std::string_view target,
-                            milliseconds timeout = milliseconds(5000)) {
+// Decodes a chunked HTTP/1.1 body (RFC 9112 7.1; extensions and trailers ignored). False if
+// the body is cut short.
+inline bool DecodeChunked(std::string_view in, std::string& out) {
+  out.clear();
+  for (;;) {
+    const std::size_t eol = in.find("\r\n");
+    if (eol == std::string_view::npos) return false;
+    const unsigned long size = std::strtoul(std::string(in.substr(0, eol)).c_str(), nullptr, 16);
+    in.remove_prefix(eol + 2);
+    if (size == 0) return true;
+    if (in.size() < size + 2) return false;
+    out.append(in.substr(0, size));
+    in.remove_prefix(size + 2);
+  }
+}
+
+// One HTTP/1.1 request on 127.0.0.1:port (a body, if any, is sent with Content-Length);
+// reads until the server closes (it is sent Connection: close) and decodes a chunked body.
+// Every socket operation times out after `timeout`.
+inline HttpResponse HttpRequest(std::uint16_t port, std::string_view method,
+                                std::string_view target, std::string_view body = {},
+                                milliseconds timeout = milliseconds(5000)) {
   HttpResponse r;
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return r;
@@ -190,8 +209,11 @@ inline HttpResponse HttpGet(std::uint16_t port, std::string_view target,
   const sockaddr_in a = Loopback(port);
   std::string raw;
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0) {
-    const std::string req =
-        "GET " + std::string(target) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    std::string req = std::string(method) + " " + std::string(target) +
+                      " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+    if (method != "GET") req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+    req += "\r\n";
+    req += body;
     if (::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size())) {
       char buf[16384];
       for (;;) {
@@ -204,9 +226,21 @@ inline HttpResponse HttpGet(std::uint16_t port, std::string_view target,
   ::close(fd);
   const std::size_t header_end = raw.find("\r\n\r\n");
   if (raw.rfind("HTTP/1.1 ", 0) != 0 || header_end == std::string::npos) return r;
+  std::string headers = raw.substr(0, header_end);
+  for (char& c : headers) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string_view content(raw.data() + header_end + 4, raw.size() - header_end - 4);
+  if (headers.find("\r\ntransfer-encoding: chunked") != std::string::npos) {
+    if (!DecodeChunked(content, r.body)) return r;
+  } else {
+    r.body = content;
+  }
   r.status = std::atoi(raw.c_str() + 9);
-  r.body = raw.substr(header_end + 4);
   return r;
+}
+
+inline HttpResponse HttpGet(std::uint16_t port, std::string_view target,
+                            milliseconds timeout = milliseconds(5000)) {
+  return HttpRequest(port, "GET", target, {}, timeout);
 }
 
 // A blocking loopback TCP client (socket timeouts bound every call).
