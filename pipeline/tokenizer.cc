@@ -1,5 +1,6 @@
-// Tokenizer implementation: one pass to split, one pass per token to classify. No regex, no
-// allocation beyond the caller's reused vector.
+// Tokenizer implementation: one pass splits the message and collects each token's byte
+// shapes, which rule out most class tests before they run. No regex, no allocation beyond
+// the caller's reused vector.
 #include "pipeline/tokenizer.h"
 
 #include <array>
@@ -10,12 +11,41 @@ namespace {
 
 // Characters that end a token. Kept out of tokens so that `key=value`, `(value)` and
 // `"value"` expose their variable part as a token of its own.
-constexpr std::array<bool, 256> MakeSeparatorTable() {
-  std::array<bool, 256> t{};
-  for (unsigned char c : std::string_view(" \t\r\n\v\f,;=()[]{}\"'<>|\0", 21)) t[c] = true;
+constexpr std::string_view kSeparators(" \t\r\n\v\f,;=()[]{}\"'<>|\0", 21);
+
+constexpr std::array<std::uint32_t, 256> MakeByteShapeTable() {
+  std::array<std::uint32_t, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    std::uint32_t s = kShapeOther;
+    if (c >= '0' && c <= '9') {
+      s = kShapeDigit;
+    } else if ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) {
+      s = kShapeHexLetter;
+    } else if (c == 'T' || c == 'Z') {
+      s = kShapeLetterTZ;
+    } else if (c == 'x' || c == 'X') {
+      s = kShapeLetterX;
+    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+      s = kShapeLetter;
+    } else if (c == '.') {
+      s = kShapeDot;
+    } else if (c == ':') {
+      s = kShapeColon;
+    } else if (c == '-') {
+      s = kShapeDash;
+    } else if (c == '/') {
+      s = kShapeSlash;
+    } else if (c == '@') {
+      s = kShapeAt;
+    } else if (c == '+') {
+      s = kShapePlus;
+    }
+    t[static_cast<std::size_t>(c)] = s;
+  }
+  for (char c : kSeparators) t[static_cast<unsigned char>(c)] = kShapeSeparator;
   return t;
 }
-constexpr std::array<bool, 256> kSeparator = MakeSeparatorTable();
+constexpr std::array<std::uint32_t, 256> kByteShape = MakeByteShapeTable();
 
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 inline bool IsHexDigit(char c) {
@@ -211,53 +241,96 @@ std::string_view TokenClassName(TokenClass cls) {
   return "?";
 }
 
-TokenClass Tokenizer::Classify(std::string_view t) {
+namespace {
+
+// The class tests in their defining order. With kGuarded, a test runs only when the token's
+// shape allows it to succeed; unguarded every test runs (the reference the guards must match).
+// `shape` must be exact for kShapeDigit in both cases.
+template <bool kGuarded>
+TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
   if (t.empty()) return TokenClass::kWord;
-  bool digit = false;
-  std::size_t at = std::string_view::npos;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    if (IsDigit(t[i])) digit = true;
-    if (t[i] == '@' && at == std::string_view::npos) at = i;
+  const auto only = [shape](std::uint32_t allowed) { return !kGuarded || (shape & ~allowed) == 0; };
+  const auto has = [shape](std::uint32_t bits) { return !kGuarded || (shape & bits) == bits; };
+  if (has(kShapeColon | kShapeSlash) && t.find("://") != t.npos) {
+    return TokenClass::kUrl;
   }
-  if (t.find("://") != std::string_view::npos) return TokenClass::kUrl;
-  if (at != std::string_view::npos && at > 0 && t.find('.', at) != std::string_view::npos &&
-      t.find('/') == std::string_view::npos) {
-    return TokenClass::kEmail;
+  if (has(kShapeAt)) {
+    const std::size_t at = t.find('@');
+    if (at != t.npos && at > 0 && t.find('.', at) != t.npos && t.find('/') == t.npos) {
+      return TokenClass::kEmail;
+    }
   }
-  if (!digit) return TokenClass::kWord;
-  if (IsInteger(t)) return TokenClass::kInteger;
-  if (IsUuid(t)) return TokenClass::kUuid;
-  if (IsMac(t)) return TokenClass::kMac;
-  if (IsIPv4(t)) return TokenClass::kIPv4;
-  if (IsFloat(t)) return TokenClass::kFloat;
-  if (IsDateTime(t)) return TokenClass::kDateTime;
-  if (IsIPv6(t)) return TokenClass::kIPv6;
-  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X') && AllHex(t.substr(2))) {
+  if (!(shape & kShapeDigit)) return TokenClass::kWord;
+  if (only(kShapeDigit | kShapeDash | kShapePlus) && IsInteger(t)) return TokenClass::kInteger;
+  if (only(kShapeDigit | kShapeHexLetter | kShapeDash) && IsUuid(t)) return TokenClass::kUuid;
+  if (only(kShapeDigit | kShapeHexLetter | kShapeColon | kShapeDash) && IsMac(t)) {
+    return TokenClass::kMac;
+  }
+  if (only(kShapeDigit | kShapeDot | kShapeColon) && IsIPv4(t)) return TokenClass::kIPv4;
+  if (only(kShapeDigit | kShapeDot | kShapeDash | kShapePlus | kShapeHexLetter) && IsFloat(t)) {
+    return TokenClass::kFloat;
+  }
+  // ',' is a separator, so only a caller classifying arbitrary text can pass one here.
+  if (only(kShapeDigit | kShapeColon | kShapeDash | kShapeSlash | kShapeDot | kShapeLetterTZ |
+           kShapePlus | kShapeSeparator) &&
+      IsDateTime(t)) {
+    return TokenClass::kDateTime;
+  }
+  if (has(kShapeColon) && IsIPv6(t)) return TokenClass::kIPv6;
+  if (has(kShapeLetterX) && t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X') &&
+      AllHex(t.substr(2))) {
     return TokenClass::kHex;
   }
-  if (t.size() >= 8 && AllHex(t)) return TokenClass::kHex;
-  if (t.front() == '/' || t.front() == '~' || t.find('/') != std::string_view::npos) {
+  if (only(kShapeDigit | kShapeHexLetter) && t.size() >= 8 && AllHex(t)) return TokenClass::kHex;
+  if (t.front() == '~' || (has(kShapeSlash) && t.find('/') != t.npos)) {
     return TokenClass::kPath;
   }
-  if (IsHostPort(t)) return TokenClass::kHostPort;
+  if (has(kShapeColon) && IsHostPort(t)) return TokenClass::kHostPort;
   return TokenClass::kDigitWord;
 }
 
+}  // namespace
+
+TokenClass ClassifyWithShape(std::string_view t, std::uint32_t shape) {
+  return ClassifyImpl<true>(t, shape);
+}
+
+TokenClass ClassifyUnguarded(std::string_view t) { return ClassifyImpl<false>(t, ShapeOf(t)); }
+
+std::uint32_t ShapeOf(std::string_view t) {
+  std::uint32_t shape = 0;
+  for (char c : t) shape |= kByteShape[static_cast<unsigned char>(c)];
+  return shape;
+}
+
+TokenClass Tokenizer::Classify(std::string_view t) { return ClassifyWithShape(t, ShapeOf(t)); }
+
 void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) const {
   out.clear();
+  const char* const data = message.data();
   const std::size_t n = message.size();
   std::size_t i = 0;
   while (i < n && out.size() < options_.max_tokens) {
-    while (i < n && kSeparator[static_cast<unsigned char>(message[i])]) ++i;
+    while (i < n && (kByteShape[static_cast<unsigned char>(data[i])] & kShapeSeparator)) ++i;
     if (i == n) break;
-    std::size_t start = i;
-    while (i < n && !kSeparator[static_cast<unsigned char>(message[i])]) ++i;
+    const std::size_t start = i;
+    // One pass finds the token's end and the union of its byte shapes, which settles most
+    // tokens' class (plain words above all) without looking at their bytes again.
+    std::uint32_t shape = 0;
+    for (; i < n; ++i) {
+      const std::uint32_t s = kByteShape[static_cast<unsigned char>(data[i])];
+      if (s & kShapeSeparator) break;
+      shape |= s;
+    }
     std::size_t end = i;
-    while (end > start && IsTrailingPunct(message[end - 1])) --end;
-    if (end == start) continue;
-    std::string_view text = message.substr(start, end - start);
+    if (IsTrailingPunct(data[end - 1])) {
+      while (end > start && IsTrailingPunct(data[end - 1])) --end;
+      if (end == start) continue;
+      shape = ShapeOf(message.substr(start, end - start));
+    }
+    const std::string_view text = message.substr(start, end - start);
     out.push_back(Token{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start),
-                        Classify(text)});
+                        ClassifyWithShape(text, shape)});
   }
 }
 

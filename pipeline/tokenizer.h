@@ -37,6 +37,34 @@ struct Token {
   TokenClass cls;
 };
 
+// Byte shapes: each byte falls in one of these kinds. The union over a token's bytes (its
+// shape) rules out class tests that cannot succeed, e.g. a token without digits is a word
+// unless it could be a URL or an e-mail address.
+enum ByteShape : std::uint32_t {
+  kShapeDigit = 1u << 0,      // 0-9
+  kShapeHexLetter = 1u << 1,  // a-f A-F
+  kShapeLetterTZ = 1u << 2,   // T Z (date/time letters)
+  kShapeLetterX = 1u << 3,    // x X (0x prefix)
+  kShapeLetter = 1u << 4,     // any other ASCII letter
+  kShapeDot = 1u << 5,
+  kShapeColon = 1u << 6,
+  kShapeDash = 1u << 7,
+  kShapeSlash = 1u << 8,
+  kShapeAt = 1u << 9,
+  kShapePlus = 1u << 10,
+  kShapeOther = 1u << 11,      // any other byte that is not a separator
+  kShapeSeparator = 1u << 12,  // ends a token (see Tokenizer::Tokenize)
+};
+
+// The union of the byte shapes of `text`.
+std::uint32_t ShapeOf(std::string_view text);
+
+// Tokenizer::Classify given the token's shape (ShapeOf(token)).
+TokenClass ClassifyWithShape(std::string_view token, std::uint32_t shape);
+// The same running every class test, whatever the shape: the definition the shape's
+// shortcuts must agree with (checked by tests).
+TokenClass ClassifyUnguarded(std::string_view token);
+
 class Tokenizer {
  public:
   struct Options {
