@@ -22,6 +22,14 @@ Metrics::Counter& Metrics::GetCounter(std::string_view name, std::string_view he
 void Metrics::AddGauge(std::string_view name, std::string_view help, std::string_view labels,
                        std::function<double()> read) {
   std::lock_guard lock(mu_);
+  // A component rebuilt under the same name (a sink replaced by a reload) takes over its
+  // series: two samples with one name and label set would be an invalid exposition.
+  for (Entry& e : entries_) {
+    if (e.is_gauge && e.name == name && e.labels == labels) {
+      e.read = std::move(read);
+      return;
+    }
+  }
   Entry& e = entries_.emplace_back();
   e.name = name;
   e.help = help;

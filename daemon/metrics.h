@@ -28,7 +28,8 @@ class Metrics {
   // The reference stays valid for the registry's life. Thread-safe.
   Counter& GetCounter(std::string_view name, std::string_view help, std::string_view labels = "");
 
-  // A gauge read at render time by calling `read` (which must be thread-safe).
+  // A gauge read at render time by calling `read` (which must be thread-safe). Adding a
+  // gauge whose name and labels exist replaces the earlier one's `read`.
   void AddGauge(std::string_view name, std::string_view help, std::string_view labels,
                 std::function<double()> read);
 

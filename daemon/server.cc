@@ -15,7 +15,9 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <thread>
+#include <vector>
 
 #include "daemon/config.h"
 #include "daemon/metrics.h"
@@ -155,6 +157,7 @@ class Server {
     deadline.join();
     streams_.clear();
     const bool flushed = StopSinks(sinks_, config_.outputs);
+    for (RetiringSinks& r : retiring_) r.thread.join();  // each bounded by its own drain deadline
     LogStats();
     spdlog::info("logfold stopped{}", flushed ? "" : " (some output could not be delivered)");
     return 0;
@@ -204,6 +207,71 @@ class Server {
       ok = sinks[i]->Stop(deadline) && ok;
     }
     return ok;
+  }
+
+  // Reload with changed outputs. An output whose settings did not change keeps its sink
+  // (its buffer, connection and open file); changed and new ones get fresh sinks. The
+  // replaced sinks drain on a thread of their own: stopping them here would hold the event
+  // loop (inputs, signals, /metrics, the watchdog) for up to kDrainTimeout while a
+  // collector is down. False (reload refused, nothing changed) if a new sink fails to build.
+  bool ReplaceSinks(const Config& next) {
+    std::vector<std::unique_ptr<Sink>> built(next.outputs.size());
+    std::vector<int> kept(next.outputs.size(), -1);
+    std::vector<bool> taken(config_.outputs.size(), false);
+    for (std::size_t i = 0; i < next.outputs.size(); ++i) {
+      for (std::size_t j = 0; j < config_.outputs.size(); ++j) {
+        if (!taken[j] && next.outputs[i] == config_.outputs[j]) {
+          taken[j] = true;
+          kept[i] = static_cast<int>(j);
+          break;
+        }
+      }
+      if (kept[i] >= 0) continue;
+      std::string error;
+      built[i] = MakeSink(ToSinkConfig(next.outputs[i]), metrics_, error);
+      if (!built[i]) {
+        ++*reload_failures_;
+        spdlog::error("reload refused, keeping the running config: outputs.{}: {}",
+                      next.outputs[i].name, error);
+        for (auto& b : built) {
+          if (b) b->Stop(std::chrono::steady_clock::now());  // empty: returns at once
+        }
+        return false;
+      }
+    }
+    std::vector<std::unique_ptr<Sink>> sinks;
+    for (std::size_t i = 0; i < next.outputs.size(); ++i) {
+      sinks.push_back(kept[i] >= 0 ? std::move(sinks_[static_cast<std::size_t>(kept[i])])
+                                   : std::move(built[i]));
+    }
+    std::function<void()> wait_old_sinks_unused = pool_->SetSinks(Outputs(next, sinks));
+    std::vector<std::unique_ptr<Sink>> retired;
+    std::vector<OutputConfig> retired_outputs;
+    for (std::size_t j = 0; j < sinks_.size(); ++j) {
+      if (taken[j]) continue;
+      retired.push_back(std::move(sinks_[j]));
+      retired_outputs.push_back(config_.outputs[j]);
+    }
+    sinks_ = std::move(sinks);
+    // Reap the drains earlier reloads started, so frequent reloads cannot pile up threads.
+    std::erase_if(retiring_, [](RetiringSinks& r) {
+      if (!r.done->load()) return false;
+      r.thread.join();
+      return true;
+    });
+    if (!retired.empty()) {
+      auto done = std::make_shared<std::atomic<bool>>(false);
+      retiring_.push_back(
+          {std::thread([retired = std::move(retired), outputs = std::move(retired_outputs),
+                        wait = std::move(wait_old_sinks_unused), done]() mutable {
+             wait();
+             StopSinks(retired, outputs);
+             retired.clear();
+             done->store(true);
+           }),
+           done});
+    }
+    return true;
   }
 
   void StartInputs() {
@@ -361,18 +429,9 @@ class Server {
       spdlog::warn("reload: metrics endpoint changes take effect at the next restart");
       next.metrics = config_.metrics;
     }
-    if (next.outputs != config_.outputs) {
-      std::vector<std::unique_ptr<Sink>> fresh;
-      std::string error;
-      if (!BuildSinks(next, fresh, error)) {
-        ++*reload_failures_;
-        spdlog::error("reload refused, keeping the running config: {}", error);
-        notify_.Ready(StatusLine());
-        return;
-      }
-      pool_->SetSinks(Outputs(next, fresh));
-      StopSinks(sinks_, config_.outputs);
-      sinks_ = std::move(fresh);
+    if (next.outputs != config_.outputs && !ReplaceSinks(next)) {
+      notify_.Ready(StatusLine());
+      return;
     }
     pool_->Reconfigure(next.engine.merger, ParserOptions(next),
                        next.engine.time == TimeSource::kEvent);
@@ -434,6 +493,12 @@ class Server {
   std::vector<std::unique_ptr<StreamInput>> streams_;
   std::unique_ptr<MetricsServer> metrics_server_;
   std::thread io_thread_;
+  // Sinks a reload replaced, draining to their old destinations on their own threads.
+  struct RetiringSinks {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::vector<RetiringSinks> retiring_;
   bool shutting_down_ = false;
   std::size_t pending_drains_ = 0;
   std::mutex done_mu_;

@@ -6,6 +6,7 @@
 #include <concurrentqueue/blockingconcurrentqueue.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "daemon/syslog_event_encoder.h"
@@ -252,31 +253,56 @@ void WorkerPool::Reconfigure(const MergerOptions& merger, std::vector<SyslogPars
   shared_->settings = settings;
 }
 
-void WorkerPool::SetSinks(std::vector<Output> sinks) {
+std::function<void()> WorkerPool::SetSinks(std::vector<Output> sinks) {
   std::shared_ptr<const std::vector<Output>> old;
   {
     std::lock_guard lock(shared_->mu);
     old = shared_->sinks;
     shared_->sinks = std::make_shared<const std::vector<Output>>(std::move(sinks));
   }
-  // Workers hold a reference while they submit; wait until none does.
-  while (old.use_count() > 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // Workers hold a reference while they submit; the wait is the caller's, so that a worker
+  // blocked on a full sink cannot stall the thread that reloads.
+  return [old = std::move(old)] {
+    while (old.use_count() > 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
 }
 
 void WorkerPool::SubmitOutput(Worker& w) {
   const auto sinks = shared_->GetSinks();
   bool ndjson = false, syslog = false;
-  for (const Output& o : *sinks) {
+  for (Output o : *sinks) {
     Sink* s = o.sink;
     (s->encoding() == SinkEncoding::kNdjson ? ndjson : syslog) = true;
     std::string& buf = s->encoding() == SinkEncoding::kNdjson ? w.ndjson : w.syslog;
     if (buf.empty()) continue;
     const auto started = std::chrono::steady_clock::now();
-    const auto give_up = started + std::chrono::microseconds(o.block_timeout_us);
+    auto give_up = started + std::chrono::microseconds(o.block_timeout_us);
     bool stalled = false;
     while (!s->Submit(buf, std::chrono::steady_clock::now() + std::chrono::milliseconds(200))) {
       if (!stalled) ++*w.stalls;
       stalled = true;
+      // A reload replaced this full sink: the batch goes to the output's new sink instead,
+      // so that the old one can drain and retire (which waits for us to drop the old list).
+      if (const auto current = shared_->GetSinks(); current != sinks) {
+        const auto same = std::find_if(current->begin(), current->end(),
+                                       [&](const Output& c) { return c.sink == s; });
+        const auto successor = std::find_if(current->begin(), current->end(), [&](const Output& c) {
+          return c.sink->name() == s->name() && c.sink->encoding() == s->encoding();
+        });
+        if (same == current->end() && successor != current->end()) {
+          o = *successor;
+          s = o.sink;
+          give_up =
+              std::chrono::steady_clock::now() + std::chrono::microseconds(o.block_timeout_us);
+          continue;
+        }
+        if (same == current->end()) {
+          *w.discarded += buf.size();
+          spdlog::warn("sink {}: removed by a reload with {} bytes of events not accepted",
+                       s->name(), buf.size());
+          break;
+        }
+      }
       if (o.drop_when_full && std::chrono::steady_clock::now() >= give_up) {
         *w.dropped_output += buf.size();
         spdlog::warn("sink {}: full for {} ms, dropped {} bytes of events (when_full: drop)",

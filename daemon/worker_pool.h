@@ -60,8 +60,10 @@ class WorkerPool : public IngestTarget {
   // WindowMerger::Reconfigure). The thread count cannot change without a restart.
   void Reconfigure(const MergerOptions& merger, std::vector<SyslogParser::Options> inputs,
                    bool event_time);
-  // Replaces the sinks workers write to; returns once no worker uses the old list.
-  void SetSinks(std::vector<Output> outputs);
+  // Replaces the sinks workers write to and returns at once. A worker may still be inside a
+  // Submit to a sink of the old list: call the returned function, which blocks until no
+  // worker uses the old list, before stopping or destroying a sink that left it.
+  std::function<void()> SetSinks(std::vector<Output> outputs);
 
   // Processes everything queued, closes every open group (summaries out), hands all events
   // to the sinks and joins the workers. Call after the inputs stopped delivering.

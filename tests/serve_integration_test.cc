@@ -963,6 +963,156 @@ TEST_F(ServeTest, SighupAppliesValidConfigKeepsOpenGroupsAndReopensTheOutputFile
             static_cast<std::uint64_t>(sent));
 }
 
+// A collector whose port is reserved (bound) but refuses connections until Listen(); then
+// it accepts any number of connections and reads each until EOF.
+class LateCollector {
+ public:
+  LateCollector() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a = daemon_test::Loopback(0);
+    socklen_t len = sizeof a;
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+      port_ = ntohs(a.sin_port);
+    }
+  }
+  ~LateCollector() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+    ::close(fd_);
+  }
+
+  std::uint16_t port() const { return port_; }
+  bool Listen() {
+    if (::listen(fd_, 8) != 0) return false;
+    thread_ = std::thread([this] { Run(); });
+    return true;
+  }
+  int connections() const { return connections_.load(); }
+  std::string data() {
+    std::lock_guard lock(mu_);
+    return data_;
+  }
+
+ private:
+  void Run() {
+    std::vector<pollfd> fds{{fd_, POLLIN, 0}};
+    std::vector<char> buf(1 << 16);
+    while (!stop_.load()) {
+      if (::poll(fds.data(), fds.size(), 50) <= 0) continue;
+      for (std::size_t i = fds.size(); i-- > 0;) {
+        if (fds[i].revents == 0) continue;
+        if (i == 0) {
+          const int conn = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+          if (conn >= 0) fds.push_back({conn, POLLIN, 0});
+          if (conn >= 0) ++connections_;
+          continue;
+        }
+        const ssize_t n = ::recv(fds[i].fd, buf.data(), buf.size(), 0);
+        if (n > 0) {
+          std::lock_guard lock(mu_);
+          data_.append(buf.data(), static_cast<std::size_t>(n));
+        } else if (n == 0 || errno != EINTR) {
+          ::close(fds[i].fd);
+          fds.erase(fds.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+      }
+    }
+    for (std::size_t i = 1; i < fds.size(); ++i) ::close(fds[i].fd);
+  }
+
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> connections_{0};
+  std::mutex mu_;
+  std::string data_;
+  std::thread thread_;
+};
+
+// Regression (found by tests/soak): a reload that changed an output stopped the old sinks on
+// the event loop, so with the collector down it held inputs, signals and /metrics for up to
+// 30 s and then discarded the events the old sink held; a worker blocked on the old, full
+// sink stalled it indefinitely. Now unchanged outputs keep their sinks and replaced ones
+// drain on their own thread, to the old destination.
+TEST_F(ServeTest, SighupChangingAnOutputWhileItsCollectorIsDownNeitherStallsNorLosesEvents) {
+  LateCollector collector;
+  ASSERT_NE(collector.port(), 0);
+  Json config = BaseConfig();
+  config["engine"]["mode"] = "annotate";  // one event per line: the old sink's buffer fills
+  config["outputs"].push_back({{"name", "collector"},
+                               {"type", "tcp"},
+                               {"address", "127.0.0.1"},
+                               {"port", collector.port()},
+                               {"buffer", "64KiB"},
+                               {"reconnect_min", "10ms"},
+                               {"reconnect_max", "100ms"}});
+  ASSERT_TRUE(StartDaemon(config));
+  TcpClient client(TcpPort());
+  ASSERT_TRUE(client.connected());
+  constexpr int kLines = 1000;  // ~400 KB of events: far more than the 64 KiB buffer
+  std::string payload;
+  for (int i = 0; i < kLines; ++i) {
+    payload += Rfc5424(13, "late-host", "late-app",
+                       "seq=" + std::to_string(i) + " pad " + std::string(200, 'p')) +
+               "\n";
+  }
+  ASSERT_TRUE(client.Send(payload));
+  // A worker is now blocked on the full collector sink (the file got what came before).
+  ASSERT_TRUE(
+      daemon_.WaitMetricAtLeast("logfold_sink_buffered_bytes", {"sink=\"collector\""}, 60 * 1024));
+  ASSERT_TRUE(daemon_.WaitMetricAtLeast("logfold_output_stalls_total", {}, 1));
+
+  config["outputs"][1]["reconnect_max"] = "200ms";  // the collector output changes
+  WriteConfig(config);
+  const auto hup = daemon_test::Clock::now();
+  ASSERT_TRUE(daemon_.Signal(SIGHUP));
+  ASSERT_TRUE(daemon_.WaitMetricAtLeast("logfold_reloads_total", {}, 1, milliseconds(5000)))
+      << "the reload did not complete while the collector was down";
+  EXPECT_LT(daemon_test::Clock::now() - hup, milliseconds(5000));
+  // The replaced sink's gauge is taken over, not duplicated.
+  const std::string metrics = daemon_.Metrics();
+  std::size_t series = 0;
+  for (std::size_t at = 0; (at = metrics.find("logfold_sink_buffered_bytes{sink=\"collector\"}",
+                                              at)) != std::string::npos;
+       ++at) {
+    ++series;
+  }
+  EXPECT_EQ(series, 1u);
+
+  // The collector comes back: every event arrives, those the old sink held included.
+  ASSERT_TRUE(collector.Listen());
+  auto seqs_received = [&] {
+    std::vector<bool> seen(kLines, false);
+    const std::string data = collector.data();
+    for (std::size_t at = 0; (at = data.find("\"message\":\"seq=", at)) != std::string::npos;) {
+      at += 15;
+      const long seq = std::strtol(data.c_str() + at, nullptr, 10);
+      if (seq >= 0 && seq < kLines) seen[static_cast<std::size_t>(seq)] = true;
+    }
+    return static_cast<int>(std::count(seen.begin(), seen.end(), true));
+  };
+  EXPECT_TRUE(WaitUntil([&] { return seqs_received() == kLines; }, milliseconds(20000)))
+      << seqs_received() << " of " << kLines << " events reached the collector";
+
+  // A reload that changes only the file output leaves the collector's connection alone.
+  const double connects = daemon_.Metric("logfold_sink_connects_total", {"sink=\"collector\""});
+  config["outputs"][0]["fsync"] = "always";
+  WriteConfig(config);
+  ASSERT_TRUE(daemon_.Signal(SIGHUP));
+  ASSERT_TRUE(daemon_.WaitMetricAtLeast("logfold_reloads_total", {}, 2));
+  ASSERT_TRUE(client.Send(Rfc5424(13, "late-host", "late-app", "seq=1 after") + "\n"));
+  ASSERT_TRUE(daemon_.WaitMetricAtLeast("logfold_events_total", {}, kLines + 1));
+  EXPECT_TRUE(WaitUntil([&] { return collector.data().find("seq=1 after") != std::string::npos; },
+                        milliseconds(10000)));
+  EXPECT_EQ(daemon_.Metric("logfold_sink_connects_total", {"sink=\"collector\""}), connects);
+  EXPECT_EQ(daemon_.Metric("logfold_reload_failures_total"), 0);
+
+  client.Close();
+  TerminateAndExpectCleanExit();
+  EXPECT_EQ(LinesAccounted(Events()), static_cast<std::uint64_t>(kLines + 1));
+}
+
 // ------------------------------------------------------------------ 8. metrics endpoint
 
 TEST_F(ServeTest, MetricsEndpointServesPrometheusTextAnd404sOtherPaths) {

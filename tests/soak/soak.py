@@ -67,8 +67,9 @@ def parse_args():
 # ------------------------------------------------------------------------- the daemon
 
 def soak_config(events_path, collector_port, variant):
-    """The soak's config. Variants 0 and 1 are valid and differ in engine settings (applied
-    live by a reload); "invalid" also turns debug logging on, which must never happen."""
+    """The soak's config. Variants 0 and 1 are valid and differ in engine settings and in the
+    tcp output (applied live by a reload); "invalid" also turns debug logging on, which must
+    never happen."""
     engine = {"window": "2s", "max_hold": "5s", "max_distance": 4}
     if variant == 1:
         engine = {"window": "3s", "max_hold": "6s", "max_distance": 5}
@@ -88,6 +89,9 @@ def soak_config(events_path, collector_port, variant):
         ],
         "metrics": {"port": 0},
     }
+    if variant == 1:
+        # An output change: the daemon builds a new sink and drains the old one aside.
+        config["outputs"][1]["reconnect_max"] = "1s"
     if variant == "invalid":
         config["log"]["level"] = "debug"
         config["engine"]["window"] = "5 parsecs"
