@@ -7,12 +7,10 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <algorithm>
 #include <cmath>
+
+#include "pipeline/simhash_votes.h"
 
 namespace logfold {
 namespace {
@@ -42,21 +40,13 @@ std::int32_t Quantise(float w) {
   return static_cast<std::int32_t>(std::clamp(w, 0.0f, 1.0f) * 1024.0f + 0.5f);
 }
 
-// For each byte value, per bit: 0 where the bit is set (add w), -1 where it is clear (add -w,
-// computed as (w ^ -1) - (-1)). A negate by mask needs no multiply, which SSE2 lacks for int32.
-struct ByteSignMasks {
-  alignas(16) std::int32_t v[256][8];
-  ByteSignMasks() {
-    for (int b = 0; b < 256; ++b) {
-      for (int k = 0; k < 8; ++k) v[b][k] = ((b >> k) & 1) ? 0 : -1;
-    }
-  }
-};
-const ByteSignMasks kByteSignMasks;
-
 }  // namespace
 
-Fingerprinter::Fingerprinter(const FeatureWeights& weights) : weights_(weights) {}
+Fingerprinter::Fingerprinter(const FeatureWeights& weights) : weights_(weights) {
+  for (std::size_t c = 0; c < quantised_.size(); ++c) {
+    quantised_[c] = Quantise(weights_.Of(static_cast<TokenClass>(c)));
+  }
+}
 
 std::uint64_t Fingerprinter::TokenHash(std::string_view message, const Token& token) {
   std::string_view text = message.substr(token.offset, token.length);
@@ -122,49 +112,55 @@ void Fingerprinter::FeaturesFromHashes(std::span<const Token> tokens,
 }
 
 std::uint64_t Fingerprinter::SimHash(const std::vector<Feature>& features) {
-  // Votes are added a byte of hash at a time from a per-byte table of sign masks: 8 lanes of
-  // conditional negate-and-add, done with SSE2 where available (every x86-64).
-  alignas(16) std::int32_t votes[64] = {};
-#if defined(__SSE2__)
-  __m128i acc[16];
-  for (auto& a : acc) a = _mm_setzero_si128();
-  for (const Feature& f : features) {
-    const std::int32_t w = Quantise(f.weight);
-    if (w == 0) continue;
-    const __m128i wv = _mm_set1_epi32(w);
-    std::uint64_t h = f.hash;
-    for (int byte = 0; byte < 8; ++byte, h >>= 8) {
-      const auto* m = reinterpret_cast<const __m128i*>(kByteSignMasks.v[h & 0xff]);
-      const __m128i m0 = _mm_load_si128(m), m1 = _mm_load_si128(m + 1);
-      acc[2 * byte] = _mm_add_epi32(acc[2 * byte], _mm_sub_epi32(_mm_xor_si128(wv, m0), m0));
-      acc[2 * byte + 1] =
-          _mm_add_epi32(acc[2 * byte + 1], _mm_sub_epi32(_mm_xor_si128(wv, m1), m1));
+  // Quantised a chunk at a time into arrays the vote kernels stream over.
+  constexpr std::size_t kChunk = 256;
+  std::uint64_t hashes[kChunk];
+  std::int32_t weights[kChunk];
+  SimHashVotes votes;
+  for (std::size_t start = 0; start < features.size(); start += kChunk) {
+    const std::size_t n = std::min(kChunk, features.size() - start);
+    for (std::size_t i = 0; i < n; ++i) {
+      hashes[i] = features[start + i].hash;
+      weights[i] = Quantise(features[start + i].weight);
     }
+    AddSimHashVotes(hashes, weights, n, votes);
   }
-  for (int i = 0; i < 16; ++i) _mm_store_si128(reinterpret_cast<__m128i*>(votes + 4 * i), acc[i]);
-#else
-  for (const Feature& f : features) {
-    const std::int32_t w = Quantise(f.weight);
-    if (w == 0) continue;
-    std::uint64_t h = f.hash;
-    for (int byte = 0; byte < 8; ++byte, h >>= 8) {
-      const std::int32_t* masks = kByteSignMasks.v[h & 0xff];
-      std::int32_t* v = votes + byte * 8;
-      for (int k = 0; k < 8; ++k) v[k] += (w ^ masks[k]) - masks[k];
-    }
-  }
-#endif
-  std::uint64_t fp = 0;
-  for (int bit = 0; bit < 64; ++bit) {
-    if (votes[bit] > 0) fp |= std::uint64_t{1} << bit;
-  }
-  return fp;
+  return votes.Fingerprint();
 }
 
+// Features and SimHash in one pass, with weights quantised per class up front: the same
+// votes as SimHash(Features(...)), since quantising is monotonic (the quantised minimum of
+// a pair is the minimum of the quantised weights).
 std::uint64_t Fingerprinter::Fingerprint(std::string_view message,
                                          const std::vector<Token>& tokens) {
-  Features(message, tokens, scratch_);
-  return SimHash(scratch_);
+  const std::size_t max_features = 2 * tokens.size();
+  if (feature_hashes_.size() < max_features) {
+    feature_hashes_.resize(max_features);
+    feature_weights_.resize(max_features);
+  }
+  std::uint64_t* hashes = feature_hashes_.data();
+  std::int32_t* weights = feature_weights_.data();
+  std::size_t n = 0;
+  std::uint64_t prev_hash = 0;
+  std::int32_t prev_weight = 0;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::uint64_t h = TokenHash(message, tokens[i]);
+    const std::int32_t w = quantised_[static_cast<std::size_t>(tokens[i].cls)];
+    hashes[n] = h;
+    weights[n] = w;
+    ++n;
+    if (weights_.pairs && i > 0) {
+      const std::uint64_t pair[2] = {prev_hash, h};
+      hashes[n] = XXH3_64bits_withSeed(pair, sizeof pair, kPairSeed);
+      weights[n] = std::min(prev_weight, w);
+      ++n;
+    }
+    prev_hash = h;
+    prev_weight = w;
+  }
+  SimHashVotes votes;
+  AddSimHashVotes(hashes, weights, n, votes);
+  return votes.Fingerprint();
 }
 
 }  // namespace logfold

@@ -66,15 +66,17 @@ class Fingerprinter {
   // SimHash of a feature list: bit i is set when the weighted votes for bit i are positive.
   static std::uint64_t SimHash(const std::vector<Feature>& features);
 
-  // Convenience: Features + SimHash, using an internal scratch buffer (not thread-safe).
+  // SimHash(Features(...)) in one pass, using internal scratch buffers (not thread-safe).
   std::uint64_t Fingerprint(std::string_view message, const std::vector<Token>& tokens);
 
   const FeatureWeights& weights() const { return weights_; }
 
  private:
   FeatureWeights weights_;
-  std::vector<Feature> scratch_;
-  mutable std::vector<std::uint64_t> hashes_scratch_;
+  std::array<std::int32_t, static_cast<std::size_t>(TokenClass::kCount_)> quantised_{};
+  mutable std::vector<std::uint64_t> hashes_scratch_;  // Features()
+  std::vector<std::uint64_t> feature_hashes_;          // Fingerprint()
+  std::vector<std::int32_t> feature_weights_;
 };
 
 inline int HammingDistance(std::uint64_t a, std::uint64_t b) { return __builtin_popcountll(a ^ b); }

@@ -6,10 +6,13 @@
 #include <xxhash.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "pipeline/simhash_votes.h"
 #include "pipeline/tokenizer.h"
 
 namespace logfold {
@@ -244,6 +247,42 @@ TEST(FingerprinterTest, HammingDistance) {
   EXPECT_EQ(HammingDistance(0, 0), 0);
   EXPECT_EQ(HammingDistance(0, ~0ULL), 64);
   EXPECT_EQ(HammingDistance(0b1011, 0b0001), 2);
+}
+
+// Every vote kernel the CPU supports gives the SimHash by its definition (bit i set when the
+// weighted votes for it are positive), on random features; unsupported kernels are skipped
+// by name so a run on a CPU without AVX-512 says what it did not check.
+TEST(SimHashVotesTest, EveryKernelMatchesTheDefinition) {
+  std::mt19937_64 rng(99);
+  for (SimHashKernel kernel : {SimHashKernel::kAuto, SimHashKernel::kPortable, SimHashKernel::kSse2,
+                               SimHashKernel::kAvx2, SimHashKernel::kAvx512}) {
+    if (!SimHashKernelSupported(kernel)) {
+      std::printf("kernel %d not supported by this CPU: not checked\n", static_cast<int>(kernel));
+      continue;
+    }
+    for (std::size_t n : {0, 1, 2, 3, 17, 255, 1000}) {
+      std::vector<std::uint64_t> hashes(n);
+      std::vector<std::int32_t> weights(n);
+      std::int64_t expected_votes[64] = {};
+      for (std::size_t f = 0; f < n; ++f) {
+        hashes[f] = rng();
+        weights[f] = static_cast<std::int32_t>(rng() % 1025);
+        for (int bit = 0; bit < 64; ++bit) {
+          expected_votes[bit] += ((hashes[f] >> bit) & 1) ? weights[f] : -weights[f];
+        }
+      }
+      std::uint64_t expected = 0;
+      for (int bit = 0; bit < 64; ++bit) {
+        if (expected_votes[bit] > 0) expected |= std::uint64_t{1} << bit;
+      }
+      // Split in two calls: votes accumulate across calls.
+      SimHashVotes votes;
+      AddSimHashVotes(hashes.data(), weights.data(), n / 2, votes, kernel);
+      AddSimHashVotes(hashes.data() + n / 2, weights.data() + n / 2, n - n / 2, votes, kernel);
+      EXPECT_EQ(votes.Fingerprint(), expected)
+          << "kernel " << static_cast<int>(kernel) << ", n " << n;
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,180 @@
+// SimHash vote kernels. AVX2 and AVX-512 are compiled per function (target attributes) for a
+// baseline x86-64 build and picked with __builtin_cpu_supports, so one binary runs anywhere.
+#include "pipeline/simhash_votes.h"
+
+#include <initializer_list>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define LOGFOLD_X86_SIMD 1
+#endif
+
+namespace logfold {
+namespace {
+
+void AddPortable(const std::uint64_t* hashes, const std::int32_t* weights, std::size_t n,
+                 std::int32_t* sums) {
+  for (std::size_t f = 0; f < n; ++f) {
+    const std::uint64_t h = hashes[f];
+    const std::int32_t w = weights[f];
+    for (int bit = 0; bit < 64; ++bit) sums[bit] += w & -static_cast<std::int32_t>((h >> bit) & 1);
+  }
+}
+
+#if defined(LOGFOLD_X86_SIMD)
+
+// For each byte value, per bit: -1 where the bit is set, so `w & mask` is the bit's vote.
+// constexpr, so it is ready even for callers running during static initialisation.
+struct ByteMasks {
+  alignas(16) std::int32_t v[256][8];
+};
+constexpr ByteMasks MakeByteMasks() {
+  ByteMasks m{};
+  for (int b = 0; b < 256; ++b) {
+    for (int k = 0; k < 8; ++k) m.v[b][k] = ((b >> k) & 1) ? -1 : 0;
+  }
+  return m;
+}
+constexpr ByteMasks kByteMasks = MakeByteMasks();
+
+void AddSse2(const std::uint64_t* hashes, const std::int32_t* weights, std::size_t n,
+             std::int32_t* sums) {
+  __m128i acc[16];
+  for (int i = 0; i < 16; ++i) acc[i] = _mm_load_si128(reinterpret_cast<const __m128i*>(sums) + i);
+  for (std::size_t f = 0; f < n; ++f) {
+    const __m128i w = _mm_set1_epi32(weights[f]);
+    std::uint64_t h = hashes[f];
+    for (int byte = 0; byte < 8; ++byte, h >>= 8) {
+      const auto* m = reinterpret_cast<const __m128i*>(kByteMasks.v[h & 0xff]);
+      acc[2 * byte] = _mm_add_epi32(acc[2 * byte], _mm_and_si128(w, _mm_load_si128(m)));
+      acc[2 * byte + 1] = _mm_add_epi32(acc[2 * byte + 1], _mm_and_si128(w, _mm_load_si128(m + 1)));
+    }
+  }
+  for (int i = 0; i < 16; ++i) _mm_store_si128(reinterpret_cast<__m128i*>(sums) + i, acc[i]);
+}
+
+// Lane j of group g holds bit 8g+j: a variable shift moves it to the sign bit, an arithmetic
+// shift spreads it into a mask.
+__attribute__((target("avx2"))) void AddAvx2(const std::uint64_t* hashes,
+                                             const std::int32_t* weights, std::size_t n,
+                                             std::int32_t* sums) {
+  __m256i acc[8];
+  for (int i = 0; i < 8; ++i)
+    acc[i] = _mm256_load_si256(reinterpret_cast<const __m256i*>(sums) + i);
+  __m256i to_sign[4];
+  for (int g = 0; g < 4; ++g) {
+    const int top = 31 - 8 * g;
+    to_sign[g] =
+        _mm256_setr_epi32(top, top - 1, top - 2, top - 3, top - 4, top - 5, top - 6, top - 7);
+  }
+  for (std::size_t f = 0; f < n; ++f) {
+    const __m256i w = _mm256_set1_epi32(weights[f]);
+    const std::uint64_t h = hashes[f];
+    const __m256i lo = _mm256_set1_epi32(static_cast<std::int32_t>(h));
+    const __m256i hi = _mm256_set1_epi32(static_cast<std::int32_t>(h >> 32));
+    for (int g = 0; g < 4; ++g) {
+      const __m256i mlo = _mm256_srai_epi32(_mm256_sllv_epi32(lo, to_sign[g]), 31);
+      const __m256i mhi = _mm256_srai_epi32(_mm256_sllv_epi32(hi, to_sign[g]), 31);
+      acc[g] = _mm256_add_epi32(acc[g], _mm256_and_si256(w, mlo));
+      acc[g + 4] = _mm256_add_epi32(acc[g + 4], _mm256_and_si256(w, mhi));
+    }
+  }
+  for (int i = 0; i < 8; ++i) _mm256_store_si256(reinterpret_cast<__m256i*>(sums) + i, acc[i]);
+}
+
+// The hash's bits are the lane masks of four masked adds.
+__attribute__((target("avx512f"))) void AddAvx512(const std::uint64_t* hashes,
+                                                  const std::int32_t* weights, std::size_t n,
+                                                  std::int32_t* sums) {
+  __m512i acc[4];
+  for (int i = 0; i < 4; ++i) acc[i] = _mm512_load_si512(sums + 16 * i);
+  for (std::size_t f = 0; f < n; ++f) {
+    const __m512i w = _mm512_set1_epi32(weights[f]);
+    const std::uint64_t h = hashes[f];
+    for (int i = 0; i < 4; ++i) {
+      acc[i] = _mm512_mask_add_epi32(acc[i], static_cast<__mmask16>(h >> (16 * i)), acc[i], w);
+    }
+  }
+  for (int i = 0; i < 4; ++i) _mm512_store_si512(sums + 16 * i, acc[i]);
+}
+
+#endif  // LOGFOLD_X86_SIMD
+
+using AddFn = void (*)(const std::uint64_t*, const std::int32_t*, std::size_t, std::int32_t*);
+
+AddFn Resolve(SimHashKernel kernel) {
+  if (!SimHashKernelSupported(kernel)) return AddPortable;
+  switch (kernel) {
+#if defined(LOGFOLD_X86_SIMD)
+    case SimHashKernel::kSse2:
+      return AddSse2;
+    case SimHashKernel::kAvx2:
+      return AddAvx2;
+    case SimHashKernel::kAvx512:
+      return AddAvx512;
+#endif
+    default:
+      return AddPortable;
+  }
+}
+
+SimHashKernel Best() {
+  for (SimHashKernel k : {SimHashKernel::kAvx512, SimHashKernel::kAvx2, SimHashKernel::kSse2}) {
+    if (SimHashKernelSupported(k)) return k;
+  }
+  return SimHashKernel::kPortable;
+}
+
+}  // namespace
+
+std::uint64_t SimHashVotes::Fingerprint() const {
+#if defined(LOGFOLD_X86_SIMD)
+  // 2 * sums[i] > total, four bits at a time; int32 is exact while the total is below 2^30
+  // (a million features of full weight), and the scalar loop below takes over beyond.
+  if (total < (std::int64_t{1} << 30)) {
+    const __m128i t = _mm_set1_epi32(static_cast<std::int32_t>(total));
+    std::uint64_t fp = 0;
+    for (int i = 0; i < 16; ++i) {
+      const __m128i s = _mm_load_si128(reinterpret_cast<const __m128i*>(sums) + i);
+      const __m128i gt = _mm_cmpgt_epi32(_mm_add_epi32(s, s), t);
+      fp |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_castsi128_ps(gt))) << (4 * i);
+    }
+    return fp;
+  }
+#endif
+  std::uint64_t fp = 0;
+  for (int bit = 0; bit < 64; ++bit) {
+    if (2 * std::int64_t{sums[bit]} > total) fp |= std::uint64_t{1} << bit;
+  }
+  return fp;
+}
+
+bool SimHashKernelSupported(SimHashKernel kernel) {
+  switch (kernel) {
+    case SimHashKernel::kAuto:
+    case SimHashKernel::kPortable:
+      return true;
+#if defined(LOGFOLD_X86_SIMD)
+    case SimHashKernel::kSse2:
+      return true;
+    case SimHashKernel::kAvx2:
+      __builtin_cpu_init();  // may run before libgcc's own initialiser
+      return __builtin_cpu_supports("avx2");
+    case SimHashKernel::kAvx512:
+      __builtin_cpu_init();
+      return __builtin_cpu_supports("avx512f");
+#endif
+    default:
+      return false;
+  }
+}
+
+void AddSimHashVotes(const std::uint64_t* hashes, const std::int32_t* weights, std::size_t n,
+                     SimHashVotes& votes, SimHashKernel kernel) {
+  static const AddFn best = Resolve(Best());  // a local static: safe during static init
+  const AddFn add = kernel == SimHashKernel::kAuto ? best : Resolve(kernel);
+  add(hashes, weights, n, votes.sums);
+  for (std::size_t f = 0; f < n; ++f) votes.total += weights[f];
+}
+
+}  // namespace logfold
