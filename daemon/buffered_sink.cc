@@ -261,6 +261,10 @@ BufferedSink::Action BufferedSink::NextAction(std::vector<iovec>& iov, bool& dra
       CollectLocked(iov);
       return Action::kWrite;
     }
+    if (stop_requested_ && sent_ == end_ && !flushed_for_stop_) {
+      flushed_for_stop_ = true;
+      return Action::kFlush;
+    }
     if (now >= next_poll_) return Action::kPoll;
     auto wake = next_poll_;
     if (sent_ < end_) wake = std::min(wake, retry_at_);
@@ -303,6 +307,9 @@ void BufferedSink::Run() {
         break;
       case Action::kPoll:
         result = destination_->Poll();
+        break;
+      case Action::kFlush:
+        result = destination_->Flush(stop_signal_);
         break;
     }
     std::uint64_t unconfirmed = 0;

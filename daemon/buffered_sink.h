@@ -32,6 +32,8 @@ using SinkClock = std::chrono::steady_clock;
 class StopSignal {
  public:
   bool Expired() const;
+  // Stop has begun (its deadline may still be ahead): time to send what is held back.
+  bool Requested() const { return requested_.load(std::memory_order_acquire); }
   void Set(SinkClock::time_point deadline);
 
  private:
@@ -69,6 +71,10 @@ class Destination {
   virtual WriteResult Poll() { return {}; }
   // How long the sink may wait before the next Poll.
   virtual SinkClock::duration PollInterval() const { return std::chrono::seconds(1); }
+
+  // Called once when Stop begins and every buffered byte has been handed to Write, for
+  // destinations that hold bytes back (an HTTP sink's partial batch): send them now.
+  virtual WriteResult Flush(const StopSignal& /*stop*/) { return {}; }
 
   // Returns an error text, or "" on success (a failed reopen is retried by the next Write).
   virtual std::string Reopen() { return ""; }
@@ -116,7 +122,7 @@ enum class SinkFraming {
 
 struct BufferedSinkOptions {
   std::string name;
-  std::string type;  // for log lines: "stdout", "file", "tcp", "syslog"
+  std::string type;  // for log lines: "stdout", "file", "tcp", "syslog", "http"
   SinkEncoding encoding = SinkEncoding::kNdjson;
   std::uint64_t capacity = 64 << 20;
   SinkFraming framing = SinkFraming::kStream;
@@ -148,7 +154,7 @@ class BufferedSink final : public Sink {
   static constexpr std::size_t kBlockSize = 64 << 10;
   static constexpr std::size_t kMaxWriteBytes = 1 << 20;
 
-  enum class Action { kWrite, kPoll, kReopen, kFinish };
+  enum class Action { kWrite, kPoll, kFlush, kReopen, kFinish };
 
   bool tracks_records() const { return options_.framing != SinkFraming::kStream; }
   void Run();
@@ -197,6 +203,7 @@ class BufferedSink final : public Sink {
   SinkClock::time_point retry_at_{};
   SinkClock::time_point next_poll_{};
   bool retrying_ = false;
+  bool flushed_for_stop_ = false;
   std::uint64_t unconfirmed_ = 0;  // last Unconfirmed() answer
   bool drained_ = false;           // result of the final flush, read after join
 
