@@ -19,6 +19,8 @@
 #include <optional>
 #include <utility>
 
+#include "daemon/http_url.h"
+
 namespace logfold {
 namespace {
 
@@ -65,10 +67,8 @@ constexpr EnumName<TimeSource> kTimeSources[] = {
     {"event", TimeSource::kEvent},
 };
 constexpr EnumName<OutputType> kOutputTypes[] = {
-    {"stdout", OutputType::kStdout},
-    {"file", OutputType::kFile},
-    {"tcp", OutputType::kTcp},
-    {"syslog", OutputType::kSyslog},
+    {"stdout", OutputType::kStdout}, {"file", OutputType::kFile}, {"tcp", OutputType::kTcp},
+    {"syslog", OutputType::kSyslog}, {"http", OutputType::kHttp},
 };
 constexpr EnumName<FsyncPolicy> kFsyncPolicies[] = {
     {"never", FsyncPolicy::kNever},
@@ -87,6 +87,32 @@ constexpr EnumName<SyslogFraming> kSyslogFramings[] = {
     {"octet-counted", SyslogFraming::kOctetCounted},
     {"newline", SyslogFraming::kNewline},
 };
+
+constexpr EnumName<HttpFormat> kHttpFormats[] = {
+    {"clickhouse", HttpFormat::kClickHouse},
+    {"elasticsearch", HttpFormat::kElasticsearch},
+    {"loki", HttpFormat::kLoki},
+};
+constexpr EnumName<HttpCompression> kHttpCompressions[] = {
+    {"none", HttpCompression::kNone},
+    {"gzip", HttpCompression::kGzip},
+};
+// Headers the http output writes itself; setting them in `headers` would break requests.
+constexpr std::string_view kManagedHeaders[] = {
+    "host",
+    "content-length",
+    "content-type",
+    "content-encoding",
+    "transfer-encoding",
+    "connection",
+    "te",
+    "upgrade",
+    "trailer",
+    "keep-alive",
+    "expect",
+};
+// Loki labels the http output takes from each event.
+constexpr std::string_view kEventLabels[] = {"kind", "host", "app"};
 
 template <typename E, std::size_t N>
 std::string_view NameOf(const EnumName<E> (&table)[N], E value) {
@@ -505,24 +531,7 @@ class Validator {
     return std::nullopt;
   }
 
-  static bool IsHostName(std::string_view s) {
-    if (s.empty() || s.size() > 253) return false;
-    std::size_t label = 0;
-    char previous = '.';
-    for (char c : s) {
-      if (c == '.') {
-        if (label == 0 || previous == '-') return false;
-        label = 0;
-      } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 (c == '-' && label > 0)) {
-        if (++label > 63) return false;
-      } else {
-        return false;
-      }
-      previous = c;
-    }
-    return label > 0 && previous != '-';
-  }
+  static bool IsHostName(std::string_view s) { return IsValidHostName(s); }
 
   // The first value of `key` in `object`, or null.
   static const Json* Find(const Json& object, std::string_view key) {
@@ -832,8 +841,21 @@ class Validator {
       framing_rule = "only allowed when protocol is \"tcp\"";
     }
 
+    const bool http = type == OutputType::kHttp;
+    const std::optional<HttpFormat> http_format = Peek(v, "format", kHttpFormats);
+    auto only_for_format = [&](HttpFormat f) -> std::string {
+      std::string rule = only_for({OutputType::kHttp});
+      if (rule.empty() && http_format && *http_format != f) {
+        rule = "only allowed when format is " + Quote(NameOf(kHttpFormats, f));
+      }
+      return rule;
+    };
+    const std::string http_rule = only_for({OutputType::kHttp});
+
     bool name_ok = false, path_ok = false, min_ok = false, max_ok = false;
     std::string min_text, max_text;
+    bool retry_min_ok = false, retry_max_ok = false, batch_bytes_ok = false;
+    std::string retry_min_text, retry_max_text;
     Walk(
         v, path,
         {
@@ -892,20 +914,74 @@ class Validator {
              false, framing_rule},
             {"app_name", [&](const Json& j, const std::string& p) { AppName(j, p, out.app_name); },
              false, only_for({OutputType::kSyslog})},
+            {"url", [&](const Json& j, const std::string& p) { Url(j, p, out.url); }, http,
+             http_rule},
+            {"format",
+             [&](const Json& j, const std::string& p) {
+               Enum(j, p, kHttpFormats, out.http_format);
+             },
+             http, http_rule},
+            {"table", [&](const Json& j, const std::string& p) { TableName(j, p, out.table); },
+             http && http_format == HttpFormat::kClickHouse,
+             only_for_format(HttpFormat::kClickHouse)},
+            {"index", [&](const Json& j, const std::string& p) { IndexName(j, p, out.index); },
+             http && http_format == HttpFormat::kElasticsearch,
+             only_for_format(HttpFormat::kElasticsearch)},
+            {"labels", [&](const Json& j, const std::string& p) { LokiLabels(j, p, out.labels); },
+             false, only_for_format(HttpFormat::kLoki)},
+            {"headers", [&](const Json& j, const std::string& p) { Headers(j, p, out.headers); },
+             false, http_rule},
+            {"compression",
+             [&](const Json& j, const std::string& p) {
+               Enum(j, p, kHttpCompressions, out.compression);
+             },
+             false, http_rule},
+            {"batch_max_events",
+             [&](const Json& j, const std::string& p) {
+               Integer(j, p, 1, 1'000'000, out.batch_max_events);
+             },
+             false, http_rule},
+            {"batch_max_bytes",
+             [&](const Json& j, const std::string& p) {
+               batch_bytes_ok = Size(j, p, kKiB, 256 * kMiB, out.batch_max_bytes);
+             },
+             false, http_rule},
+            {"batch_max_delay",
+             [&](const Json& j, const std::string& p) {
+               Duration(j, p, 0, kHour, out.batch_max_delay_us);
+             },
+             false, http_rule},
+            {"request_timeout",
+             [&](const Json& j, const std::string& p) {
+               Duration(j, p, kMillisecond, kHour, out.request_timeout_us);
+             },
+             false, http_rule},
+            {"retry_initial_backoff",
+             [&](const Json& j, const std::string& p) {
+               retry_min_ok = Duration(j, p, kMillisecond, kHour, out.retry_initial_backoff_us);
+               retry_min_text = Dump(j);
+             },
+             false, http_rule},
+            {"retry_max_backoff",
+             [&](const Json& j, const std::string& p) {
+               retry_max_ok = Duration(j, p, kMillisecond, kHour, out.retry_max_backoff_us);
+               retry_max_text = Dump(j);
+             },
+             false, http_rule},
+            {"max_retries",
+             [&](const Json& j, const std::string& p) { Integer(j, p, 0, 1000, out.max_retries); },
+             false, http_rule},
         });
 
-    const bool has_min = !min_text.empty(), has_max = !max_text.empty();
-    if ((min_ok || !has_min) && (max_ok || !has_max) && (has_min || has_max) &&
-        out.reconnect_max_us < out.reconnect_min_us) {
-      if (has_max) {
-        Error(Join(path, "reconnect_max"), "must be at least reconnect_min (" +
-                                               FormatDuration(out.reconnect_min_us) + "), got " +
-                                               max_text);
-      } else {
-        Error(Join(path, "reconnect_min"), "must not exceed reconnect_max (" +
-                                               FormatDuration(out.reconnect_max_us) + "), got " +
-                                               min_text);
-      }
+    OrderedDurations(path, "reconnect_min", "reconnect_max", out.reconnect_min_us,
+                     out.reconnect_max_us, min_ok, max_ok, min_text, max_text);
+    OrderedDurations(path, "retry_initial_backoff", "retry_max_backoff",
+                     out.retry_initial_backoff_us, out.retry_max_backoff_us, retry_min_ok,
+                     retry_max_ok, retry_min_text, retry_max_text);
+    // The batch being sent stays in the buffer until the store has it.
+    if (http && batch_bytes_ok && out.batch_max_bytes > out.buffer) {
+      Error(Join(path, "batch_max_bytes"), "must not exceed buffer (" + FormatSize(out.buffer) +
+                                               "), got " + FormatSize(out.batch_max_bytes));
     }
     const std::string label = name_ok ? "output " + Quote(out.name) : path;
     if (type == OutputType::kStdout) {
@@ -926,6 +1002,174 @@ class Validator {
       }
     }
     config.outputs.push_back(std::move(out));
+  }
+
+  // A pair of durations where the first must not exceed the second; reported on the key
+  // that was written (the other kept its default), only when both values are valid.
+  void OrderedDurations(const std::string& path, std::string_view min_key, std::string_view max_key,
+                        TimeUs min_us, TimeUs max_us, bool min_ok, bool max_ok,
+                        const std::string& min_text, const std::string& max_text) {
+    const bool has_min = !min_text.empty(), has_max = !max_text.empty();
+    if ((min_ok || !has_min) && (max_ok || !has_max) && (has_min || has_max) && max_us < min_us) {
+      if (has_max) {
+        Error(Join(path, max_key), "must be at least " + std::string(min_key) + " (" +
+                                       FormatDuration(min_us) + "), got " + max_text);
+      } else {
+        Error(Join(path, min_key), "must not exceed " + std::string(max_key) + " (" +
+                                       FormatDuration(max_us) + "), got " + min_text);
+      }
+    }
+  }
+
+  bool Url(const Json& v, const std::string& p, std::string& out) {
+    std::string s;
+    if (!String(v, p, s)) return false;
+    HttpUrl url;
+    std::string error;
+    if (!HttpUrl::Parse(s, url, error)) {
+      Error(p, "invalid URL " + Quote(s) + ": " + error);
+      return false;
+    }
+    out = std::move(s);
+    return true;
+  }
+
+  // A ClickHouse table, optionally with its database: name or db.name, each [A-Za-z_][A-Za-z0-9_]*
+  // (it goes into the INSERT query unquoted).
+  bool TableName(const Json& v, const std::string& p, std::string& out) {
+    std::string s;
+    if (!String(v, p, s)) return false;
+    bool valid = !s.empty() && s.front() != '.' && s.back() != '.' &&
+                 std::count(s.begin(), s.end(), '.') <= 1;
+    char previous = '.';
+    for (char c : s) {
+      const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+      const bool digit = c >= '0' && c <= '9';
+      valid = valid && (letter || c == '.' || (digit && previous != '.'));
+      previous = c;
+    }
+    if (!valid) {
+      Error(p,
+            "must be a table name or database.table, each [A-Za-z_][A-Za-z0-9_]*, got " + Quote(s));
+      return false;
+    }
+    out = std::move(s);
+    return true;
+  }
+
+  // Elasticsearch index naming rules: lowercase, no \ / * ? " < > | space , #, not starting
+  // with - _ +, not . or .., at most 255 bytes.
+  bool IndexName(const Json& v, const std::string& p, std::string& out) {
+    std::string s;
+    if (!String(v, p, s)) return false;
+    bool valid = !s.empty() && s.size() <= 255 && s != "." && s != ".." &&
+                 std::string_view("-_+").find(s.front()) == std::string_view::npos;
+    for (char c : s) {
+      valid = valid && !(c >= 'A' && c <= 'Z') && static_cast<unsigned char>(c) > 0x20 &&
+              std::string_view("\\/*?\"<>|,#:").find(c) == std::string_view::npos;
+    }
+    if (!valid) {
+      Error(p,
+            "must be an index name: lowercase, without \\ / * ? \" < > | , # : or spaces, "
+            "not starting with - _ +, at most 255 bytes, got " +
+                Quote(s));
+      return false;
+    }
+    out = std::move(s);
+    return true;
+  }
+
+  // Reads an object of string values into name/value pairs (document order), checking each
+  // name with `name_rule` (returns a reason, "" when fine) and each value with `value_rule`.
+  template <typename NameRule, typename ValueRule>
+  void StringMap(const Json& v, const std::string& p, StringPairs& out, NameRule name_rule,
+                 ValueRule value_rule) {
+    if (!v.is_object()) {
+      TypeError(p, "an object", v);
+      return;
+    }
+    StringPairs pairs;
+    bool ok = true;
+    for (const auto& [key, value] : v.get_ref<const Json::object_t&>()) {
+      const std::string key_path = Join(p, key);
+      std::string lower = key;
+      for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+      bool seen = false;
+      for (const auto& pair : pairs) {
+        std::string other = pair.first;
+        for (char& c : other) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+        seen = seen || other == lower;
+      }
+      if (seen) {
+        Error(key_path, "duplicate key");
+        ok = false;
+        continue;
+      }
+      if (std::string reason = name_rule(key); !reason.empty()) {
+        Error(key_path, reason);
+        ok = false;
+      }
+      std::string text;
+      if (!String(value, key_path, text)) {
+        ok = false;
+      } else if (std::string reason = value_rule(text); !reason.empty()) {
+        Error(key_path, reason);
+        ok = false;
+      }
+      pairs.emplace_back(key, std::move(text));
+    }
+    if (ok) out = std::move(pairs);
+  }
+
+  void LokiLabels(const Json& v, const std::string& p, StringPairs& out) {
+    StringMap(
+        v, p, out,
+        [](const std::string& name) -> std::string {
+          bool valid =
+              !name.empty() && !(name[0] >= '0' && name[0] <= '9') && !name.starts_with("__");
+          for (char c : name) {
+            valid = valid && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                              (c >= '0' && c <= '9') || c == '_');
+          }
+          if (!valid) return "label name must match [a-zA-Z_][a-zA-Z0-9_]* and not start with __";
+          for (std::string_view taken : kEventLabels) {
+            if (name == taken) return "label " + Quote(name) + " is taken from each event";
+          }
+          return "";
+        },
+        [](const std::string& value) -> std::string {
+          return value.empty() ? "label value must not be empty" : "";
+        });
+  }
+
+  void Headers(const Json& v, const std::string& p, StringPairs& out) {
+    StringMap(
+        v, p, out,
+        [](const std::string& name) -> std::string {
+          // RFC 9110 token.
+          bool valid = !name.empty();
+          for (char c : name) {
+            valid = valid &&
+                    ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                     std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos);
+          }
+          if (!valid) return "header name must be an HTTP token (letters, digits, !#$%&'*+-.^_`|~)";
+          std::string lower = name;
+          for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+          for (std::string_view managed : kManagedHeaders) {
+            if (lower == managed) return "header " + Quote(name) + " is set by logfold itself";
+          }
+          return "";
+        },
+        [](const std::string& value) -> std::string {
+          for (char c : value) {
+            const auto u = static_cast<unsigned char>(c);
+            if ((u < 0x20 && c != '\t') || u == 0x7f) {
+              return "header value must not contain control characters (CR, LF, NUL...)";
+            }
+          }
+          return value.size() > 8 * kKiB ? "header value must be at most 8KiB" : "";
+        });
   }
 
   // RFC 5424 APP-NAME: 1*48PRINTUSASCII.
@@ -1015,6 +1259,26 @@ Json OutputToJson(const OutputConfig& out) {
     j["reconnect_max"] = FormatDuration(out.reconnect_max_us);
   }
   if (out.type == OutputType::kSyslog) j["app_name"] = out.app_name;
+  if (out.type == OutputType::kHttp) {
+    j["url"] = out.url;
+    j["format"] = NameOf(kHttpFormats, out.http_format);
+    if (out.http_format == HttpFormat::kClickHouse) j["table"] = out.table;
+    if (out.http_format == HttpFormat::kElasticsearch) j["index"] = out.index;
+    if (out.http_format == HttpFormat::kLoki) {
+      j["labels"] = Json::object();
+      for (const auto& [name, value] : out.labels) j["labels"][name] = value;
+    }
+    j["headers"] = Json::object();
+    for (const auto& [name, value] : out.headers) j["headers"][name] = value;
+    j["compression"] = NameOf(kHttpCompressions, out.compression);
+    j["batch_max_events"] = out.batch_max_events;
+    j["batch_max_bytes"] = FormatSize(out.batch_max_bytes);
+    j["batch_max_delay"] = FormatDuration(out.batch_max_delay_us);
+    j["request_timeout"] = FormatDuration(out.request_timeout_us);
+    j["retry_initial_backoff"] = FormatDuration(out.retry_initial_backoff_us);
+    j["retry_max_backoff"] = FormatDuration(out.retry_max_backoff_us);
+    j["max_retries"] = out.max_retries;
+  }
   return j;
 }
 
@@ -1119,5 +1383,6 @@ std::string FormatConfigErrors(const std::vector<ConfigError>& errors) {
 std::string_view LogLevelName(LogLevel level) { return NameOf(kLogLevels, level); }
 std::string_view InputTypeName(InputType type) { return NameOf(kInputTypes, type); }
 std::string_view OutputTypeName(OutputType type) { return NameOf(kOutputTypes, type); }
+std::string_view HttpFormatName(HttpFormat format) { return NameOf(kHttpFormats, format); }
 
 }  // namespace logfold

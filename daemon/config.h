@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "daemon/units.h"
@@ -76,7 +77,7 @@ struct WorkersConfig {
   bool operator==(const WorkersConfig&) const = default;
 };
 
-enum class OutputType : std::uint8_t { kStdout, kFile, kTcp, kSyslog };
+enum class OutputType : std::uint8_t { kStdout, kFile, kTcp, kSyslog, kHttp };
 enum class FsyncPolicy : std::uint8_t { kNever, kInterval, kAlways };
 // What a worker does when this output's buffer stays full: wait (nothing is lost; the
 // pipeline backs up to the TCP readers, and the other outputs wait too), or drop this
@@ -84,6 +85,9 @@ enum class FsyncPolicy : std::uint8_t { kNever, kInterval, kAlways };
 enum class WhenFull : std::uint8_t { kBlock, kDrop };
 enum class SyslogProtocol : std::uint8_t { kTcp, kUdp };
 enum class SyslogFraming : std::uint8_t { kOctetCounted, kNewline };
+enum class HttpFormat : std::uint8_t { kClickHouse, kElasticsearch, kLoki };
+enum class HttpCompression : std::uint8_t { kNone, kGzip };
+using StringPairs = std::vector<std::pair<std::string, std::string>>;
 
 // Fields that do not apply to `type` keep their defaults (validation rejects them in JSON).
 struct OutputConfig {
@@ -102,6 +106,20 @@ struct OutputConfig {
   SyslogProtocol protocol = SyslogProtocol::kTcp;        // syslog
   SyslogFraming framing = SyslogFraming::kOctetCounted;  // syslog over tcp
   std::string app_name = "logfold";                      // syslog
+  std::string url;                                       // http: validated http:// URL
+  HttpFormat http_format = HttpFormat::kClickHouse;      // http
+  std::string table;                                     // http, format clickhouse
+  std::string index;                                     // http, format elasticsearch
+  StringPairs labels;                                    // http, format loki
+  StringPairs headers;                                   // http
+  HttpCompression compression = HttpCompression::kNone;  // http
+  std::uint64_t batch_max_events = 5000;                 // http
+  std::uint64_t batch_max_bytes = kMiB;                  // http
+  TimeUs batch_max_delay_us = kSecond;                   // http
+  TimeUs request_timeout_us = 30 * kSecond;              // http
+  TimeUs retry_initial_backoff_us = 100 * kMillisecond;  // http
+  TimeUs retry_max_backoff_us = 30 * kSecond;            // http
+  std::uint32_t max_retries = 5;                         // http
   bool operator==(const OutputConfig&) const = default;
 };
 
@@ -146,6 +164,7 @@ std::string FormatConfigErrors(const std::vector<ConfigError>& errors);
 std::string_view LogLevelName(LogLevel level);
 std::string_view InputTypeName(InputType type);
 std::string_view OutputTypeName(OutputType type);
+std::string_view HttpFormatName(HttpFormat format);
 
 }  // namespace logfold
 

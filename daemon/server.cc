@@ -73,6 +73,22 @@ SinkConfig ToSinkConfig(const OutputConfig& o) {
   s.protocol = o.protocol == SyslogProtocol::kTcp ? "tcp" : "udp";
   s.framing = o.framing == SyslogFraming::kOctetCounted ? "octet-counted" : "newline";
   s.app_name = o.app_name;
+  if (o.type == OutputType::kHttp) {
+    s.url = o.url;
+    s.http.format = std::string(HttpFormatName(o.http_format));
+    s.http.table = o.table;
+    s.http.index = o.index;
+    s.http.labels = o.labels;
+    s.headers = o.headers;
+    s.compression = o.compression == HttpCompression::kGzip ? "gzip" : "none";
+    s.batch_max_events = o.batch_max_events;
+    s.batch_max_bytes = o.batch_max_bytes;
+    s.batch_max_delay_us = o.batch_max_delay_us;
+    s.request_timeout_us = o.request_timeout_us;
+    s.reconnect_min_us = o.retry_initial_backoff_us;
+    s.reconnect_max_us = o.retry_max_backoff_us;
+    s.max_retries = o.max_retries;
+  }
   return s;
 }
 

@@ -1,6 +1,7 @@
 // MakeSink: validates the settings every sink shares and hands off to the type's factory.
 #include "daemon/sink.h"
 
+#include "daemon/http_sink.h"
 #include "daemon/stream_sink.h"
 #include "daemon/syslog_sink.h"
 #include "daemon/tcp_sink.h"
@@ -31,7 +32,8 @@ std::unique_ptr<Sink> MakeSink(const SinkConfig& config, Metrics& metrics, std::
   if (config.type == "file") return MakeFileSink(config, metrics, error);
   if (config.type == "tcp") return MakeTcpSink(config, metrics, error);
   if (config.type == "syslog") return MakeSyslogSink(config, metrics, error);
-  error = "sink " + config.name + ": type must be stdout, file, tcp or syslog, not \"" +
+  if (config.type == "http") return MakeHttpSink(config, metrics, error);
+  error = "sink " + config.name + ": type must be stdout, file, tcp, syslog or http, not \"" +
           config.type + "\"";
   return nullptr;
 }

@@ -1,5 +1,5 @@
 // Sink: where encoded events leave the daemon (stdout, a file, a TCP collector, a syslog
-// relay), the configuration that describes one, and the factory that builds it.
+// relay, an HTTP log store), the configuration that describes one, and the factory that builds it.
 #ifndef LOGFOLD_DAEMON_SINK_H_
 #define LOGFOLD_DAEMON_SINK_H_
 
@@ -9,7 +9,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
+#include "daemon/http_body_format.h"
 #include "daemon/metrics.h"
 #include "pipeline/log_record.h"
 
@@ -54,7 +57,7 @@ class Sink {
 
 struct SinkConfig {
   std::string name;
-  std::string type;  // stdout | file | tcp | syslog
+  std::string type;  // stdout | file | tcp | syslog | http
   std::uint64_t buffer_bytes = 64 << 20;
   // file
   std::string path;
@@ -68,6 +71,17 @@ struct SinkConfig {
   std::string protocol = "tcp";           // tcp | udp
   std::string framing = "octet-counted";  // octet-counted | newline (tcp only)
   std::string app_name = "logfold";       // APP-NAME for events whose record has none
+  // http
+  std::string url;
+  HttpFormatSettings http;                                   // format, table, index, labels
+  std::vector<std::pair<std::string, std::string>> headers;  // extra request headers
+  std::string compression = "none";                          // none | gzip
+  std::uint64_t batch_max_events = 5000;
+  std::uint64_t batch_max_bytes = 1 << 20;
+  TimeUs batch_max_delay_us = 1'000'000;
+  TimeUs request_timeout_us = 30'000'000;
+  std::uint32_t max_retries = 5;  // for unexplained server errors; transient ones: no limit
+  // retry_initial_backoff and retry_max_backoff are reconnect_min_us and reconnect_max_us
 };
 
 // Builds and starts the sink `config` describes. On an invalid config, or a file that

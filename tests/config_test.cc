@@ -124,8 +124,9 @@ TEST(ConfigTest, ExampleFileLoadsAndUsesEveryInputAndOutputType) {
                                                     InputType::kStdin, InputType::kFile}));
   std::vector<OutputType> output_types;
   for (const OutputConfig& out : config.outputs) output_types.push_back(out.type);
-  EXPECT_THAT(output_types, ::testing::IsSupersetOf({OutputType::kStdout, OutputType::kFile,
-                                                     OutputType::kTcp, OutputType::kSyslog}));
+  EXPECT_THAT(output_types,
+              ::testing::IsSupersetOf({OutputType::kStdout, OutputType::kFile, OutputType::kTcp,
+                                       OutputType::kSyslog, OutputType::kHttp}));
   EXPECT_EQ(config.engine.merger.window_us, 30 * kSecond);
   EXPECT_EQ(config.engine.time, TimeSource::kEvent);
   EXPECT_EQ(Parsed(ConfigToJson(config)), config);
@@ -363,6 +364,122 @@ TEST(ConfigErrorTest, ReconnectMaxMustNotBeBelowReconnectMin) {
                                             "must be at least reconnect_min (2s), got \"1s\"")));
 }
 
+TEST(ConfigTest, HttpOutputKeysAreMappedOntoTheStruct) {
+  const Config c = Parsed(R"({
+    "inputs": [{"name": "u", "type": "udp", "port": 1}],
+    "outputs": [
+      {"name": "ch", "type": "http", "url": "http://[::1]:8123/?database=logs",
+       "format": "clickhouse", "table": "logs.events",
+       "headers": {"Authorization": "Basic dTpw", "X-Tenant": "a b"}, "compression": "gzip",
+       "batch_max_events": 100, "batch_max_bytes": "64KiB", "batch_max_delay": "0",
+       "request_timeout": "5s", "retry_initial_backoff": "1s", "retry_max_backoff": "1m",
+       "max_retries": 0, "buffer": "1MiB", "when_full": "drop"},
+      {"name": "es", "type": "http", "url": "http://es.example:9200", "format": "elasticsearch",
+       "index": "logfold-events"},
+      {"name": "loki", "type": "http", "url": "http://loki:3100", "format": "loki",
+       "labels": {"job": "logfold", "env": "prod"}}
+    ]
+  })");
+  const OutputConfig& ch = c.outputs[0];
+  EXPECT_EQ(ch.type, OutputType::kHttp);
+  EXPECT_EQ(ch.url, "http://[::1]:8123/?database=logs");
+  EXPECT_EQ(ch.http_format, HttpFormat::kClickHouse);
+  EXPECT_EQ(ch.table, "logs.events");
+  EXPECT_EQ(ch.headers, (StringPairs{{"Authorization", "Basic dTpw"}, {"X-Tenant", "a b"}}));
+  EXPECT_EQ(ch.compression, HttpCompression::kGzip);
+  EXPECT_EQ(ch.batch_max_events, 100u);
+  EXPECT_EQ(ch.batch_max_bytes, 64 * kKiB);
+  EXPECT_EQ(ch.batch_max_delay_us, 0);
+  EXPECT_EQ(ch.request_timeout_us, 5 * kSecond);
+  EXPECT_EQ(ch.retry_initial_backoff_us, kSecond);
+  EXPECT_EQ(ch.retry_max_backoff_us, kMinute);
+  EXPECT_EQ(ch.max_retries, 0u);
+  const OutputConfig& es = c.outputs[1];
+  EXPECT_EQ(es.http_format, HttpFormat::kElasticsearch);
+  EXPECT_EQ(es.index, "logfold-events");
+  EXPECT_EQ(es.compression, HttpCompression::kNone);
+  EXPECT_EQ(es.batch_max_events, 5000u);
+  EXPECT_EQ(es.batch_max_bytes, kMiB);
+  EXPECT_EQ(es.batch_max_delay_us, kSecond);
+  EXPECT_EQ(es.request_timeout_us, 30 * kSecond);
+  EXPECT_EQ(es.retry_initial_backoff_us, 100 * kMillisecond);
+  EXPECT_EQ(es.retry_max_backoff_us, 30 * kSecond);
+  EXPECT_EQ(es.max_retries, 5u);
+  EXPECT_EQ(c.outputs[2].labels, (StringPairs{{"job", "logfold"}, {"env", "prod"}}));
+  EXPECT_EQ(Parsed(ConfigToJson(c)), c);
+  const Json canonical = Json::parse(ConfigToJson(c));
+  EXPECT_EQ(canonical["outputs"][1],
+            Json::parse(R"({"name": "es", "type": "http", "buffer": "64MiB",
+                            "when_full": "block", "url": "http://es.example:9200",
+                            "format": "elasticsearch", "index": "logfold-events",
+                            "headers": {}, "compression": "none", "batch_max_events": 5000,
+                            "batch_max_bytes": "1MiB", "batch_max_delay": "1s",
+                            "request_timeout": "30s", "retry_initial_backoff": "100ms",
+                            "retry_max_backoff": "30s", "max_retries": 5})"));
+}
+
+TEST(ConfigErrorTest, HttpOutputErrors) {
+  EXPECT_THAT(
+      Errors(R"({
+        "inputs": [{"name": "u", "type": "udp", "port": 1}],
+        "outputs": [
+          {"name": "a", "type": "http", "url": "https://ch:8443/", "format": "clickhouse",
+           "table": "t"},
+          {"name": "b", "type": "http", "format": "clickhouse", "index": "x"},
+          {"name": "c", "type": "http", "url": "http://h/", "format": "loki",
+           "labels": {"job": "x", "host": "y", "9x": "z", "e": ""}},
+          {"name": "d", "type": "http", "url": "http://h/", "format": "elasticsearch",
+           "index": "Logs", "labels": {"a": "b"}},
+          {"name": "e", "type": "http", "url": "http://h/", "format": "clickhouse",
+           "table": "x; DROP", "headers": {"Content-Type": "x", "Bad Name": "x",
+           "X-A": "a\r\nb", "x-a": "again"}},
+          {"name": "f", "type": "http", "url": "http://h/", "format": "clickhouse",
+           "table": "t", "buffer": "64KiB", "batch_max_bytes": "1MiB",
+           "batch_max_events": 0, "retry_initial_backoff": "2s", "retry_max_backoff": "1s",
+           "max_retries": 1001, "request_timeout": "0", "compression": "zstd"},
+          {"name": "g", "type": "tcp", "address": "h", "port": 1, "url": "http://h/",
+           "batch_max_events": 5},
+          {"name": "h", "type": "http", "url": "http://u:p@h/", "format": "splunk"}
+        ]})"),
+      ElementsAre(
+          E("outputs[0].url",
+            "invalid URL \"https://ch:8443/\": https is not supported (logfold has no TLS "
+            "client); use http://, e.g. through a local TLS proxy such as stunnel"),
+          E("outputs[1].index", "only allowed when format is \"elasticsearch\""),
+          E("outputs[1].url", "required key missing"),
+          E("outputs[1].table", "required key missing"),
+          E("outputs[2].labels.host", "label \"host\" is taken from each event"),
+          E("outputs[2].labels.9x",
+            "label name must match [a-zA-Z_][a-zA-Z0-9_]* and not start with __"),
+          E("outputs[2].labels.e", "label value must not be empty"),
+          E("outputs[3].index",
+            "must be an index name: lowercase, without \\ / * ? \" < > | , # : or spaces, not "
+            "starting with - _ +, at most 255 bytes, got \"Logs\""),
+          E("outputs[3].labels", "only allowed when format is \"loki\""),
+          E("outputs[4].table",
+            "must be a table name or database.table, each [A-Za-z_][A-Za-z0-9_]*, got "
+            "\"x; DROP\""),
+          E("outputs[4].headers.Content-Type", "header \"Content-Type\" is set by logfold itself"),
+          E("outputs[4].headers.Bad Name",
+            "header name must be an HTTP token (letters, digits, !#$%&'*+-.^_`|~)"),
+          E("outputs[4].headers.X-A",
+            "header value must not contain control characters (CR, LF, NUL...)"),
+          E("outputs[4].headers.x-a", "duplicate key"),
+          E("outputs[5].batch_max_events", "must be between 1 and 1000000, got 0"),
+          E("outputs[5].max_retries", "must be between 0 and 1000, got 1001"),
+          E("outputs[5].request_timeout", "must be between 1ms and 1h, got \"0\""),
+          E("outputs[5].compression", "must be one of: none, gzip"),
+          E("outputs[5].retry_max_backoff",
+            "must be at least retry_initial_backoff (2s), got \"1s\""),
+          E("outputs[5].batch_max_bytes", "must not exceed buffer (64KiB), got 1MiB"),
+          E("outputs[6].url", "not allowed for type tcp"),
+          E("outputs[6].batch_max_events", "not allowed for type tcp"),
+          E("outputs[7].url",
+            "invalid URL \"http://u:p@h/\": must not contain user info ('user:password@'); "
+            "send credentials in headers, e.g. \"Authorization\""),
+          E("outputs[7].format", "must be one of: clickhouse, elasticsearch, loki")));
+}
+
 TEST(ConfigErrorTest, BadEnumValues) {
   Json doc = Minimal();
   doc["log"]["level"] = "verbose";
@@ -382,7 +499,7 @@ TEST(ConfigErrorTest, BadEnumValues) {
           E("engine.scope[2]", "duplicate scope field \"host\""),
           E("engine.mode", "must be one of: fold, annotate"),
           E("engine.time", "must be one of: arrival, event"),
-          E("outputs[0].type", "must be one of: stdout, file, tcp, syslog")));
+          E("outputs[0].type", "must be one of: stdout, file, tcp, syslog, http")));
 }
 
 TEST(ConfigErrorTest, RequiredKeysMissing) {
