@@ -96,27 +96,25 @@ bool IsFloat(std::string_view s) {
   return i == s.size() && frac_digits > 0;
 }
 
-// a.b.c.d with each part 0..255, optionally :port.
+// a.b.c.d with each part 0..255 (1-3 digits), optionally :port (1-5 digits). One pass, no
+// searching: IP addresses are among the commonest variables.
 bool IsIPv4(std::string_view s) {
-  std::size_t colon = s.find(':');
-  if (colon != std::string_view::npos) {
-    if (!AllDigits(s.substr(colon + 1)) || s.size() - colon - 1 > 5) return false;
-    s = s.substr(0, colon);
-  }
-  int parts = 0;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t dot = s.find('.', start);
-    std::string_view part = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
-    if (part.empty() || part.size() > 3 || !AllDigits(part)) return false;
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  for (int part = 0; part < 4; ++part) {
+    if (part > 0) {
+      if (i == n || s[i] != '.') return false;
+      ++i;
+    }
+    const std::size_t start = i;
     int v = 0;
-    for (char c : part) v = v * 10 + (c - '0');
-    if (v > 255) return false;
-    ++parts;
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
+    while (i < n && i - start < 3 && IsDigit(s[i])) v = v * 10 + (s[i++] - '0');
+    if (i == start || v > 255) return false;
   }
-  return parts == 4;
+  if (i == n) return true;
+  if (s[i] != ':') return false;
+  const std::string_view port = s.substr(i + 1);
+  return port.size() <= 5 && AllDigits(port);
 }
 
 bool IsIPv6(std::string_view s) {
@@ -317,6 +315,16 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
     // One pass finds the token's end and the union of its byte shapes, which settles most
     // tokens' class (plain words above all) without looking at their bytes again.
     std::uint32_t shape = 0;
+    // Four bytes per step while none of them ends the token (halves the work per byte).
+    while (i + 4 <= n) {
+      const std::uint32_t s = kByteShape[static_cast<unsigned char>(data[i])] |
+                              kByteShape[static_cast<unsigned char>(data[i + 1])] |
+                              kByteShape[static_cast<unsigned char>(data[i + 2])] |
+                              kByteShape[static_cast<unsigned char>(data[i + 3])];
+      if (s & kShapeSeparator) break;
+      shape |= s;
+      i += 4;
+    }
     for (; i < n; ++i) {
       const std::uint32_t s = kByteShape[static_cast<unsigned char>(data[i])];
       if (s & kShapeSeparator) break;
