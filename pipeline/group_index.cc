@@ -829,8 +829,11 @@ struct GroupIndex::Impl {
 
   // Calls fn(group, distance) for every entry of the scope within k of q. With kUnique an
   // entry seen in several blocks is reported only from the first block it agrees on.
-  template <bool kUnique, bool kHw, class Fn>
-  void Visit(const Scope& s, std::uint64_t q, Fn&& fn) const {
+  // stop(b) is asked after blocks 0..b are done: an entry not seen yet differs from q in
+  // each of them, so lies at distance b+1 or more, and a caller that needs no such entry
+  // may end the visit there.
+  template <bool kUnique, bool kHw, class Fn, class Stop>
+  void Visit(const Scope& s, std::uint64_t q, Fn&& fn, Stop&& stop) const {
     switch (s.kind) {
       case Kind::kFlat: {
         const std::uint64_t* fps = s.flat_fps.data();
@@ -842,16 +845,16 @@ struct GroupIndex::Impl {
         return;
       }
       case Kind::kRobinHood:
-        VisitRobinHood<kUnique, kHw>(s, q, fn);
+        VisitRobinHood<kUnique, kHw>(s, q, fn, stop);
         return;
       case Kind::kBuckets:
-        VisitBuckets<kUnique, kHw>(s, q, fn);
+        VisitBuckets<kUnique, kHw>(s, q, fn, stop);
         return;
     }
   }
 
-  template <bool kUnique, bool kHw, class Fn>
-  void VisitRobinHood(const Scope& s, std::uint64_t q, Fn& fn) const {
+  template <bool kUnique, bool kHw, class Fn, class Stop>
+  void VisitRobinHood(const Scope& s, std::uint64_t q, Fn& fn, Stop& stop) const {
     // Issue every block's first cache lines before reading any, so the k+1 memory
     // round trips overlap instead of queueing.
     std::uint32_t home[kMaxDistance + 1];
@@ -887,6 +890,7 @@ struct GroupIndex::Impl {
         if (cached_home > home[b]) break;
       }
       ReportHits<kUnique>(hits, t, q, b, fn);
+      if (stop(b)) return;
     }
   }
 
@@ -899,8 +903,8 @@ struct GroupIndex::Impl {
     hits.count = 0;
   }
 
-  template <bool kUnique, bool kHw, class Fn>
-  void VisitBuckets(const Scope& s, std::uint64_t q, Fn& fn) const {
+  template <bool kUnique, bool kHw, class Fn, class Stop>
+  void VisitBuckets(const Scope& s, std::uint64_t q, Fn& fn, Stop& stop) const {
     BucketHead* heads[kMaxDistance + 1];
     for (int b = 0; b < blocks; ++b) {
       const Buckets& bk = s.buckets[b];
@@ -924,6 +928,7 @@ struct GroupIndex::Impl {
       if (const List* l = h->overflow) {
         ScanEntries<kUnique, kHw>(l->fps(), l->groups(), l->count, q, b, fn);
       }
+      if (stop(b)) return;
     }
   }
 
@@ -1013,10 +1018,11 @@ void GroupIndex::FindWithin(std::uint64_t scope, std::uint64_t fingerprint,
   const Scope* s = impl_->FindScope(scope);
   if (s == nullptr) return;
   const auto add = [&out](std::uint32_t group, int d) { out.push_back(Candidate{group, d}); };
+  const auto never = [](int) { return false; };  // every block is needed
   if (CpuHasPopcnt()) {
-    impl_->Visit<true, true>(*s, fingerprint, add);
+    impl_->Visit<true, true>(*s, fingerprint, add, never);
   } else {
-    impl_->Visit<true, false>(*s, fingerprint, add);
+    impl_->Visit<true, false>(*s, fingerprint, add, never);
   }
   std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
     return a.distance != b.distance ? a.distance < b.distance : a.group < b.group;
@@ -1032,10 +1038,14 @@ bool GroupIndex::FindNearest(std::uint64_t scope, std::uint64_t fingerprint, Can
   const auto keep = [&best](std::uint32_t group, int d) {
     if (d < best.distance || (d == best.distance && group < best.group)) best = {group, d};
   };
+  // After blocks 0..b every unseen entry lies at b+1 or more: a best of b or less is final
+  // (strictly nearer, so no unseen entry can tie it). Near-duplicate queries often stop
+  // after the first block or two.
+  const auto settled = [&best](int b) { return best.distance <= b; };
   if (CpuHasPopcnt()) {
-    impl_->Visit<false, true>(*s, fingerprint, keep);
+    impl_->Visit<false, true>(*s, fingerprint, keep, settled);
   } else {
-    impl_->Visit<false, false>(*s, fingerprint, keep);
+    impl_->Visit<false, false>(*s, fingerprint, keep, settled);
   }
   if (best.distance > max_distance_) return false;
   out = best;
