@@ -20,8 +20,9 @@ Parts:
            with the kernel's UDP RcvbufErrors delta (system-wide) beside them.
   latency  background lines at --latency-rate over TCP plus unique markers at 200/s; logfold's
            TCP output goes to the probe, which times each marker's `first` event.
-  memory   a corpus of distinct lines (every line a new group, window 1h): RSS at 10k, 100k
-           and 1M open groups (--quick: 1k, 10k), and bytes per group above the idle process.
+  memory   a corpus of distinct lines (every line a new group, one scope, window 1h): RSS at
+           10k, 100k and 1M open groups (--quick: 1k, 10k), bytes per group above the idle
+           process, and how long each step took to ingest.
 
 Loss: logfold = lines sent - (first events + sum of summary counts) in its output after
 SIGTERM (which closes every group); rsyslog = lines sent - lines in its file. CPU seconds are
@@ -414,6 +415,7 @@ def memory_logfold(a, workdir, steps):
         base = proc_status_kib(server.proc.pid, "VmRSS")
         done = 0
         for n in steps:
+            ingest_start = time.monotonic()
             run_client(a.replay, ["tcp", "--port", str(port), "--offset", str(done),
                                   "--lines", str(n - done), corpus])
             wait_for(lambda: server.check_alive() or
@@ -425,9 +427,13 @@ def memory_logfold(a, workdir, steps):
             groups = int(m.get("logfold_groups_open", 0))
             rows.append({"lines": n, "groups_open": groups, "rss_mib": rss / 1024,
                          "idle_rss_mib": base / 1024,
+                         "ingest_s": time.monotonic() - ingest_start,
                          "bytes_per_group": (rss - base) * 1024 / max(groups, 1)})
     finally:
-        server.stop()
+        # No accounting here, and closing a million groups at shutdown takes minutes (see
+        # bench/RESULTS.md): kill.
+        server.proc.kill()
+        server.proc.wait()
     return rows, info
 
 
@@ -442,7 +448,8 @@ def summarize(rows, keys):
 
 
 def print_table(title, header, rows):
-    print("\n### " + title)
+    load = " ".join(open("/proc/loadavg").read().split()[:3])
+    print("\n### %s (load average at the end: %s)" % (title, load))
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for r in rows:
@@ -568,6 +575,7 @@ def main():
             raw["udp"] = {"logfold": lf, "rsyslog": rs}
             table = []
             best = {}
+            short = set()
             for rate in rates:
                 for name, d in (("logfold", lf), ("rsyslog", rs)):
                     if rate not in d:
@@ -576,6 +584,8 @@ def main():
                     losses = [r["loss"] / r["lines"] * 100 for r in rows]
                     if all(r["loss"] == 0 for r in rows):
                         best[name] = max(best.get(name, 0), rate)
+                    if median([r["sent_rate"] for r in rows]) < 0.95 * rate:
+                        short.add(rate)
                     table.append([
                         "%dk" % (rate // 1000), name, fmt(median([r["sent_rate"] for r in rows])),
                         " / ".join("%.2f" % l for l in losses),
@@ -589,6 +599,9 @@ def main():
             print("highest loss-free offered rate (every run 0 loss): " + ", ".join(
                 "%s %s" % (k, "%dk/s" % (v // 1000)) for k, v in sorted(best.items()))
                   if best else "highest loss-free offered rate: none of the rates tried")
+            if short:
+                print("the client sent below the offered rate at %s/s (CPU-bound or starved)" %
+                      ", ".join("%dk" % (r // 1000) for r in sorted(short)))
             raw["udp_loss_free"] = best
 
         if "latency" in parts:
@@ -619,9 +632,11 @@ def main():
             rows, minfo = memory_logfold(a, workdir, steps)
             raw["memory"] = {"corpus": minfo, "steps": rows}
             print_table("Memory: RSS by open groups (%s)" % minfo["generator"],
-                        ["open groups", "RSS MiB", "idle RSS MiB", "bytes/group above idle"],
+                        ["open groups", "RSS MiB", "idle RSS MiB", "bytes/group above idle",
+                         "step ingest s"],
                         [["%d" % r["groups_open"], "%.1f" % r["rss_mib"],
-                          "%.1f" % r["idle_rss_mib"], "%.0f" % r["bytes_per_group"]]
+                          "%.1f" % r["idle_rss_mib"], "%.0f" % r["bytes_per_group"],
+                          "%.1f" % r["ingest_s"]]
                          for r in rows])
             for r in rows:
                 if r["groups_open"] != r["lines"]:

@@ -4,8 +4,8 @@
 Writes deterministic syslog lines (same options, same bytes): near-duplicates from 16
 templates with variable ids, addresses, ports, users and durations, 70 % RFC 3164 and 30 %
 RFC 5424, about 130 bytes a line. --distinct instead writes lines that never fold together
-(same host and app, but words made of distinct letters where no value may change), so N lines
-open N groups: the memory benchmark's input.
+(same host and app; letter-only words, none where a value may change), so N lines open N
+groups: the memory benchmark's input.
 
   bench/gen_corpus.py -n 200000 -o mix200k.log
   bench/gen_corpus.py -n 1000000 --distinct -o distinct1m.log
@@ -91,10 +91,11 @@ def main():
     out = sys.stdout if a.output == "-" else open(a.output, "w", buffering=1 << 20)
     for i in range(a.count):
         if a.distinct:
-            # Three unique words in positions no value is expected: never an exact-shape
-            # match, and a confirmation would reject them anyway.
-            msg = "alpha %s bravo %s charlie %s delta" % (word(3 * i), word(3 * i + 1),
-                                                          word(3 * i + 2))
+            # A unique word, then random letter-only words: never an exact-shape match, a
+            # confirmation would reject them (no value position), and fingerprints spread out
+            # like unrelated lines' do, so the index is not flooded with candidates.
+            msg = " ".join([word(i)] + ["".join(rnd.choice(LETTERS) for _ in range(rnd.randint(3, 8)))
+                                        for _ in range(7)])
             out.write(header(rnd, i, 16, 6, "bench01", "memprobe") + msg + "\n")
             continue
         fac, sev, app, tpl = rnd.choices(TEMPLATES, weights)[0]
