@@ -610,17 +610,19 @@ def main():
                 log("latency run %d/%d" % (i + 1, runs))
                 rows.append(latency_logfold(a, corpus, workdir, a.latency_rate, latency_seconds))
             raw["latency"] = rows
-            table = [["%d" % (i + 1), "%d/%d" % (r["markers_received"], r["markers_sent"]),
+            table = [["%d" % (i + 1), "%.0f" % r["background_rate"],
+                      "%d/%d" % (r["markers_received"], r["markers_sent"]),
                       "%.2f" % r["latency_ms_p50"], "%.2f" % r["latency_ms_p99"],
                       "%.2f" % r["latency_ms_max"], "%.2f" % r["cpu_s"]]
                      for i, r in enumerate(rows)]
-            table.append(["median", "", "%.2f" % median([r["latency_ms_p50"] for r in rows]),
+            table.append(["median", "", "", "%.2f" % median([r["latency_ms_p50"] for r in rows]),
                           "%.2f" % median([r["latency_ms_p99"] for r in rows]),
                           "%.2f" % median([r["latency_ms_max"] for r in rows]), ""])
             print_table("Latency: marker sent -> its `first` event at the TCP output, %d "
                         "lines/s background, 200 markers/s, %.0f s" % (
                             a.latency_rate, latency_seconds),
-                        ["run", "markers", "p50 ms", "p99 ms", "max ms", "logfold CPU s"], table)
+                        ["run", "background sent/s", "markers", "p50 ms", "p99 ms", "max ms",
+                         "logfold CPU s"], table)
             for r in rows:
                 if r["markers_received"] != r["markers_sent"]:
                     failures.append("latency: %d of %d markers arrived" % (
