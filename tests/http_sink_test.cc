@@ -625,5 +625,34 @@ TEST(HttpVerdictTest, StatusesAndClickHouseCodes) {
   }
 }
 
+// ClickHouse's code decides at any error status: 18.16 answers a missing table with 404 and
+// a wrong password with 401, which the events cannot fix, so they wait rather than drop.
+TEST(HttpVerdictTest, ClickHouseCodeDecidesAtAnyErrorStatus) {
+  HttpUrl url;
+  std::string error;
+  ASSERT_TRUE(HttpUrl::Parse("http://127.0.0.1:8123/", url, error));
+  auto format = MakeHttpBodyFormat({"clickhouse", "t", "", {}}, url, error);
+  ASSERT_NE(format, nullptr) << error;
+  EXPECT_EQ(format->Classify(404,
+                             "Code: 60, e.displayText() = DB::Exception: Table "
+                             "logfold.events doesn't exist., e.what() = DB::Exception\n"),
+            HttpVerdict::kRetry);
+  EXPECT_EQ(format->Classify(404,
+                             "Code: 81, e.displayText() = DB::Exception: Database "
+                             "logfold doesn't exist, e.what() = DB::Exception\n"),
+            HttpVerdict::kRetry);
+  EXPECT_EQ(format->Classify(401,
+                             "Code: 193, e.displayText() = DB::Exception: Wrong password "
+                             "for user default, e.what() = DB::Exception\n"),
+            HttpVerdict::kRetry);
+  EXPECT_EQ(format->Classify(500,
+                             "Code: 49, e.displayText() = DB::Exception: Unknown element "
+                             "'x' for type Enum8('a' = 1), e.what() = DB::Exception\n"),
+            HttpVerdict::kRejected);
+  // Without a ClickHouse body (say a proxy in front), the status alone decides.
+  EXPECT_EQ(format->Classify(404, "<html>not found</html>"), HttpVerdict::kRejected);
+  EXPECT_EQ(format->Classify(503, "busy"), HttpVerdict::kRetry);
+}
+
 }  // namespace
 }  // namespace logfold
