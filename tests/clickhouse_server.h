@@ -102,19 +102,16 @@ inline std::vector<std::string> SplitSqlStatements(std::string_view script) {
 }
 
 // clickhouse-server in the foreground with a minimal config: HTTP only, on 127.0.0.1, data,
-// temporary and user files in `dir`, a password-less `default` user limited to loopback.
+// temporary and user files in `dir`, a password-less `default` user and a user `logfold`
+// with password kPassword, both limited to loopback.
 // Stop() and Start() again reuse the port and the data (a restart); the destructor kills a
 // server still running, and `dir` (owned by the caller) removes everything it wrote.
 class ClickHouseServer {
  public:
+  static constexpr std::string_view kPassword = "fold-secret";
+
   explicit ClickHouseServer(const TempDir& dir) : root_(dir / "clickhouse") {}
-  ~ClickHouseServer() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-    }
-  }
+  ~ClickHouseServer() { daemon_test::KillAndReap(pid_); }
   ClickHouseServer(const ClickHouseServer&) = delete;
   ClickHouseServer& operator=(const ClickHouseServer&) = delete;
 
@@ -237,6 +234,9 @@ class ClickHouseServer {
   <default_profile>default</default_profile>
   <default_database>default</default_database>
   <timezone>UTC</timezone>
+  <!-- As Debian's config.xml: an idle keep-alive connection is closed after 3 s, which also
+       bounds how long a SIGTERM waits for open connections. -->
+  <keep_alive_timeout>3</keep_alive_timeout>
   <mark_cache_size>67108864</mark_cache_size>
 </yandex>
 )");
@@ -251,6 +251,12 @@ class ClickHouseServer {
       <profile>default</profile>
       <quota>default</quota>
     </default>
+    <logfold>
+      <password>)" + std::string(kPassword) + R"(</password>
+      <networks><ip>127.0.0.1</ip></networks>
+      <profile>default</profile>
+      <quota>default</quota>
+    </logfold>
   </users>
 </yandex>
 )");

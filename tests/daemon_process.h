@@ -403,19 +403,21 @@ inline bool HaveProgram(std::string_view name) {
   return false;
 }
 
+// SIGKILL and wait: for a child a test leaves running (pid <= 0: nothing to do).
+inline void KillAndReap(pid_t pid) {
+  if (pid <= 0) return;
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+}
+
 // `logfold serve --config FILE` as a child process. Its stderr (the daemon's log) and
 // stdout go to files in the given directory; the destructor kills a daemon still running.
 class DaemonProcess {
  public:
   explicit DaemonProcess(const TempDir& dir)
       : stdout_path_(dir / "daemon.stdout"), stderr_path_(dir / "daemon.stderr") {}
-  ~DaemonProcess() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-    }
-  }
+  ~DaemonProcess() { KillAndReap(pid_); }
   DaemonProcess(const DaemonProcess&) = delete;
   DaemonProcess& operator=(const DaemonProcess&) = delete;
 
