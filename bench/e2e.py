@@ -280,13 +280,13 @@ def run_client(replay, args, timeout=900):
 
 # ------------------------------------------------------------------------------ parts
 
-def tcp_logfold(a, corpus, lines, workdir, threads=0):
+def tcp_logfold(a, corpus, workdir, threads=0):
     port = free_port()
     server = Logfold(a.logfold, workdir,
                      [{"name": "tcp", "type": "tcp", "address": "127.0.0.1", "port": port}],
                      threads=threads)
     try:
-        sent = run_client(a.replay, ["tcp", "--port", str(port), corpus])
+        sent = run_client(a.replay, ["tcp", "--port", str(port)] + a.tcp_client + [corpus])
 
         def done():
             server.check_alive()
@@ -310,7 +310,7 @@ def tcp_logfold(a, corpus, lines, workdir, threads=0):
 def tcp_rsyslog(a, corpus, workdir):
     server = Rsyslog(a.rsyslogd, workdir, "tcp")
     try:
-        sent = run_client(a.replay, ["tcp", "--port", str(server.port), corpus])
+        sent = run_client(a.replay, ["tcp", "--port", str(server.port)] + a.tcp_client + [corpus])
         end, got = server.wait_output(sent["lines"], sent["start"])
         usage = server.usage()
     finally:
@@ -469,6 +469,10 @@ def main():
     ap.add_argument("--replay", help="syslog_replay binary (default: BUILD/syslog_replay)")
     ap.add_argument("--rsyslogd", default=shutil.which("rsyslogd") or "/usr/sbin/rsyslogd")
     ap.add_argument("--no-rsyslog", action="store_true")
+    ap.add_argument("--tcp-framing", choices=["newline", "octet"], default="newline",
+                    help="TCP and scaling parts: how the client frames lines")
+    ap.add_argument("--tcp-connections", type=int, default=1,
+                    help="TCP and scaling parts: connections the corpus is split over")
     ap.add_argument("--udp-rates", default=None,
                     help="datagrams/s, comma-separated (100000,...,600000; --quick: 20000)")
     ap.add_argument("--udp-seconds", type=float, default=None, help="per rate (3; --quick: 0.5)")
@@ -478,6 +482,7 @@ def main():
     ap.add_argument("--json", help="also write every run's raw figures to this file")
     a = ap.parse_args()
     runs = a.runs or (1 if a.quick else 3)
+    a.tcp_client = ["--framing", a.tcp_framing, "--connections", str(a.tcp_connections)]
     lines = a.lines or (20000 if a.quick else 1000000)
     rates = [int(float(r)) for r in (a.udp_rates or (
         "20000" if a.quick else "100000,200000,300000,450000,600000")).split(",")]
@@ -511,7 +516,7 @@ def main():
             lf, rs = [], []
             for i in range(runs):
                 log("tcp run %d/%d: logfold" % (i + 1, runs))
-                lf.append(tcp_logfold(a, corpus, lines, workdir))
+                lf.append(tcp_logfold(a, corpus, workdir))
                 if rsyslog:
                     log("tcp run %d/%d: rsyslog" % (i + 1, runs))
                     rs.append(tcp_rsyslog(a, corpus, workdir))
@@ -535,7 +540,8 @@ def main():
                               "**%.2f**" % cpu_ratio, "", "", "per run: " + ", ".join(
                                   "%.2f" % (l["lines_per_s"] / r["lines_per_s"])
                                   for l, r in zip(lf, rs))])
-            print_table("TCP in -> file out, %d lines, medians of %d" % (lines, runs),
+            print_table("TCP in -> file out, %d lines, %s framing, %d connection(s), medians of %d"
+                        % (lines, a.tcp_framing, a.tcp_connections, runs),
                         ["server", "lines/s", "MB/s in", "wall s", "CPU s", "lines/CPU-s",
                          "peak RSS MiB", "loss per run", "lines/s per run"], table)
             for r in lf + rs:
@@ -547,7 +553,7 @@ def main():
             for i in range(runs):
                 for t in (1, 2):
                     log("scaling run %d/%d: %d worker(s)" % (i + 1, runs, t))
-                    rows[t].append(tcp_logfold(a, corpus, lines, workdir, threads=t))
+                    rows[t].append(tcp_logfold(a, corpus, workdir, threads=t))
             raw["scaling"] = rows
             table = []
             for t in (1, 2):
