@@ -1,6 +1,6 @@
-// WorkerPool implementation: sharding on the ingest thread, one merger per worker thread,
-// recycled line batches (no per-line allocation), and blocking hand-off to sinks that turns
-// a slow sink into backpressure instead of loss.
+// WorkerPool implementation: parsing and sharding on the ingest thread, one merger per worker
+// thread, recycled line batches (no per-line allocation), and blocking hand-off to sinks that
+// turns a slow sink into backpressure instead of loss.
 #include "daemon/worker_pool.h"
 
 #include <concurrentqueue/blockingconcurrentqueue.h>
@@ -17,33 +17,48 @@ namespace logfold {
 namespace {
 
 constexpr std::size_t kDequeueBulk = 64;
-constexpr std::size_t kSubmitAt = 256 << 10;  // submit encoded output once this large
 
 }  // namespace
 
-// Lines of one TryDeliver call bound for one worker, stored back to back.
+// Lines of one TryDeliver call bound for one worker, stored back to back, with what the
+// ingest thread's parse found in each, so the worker only copies the fields out.
 struct WorkerPool::Batch {
   std::uint32_t input = 0;
   TimeUs arrival_us = 0;
+  // false (JSON-lines input, whose fields are not slices of the line): views[i].raw is the
+  // line as received and the worker parses it.
+  bool parsed = true;
   std::string bytes;
-  std::vector<std::uint32_t> ends;
+  std::vector<LogRecordView> views;  // into `bytes`
 };
 
-// Settings replaced as a whole on reload; readers take a snapshot.
+// Settings replaced as a whole on reload. Readers (every TryDeliver, every worker round)
+// load one atomic pointer instead of taking a lock; every version stays alive until the
+// pool is destroyed, since reloads are rare and a reader may still hold an old one.
 struct WorkerPool::Shared {
   struct Settings {
     std::vector<SyslogParser> parsers;
+    SyslogParser fallback_parser;  // for an input id without its own
     MergerOptions merger;
     bool event_time = false;
     std::uint64_t version = 0;
+
+    const SyslogParser& parser(std::uint32_t input) const {
+      return input < parsers.size() ? parsers[input] : fallback_parser;
+    }
   };
   mutable std::mutex mu;
-  std::shared_ptr<const Settings> settings;
+  std::vector<std::unique_ptr<const Settings>> all_settings;  // under mu
+  std::atomic<const Settings*> settings{nullptr};
   std::shared_ptr<const std::vector<Output>> sinks;
 
-  std::shared_ptr<const Settings> GetSettings() const {
+  const Settings* GetSettings() const { return settings.load(std::memory_order_acquire); }
+  void Publish(std::unique_ptr<Settings> next) {
     std::lock_guard lock(mu);
-    return settings;
+    const Settings* current = settings.load(std::memory_order_relaxed);
+    next->version = current == nullptr ? 0 : current->version + 1;
+    all_settings.push_back(std::move(next));
+    settings.store(all_settings.back().get(), std::memory_order_release);
   }
   std::shared_ptr<const std::vector<Output>> GetSinks() const {
     std::lock_guard lock(mu);
@@ -101,11 +116,11 @@ struct WorkerPool::Worker {
 WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metrics)
     : options_(std::move(options)), metrics_(metrics), shared_(std::make_unique<Shared>()) {
   if (options_.threads == 0) options_.threads = 1;
-  auto settings = std::make_shared<Shared::Settings>();
+  auto settings = std::make_unique<Shared::Settings>();
   for (const auto& in : options_.inputs) settings->parsers.emplace_back(in);
   settings->merger = options_.merger;
   settings->event_time = options_.event_time;
-  shared_->settings = settings;
+  shared_->Publish(std::move(settings));
   shared_->sinks = std::make_shared<const std::vector<Output>>(std::move(sinks));
   for (std::size_t i = 0; i < options_.threads; ++i) {
     auto w = std::make_unique<Worker>(i);
@@ -171,23 +186,41 @@ void WorkerPool::Start() {
 bool WorkerPool::TryDeliver(std::uint32_t input, std::span<const std::string_view> lines,
                             TimeUs arrival_us) {
   if (lines.empty()) return true;
-  const auto settings = shared_->GetSettings();
+  const Shared::Settings& settings = *shared_->GetSettings();
+  const SyslogParser& parser = settings.parser(input);
   const std::size_t n_workers = workers_.size();
-  // Shard of each line; with one worker nothing needs parsing here.
+  // Each line is parsed once, here: its scope picks the worker, and the worker copies the
+  // fields the parse found instead of scanning the line again.
+  thread_local std::vector<LogRecordView> views;
   thread_local std::vector<std::uint32_t> shard_of;
-  thread_local std::vector<std::size_t> counts;
+  thread_local std::vector<std::size_t> counts, bytes;
   thread_local LogRecord scratch;
+  views.resize(lines.size());
   shard_of.assign(lines.size(), 0);
   counts.assign(n_workers, 0);
-  if (n_workers > 1 && input < settings->parsers.size()) {
-    const SyslogParser& parser = settings->parsers[input];
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-      parser.Parse(lines[i], arrival_us, scratch);
-      shard_of[i] =
-          static_cast<std::uint32_t>(ScopeHash(scratch, settings->merger.scope) % n_workers);
-    }
+  bytes.assign(n_workers, 0);
+  bool parsed = true;
+  for (std::size_t i = 0; i < lines.size() && parsed; ++i) {
+    parsed = parser.ParseView(lines[i], arrival_us, views[i]);
   }
-  for (std::uint32_t s : shard_of) ++counts[s];
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!parsed) {
+      views[i] = LogRecordView{};
+      views[i].raw = lines[i];
+    }
+    if (n_workers > 1) {
+      std::uint64_t scope;
+      if (parsed) {
+        scope = ScopeHash(views[i], settings.merger.scope);
+      } else {
+        parser.Parse(lines[i], arrival_us, scratch);
+        scope = ScopeHash(scratch, settings.merger.scope);
+      }
+      shard_of[i] = static_cast<std::uint32_t>(scope % n_workers);
+    }
+    ++counts[shard_of[i]];
+    bytes[shard_of[i]] += views[i].raw.size();
+  }
   // Reserve room in every target queue, all or nothing.
   for (std::size_t s = 0; s < n_workers; ++s) {
     if (counts[s] == 0) continue;
@@ -206,12 +239,15 @@ bool WorkerPool::TryDeliver(std::uint32_t input, std::span<const std::string_vie
     if (!w.free_batches.try_dequeue(b)) b = new Batch;
     b->input = input;
     b->arrival_us = arrival_us;
+    b->parsed = parsed;
     b->bytes.clear();
-    b->ends.clear();
+    b->bytes.reserve(bytes[s]);  // so the views taken below never move
+    b->views.clear();
     for (std::size_t i = 0; i < lines.size(); ++i) {
       if (shard_of[i] != s) continue;
-      b->bytes.append(lines[i]);
-      b->ends.push_back(static_cast<std::uint32_t>(b->bytes.size()));
+      const std::size_t at = b->bytes.size();
+      b->bytes.append(views[i].raw);
+      b->views.push_back(views[i].Rebased({b->bytes.data() + at, views[i].raw.size()}));
     }
     w.queue.enqueue(b);
   }
@@ -244,13 +280,11 @@ void WorkerPool::NotifyWritable() {
 
 void WorkerPool::Reconfigure(const MergerOptions& merger, std::vector<SyslogParser::Options> inputs,
                              bool event_time) {
-  auto settings = std::make_shared<Shared::Settings>();
+  auto settings = std::make_unique<Shared::Settings>();
   for (const auto& in : inputs) settings->parsers.emplace_back(in);
   settings->merger = merger;
   settings->event_time = event_time;
-  std::lock_guard lock(shared_->mu);
-  settings->version = shared_->settings->version + 1;
-  shared_->settings = settings;
+  shared_->Publish(std::move(settings));
 }
 
 std::function<void()> WorkerPool::SetSinks(std::vector<Output> sinks) {
@@ -325,7 +359,7 @@ void WorkerPool::SubmitOutput(Worker& w) {
 
 void WorkerPool::Run(Worker& w) {
   Batch* items[kDequeueBulk];
-  auto settings = shared_->GetSettings();
+  const Shared::Settings* settings = shared_->GetSettings();
   w.settings_version = settings->version;
   SubmitOutput(w);  // learns which encodings the sinks want
   TimeUs last_flush = WallClockNowUs();
@@ -345,7 +379,7 @@ void WorkerPool::Run(Worker& w) {
   while (true) {
     const std::size_t n = w.queue.wait_dequeue_bulk_timed(
         items, kDequeueBulk, std::chrono::microseconds(options_.flush_interval_us));
-    if (auto current = shared_->GetSettings(); current->version != w.settings_version) {
+    if (const auto* current = shared_->GetSettings(); current->version != w.settings_version) {
       settings = current;
       w.settings_version = settings->version;
       MergerOptions mo = settings->merger;
@@ -353,16 +387,12 @@ void WorkerPool::Run(Worker& w) {
     }
     for (std::size_t i = 0; i < n; ++i) {
       Batch* b = items[i];
-      const SyslogParser* parser =
-          b->input < settings->parsers.size() ? &settings->parsers[b->input] : nullptr;
-      std::uint32_t start = 0;
-      for (std::uint32_t end : b->ends) {
-        const std::string_view line(b->bytes.data() + start, end - start);
-        start = end;
-        if (parser != nullptr) {
-          parser->Parse(line, b->arrival_us, w.record);
+      const SyslogParser& parser = settings->parser(b->input);
+      for (const LogRecordView& line : b->views) {
+        if (b->parsed) {
+          line.CopyTo(w.record);
         } else {
-          SyslogParser().Parse(line, b->arrival_us, w.record);
+          parser.Parse(line.raw, b->arrival_us, w.record);
         }
         ++*w.parse[static_cast<int>(w.record.outcome)];
         TimeUs t = b->arrival_us;
@@ -372,13 +402,15 @@ void WorkerPool::Run(Worker& w) {
         }
         w.merger->Add(w.record, t, w.encoder);
       }
-      w.pending.fetch_sub(b->ends.size());
+      w.pending.fetch_sub(b->views.size());
       if (w.free_batches.size_approx() < 256) {
         w.free_batches.enqueue(b);
       } else {
         delete b;
       }
-      if (w.ndjson.size() >= kSubmitAt || w.syslog.size() >= kSubmitAt) SubmitOutput(w);
+      // Each batch's events leave at once rather than after the whole round: a new
+      // message's `first` event must not wait behind up to kDequeueBulk batches.
+      if (!w.ndjson.empty() || !w.syslog.empty()) SubmitOutput(w);
     }
     const TimeUs now = WallClockNowUs();
     if (n == 0 || now - last_flush >= options_.flush_interval_us) {

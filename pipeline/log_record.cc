@@ -1,4 +1,4 @@
-// Names for the record enums, used in metrics labels and JSON output.
+// Names for the record enums (metrics labels, JSON output), and LogRecordView's copies.
 #include "pipeline/log_record.h"
 
 namespace logfold {
@@ -59,6 +59,41 @@ void LogRecord::Clear() {
   structured_data.clear();
   message.clear();
   json_fields.clear();
+}
+
+LogRecordView LogRecordView::Rebased(std::string_view copy) const {
+  LogRecordView v = *this;
+  auto move = [&](std::string_view& field) {
+    // Every view lies inside raw (or is empty, possibly with a foreign pointer: keep it so).
+    if (field.empty()) return;
+    field = copy.substr(static_cast<std::size_t>(field.data() - raw.data()), field.size());
+  };
+  move(v.hostname);
+  move(v.app_name);
+  move(v.procid);
+  move(v.msgid);
+  move(v.structured_data);
+  move(v.message);
+  v.raw = copy.substr(0, raw.size());
+  return v;
+}
+
+void LogRecordView::CopyTo(LogRecord& out) const {
+  out.raw.assign(raw);
+  out.flavor = flavor;
+  out.outcome = outcome;
+  out.facility = facility;
+  out.severity = severity;
+  out.has_timestamp = has_timestamp;
+  out.timestamp_us = timestamp_us;
+  out.arrival_us = arrival_us;
+  out.hostname.assign(hostname);
+  out.app_name.assign(app_name);
+  out.procid.assign(procid);
+  out.msgid.assign(msgid);
+  out.structured_data.assign(structured_data);
+  out.message.assign(message);
+  out.json_fields.clear();
 }
 
 }  // namespace logfold

@@ -66,6 +66,25 @@ struct LogRecord {
   void Clear();
 };
 
+// A parsed line whose text fields are views into the line's bytes rather than owned
+// strings: what the syslog parser finds before anything is copied. The daemon parses on the
+// receiving thread, moves the bytes to a worker and copies the fields out there only once.
+struct LogRecordView {
+  std::string_view raw, hostname, app_name, procid, msgid, structured_data, message;
+  SyslogFlavor flavor = SyslogFlavor::kNone;
+  ParseOutcome outcome = ParseOutcome::kOk;
+  int facility = -1;
+  int severity = -1;
+  bool has_timestamp = false;
+  TimeUs timestamp_us = 0;
+  TimeUs arrival_us = 0;
+
+  // The same fields over `copy`, a copy of the bytes `raw` views (same length).
+  LogRecordView Rebased(std::string_view copy) const;
+  // Assigns every field of `out` (json_fields cleared), reusing its buffers.
+  void CopyTo(LogRecord& out) const;
+};
+
 }  // namespace logfold
 
 #endif  // LOGFOLD_PIPELINE_LOG_RECORD_H_

@@ -1,5 +1,6 @@
 // SyslogParser: hand-written RFC 5424 / RFC 3164 scanning plus raw and JSON-lines modes; the
-// syslog and raw paths only assign into the record's strings, so a warm record never allocates.
+// syslog and raw paths only find views into the line (copied into a record's reused strings
+// afterwards), so they never allocate.
 #include "pipeline/syslog_parser.h"
 
 #include <cstddef>
@@ -135,7 +136,7 @@ std::size_t ScanStructuredData(std::string_view s, std::size_t pos) {
 // an optional ':', then SP or the end. A bare word is not a tag: without a colon or a PID
 // nothing distinguishes it from the first word of the message. Returns where the message
 // starts, or kNpos when `pos` does not hold a tag.
-std::size_t ParseTag(std::string_view s, std::size_t pos, LogRecord& out) {
+std::size_t ParseTag(std::string_view s, std::size_t pos, LogRecordView& out) {
   std::size_t i = pos;
   while (i < s.size() && IsPrintUsAscii(s[i]) && s[i] != '[' && s[i] != ']' && s[i] != ':') {
     ++i;
@@ -165,9 +166,14 @@ std::size_t ParseTag(std::string_view s, std::size_t pos, LogRecord& out) {
   if (!has_colon && !has_pid) return kNpos;
   if (i < s.size() && s[i] != ' ') return kNpos;
 
-  out.app_name.assign(s.substr(pos, name_end - pos));
-  out.procid.assign(s.substr(pid_begin, pid_end - pid_begin));
+  out.app_name = s.substr(pos, name_end - pos);
+  out.procid = s.substr(pid_begin, pid_end - pid_begin);
   return i < s.size() ? i + 1 : i;
+}
+
+void Fail(std::string_view text, ParseOutcome outcome, LogRecordView& out) {
+  out.message = text;
+  out.outcome = outcome;
 }
 
 void Fail(std::string_view text, ParseOutcome outcome, LogRecord& out) {
@@ -177,7 +183,7 @@ void Fail(std::string_view text, ParseOutcome outcome, LogRecord& out) {
 
 // `rest` is everything after "<PRI>". On a header error the fields parsed so far are kept
 // and the message is all of `rest`, so no text is lost.
-void ParseRfc5424(std::string_view rest, LogRecord& out) {
+void ParseRfc5424(std::string_view rest, LogRecordView& out) {
   // LooksLikeRfc5424 checked VERSION and that a SP or the end follows it.
   std::size_t pos = 1;
   if (pos < rest.size() && IsDigit(rest[pos])) ++pos;
@@ -194,7 +200,7 @@ void ParseRfc5424(std::string_view rest, LogRecord& out) {
   pos = end;
 
   struct Field {
-    std::string* dest;
+    std::string_view* dest;
     std::size_t max_length;
   };
   const Field fields[] = {{&out.hostname, kMaxHostname},
@@ -209,7 +215,7 @@ void ParseRfc5424(std::string_view rest, LogRecord& out) {
     if (value.empty() || value.size() > field.max_length || !AllPrintUsAscii(value)) {
       return Fail(rest, ParseOutcome::kBadHeader, out);
     }
-    if (value != "-") field.dest->assign(value);
+    if (value != "-") *field.dest = value;
     pos = end;
   }
 
@@ -227,17 +233,17 @@ void ParseRfc5424(std::string_view rest, LogRecord& out) {
   if (sd_end == kNpos || (sd_end < rest.size() && rest[sd_end] != ' ')) {
     return Fail(rest.substr(sd_begin), ParseOutcome::kBadStructuredData, out);
   }
-  if (rest[sd_begin] == '[') out.structured_data.assign(rest.substr(sd_begin, sd_end - sd_begin));
+  if (rest[sd_begin] == '[') out.structured_data = rest.substr(sd_begin, sd_end - sd_begin);
 
   std::string_view msg = sd_end < rest.size() ? rest.substr(sd_end + 1) : std::string_view();
   if (msg.substr(0, kBom.size()) == kBom) msg.remove_prefix(kBom.size());
-  out.message.assign(msg);
+  out.message = msg;
   out.outcome = ParseOutcome::kOk;
 }
 
 // `rest` is everything after "<PRI>". Accepts a BSD or an RFC 3339 timestamp, an optional
 // HOSTNAME (absent in what `logger` writes to the local socket) and an optional TAG.
-void ParseRfc3164(std::string_view rest, TimeUs arrival_us, LogRecord& out) {
+void ParseRfc3164(std::string_view rest, TimeUs arrival_us, LogRecordView& out) {
   std::optional<TimeUs> t;
   BsdTimestamp bsd;
   std::size_t pos = ParseBsdTimestamp(rest, bsd);
@@ -265,17 +271,17 @@ void ParseRfc3164(std::string_view rest, TimeUs arrival_us, LogRecord& out) {
     if (first.size() > kMaxHostname || !AllPrintUsAscii(first)) {
       return Fail(rest, ParseOutcome::kBadHeader, out);
     }
-    out.hostname.assign(first);
+    out.hostname = first;
     pos = end;
     while (pos < rest.size() && rest[pos] == ' ') ++pos;
   }
 
   const std::size_t msg_begin = ParseTag(rest, pos, out);
-  out.message.assign(rest.substr(msg_begin == kNpos ? pos : msg_begin));
+  out.message = rest.substr(msg_begin == kNpos ? pos : msg_begin);
   out.outcome = ParseOutcome::kOk;
 }
 
-void ParseSyslog(std::string_view line, TimeUs arrival_us, LogRecord& out) {
+void ParseSyslog(std::string_view line, TimeUs arrival_us, LogRecordView& out) {
   if (line[0] != '<') return Fail(line, ParseOutcome::kNoHeader, out);
   int pri = 0;
   const std::size_t pri_length = ParsePri(line, pri);
@@ -462,14 +468,41 @@ void ParseJsonLine(std::string_view line, const std::string& message_field, LogR
   }
 }
 
-}  // namespace
-
-ParseOutcome SyslogParser::Parse(std::string_view line, TimeUs arrival_us, LogRecord& out) const {
+std::string_view StripTerminator(std::string_view line) {
   // CRLF senders leave the '\r' behind when the framer splits on '\n'; octet-counted frames
   // often carry the sender's line end inside the count (rsyslog's RFC 5424 template ends in
   // '\n'). A terminator is never part of the message, so one trailing LF, CR or CRLF goes.
   if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
+}  // namespace
+
+bool SyslogParser::ParseView(std::string_view line, TimeUs arrival_us, LogRecordView& out) const {
+  if (options_.format == InputFormat::kJson) return false;
+  line = StripTerminator(line);
+  out = LogRecordView{};
+  out.raw = line;
+  out.arrival_us = arrival_us;
+  if (line.empty()) {
+    out.outcome = ParseOutcome::kEmpty;
+  } else if (options_.format == InputFormat::kRaw) {
+    out.message = line;
+    out.outcome = ParseOutcome::kOk;
+  } else {
+    ParseSyslog(line, arrival_us, out);
+  }
+  return true;
+}
+
+ParseOutcome SyslogParser::Parse(std::string_view line, TimeUs arrival_us, LogRecord& out) const {
+  LogRecordView view;
+  if (ParseView(line, arrival_us, view)) {
+    view.CopyTo(out);
+    return out.outcome;
+  }
+  line = StripTerminator(line);
   out.Clear();
   out.raw.assign(line);
   out.arrival_us = arrival_us;
@@ -477,18 +510,7 @@ ParseOutcome SyslogParser::Parse(std::string_view line, TimeUs arrival_us, LogRe
     out.outcome = ParseOutcome::kEmpty;
     return out.outcome;
   }
-  switch (options_.format) {
-    case InputFormat::kRaw:
-      out.message.assign(line);
-      out.outcome = ParseOutcome::kOk;
-      break;
-    case InputFormat::kJson:
-      ParseJsonLine(line, options_.json_message_field, out);
-      break;
-    case InputFormat::kSyslog:
-      ParseSyslog(line, arrival_us, out);
-      break;
-  }
+  ParseJsonLine(line, options_.json_message_field, out);
   return out.outcome;
 }
 

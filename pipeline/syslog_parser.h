@@ -27,6 +27,11 @@ class SyslogParser {
   // for inferring the year of RFC 3164 timestamps. Returns out.outcome.
   ParseOutcome Parse(std::string_view line, TimeUs arrival_us, LogRecord& out) const;
 
+  // The same parse without copying: every text field of `out` views `line`. Returns false
+  // (and leaves `out` alone) in JSON mode, whose fields are not slices of the line; use
+  // Parse there. Parse == ParseView followed by LogRecordView::CopyTo.
+  bool ParseView(std::string_view line, TimeUs arrival_us, LogRecordView& out) const;
+
   const Options& options() const { return options_; }
 
  private:

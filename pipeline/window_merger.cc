@@ -16,11 +16,13 @@
 #include <unordered_set>
 
 #include "pipeline/group_index.h"
+#include "pipeline/shape_map.h"
 
 namespace logfold {
 namespace {
 
 constexpr std::uint32_t kNil = UINT32_MAX;
+static_assert(kNil == ShapeMap::kAbsent);
 constexpr std::size_t kMaxAliases = 16;     // shapes remembered per group for the fast path
 constexpr std::size_t kMaxBucketScan = 64;  // same-length groups confirmed per line, newest first
 constexpr std::size_t kMaxOtherLengthScan = 16;  // per nearby length
@@ -50,7 +52,10 @@ std::uint64_t LowerHash(std::string_view word) {
 
 }  // namespace
 
-std::uint64_t ScopeHash(const LogRecord& r, const std::vector<ScopeField>& scope) {
+namespace {
+
+template <typename Record>  // LogRecord or LogRecordView: the same fields, the same hash
+std::uint64_t ScopeHashOf(const Record& r, const std::vector<ScopeField>& scope) {
   std::uint64_t h = kScopeSeed;
   for (ScopeField f : scope) {
     std::string_view v;
@@ -80,6 +85,16 @@ std::uint64_t ScopeHash(const LogRecord& r, const std::vector<ScopeField>& scope
                          : XXH3_64bits_withSeed(v.data(), v.size(), tag));
   }
   return h;
+}
+
+}  // namespace
+
+std::uint64_t ScopeHash(const LogRecord& r, const std::vector<ScopeField>& scope) {
+  return ScopeHashOf(r, scope);
+}
+
+std::uint64_t ScopeHash(const LogRecordView& r, const std::vector<ScopeField>& scope) {
+  return ScopeHashOf(r, scope);
 }
 
 std::vector<std::string> MergerOptions::DefaultValueKeys() {
@@ -243,7 +258,7 @@ struct WindowMerger::Impl {
   std::vector<std::uint32_t> free_slots;
   std::size_t live = 0;
   List lru, hold;
-  std::unordered_map<std::uint64_t, std::uint32_t> exact;
+  ShapeMap exact;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> buckets;
   std::unordered_set<std::uint64_t> protected_hashes;
   std::unordered_set<std::uint64_t> value_keys;
@@ -412,7 +427,8 @@ struct WindowMerger::Impl {
       if (hashes[i] == g.hashes[i]) {
         if (lt.cls == TokenClass::kWord) {
           ++anchors;
-        } else if (message.substr(lt.offset, lt.length) != gmsg.substr(gt.offset, gt.length)) {
+        } else if (!(g.flags[i] & kVaried) &&  // else already marked: skip the compare
+                   message.substr(lt.offset, lt.length) != gmsg.substr(gt.offset, gt.length)) {
           marks.push_back({pos, kVaried});
         }
         continue;
@@ -436,6 +452,17 @@ struct WindowMerger::Impl {
     }
     if (!Enough(anchors, word_diffs)) return Reject("too few agreeing words for the words changed");
     return true;
+  }
+
+  // Resets the decision for a new line, keeping the reason's buffer (no allocation a line).
+  void ResetDecision() {
+    decision.path = MergeDecision::kNew;
+    decision.reason.clear();
+    decision.candidates = 0;
+    decision.fingerprint = 0;
+    decision.group_id = 0;
+    decision.group_fingerprint = 0;
+    decision.distance = 0;
   }
 
   bool Reject(const char* reason) {
@@ -621,10 +648,7 @@ struct WindowMerger::Impl {
     Group& g = groups[slot];
     if (g.count_since > 0 && !opt.annotate) EmitSummary(g, reason, true, sink);
     index.Erase(g.scope, g.fingerprint, slot);
-    for (std::uint64_t key : g.aliases) {
-      auto it = exact.find(key);
-      if (it != exact.end() && it->second == slot) exact.erase(it);
-    }
+    for (std::uint64_t key : g.aliases) exact.EraseIf(key, slot);
     auto b = buckets.find(g.bucket);
     if (b != buckets.end()) {
       auto& v = b->second;
@@ -674,7 +698,7 @@ struct WindowMerger::Impl {
     g.hosts_truncated = false;
     NoteHost(g, r);
     index.Insert(scope, fp, slot);
-    exact[shape] = slot;
+    exact.Set(shape, slot);
     g.aliases.push_back(shape);
     buckets[g.bucket].push_back(slot);
     Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
@@ -686,7 +710,7 @@ struct WindowMerger::Impl {
 
   // The line joins group `slot`; `marks` (from Confirm) says what it adds to the template.
   void Join(std::uint32_t slot, const LogRecord& r, std::optional<std::uint64_t> fp,
-            std::uint64_t shape, TimeUs now, EventSink& sink) {
+            std::uint64_t shape, bool shape_in_table, TimeUs now, EventSink& sink) {
     Group& g = groups[slot];
     bool refingerprint = false;
     for (const Mark& mk : marks) {
@@ -704,8 +728,10 @@ struct WindowMerger::Impl {
         index.Insert(g.scope, g.fingerprint, slot);
       }
     }
-    if (g.aliases.size() < kMaxAliases && exact.find(shape) == exact.end()) {
-      exact[shape] = slot;
+    // A shape already in the table (this group's, or one whose group did not confirm) keeps
+    // its entry; Add looked it up, and nothing changed the table since.
+    if (!shape_in_table && g.aliases.size() < kMaxAliases) {
+      exact.Set(shape, slot);
       g.aliases.push_back(shape);
     }
     if (fp) g.max_distance = std::max(g.max_distance, HammingDistance(*fp, g.fingerprint));
@@ -753,9 +779,10 @@ struct WindowMerger::Impl {
     for (const Token& t : tokens) hashes.push_back(Fingerprinter::TokenHash(r.message, t));
     const std::uint64_t shape = ShapeKey(scope);
 
-    decision = MergeDecision{};
-    if (auto it = exact.find(shape); it != exact.end()) {
-      const std::uint32_t slot = it->second;
+    ResetDecision();
+    bool shape_in_table = false;
+    if (const std::uint32_t slot = exact.Find(shape); slot != kNil) {
+      shape_in_table = true;
       // Same masked shape: only texts of masked tokens can differ (or wild positions). Most
       // lines end here, without a SimHash: a line of a shape already in the group has the
       // fingerprint that shape had when it joined, so its distance is already counted.
@@ -766,7 +793,7 @@ struct WindowMerger::Impl {
         decision.reason = "same masked shape as the group";
         decision.group_id = groups[slot].id;
         decision.group_fingerprint = groups[slot].fingerprint;
-        Join(slot, r, std::nullopt, shape, now, sink);
+        Join(slot, r, std::nullopt, shape, true, now, sink);
         return;
       }
     }
@@ -784,7 +811,7 @@ struct WindowMerger::Impl {
         Decide(MergeDecision::kIndex, c.group, fp,
                opt.confirm ? "SimHash candidate within max_distance, structure confirmed"
                            : "nearest SimHash candidate within max_distance (no confirmation)");
-        Join(c.group, r, fp, shape, now, sink);
+        Join(c.group, r, fp, shape, shape_in_table, now, sink);
         return;
       }
     }
@@ -801,7 +828,7 @@ struct WindowMerger::Impl {
           Decide(MergeDecision::kBucket, slot, fp,
                  delta == 0 ? "group of the same token count, structure confirmed"
                             : "group of a nearby token count, aligned and confirmed");
-          Join(slot, r, fp, shape, now, sink);
+          Join(slot, r, fp, shape, shape_in_table, now, sink);
           return;
         }
       }
@@ -857,7 +884,7 @@ struct WindowMerger::Impl {
 
   std::size_t MemoryUsage() const {
     std::size_t bytes = groups.capacity() * sizeof(Group) + index.MemoryUsage() +
-                        exact.size() * 32 + buckets.size() * 48;
+                        exact.MemoryUsage() + buckets.size() * 48;
     for (const Group& g : groups) {
       bytes += g.first.raw.capacity() + g.first.message.capacity() + g.last.raw.capacity() +
                g.last.message.capacity() + g.tokens.capacity() * sizeof(Token) +

@@ -49,6 +49,7 @@ struct MergerOptions {
 // 64-bit hash of a record's scope key: lines merge only when it is equal. Stable for a given
 // field list, so a daemon can route each scope to the worker that owns it.
 std::uint64_t ScopeHash(const LogRecord& record, const std::vector<ScopeField>& scope);
+std::uint64_t ScopeHash(const LogRecordView& record, const std::vector<ScopeField>& scope);
 
 struct MergerStats {
   std::uint64_t lines = 0;         // lines added

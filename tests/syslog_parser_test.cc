@@ -1052,4 +1052,72 @@ TEST(SyslogParserTest, TrailingLineEndInsideAFrameIsNotPartOfTheMessage) {
   EXPECT_EQ(Parse("<13>1 2026-11-22T00:00:00Z h app - - - two\n\n").message, "two\n");
 }
 
+// ParseView is Parse without the copies: the daemon parses views on its receiving thread,
+// moves the bytes to a worker (Rebased) and copies the fields there (CopyTo). Every field
+// must come out exactly as Parse gives it, for clean and broken lines alike.
+TEST(SyslogParserViewTest, ViewRebasedAndCopiedEqualsParse) {
+  const std::string_view lines[] = {
+      "<165>1 2003-10-11T22:14:15.003Z mymachine.example.com evntslog 77 ID47 [exampleSDID@32473 "
+      "iut=\"3\" eventSource=\"Application\"] \xEF\xBB\xBF"
+      "An application event log entry",
+      "<34>Oct 11 22:14:15 mymachine.example.com su[4321]: 'su root' failed on /dev/pts/8\r\n",
+      "<13>2026-11-22T00:13:28.123456+00:00 myhost app[12]: message text",
+      "<13>1 - host app - - [broken sd",
+      "<13>1 2026-11-22T00:00:00Z host",
+      "<13>Oct 11 22:14:15",
+      "<999>bad pri",
+      "plain line without any header",
+      "<13>1 - - - - - -",
+      "",
+      "\n",
+  };
+  SyslogParser::Options raw_options;
+  raw_options.format = InputFormat::kRaw;
+  for (const SyslogParser& parser : {SyslogParser(), SyslogParser(raw_options)}) {
+    for (std::string_view line : lines) {
+      SCOPED_TRACE(std::string(line));
+      LogRecord want;
+      parser.Parse(line, kArrival, want);
+      LogRecordView view;
+      ASSERT_TRUE(parser.ParseView(line, kArrival, view));
+      // Moved to another buffer, as a worker batch does; the original is then overwritten.
+      std::string original(line), copy(view.raw);
+      view = LogRecordView{};
+      ASSERT_TRUE(parser.ParseView(original, kArrival, view));
+      const LogRecordView moved = view.Rebased(copy);
+      original.assign(original.size(), '#');
+      LogRecord got;
+      got.json_fields = "stale";
+      got.hostname = "stale";
+      moved.CopyTo(got);
+      EXPECT_EQ(got.raw, want.raw);
+      EXPECT_EQ(got.flavor, want.flavor);
+      EXPECT_EQ(got.outcome, want.outcome);
+      EXPECT_EQ(got.facility, want.facility);
+      EXPECT_EQ(got.severity, want.severity);
+      EXPECT_EQ(got.has_timestamp, want.has_timestamp);
+      EXPECT_EQ(got.timestamp_us, want.timestamp_us);
+      EXPECT_EQ(got.arrival_us, want.arrival_us);
+      EXPECT_EQ(got.hostname, want.hostname);
+      EXPECT_EQ(got.app_name, want.app_name);
+      EXPECT_EQ(got.procid, want.procid);
+      EXPECT_EQ(got.msgid, want.msgid);
+      EXPECT_EQ(got.structured_data, want.structured_data);
+      EXPECT_EQ(got.message, want.message);
+      EXPECT_EQ(got.json_fields, "");
+    }
+  }
+}
+
+TEST(SyslogParserViewTest, JsonLinesHaveNoViewAndStillParse) {
+  SyslogParser::Options options;
+  options.format = InputFormat::kJson;
+  const SyslogParser parser(options);
+  LogRecordView view;
+  EXPECT_FALSE(parser.ParseView(R"({"message":"a \"quoted\" word"})", kArrival, view));
+  LogRecord r;
+  EXPECT_EQ(parser.Parse(R"({"message":"a \"quoted\" word"})", kArrival, r), ParseOutcome::kOk);
+  EXPECT_EQ(r.message, "a \"quoted\" word");
+}
+
 }  // namespace logfold

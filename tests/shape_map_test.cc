@@ -1,0 +1,78 @@
+// Tests for ShapeMap, the merger's flat exact-shape table: lookups, replacement, conditional
+// erase with backward shifting (checked against std::unordered_map as a model), growth.
+#include "pipeline/shape_map.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+namespace logfold {
+namespace {
+
+TEST(ShapeMapTest, FindSetEraseIf) {
+  ShapeMap m;
+  EXPECT_EQ(m.Find(42), ShapeMap::kAbsent);
+  m.EraseIf(42, 1);  // on an empty table: nothing
+  m.Set(42, 7);
+  EXPECT_EQ(m.Find(42), 7u);
+  m.Set(42, 8);  // replaces
+  EXPECT_EQ(m.Find(42), 8u);
+  EXPECT_EQ(m.size(), 1u);
+  m.EraseIf(42, 7);  // maps to another slot: stays
+  EXPECT_EQ(m.Find(42), 8u);
+  m.EraseIf(42, 8);
+  EXPECT_EQ(m.Find(42), ShapeMap::kAbsent);
+  EXPECT_EQ(m.size(), 0u);
+  m.Set(0, 3);  // key 0 is an ordinary key
+  EXPECT_EQ(m.Find(0), 3u);
+}
+
+// Keys that share their low bits collide into long probe runs that wrap around the table's
+// end; erasing from the middle of such runs must keep every other key findable.
+TEST(ShapeMapTest, MatchesAModelUnderCollidingKeysAndErasures) {
+  std::mt19937_64 rng(20261122);
+  for (int trial = 0; trial < 4; ++trial) {
+    ShapeMap m;
+    std::unordered_map<std::uint64_t, std::uint32_t> model;
+    std::vector<std::uint64_t> keys;
+    // Few distinct low bits (so runs collide) and some keys near the table's last index.
+    for (int i = 0; i < 300; ++i) {
+      const std::uint64_t low = trial % 2 == 0 ? rng() % 4 : 60 + rng() % 4;
+      keys.push_back((rng() << 8) | low);
+    }
+    for (int step = 0; step < 20000; ++step) {
+      const std::uint64_t key = keys[rng() % keys.size()];
+      const auto slot = static_cast<std::uint32_t>(rng() % 5);
+      if (rng() % 3 == 0) {
+        m.EraseIf(key, slot);
+        auto it = model.find(key);
+        if (it != model.end() && it->second == slot) model.erase(it);
+      } else {
+        m.Set(key, slot);
+        model[key] = slot;
+      }
+      ASSERT_EQ(m.size(), model.size()) << "step " << step;
+    }
+    for (std::uint64_t key : keys) {
+      auto it = model.find(key);
+      EXPECT_EQ(m.Find(key), it == model.end() ? ShapeMap::kAbsent : it->second);
+    }
+  }
+}
+
+TEST(ShapeMapTest, GrowsAndKeepsEveryEntry) {
+  ShapeMap m;
+  std::mt19937_64 rng(7);
+  std::vector<std::uint64_t> keys(100000);
+  for (auto& k : keys) k = rng();
+  for (std::size_t i = 0; i < keys.size(); ++i) m.Set(keys[i], static_cast<std::uint32_t>(i));
+  EXPECT_EQ(m.size(), keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(m.Find(keys[i]), i);
+  EXPECT_GE(m.MemoryUsage(), keys.size() * 2 * 12);  // at most half full
+}
+
+}  // namespace
+}  // namespace logfold
