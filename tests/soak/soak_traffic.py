@@ -117,6 +117,36 @@ class Pacer:
         return n
 
 
+class PacedSender(threading.Thread):
+    """Calls send(n) with the lines due at `rate` per second until `stop` is set; an
+    exception ends the sender and is kept in `error` for the driver to report."""
+
+    def __init__(self, name, rate, stop):
+        super().__init__(name=name, daemon=True)
+        self.rate, self.stop = rate, stop
+        self.error = None
+
+    def send(self, n):
+        raise NotImplementedError
+
+    def close(self):
+        pass
+
+    def run(self):
+        pacer = Pacer(self.rate)
+        try:
+            while not self.stop.is_set():
+                n = pacer.due()
+                if n == 0:
+                    time.sleep(0.005)
+                    continue
+                self.send(n)
+        except Exception as e:  # reported as a violation by the driver
+            self.error = f"{self.name}: {e!r}"
+        finally:
+            self.close()
+
+
 def _octet(text):
     body = text.encode()
     return str(len(body)).encode() + b" " + body
@@ -136,17 +166,16 @@ class TcpConnection:
         return text.encode() + b"\n"
 
 
-class TcpSenders(threading.Thread):
+class TcpSenders(PacedSender):
     """`connections` concurrent connections, `rate` lines/s in all, from one thread. Each
     connection closes mid-frame after a random number of lines and is replaced."""
 
     def __init__(self, port, rate, connections, seed, epoch_s, stop):
-        super().__init__(name="tcp-senders", daemon=True)
-        self.port, self.rate, self.stop = port, rate, stop
+        super().__init__("tcp-senders", rate, stop)
+        self.port = port
         self.rng = random.Random(seed)
         self.maker = LineMaker(seed + 1, epoch_s)
         self.counts = Counts()
-        self.error = None
         self.conns = [self._connect() for _ in range(connections)]
 
     def _connect(self):
@@ -196,24 +225,16 @@ class TcpSenders(threading.Thread):
                 return frame[:k], 0
         return frame[:k], 1
 
-    def run(self):
-        pacer = Pacer(self.rate)
-        try:
-            while not self.stop.is_set():
-                n = pacer.due()
-                if n == 0:
-                    time.sleep(0.005)
-                    continue
-                share = [n // len(self.conns)] * len(self.conns)
-                for i in range(n % len(self.conns)):
-                    share[i] += 1
-                for slot, conn in enumerate(self.conns):
-                    self._send(slot, conn, share[slot])
-        except Exception as e:  # reported as a violation by the driver
-            self.error = f"tcp sender: {e!r}"
-        finally:
-            for conn in self.conns:
-                conn.sock.close()  # at a frame boundary: nothing cut
+    def send(self, n):
+        share = [n // len(self.conns)] * len(self.conns)
+        for i in range(n % len(self.conns)):
+            share[i] += 1
+        for slot, conn in enumerate(self.conns):
+            self._send(slot, conn, share[slot])
+
+    def close(self):
+        for conn in self.conns:
+            conn.sock.close()  # at a frame boundary: nothing cut
 
     def _send(self, slot, conn, n):
         parts = []
@@ -235,17 +256,15 @@ class TcpSenders(threading.Thread):
             self.conns[slot] = self._connect()
 
 
-class UdpSender(threading.Thread):
+class UdpSender(PacedSender):
     """One datagram per line at `rate` per second."""
 
     def __init__(self, port, rate, seed, epoch_s, stop):
-        super().__init__(name="udp-sender", daemon=True)
+        super().__init__("udp-sender", rate, stop)
         self.addr = ("127.0.0.1", port)
-        self.rate, self.stop = rate, stop
         self.rng = random.Random(seed)
         self.maker = LineMaker(seed + 1, epoch_s)
         self.counts = Counts()
-        self.error = None
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 
     def _datagram(self):
@@ -262,19 +281,11 @@ class UdpSender(threading.Thread):
         c.normal += 1
         return self.maker.line(host, rfc5424).encode()
 
-    def run(self):
-        pacer = Pacer(self.rate)
-        try:
-            while not self.stop.is_set():
-                n = pacer.due()
-                if n == 0:
-                    time.sleep(0.005)
-                    continue
-                for _ in range(n):
-                    self.sock.sendto(self._datagram(), self.addr)
-                    self.counts.datagrams += 1
-                    self.counts.lines += 1
-        except Exception as e:
-            self.error = f"udp sender: {e!r}"
-        finally:
-            self.sock.close()
+    def send(self, n):
+        for _ in range(n):
+            self.sock.sendto(self._datagram(), self.addr)
+            self.counts.datagrams += 1
+            self.counts.lines += 1
+
+    def close(self):
+        self.sock.close()
