@@ -151,7 +151,8 @@ WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metr
                                      "Times a worker waited on a full sink buffer");
     w->discarded = &metrics_.GetCounter(
         "logfold_output_discarded_bytes_total",
-        "Encoded event bytes given up at the shutdown deadline because a sink was full");
+        "Encoded event bytes given up because a sink was full at the shutdown deadline or "
+        "when a reload removed it");
     w->dropped_output = &metrics_.GetCounter(
         "logfold_output_dropped_bytes_total",
         "Encoded event bytes dropped for an output with when_full: drop that stayed full");

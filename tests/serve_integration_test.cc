@@ -17,6 +17,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -1030,38 +1031,67 @@ class LateCollector {
   std::thread thread_;
 };
 
-// Regression (found by tests/soak): a reload that changed an output stopped the old sinks on
-// the event loop, so with the collector down it held inputs, signals and /metrics for up to
-// 30 s and then discarded the events the old sink held; a worker blocked on the old, full
-// sink stalled it indefinitely. Now unchanged outputs keep their sinks and replaced ones
-// drain on their own thread, to the old destination.
-TEST_F(ServeTest, SighupChangingAnOutputWhileItsCollectorIsDownNeitherStallsNorLosesEvents) {
-  LateCollector collector;
-  ASSERT_NE(collector.port(), 0);
-  Json config = BaseConfig();
-  config["engine"]["mode"] = "annotate";  // one event per line: the old sink's buffer fills
-  config["outputs"].push_back({{"name", "collector"},
-                               {"type", "tcp"},
-                               {"address", "127.0.0.1"},
-                               {"port", collector.port()},
-                               {"buffer", "64KiB"},
-                               {"reconnect_min", "10ms"},
-                               {"reconnect_max", "100ms"}});
-  ASSERT_TRUE(StartDaemon(config));
-  TcpClient client(TcpPort());
-  ASSERT_TRUE(client.connected());
-  constexpr int kLines = 1000;  // ~400 KB of events: far more than the 64 KiB buffer
-  std::string payload;
-  for (int i = 0; i < kLines; ++i) {
-    payload += Rfc5424(13, "late-host", "late-app",
-                       "seq=" + std::to_string(i) + " pad " + std::string(200, 'p')) +
-               "\n";
+// Regression tests (found by tests/soak): a reload that changed an output stopped the old
+// sinks on the event loop, so with the collector down it held inputs, signals and /metrics
+// for up to 30 s and then discarded the events the old sink held; a worker blocked on the
+// old, full sink stalled it indefinitely. Now unchanged outputs keep their sinks and
+// replaced ones drain on their own thread, to the old destination.
+class ReloadOutputsTest : public ServeTest {
+ protected:
+  static constexpr int kLines = 1000;  // ~400 KB of events: far more than the 64 KiB buffer
+
+  // Annotate mode (one event per line), a file output and a 64 KiB tcp output to the
+  // collector, which is down; sends kLines lines "seq=I", so that the collector sink fills
+  // and a worker blocks on it. Returns the config it started with.
+  Json StartWithCollectorSinkFull() {
+    Json config = BaseConfig();
+    config["engine"]["mode"] = "annotate";
+    config["outputs"].push_back({{"name", "collector"},
+                                 {"type", "tcp"},
+                                 {"address", "127.0.0.1"},
+                                 {"port", collector_.port()},
+                                 {"buffer", "64KiB"},
+                                 {"reconnect_min", "10ms"},
+                                 {"reconnect_max", "100ms"}});
+    EXPECT_NE(collector_.port(), 0);
+    if (!StartDaemon(config)) return config;
+    client_ = std::make_unique<TcpClient>(TcpPort());
+    std::string payload;
+    for (int i = 0; i < kLines; ++i) {
+      payload += Rfc5424(13, "late-host", "late-app",
+                         "seq=" + std::to_string(i) + " pad " + std::string(200, 'p')) +
+                 "\n";
+    }
+    EXPECT_TRUE(client_->Send(payload));
+    EXPECT_TRUE(daemon_.WaitMetricAtLeast("logfold_sink_buffered_bytes", {"sink=\"collector\""},
+                                          60 * 1024));
+    EXPECT_TRUE(daemon_.WaitMetricAtLeast("logfold_output_stalls_total", {}, 1));
+    return config;
   }
-  ASSERT_TRUE(client.Send(payload));
-  // A worker is now blocked on the full collector sink (the file got what came before).
-  ASSERT_TRUE(
-      daemon_.WaitMetricAtLeast("logfold_sink_buffered_bytes", {"sink=\"collector\""}, 60 * 1024));
-  ASSERT_TRUE(daemon_.WaitMetricAtLeast("logfold_output_stalls_total", {}, 1));
+
+  // SIGHUP with `config`; true if the daemon applied it within 5 s.
+  bool ReloadPromptly(const Json& config, int reloads_so_far) {
+    WriteConfig(config);
+    const auto hup = daemon_test::Clock::now();
+    return daemon_.Signal(SIGHUP) &&
+           daemon_.WaitMetricAtLeast("logfold_reloads_total", {}, reloads_so_far + 1,
+                                     milliseconds(5000)) &&
+           daemon_test::Clock::now() - hup < milliseconds(5000);
+  }
+
+  LateCollector collector_;
+  std::unique_ptr<TcpClient> client_;
+};
+
+TEST_F(ReloadOutputsTest, ChangingAnOutputWhileItsCollectorIsDownNeitherStallsNorLosesEvents) {
+  Json config = StartWithCollectorSinkFull();
+  ASSERT_FALSE(HasFailure());
+  TcpClient& client = *client_;
+  LateCollector& collector = collector_;
+
+  config["outputs"][1]["reconnect_max"] = "200ms";  // the collector output changes
+  ASSERT_TRUE(ReloadPromptly(config, 0))
+      << "the reload did not complete while the collector was down";
 
   config["outputs"][1]["reconnect_max"] = "200ms";  // the collector output changes
   WriteConfig(config);
@@ -1098,9 +1128,7 @@ TEST_F(ServeTest, SighupChangingAnOutputWhileItsCollectorIsDownNeitherStallsNorL
   // A reload that changes only the file output leaves the collector's connection alone.
   const double connects = daemon_.Metric("logfold_sink_connects_total", {"sink=\"collector\""});
   config["outputs"][0]["fsync"] = "always";
-  WriteConfig(config);
-  ASSERT_TRUE(daemon_.Signal(SIGHUP));
-  ASSERT_TRUE(daemon_.WaitMetricAtLeast("logfold_reloads_total", {}, 2));
+  ASSERT_TRUE(ReloadPromptly(config, 1));
   ASSERT_TRUE(client.Send(Rfc5424(13, "late-host", "late-app", "seq=1 after") + "\n"));
   ASSERT_TRUE(daemon_.WaitMetricAtLeast("logfold_events_total", {}, kLines + 1));
   EXPECT_TRUE(WaitUntil([&] { return collector.data().find("seq=1 after") != std::string::npos; },
@@ -1111,6 +1139,24 @@ TEST_F(ServeTest, SighupChangingAnOutputWhileItsCollectorIsDownNeitherStallsNorL
   client.Close();
   TerminateAndExpectCleanExit();
   EXPECT_EQ(LinesAccounted(Events()), static_cast<std::uint64_t>(kLines + 1));
+}
+
+TEST_F(ReloadOutputsTest, RemovingAFullOutputFreesTheWorkerBlockedOnIt) {
+  Json config = StartWithCollectorSinkFull();
+  ASSERT_FALSE(HasFailure());
+  config["outputs"].erase(1);
+  ASSERT_TRUE(ReloadPromptly(config, 0));
+  // The worker gives up the batch it could not hand to the removed output (counted) and
+  // goes on: every line reaches the file.
+  EXPECT_TRUE(daemon_.WaitMetricAtLeast("logfold_output_discarded_bytes_total", {}, 1));
+  EXPECT_TRUE(daemon_.WaitMetricAtLeast("logfold_events_total", {}, kLines));
+  // The removed sink drains what it holds once its collector is back, and the daemon exits.
+  ASSERT_TRUE(collector_.Listen());
+  EXPECT_TRUE(WaitUntil([&] { return collector_.data().find("seq=0 ") != std::string::npos; },
+                        milliseconds(10000)));
+  client_->Close();
+  TerminateAndExpectCleanExit();
+  EXPECT_EQ(LinesAccounted(Events()), static_cast<std::uint64_t>(kLines));
 }
 
 // ------------------------------------------------------------------ 8. metrics endpoint
