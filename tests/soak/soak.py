@@ -344,6 +344,18 @@ def rss_verdict(samples, duration, warmup):
     return peak, early, late - early
 
 
+def rss_profile(samples, points=10):
+    """The largest RSS (MiB) in each tenth of the run: the trend at a glance."""
+    if not samples:
+        return []
+    end = samples[-1][0]
+    out = []
+    for i in range(points):
+        part = [r for t, r in samples if i * end / points <= t <= (i + 1) * end / points]
+        out.append(round(max(part, default=0) / MIB, 1))
+    return out
+
+
 # ------------------------------------------------------------------------- main
 
 def main():
@@ -511,7 +523,8 @@ def main():
                         "after_warmup": round((early or 0) / MIB, 1),
                         "growth": None if growth is None else round(growth / MIB, 1),
                         "limit": args.rss_limit_mib, "growth_limit": args.rss_growth_mib,
-                        "samples": len(rss.samples)},
+                        "samples": len(rss.samples),
+                        "profile": rss_profile(rss.samples)},
             "violations": violations,
         }
         print(json.dumps(summary, indent=2))
