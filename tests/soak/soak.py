@@ -35,6 +35,7 @@ import threading
 import time
 import urllib.request
 
+sys.dont_write_bytecode = True  # CTest runs this from the source tree: leave no __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from soak_collector import Collector  # noqa: E402
 from soak_traffic import TcpSenders, UdpSender  # noqa: E402
