@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <initializer_list>
 
 namespace logfold {
 namespace {
@@ -15,32 +16,25 @@ constexpr std::string_view kSeparators(" \t\r\n\v\f,;=()[]{}\"'<>|\0", 21);
 
 constexpr std::array<std::uint32_t, 256> MakeByteShapeTable() {
   std::array<std::uint32_t, 256> t{};
-  for (int c = 0; c < 256; ++c) {
-    std::uint32_t s = kShapeOther;
-    if (c >= '0' && c <= '9') {
-      s = kShapeDigit;
-    } else if ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) {
-      s = kShapeHexLetter;
-    } else if (c == 'T' || c == 'Z') {
-      s = kShapeLetterTZ;
-    } else if (c == 'x' || c == 'X') {
-      s = kShapeLetterX;
-    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-      s = kShapeLetter;
-    } else if (c == '.') {
-      s = kShapeDot;
-    } else if (c == ':') {
-      s = kShapeColon;
-    } else if (c == '-') {
-      s = kShapeDash;
-    } else if (c == '/') {
-      s = kShapeSlash;
-    } else if (c == '@') {
-      s = kShapeAt;
-    } else if (c == '+') {
-      s = kShapePlus;
-    }
-    t[static_cast<std::size_t>(c)] = s;
+  const auto set_range = [&t](char lo, char hi, std::uint32_t shape) {
+    for (int c = lo; c <= hi; ++c) t[static_cast<std::size_t>(c)] = shape;
+  };
+  set_range('\0', '\x7f', kShapeOther);
+  for (std::size_t c = 0x80; c < 256; ++c) t[c] = kShapeOther;
+  set_range('a', 'z', kShapeLetter);
+  set_range('A', 'Z', kShapeLetter);
+  set_range('a', 'f', kShapeHexLetter);
+  set_range('A', 'F', kShapeHexLetter);
+  set_range('0', '9', kShapeDigit);
+  struct Single {
+    char c;
+    std::uint32_t shape;
+  };
+  for (Single s : {Single{'T', kShapeLetterTZ}, Single{'Z', kShapeLetterTZ},
+                   Single{'x', kShapeLetterX}, Single{'X', kShapeLetterX}, Single{'.', kShapeDot},
+                   Single{':', kShapeColon}, Single{'-', kShapeDash}, Single{'/', kShapeSlash},
+                   Single{'@', kShapeAt}, Single{'+', kShapePlus}}) {
+    t[static_cast<unsigned char>(s.c)] = s.shape;
   }
   for (char c : kSeparators) t[static_cast<unsigned char>(c)] = kShapeSeparator;
   return t;
