@@ -449,7 +449,7 @@ TEST(TokenizerShapeTest, ShapeSkipsOnlyFailingClassTests) {
   std::mt19937_64 rng(12345);
   std::string token;
   int variables = 0;
-  for (int i = 0; i < 200'000; ++i) {
+  for (int i = 0; i < 50'000; ++i) {
     token.clear();
     const std::size_t len = 1 + rng() % 40;
     for (std::size_t j = 0; j < len; ++j) token += kAlphabet[rng() % kAlphabet.size()];
@@ -457,7 +457,7 @@ TEST(TokenizerShapeTest, ShapeSkipsOnlyFailingClassTests) {
     ASSERT_EQ(TokenClassName(cls), TokenClassName(ClassifyUnguarded(token))) << "token: " << token;
     variables += IsVariableClass(cls) && cls != TokenClass::kDigitWord ? 1 : 0;
   }
-  EXPECT_GT(variables, 1000);  // the random tokens reach the class tests, not only words
+  EXPECT_GT(variables, 250);  // the random tokens reach the class tests, not only words
   // Structured tokens, where the guards matter most.
   for (std::string_view t :
        {"10.0.0.1:80", "fe80::1%eth0", "00:1a:2b:3c:4d:5e", "2024-03-01T10:00:00Z", "0x1F",
