@@ -98,7 +98,7 @@ void FrameDecoder::SpillPartial(std::string_view data) {
   if (state_ == State::kFrameStart || !in_chunk_) return;
   std::size_t keep = data.size() - frame_begin_;
   if (state_ == State::kOctetBody) keep = std::min(keep, body_keep_);
-  if (state_ == State::kLine) keep = std::min(keep, max_);
+  if (state_ == State::kLine || state_ == State::kHeader) keep = std::min(keep, max_);
   partial_.assign(data.data() + frame_begin_, keep);
   in_chunk_ = false;
 }
@@ -140,7 +140,11 @@ std::span<const std::string_view> FrameDecoder::Feed(std::string_view data) {
             break;
           }
         }
-        if (!in_chunk_) partial_.append(data.data() + start, pos - start);
+        // A prefix may hold more digits than max_message_size allows (at most 1 + log10 of
+        // the 10x plausibility bound); only what a fallback line could keep is buffered.
+        if (!in_chunk_ && partial_.size() < max_) {
+          partial_.append(data.data() + start, std::min(pos - start, max_ - partial_.size()));
+        }
         if (!bad && pos == n) break;  // the prefix continues in the next chunk
         if (!bad && data[pos] == ' ') {
           StartOctetBody(++pos);
@@ -196,8 +200,7 @@ std::span<const std::string_view> FrameDecoder::Finish() {
       break;
     case State::kHeader: {
       ++counters_.partial_at_close;
-      const std::string_view digits = Assembled();
-      Emit(digits.substr(0, max_), digits.size() > max_);
+      Emit(Assembled(), header_digits_ > max_);
       break;
     }
     case State::kOctetBody: {
