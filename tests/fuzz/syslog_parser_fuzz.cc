@@ -103,10 +103,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const logfold::SyslogParser syslog;
   LogRecord fresh;
   // A record that held another line before, with every field set, as workers reuse them.
-  LogRecord reused;
-  logfold::SyslogParser(logfold::SyslogParser::Options{logfold::InputFormat::kJson, "message"})
-      .Parse(R"({"message":"m","host":"h","app":"a","severity":3,"time":"2024-01-01T00:00:00Z"})",
-             5, reused);
+  static const LogRecord kUsed = [] {
+    LogRecord r;
+    logfold::SyslogParser(logfold::SyslogParser::Options{logfold::InputFormat::kJson, "message"})
+        .Parse(R"({"message":"m","host":"h","app":"a","severity":3,"time":"2024-01-01T00:00:00Z"})",
+               5, r);
+    return r;
+  }();
+  LogRecord reused = kUsed;
   for (const logfold::TimeUs arrival : kArrivals) {
     fresh = LogRecord();
     FUZZ_CHECK(syslog.Parse(line, arrival, fresh) == fresh.outcome, "Parse returns the outcome");
