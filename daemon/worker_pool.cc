@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include "daemon/syslog_event_encoder.h"
 #include "daemon/wall_clock.h"
@@ -77,7 +78,7 @@ struct WorkerPool::Worker {
         AppendEventSyslog(e, "logfold", w_.syslog);
         w_.syslog += '\n';  // records are newline-separated in batches; the sink frames them
       }
-      ++*w_.events[static_cast<int>(e.kind)];
+      ++w_.events_since[static_cast<int>(e.kind)];
     }
     bool want_ndjson = true;
     bool want_syslog = false;
@@ -104,6 +105,10 @@ struct WorkerPool::Worker {
   TimeUs event_clock = INT64_MIN, event_clock_wall = 0;
   Metrics::Counter* events[3] = {};
   Metrics::Counter* parse[static_cast<int>(ParseOutcome::kCount_)] = {};
+  // Counted here per line and added to the shared counters once per round: an atomic add
+  // per line on counters every worker shares would bounce their cache line between cores.
+  std::uint64_t events_since[3] = {};
+  std::uint64_t parse_since[static_cast<int>(ParseOutcome::kCount_)] = {};
   Metrics::Counter* lines = nullptr;
   Metrics::Counter* merged = nullptr;
   Metrics::Counter* evicted = nullptr;
@@ -371,6 +376,12 @@ void WorkerPool::Run(Worker& w) {
     *w.evicted += s.groups_evicted - w.last_stats.groups_evicted;
     *w.clock_backwards += s.clock_backwards - w.last_stats.clock_backwards;
     w.last_stats = s;
+    for (int k = 0; k < 3; ++k) {
+      if (w.events_since[k] != 0) *w.events[k] += std::exchange(w.events_since[k], 0);
+    }
+    for (int o = 0; o < static_cast<int>(ParseOutcome::kCount_); ++o) {
+      if (w.parse_since[o] != 0) *w.parse[o] += std::exchange(w.parse_since[o], 0);
+    }
     w.open_groups.store(w.merger->open_groups());
   };
   auto flush_time = [&](TimeUs wall) {
@@ -395,7 +406,7 @@ void WorkerPool::Run(Worker& w) {
         } else {
           parser.Parse(line.raw, b->arrival_us, w.record);
         }
-        ++*w.parse[static_cast<int>(w.record.outcome)];
+        ++w.parse_since[static_cast<int>(w.record.outcome)];
         TimeUs t = b->arrival_us;
         if (settings->event_time) {
           t = w.record.EventTime();

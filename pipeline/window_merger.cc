@@ -229,6 +229,7 @@ struct WindowMerger::Impl {
     std::uint64_t scope = 0;
     std::uint64_t fingerprint = 0;  // as indexed: wild positions left out
     std::uint64_t bucket = 0;
+    std::uint32_t bucket_pos = 0;  // index in buckets[bucket].slots
     LogRecord first, last;
     std::vector<Token> tokens;          // of the first line's message
     std::vector<std::uint64_t> hashes;  // TokenHash per position of the first line
@@ -259,7 +260,14 @@ struct WindowMerger::Impl {
   std::size_t live = 0;
   List lru, hold;
   ShapeMap exact;
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> buckets;
+  // Groups of one scope and token count, oldest first. A closed group's entry becomes kNil
+  // (erasing from the middle would shift the rest: quadratic when many groups close at
+  // once); the vector is compacted once half of it is dead.
+  struct Bucket {
+    std::vector<std::uint32_t> slots;
+    std::size_t dead = 0;
+  };
+  std::unordered_map<std::uint64_t, Bucket> buckets;
   std::unordered_set<std::uint64_t> protected_hashes;
   std::unordered_set<std::uint64_t> value_keys;
   bool track_hosts = false;
@@ -591,6 +599,27 @@ struct WindowMerger::Impl {
     return g.template_text;
   }
 
+  // Copies what events show of a line into a group's sample, reusing the sample's buffers.
+  // The raw line is left out: no event writes it, and it would double every sample's size
+  // and the bytes copied on each line that joins.
+  static void AssignSample(LogRecord& sample, const LogRecord& r) {
+    sample.raw.clear();
+    sample.flavor = r.flavor;
+    sample.outcome = r.outcome;
+    sample.facility = r.facility;
+    sample.severity = r.severity;
+    sample.has_timestamp = r.has_timestamp;
+    sample.timestamp_us = r.timestamp_us;
+    sample.arrival_us = r.arrival_us;
+    sample.hostname = r.hostname;
+    sample.app_name = r.app_name;
+    sample.procid = r.procid;
+    sample.msgid = r.msgid;
+    sample.structured_data = r.structured_data;
+    sample.message = r.message;
+    sample.json_fields = r.json_fields;
+  }
+
   void NoteHost(Group& g, const LogRecord& r) {
     if (!track_hosts || r.hostname.empty()) return;
     for (const std::string& h : g.hosts) {
@@ -644,17 +673,31 @@ struct WindowMerger::Impl {
     g.count_since = 0;
   }
 
+  // Drops a bucket's dead entries, keeping the live ones in order.
+  void CompactBucket(Bucket& bucket) {
+    std::size_t n = 0;
+    for (std::uint32_t slot : bucket.slots) {
+      if (slot == kNil) continue;
+      groups[slot].bucket_pos = static_cast<std::uint32_t>(n);
+      bucket.slots[n++] = slot;
+    }
+    bucket.slots.resize(n);
+    bucket.dead = 0;
+  }
+
   void Close(std::uint32_t slot, SummaryReason reason, EventSink& sink) {
     Group& g = groups[slot];
     if (g.count_since > 0 && !opt.annotate) EmitSummary(g, reason, true, sink);
     index.Erase(g.scope, g.fingerprint, slot);
     for (std::uint64_t key : g.aliases) exact.EraseIf(key, slot);
-    auto b = buckets.find(g.bucket);
-    if (b != buckets.end()) {
-      auto& v = b->second;
-      auto pos = std::find(v.begin(), v.end(), slot);
-      if (pos != v.end()) v.erase(pos);  // keeps newest-last order for the bucket scan
-      if (v.empty()) buckets.erase(b);
+    if (auto b = buckets.find(g.bucket); b != buckets.end()) {
+      Bucket& bucket = b->second;
+      bucket.slots[g.bucket_pos] = kNil;
+      if (++bucket.dead == bucket.slots.size()) {
+        buckets.erase(b);
+      } else if (bucket.dead * 2 > bucket.slots.size()) {
+        CompactBucket(bucket);
+      }
     }
     Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
     Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
@@ -684,8 +727,8 @@ struct WindowMerger::Impl {
     g.scope = scope;
     g.fingerprint = fp;
     g.bucket = BucketKey(scope, tokens.size());
-    g.first = r;
-    g.last = r;
+    AssignSample(g.first, r);
+    AssignSample(g.last, r);
     g.tokens.assign(tokens.begin(), tokens.end());
     g.hashes.assign(hashes.begin(), hashes.end());
     g.flags.assign(tokens.size(), 0);
@@ -700,7 +743,9 @@ struct WindowMerger::Impl {
     index.Insert(scope, fp, slot);
     exact.Set(shape, slot);
     g.aliases.push_back(shape);
-    buckets[g.bucket].push_back(slot);
+    Bucket& bucket = buckets[g.bucket];
+    g.bucket_pos = static_cast<std::uint32_t>(bucket.slots.size());
+    bucket.slots.push_back(slot);
     Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
     Append<&Group::hold_prev, &Group::hold_next>(hold, slot);
     ++live;
@@ -737,7 +782,7 @@ struct WindowMerger::Impl {
     if (fp) g.max_distance = std::max(g.max_distance, HammingDistance(*fp, g.fingerprint));
     ++g.count_total;
     ++g.count_since;
-    g.last = r;
+    AssignSample(g.last, r);
     g.first_seen = std::min(g.first_seen, r.EventTime());
     g.last_seen = std::max(g.last_seen, r.EventTime());
     g.last_activity = now;
@@ -850,9 +895,11 @@ struct WindowMerger::Impl {
   std::uint32_t ScanBucket(std::uint64_t key, std::size_t limit, std::string_view message) {
     auto b = buckets.find(key);
     if (b == buckets.end()) return kNil;
-    const auto& v = b->second;
+    const auto& v = b->second.slots;
     std::size_t scanned = 0;
-    for (auto it = v.rbegin(); it != v.rend() && scanned < limit; ++it, ++scanned) {
+    for (auto it = v.rbegin(); it != v.rend() && scanned < limit; ++it) {
+      if (*it == kNil) continue;  // closed
+      ++scanned;
       if (std::find(tried.begin(), tried.end(), *it) != tried.end()) continue;
       ++stats.candidates_checked;
       ++decision.candidates;
