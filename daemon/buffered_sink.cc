@@ -77,6 +77,19 @@ bool LogThrottle::Allow(std::string& note) {
   return true;
 }
 
+BufferedSinkOptions NetworkSinkOptions(const SinkConfig& config, SinkEncoding encoding,
+                                       SinkFraming framing) {
+  BufferedSinkOptions options;
+  options.name = config.name;
+  options.type = config.type;
+  options.encoding = encoding;
+  options.capacity = config.buffer_bytes;
+  options.framing = framing;
+  options.backoff_min = std::chrono::microseconds(config.reconnect_min_us);
+  options.backoff_max = std::chrono::microseconds(config.reconnect_max_us);
+  return options;
+}
+
 BufferedSink::BufferedSink(BufferedSinkOptions options, std::unique_ptr<Destination> destination,
                            Metrics& metrics)
     : options_(std::move(options)),

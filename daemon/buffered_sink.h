@@ -130,6 +130,11 @@ struct BufferedSinkOptions {
   SinkClock::duration backoff_max = std::chrono::seconds(5);
 };
 
+// Options of a network sink: name, type and buffer size from `config`, and its reconnect
+// (or retry) range as the backoff range.
+BufferedSinkOptions NetworkSinkOptions(const SinkConfig& config, SinkEncoding encoding,
+                                       SinkFraming framing);
+
 class BufferedSink final : public Sink {
  public:
   // Registers the common metrics and starts the sink thread.

@@ -373,16 +373,9 @@ std::unique_ptr<Sink> MakeHttpSink(const SinkConfig& config, Metrics& metrics, s
             ": need request_timeout > 0 and 0 < retry_initial_backoff <= retry_max_backoff";
     return nullptr;
   }
-  BufferedSinkOptions options;
-  options.name = config.name;
-  options.type = config.type;
-  options.encoding = SinkEncoding::kNdjson;
-  options.capacity = config.buffer_bytes;
-  options.framing = SinkFraming::kNewline;
-  options.backoff_min = std::chrono::microseconds(config.reconnect_min_us);
-  options.backoff_max = std::chrono::microseconds(config.reconnect_max_us);
+  // Events stay buffered until their batch is delivered; Write takes whole records.
   return std::make_unique<BufferedSink>(
-      std::move(options),
+      NetworkSinkOptions(config, SinkEncoding::kNdjson, SinkFraming::kNewline),
       std::make_unique<HttpDestination>(config, url, std::move(format), metrics), metrics);
 }
 

@@ -160,13 +160,8 @@ std::unique_ptr<Sink> MakeSyslogSink(const SinkConfig& config, Metrics& metrics,
       return nullptr;
     }
   }
-  BufferedSinkOptions options;
-  options.name = config.name;
-  options.type = config.type;
-  options.encoding = SinkEncoding::kSyslog5424;
-  options.capacity = config.buffer_bytes;
-  options.backoff_min = std::chrono::microseconds(config.reconnect_min_us);
-  options.backoff_max = std::chrono::microseconds(config.reconnect_max_us);
+  BufferedSinkOptions options =
+      NetworkSinkOptions(config, SinkEncoding::kSyslog5424, SinkFraming::kStream);
   if (config.protocol == "tcp") {
     if (config.framing == "octet-counted") {
       options.framing = SinkFraming::kOctetCounted;

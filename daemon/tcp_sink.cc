@@ -276,16 +276,9 @@ std::unique_ptr<Destination> MakeTcpDestination(const SinkConfig& config, Metric
 
 std::unique_ptr<Sink> MakeTcpSink(const SinkConfig& config, Metrics& metrics, std::string& error) {
   if (!ValidateNetworkTarget(config, error)) return nullptr;
-  BufferedSinkOptions options;
-  options.name = config.name;
-  options.type = config.type;
-  options.encoding = SinkEncoding::kNdjson;
-  options.capacity = config.buffer_bytes;
-  options.framing = SinkFraming::kNewline;
-  options.backoff_min = std::chrono::microseconds(config.reconnect_min_us);
-  options.backoff_max = std::chrono::microseconds(config.reconnect_max_us);
-  return std::make_unique<BufferedSink>(std::move(options), MakeTcpDestination(config, metrics),
-                                        metrics);
+  return std::make_unique<BufferedSink>(
+      NetworkSinkOptions(config, SinkEncoding::kNdjson, SinkFraming::kNewline),
+      MakeTcpDestination(config, metrics), metrics);
 }
 
 }  // namespace logfold
