@@ -303,8 +303,9 @@ TEST(HttpSinkTest, BatchesByCount) {
   const auto requests = server.Requests();
   EXPECT_EQ(requests[0].body, Events(0, 10));
   EXPECT_EQ(requests[1].body, Events(10, 20));
-  EXPECT_EQ(sink->buffered_bytes(), Events(20, 25).size());  // waiting for more
-  EXPECT_TRUE(sink->Stop(In(5s)));                           // sends the partial batch
+  // The last five wait for more.
+  ASSERT_TRUE(WaitUntil([&] { return sink->buffered_bytes() == Events(20, 25).size(); }));
+  EXPECT_TRUE(sink->Stop(In(5s)));  // sends the partial batch
   ASSERT_EQ(server.request_count(), 3u);
   EXPECT_EQ(server.Requests()[2].body, Events(20, 25));
 }
@@ -559,7 +560,8 @@ TEST(HttpSinkTest, StalledServerFillsTheBufferThenEverythingAcceptedIsDelivered)
   while (accepted < 10'000 && sink->Submit(Event(accepted), In(50ms))) ++accepted;
   EXPECT_LT(accepted, 10'000);  // Submit refused: backpressure
   EXPECT_LE(sink->buffered_bytes(), config.buffer_bytes);
-  EXPECT_EQ(server.request_count(), 1u);  // one batch in flight, unanswered
+  // One batch in flight, unanswered: the client waits for its answer.
+  ASSERT_TRUE(WaitUntil([&] { return server.request_count() == 1; }));
   server.SetStalled(false);
   ASSERT_TRUE(WaitUntil([&] { return sink->buffered_bytes() == 0; }));
   EXPECT_EQ(Bodies(server.Requests()), Events(0, accepted));
