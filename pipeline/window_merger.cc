@@ -229,7 +229,6 @@ struct WindowMerger::Impl {
     std::uint64_t scope = 0;
     std::uint64_t fingerprint = 0;  // as indexed: wild positions left out
     std::uint64_t bucket = 0;
-    std::uint32_t bucket_pos = 0;  // index in buckets[bucket].slots
     LogRecord first, last;
     std::vector<Token> tokens;          // of the first line's message
     std::vector<std::uint64_t> hashes;  // TokenHash per position of the first line
@@ -243,6 +242,7 @@ struct WindowMerger::Impl {
     bool hosts_truncated = false;
     std::vector<std::uint64_t> aliases;  // shape keys in `exact` that point here
     std::uint32_t lru_prev = kNil, lru_next = kNil, hold_prev = kNil, hold_next = kNil;
+    std::uint32_t bucket_prev = kNil, bucket_next = kNil;  // in buckets[bucket], oldest first
   };
 
   // An intrusive doubly linked list over group slots. Both lists stay sorted by time because
@@ -260,14 +260,9 @@ struct WindowMerger::Impl {
   std::size_t live = 0;
   List lru, hold;
   ShapeMap exact;
-  // Groups of one scope and token count, oldest first. A closed group's entry becomes kNil
-  // (erasing from the middle would shift the rest: quadratic when many groups close at
-  // once); the vector is compacted once half of it is dead.
-  struct Bucket {
-    std::vector<std::uint32_t> slots;
-    std::size_t dead = 0;
-  };
-  std::unordered_map<std::uint64_t, Bucket> buckets;
+  // Groups by scope and token count, in opening order: an intrusive list, so closing one of
+  // many groups is O(1) (a vector erase shifted everything after it).
+  std::unordered_map<std::uint64_t, List> buckets;
   std::unordered_set<std::uint64_t> protected_hashes;
   std::unordered_set<std::uint64_t> value_keys;
   bool track_hosts = false;
@@ -289,6 +284,9 @@ struct WindowMerger::Impl {
   std::vector<std::uint16_t> lcs;
   std::vector<std::uint32_t> tried;
   std::vector<std::uint8_t> skip;
+  // The latest candidate Fits ruled out without Confirm, kNil once Confirm ran after it: its
+  // rejection reason is filled in only if the line opens a group (explain shows the last).
+  std::uint32_t unexplained = kNil;
 
   explicit Impl(MergerOptions o)
       : opt(std::move(o)),
@@ -471,6 +469,54 @@ struct WindowMerger::Impl {
     decision.group_id = 0;
     decision.group_fingerprint = 0;
     decision.distance = 0;
+  }
+
+  // A necessary condition for Confirm, checked without hashing a word or looking one up. A
+  // line that opens a group in a busy scope is confirmed against up to 64 + 12 x 16 groups,
+  // each Confirm hashing every differing word two or three times for the protected-word and
+  // value-key sets; most of them fail one of these counts. Exact: true only where Confirm
+  // returns false, so merge results do not change.
+  bool RuledOut(const Group& g) const {
+    const std::size_t n = tokens.size(), m = g.tokens.size();
+    if (m == n) {
+      // Confirm: a non-wild position whose hashes differ with a plain word on either side is
+      // a rejection or a changed word. It accepts at most 2 changed words, and then only
+      // with 2 x changed + 1 agreeing ones (non-wild positions with the same word).
+      int changed = 0, agreeing = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (g.flags[i] & kWild) continue;
+        if (hashes[i] == g.hashes[i]) {
+          agreeing += tokens[i].cls == TokenClass::kWord;
+        } else if (!IsVariableClass(tokens[i].cls) || !IsVariableClass(g.tokens[i].cls)) {
+          if (++changed > 2) return true;
+        }
+      }
+      return changed > 0 && agreeing < 2 * changed + 1;
+    }
+    if (m == 0 || n == 0 || (m > n ? m - n : n - m) > kMaxLengthChange) return false;
+    // ConfirmAligned needs two aligned words: each a line word whose hash some non-wild
+    // group position has.
+    int words = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (tokens[j].cls != TokenClass::kWord) continue;
+      for (std::size_t i = 0; i < m; ++i) {
+        if (!(g.flags[i] & kWild) && g.hashes[i] == hashes[j]) {
+          if (++words == 2) return false;
+          break;
+        }
+      }
+    }
+    return true;
+  }
+
+  // Confirm for a SimHash or bucket candidate: most are ruled out cheaply first.
+  bool Fits(std::uint32_t slot, std::string_view message) {
+    if (RuledOut(groups[slot])) {
+      unexplained = slot;
+      return false;
+    }
+    unexplained = kNil;
+    return Confirm(groups[slot], message);
   }
 
   bool Reject(const char* reason) {
@@ -673,31 +719,14 @@ struct WindowMerger::Impl {
     g.count_since = 0;
   }
 
-  // Drops a bucket's dead entries, keeping the live ones in order.
-  void CompactBucket(Bucket& bucket) {
-    std::size_t n = 0;
-    for (std::uint32_t slot : bucket.slots) {
-      if (slot == kNil) continue;
-      groups[slot].bucket_pos = static_cast<std::uint32_t>(n);
-      bucket.slots[n++] = slot;
-    }
-    bucket.slots.resize(n);
-    bucket.dead = 0;
-  }
-
   void Close(std::uint32_t slot, SummaryReason reason, EventSink& sink) {
     Group& g = groups[slot];
     if (g.count_since > 0 && !opt.annotate) EmitSummary(g, reason, true, sink);
     index.Erase(g.scope, g.fingerprint, slot);
     for (std::uint64_t key : g.aliases) exact.EraseIf(key, slot);
     if (auto b = buckets.find(g.bucket); b != buckets.end()) {
-      Bucket& bucket = b->second;
-      bucket.slots[g.bucket_pos] = kNil;
-      if (++bucket.dead == bucket.slots.size()) {
-        buckets.erase(b);
-      } else if (bucket.dead * 2 > bucket.slots.size()) {
-        CompactBucket(bucket);
-      }
+      Unlink<&Group::bucket_prev, &Group::bucket_next>(b->second, slot);
+      if (b->second.head == kNil) buckets.erase(b);
     }
     Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
     Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
@@ -743,9 +772,7 @@ struct WindowMerger::Impl {
     index.Insert(scope, fp, slot);
     exact.Set(shape, slot);
     g.aliases.push_back(shape);
-    Bucket& bucket = buckets[g.bucket];
-    g.bucket_pos = static_cast<std::uint32_t>(bucket.slots.size());
-    bucket.slots.push_back(slot);
+    Append<&Group::bucket_prev, &Group::bucket_next>(buckets[g.bucket], slot);
     Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
     Append<&Group::hold_prev, &Group::hold_next>(hold, slot);
     ++live;
@@ -823,6 +850,7 @@ struct WindowMerger::Impl {
     hashes.clear();
     for (const Token& t : tokens) hashes.push_back(Fingerprinter::TokenHash(r.message, t));
     const std::uint64_t shape = ShapeKey(scope);
+    unexplained = kNil;
 
     ResetDecision();
     bool shape_in_table = false;
@@ -851,7 +879,7 @@ struct WindowMerger::Impl {
       ++stats.candidates_checked;
       ++decision.candidates;
       tried.push_back(c.group);
-      if (!opt.confirm || Confirm(groups[c.group], r.message)) {
+      if (!opt.confirm || Fits(c.group, r.message)) {
         if (!opt.confirm) MarkUnconfirmed(groups[c.group], r.message);
         Decide(MergeDecision::kIndex, c.group, fp,
                opt.confirm ? "SimHash candidate within max_distance, structure confirmed"
@@ -880,6 +908,7 @@ struct WindowMerger::Impl {
     }
     decision.path = MergeDecision::kNew;
     if (decision.candidates == 0) decision.reason = "no candidate group in scope";
+    if (unexplained != kNil) Confirm(groups[unexplained], r.message);  // sets its reason
     Open(r, scope, fp, shape, now, sink);
   }
 
@@ -895,15 +924,13 @@ struct WindowMerger::Impl {
   std::uint32_t ScanBucket(std::uint64_t key, std::size_t limit, std::string_view message) {
     auto b = buckets.find(key);
     if (b == buckets.end()) return kNil;
-    const auto& v = b->second.slots;
     std::size_t scanned = 0;
-    for (auto it = v.rbegin(); it != v.rend() && scanned < limit; ++it) {
-      if (*it == kNil) continue;  // closed
-      ++scanned;
-      if (std::find(tried.begin(), tried.end(), *it) != tried.end()) continue;
+    for (std::uint32_t slot = b->second.tail; slot != kNil && scanned < limit;
+         slot = groups[slot].bucket_prev, ++scanned) {
+      if (std::find(tried.begin(), tried.end(), slot) != tried.end()) continue;
       ++stats.candidates_checked;
       ++decision.candidates;
-      if (Confirm(groups[*it], message)) return *it;
+      if (Fits(slot, message)) return slot;
     }
     return kNil;
   }

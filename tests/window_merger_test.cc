@@ -730,6 +730,65 @@ TEST(WindowMergerTest, LastDecisionExplainsThePath) {
   EXPECT_EQ(h.merger.last_decision().reason, "a protected word differs");
 }
 
+// The counts a candidate is ruled out by before the full confirmation, at their limits: two
+// changed words need five agreeing ones; three never merge; lines of different length need two
+// aligned words.
+TEST(WindowMergerTest, ConfirmationLimitsOnChangedAndAlignedWords) {
+  EXPECT_EQ(GroupsFor({"relay session now user=alice host=alpha",
+                       "relay session now user=bob host=beta"}),
+            1u);
+  EXPECT_EQ(GroupsFor({"relay session user=alice host=alpha", "relay session user=bob host=beta"}),
+            2u);
+  EXPECT_EQ(GroupsFor({"relay session now then user=alice host=alpha peer=gamma",
+                       "relay session now then user=bob host=beta peer=delta"}),
+            2u);
+  EXPECT_EQ(GroupsFor({"push 0 bytes 5", "push 1190 bytes 1.16 KB 5"}), 1u);
+  EXPECT_EQ(GroupsFor({"push 0 items 5", "push 1190 bytes 1.16 KB 5"}), 2u);
+}
+
+// A candidate ruled out by the cheap counts still explains itself with the full check's reason.
+TEST(WindowMergerTest, LastDecisionReasonOfACandidateRuledOutEarly) {
+  Harness h;
+  h.Add("alpha beta error gamma delta", kT0);
+  h.Add("alpha beta info zeta omega", kT0 + 1);
+  EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kNew);
+  EXPECT_GE(h.merger.last_decision().candidates, 1u);
+  EXPECT_EQ(h.merger.last_decision().reason, "a protected word differs");
+}
+
+// Closing groups out of the middle of a scope's bucket keeps the scan newest-opened first.
+TEST(WindowMergerTest, BucketScanStaysNewestFirstAfterClosingSome) {
+  MergerOptions options;
+  options.max_distance = 0;  // only the bucket scan finds a probe that differs by a word
+  Harness h(options);
+  // Each line differs from the probe by one word out of a value context (accepted with 8 or
+  // more agreeing words), and from each other by two (rejected): four separate groups.
+  const std::vector<std::string> words = {"cargo",  "ship",    "north",  "harbor",
+                                          "loaded", "crates",  "beside", "green",
+                                          "cranes", "tonight", "quietly"};
+  auto line = [&](std::size_t changed) {
+    std::string m;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      if (i > 0) m += ' ';
+      m += i == changed ? "zebra" : words[i];
+    }
+    return m;
+  };
+  for (std::size_t i = 1; i <= 4; ++i) h.Add(line(i), kT0 + static_cast<TimeUs>(i));
+  ASSERT_EQ(h.merger.open_groups(), 4u);
+  const std::vector<Rec> firsts = h.sink.Take();
+  ASSERT_EQ(firsts.size(), 4u);
+  // Keep groups 1 and 3 active; 2 and 4 close when the window passes.
+  h.Add(line(1), kT0 + 5 * kSec);
+  h.Add(line(3), kT0 + 5 * kSec);
+  h.Flush(kT0 + 11 * kSec);
+  ASSERT_EQ(h.merger.open_groups(), 2u);
+  h.Add(line(99), kT0 + 12 * kSec);  // the probe: fits groups 1 and 3
+  EXPECT_EQ(h.merger.open_groups(), 2u);
+  EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kBucket);
+  EXPECT_EQ(h.merger.last_decision().group_id, firsts[2].group_id);
+}
+
 TEST(WindowMergerTest, ScopeHashFollowsTheScopeFields) {
   LogRecord a, b;
   a.hostname = "web01";
