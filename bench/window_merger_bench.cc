@@ -1,5 +1,6 @@
 // WindowMerger::Add throughput on generated syslog lines (bench/corpus_lines.h) with a null
-// sink, with NDJSON serialisation, and with 10k/100k other groups open (memory per group).
+// sink, with NDJSON serialisation, with 10k/100k other groups open (memory per group), and
+// the many-groups-in-one-scope costs: opening yet another group, closing them all.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 #include <unistd.h>
@@ -121,9 +122,10 @@ BENCHMARK(BM_MergerAddNdjson);
 
 // A unique line of random lowercase words: never merges with another (the first word
 // differs, and a line's first token is no value context).
-std::string FillerMessage(std::mt19937_64& rng) {
+// `words` 0: 4 to 10 words.
+std::string FillerMessage(std::mt19937_64& rng, int words = 0) {
   std::string m;
-  const int words = 4 + static_cast<int>(rng() % 7);
+  if (words == 0) words = 4 + static_cast<int>(rng() % 7);
   for (int w = 0; w < words; ++w) {
     if (w > 0) m += ' ';
     const int len = 3 + static_cast<int>(rng() % 6);
@@ -197,6 +199,76 @@ void BM_MergerAddWithOpenGroups(benchmark::State& state) {
   state.counters["RSS/group"] = f.rss_per_group;
 }
 BENCHMARK(BM_MergerAddWithOpenGroups)->Arg(10'000)->Arg(100'000);
+
+// A merger with `groups` open groups of distinct 8-word lines in one host/app scope (the
+// e2e memory corpus's shape: every same-length group is a bucket-scan candidate).
+std::unique_ptr<WindowMerger> OneScopeMerger(std::size_t groups, std::mt19937_64& rng,
+                                             TimeUs& now) {
+  MergerOptions options;
+  options.window_us = 24LL * 3600 * 1'000'000;  // nothing expires during the run
+  options.max_hold_us = options.window_us;
+  options.max_groups = 10'000'000;
+  auto merger = std::make_unique<WindowMerger>(options);
+  NullSink sink;
+  LogRecord r;
+  r.hostname = "bench01";
+  r.app_name = "memprobe";
+  for (std::size_t k = 0; k < groups; ++k) {
+    r.message = FillerMessage(rng, 8);
+    r.raw = r.message;
+    merger->Add(r, now, sink);
+    now += kLineGapUs;
+  }
+  return merger;
+}
+
+// Opening a group in a scope already holding N groups: a stream of distinct lines, each
+// confirmed against the bucket-scan and index candidates and rejected by all.
+void BM_MergerOpenInBusyScope(benchmark::State& state) {
+  std::mt19937_64 rng(7);
+  TimeUs now = kT0;
+  auto merger = OneScopeMerger(static_cast<std::size_t>(state.range(0)), rng, now);
+  NullSink sink;
+  LogRecord r;
+  r.hostname = "bench01";
+  r.app_name = "memprobe";
+  const MergerStats before = merger->stats();
+  for (auto _ : state) {
+    state.PauseTiming();
+    r.message = FillerMessage(rng, 8);
+    r.raw = r.message;
+    state.ResumeTiming();
+    merger->Add(r, now, sink);
+    now += kLineGapUs;
+  }
+  ReportMerger(state, *merger, before);
+}
+BENCHMARK(BM_MergerOpenInBusyScope)->Arg(10'000)->Arg(100'000);
+
+// Closing N open groups of one scope (FlushAll at shutdown; a window expiring them all pays
+// the same per group). One iteration closes them all; time per group is reported.
+void BM_MergerCloseAll(benchmark::State& state) {
+  const auto groups = static_cast<std::size_t>(state.range(0));
+  std::mt19937_64 rng(7);
+  for (auto _ : state) {
+    state.PauseTiming();
+    TimeUs now = kT0;
+    auto merger = OneScopeMerger(groups, rng, now);
+    NullSink sink;
+    state.ResumeTiming();
+    merger->FlushAll(sink);
+    state.PauseTiming();
+    benchmark::DoNotOptimize(merger->open_groups());
+    merger.reset();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(groups));
+}
+BENCHMARK(BM_MergerCloseAll)
+    ->Arg(10'000)
+    ->Arg(100'000)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace logfold
