@@ -16,6 +16,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <memory>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -130,6 +131,10 @@ class Server {
     po.flush_interval_us = config_.workers.flush_interval_us;
     po.event_time = config_.engine.time == TimeSource::kEvent;
     po.merger = config_.engine.merger;
+    // Random per run, so group ids from two runs of the daemon (rows in one log store) do not
+    // collide; `logfold replay` keeps seed 0 and stays reproducible.
+    std::random_device entropy;
+    po.merger.id_seed = (std::uint64_t{entropy()} << 32) | entropy();
     po.inputs = ParserOptions(config_);
     pool_ = std::make_unique<WorkerPool>(po, Outputs(config_, sinks_), metrics_);
     try {

@@ -254,6 +254,32 @@ TEST_F(ServeTest, SigtermClosesEveryOpenGroupAndAccountsForEveryLine) {
   EXPECT_NE(daemon_.Stderr().find("logfold stopped"), std::string::npos);
 }
 
+// Group ids end up as keys in log stores that outlive one daemon run, so two runs that see the
+// same line must not hand out the same id (`logfold replay` numbers groups reproducibly).
+TEST_F(ServeTest, GroupIdsDoNotRepeatAcrossDaemonRuns) {
+  const std::string line = Rfc5424(30, "node-1", "sshd", "session opened for user deploy") + "\n";
+  auto run_once = [&](DaemonProcess& daemon, const std::string& events_path) -> std::string {
+    Json config = BaseConfig();
+    config["outputs"][0]["path"] = events_path;
+    const std::string path = WriteConfig(config, events_path + ".json");
+    if (!daemon.Start(path)) return "daemon did not start";
+    TcpClient client(daemon.InputPort("tcp-in", "tcp"));
+    if (!client.connected() || !client.Send(line)) return "cannot send";
+    if (!WaitUntil([&] { return !PeekEvents(events_path).empty(); }, milliseconds(10000)))
+      return "no event";
+    const std::vector<Json> events = PeekEvents(events_path);
+    daemon.Signal(SIGTERM);
+    if (daemon.WaitExit(milliseconds(30000)) != std::optional<int>(0)) return "unclean exit";
+    return events[0].value("group_id", "missing");
+  };
+  const std::string a = run_once(daemon_, dir_ / "run-a.ndjson");
+  DaemonProcess second{dir_};
+  const std::string b = run_once(second, dir_ / "run-b.ndjson");
+  ASSERT_EQ(a.size(), 16u) << a;
+  ASSERT_EQ(b.size(), 16u) << b;
+  EXPECT_NE(a, b);
+}
+
 // ------------------------------------------------------------------ 3. accounting
 
 TEST_F(ServeTest, MixedFormatsFromTcpAndUdpAreAllAccountedFor) {
