@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <utility>
 
 #include "daemon/syslog_event_encoder.h"
@@ -64,6 +66,34 @@ struct WorkerPool::Shared {
   std::shared_ptr<const std::vector<Output>> GetSinks() const {
     std::lock_guard lock(mu);
     return sinks;
+  }
+
+  // Which sink list each worker is submitting to, so that a reload retires a sink only once
+  // no worker can still be inside it — through this list or any older one that shares it.
+  static constexpr std::uint64_t kNotHeld = UINT64_MAX;
+  std::uint64_t sinks_version = 0;        // under mu
+  std::vector<std::uint64_t> sinks_held;  // under mu, one per worker
+  std::condition_variable sinks_released;
+
+  std::shared_ptr<const std::vector<Output>> AcquireSinks(std::size_t worker) {
+    std::lock_guard lock(mu);
+    sinks_held[worker] = sinks_version;
+    return sinks;
+  }
+  void ReleaseSinks(std::size_t worker) {
+    {
+      std::lock_guard lock(mu);
+      sinks_held[worker] = kNotHeld;
+    }
+    sinks_released.notify_all();
+  }
+  // Blocks until no worker holds a sink list older than `version`.
+  void WaitSinksReleased(std::uint64_t version) {
+    std::unique_lock lock(mu);
+    sinks_released.wait(lock, [&] {
+      return std::all_of(sinks_held.begin(), sinks_held.end(),
+                         [&](std::uint64_t v) { return v == kNotHeld || v >= version; });
+    });
   }
 };
 
@@ -127,6 +157,7 @@ WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metr
   settings->event_time = options_.event_time;
   shared_->Publish(std::move(settings));
   shared_->sinks = std::make_shared<const std::vector<Output>>(std::move(sinks));
+  shared_->sinks_held.assign(options_.threads, Shared::kNotHeld);
   for (std::size_t i = 0; i < options_.threads; ++i) {
     auto w = std::make_unique<Worker>(i);
     MergerOptions mo = options_.merger;
@@ -294,21 +325,25 @@ void WorkerPool::Reconfigure(const MergerOptions& merger, std::vector<SyslogPars
 }
 
 std::function<void()> WorkerPool::SetSinks(std::vector<Output> sinks) {
-  std::shared_ptr<const std::vector<Output>> old;
+  std::uint64_t version = 0;
   {
     std::lock_guard lock(shared_->mu);
-    old = shared_->sinks;
     shared_->sinks = std::make_shared<const std::vector<Output>>(std::move(sinks));
+    version = ++shared_->sinks_version;
   }
-  // Workers hold a reference while they submit; the wait is the caller's, so that a worker
-  // blocked on a full sink cannot stall the thread that reloads.
-  return [old = std::move(old)] {
-    while (old.use_count() > 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  };
+  // The wait is the caller's, so that a worker blocked on a full sink cannot stall the thread
+  // that reloads. Waiting for one list's reference count is not enough: a sink kept by one
+  // reload and replaced by the next is also reachable through the list before both.
+  return [shared = shared_, version] { shared->WaitSinksReleased(version); };
 }
 
 void WorkerPool::SubmitOutput(Worker& w) {
-  const auto sinks = shared_->GetSinks();
+  const auto sinks = shared_->AcquireSinks(w.index);
+  struct Release {
+    Shared& shared;
+    std::size_t worker;
+    ~Release() { shared.ReleaseSinks(worker); }
+  } release{*shared_, w.index};
   bool ndjson = false, syslog = false;
   for (Output o : *sinks) {
     Sink* s = o.sink;

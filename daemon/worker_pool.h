@@ -88,7 +88,7 @@ class WorkerPool : public IngestTarget {
 
   Options options_;
   Metrics& metrics_;
-  std::unique_ptr<Shared> shared_;
+  std::shared_ptr<Shared> shared_;  // shared with the waits SetSinks hands out
   std::vector<std::unique_ptr<Worker>> workers_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> abandon_output_{false};
