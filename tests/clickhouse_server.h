@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -51,30 +50,6 @@ inline std::uint16_t PickFreePort() {
   }
   ::close(fd);
   return port;
-}
-
-// Starts `argv` with stdin from /dev/null and stdout/stderr into files, like
-// daemon_test::Spawn, but the child is killed (SIGKILL) if the test process dies first — a
-// crashed or timed-out test must not leave a database server running. Returns the pid, or -1.
-inline pid_t SpawnTiedToParent(const std::vector<std::string>& argv, const std::string& stdout_path,
-                               const std::string& stderr_path) {
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  // The child: only async-signal-safe calls until exec.
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
-  const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  const int out = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  const int err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (in < 0 || out < 0 || err < 0 || ::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 ||
-      ::dup2(err, 2) < 0) {
-    ::_exit(127);
-  }
-  ::execvp(args[0], args.data());
-  ::_exit(127);
 }
 
 // Percent-encodes everything but RFC 3986 unreserved characters, for a URL query value.
@@ -155,8 +130,8 @@ class ClickHouseServer {
       if (!fixed_port) port_ = PickFreePort();
       if (!WriteConfig()) return false;
       ++starts_;
-      pid_ = SpawnTiedToParent({binary, "--config-file=" + (root_ / "config.xml").string()},
-                               RunPath(starts_, "out"), RunPath(starts_, "log"));
+      pid_ = daemon_test::Spawn({binary, "--config-file=" + (root_ / "config.xml").string()},
+                                RunPath(starts_, "out"), RunPath(starts_, "log"));
       if (pid_ < 0) {
         error_ = "cannot spawn " + binary;
         return false;

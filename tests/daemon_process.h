@@ -8,8 +8,8 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -30,6 +30,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 extern char** environ;
@@ -316,32 +317,58 @@ class UdpClient {
   int fd_ = -1;
 };
 
-// posix_spawn with stdin from /dev/null, stdout and stderr into files, and the systemd
-// variables (socket activation, notify) removed from the environment so that a test run
-// under systemd stays hermetic. Returns the pid, or -1.
+// What Spawn adds to the child beyond the scrubbed environment: variables, and open
+// descriptors it gets under given numbers (as systemd passes sockets from 3 up).
+struct SpawnOptions {
+  std::vector<std::pair<std::string, std::string>> env;
+  std::vector<std::pair<int, int>> fds;  // (descriptor here, its number in the child)
+};
+
+// Starts `argv` (searched in $PATH) with stdin from /dev/null and stdout and stderr into
+// files. The systemd variables (socket activation, notify, watchdog) are removed from the
+// inherited environment so that a test run under systemd stays hermetic, then `extra.env`
+// is added. The child is killed (SIGKILL) when the thread that started it exits: a crashed
+// or killed test run leaves no daemon or server behind. Returns the pid, or -1.
 inline pid_t Spawn(const std::vector<std::string>& argv, const std::string& stdout_path,
-                   const std::string& stderr_path) {
+                   const std::string& stderr_path, const SpawnOptions& extra = {}) {
+  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  std::vector<char*> env;
+  std::vector<std::string> env_text;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string_view v(*e);
-    if (v.starts_with("LISTEN_") || v.starts_with("NOTIFY_SOCKET=")) continue;
-    env.push_back(*e);
+    if (v.starts_with("LISTEN_") || v.starts_with("NOTIFY_SOCKET=") || v.starts_with("WATCHDOG_")) {
+      continue;
+    }
+    env_text.emplace_back(v);
   }
+  for (const auto& [key, value] : extra.env) env_text.push_back(key + "=" + value);
+  std::vector<char*> env;
+  for (std::string& e : env_text) env.push_back(e.data());
   env.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
-  posix_spawn_file_actions_destroy(&actions);
-  return rc == 0 ? pid : -1;
+
+  // The files are opened (and truncated) here, not in the child: when Spawn returns, a
+  // reader of stderr_path sees none of what a previous process wrote there.
+  const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const int out = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const pid_t parent = ::getpid();
+  const pid_t pid = in < 0 || out < 0 || err < 0 ? -1 : ::fork();
+  if (pid != 0) {  // the parent, or nothing started
+    for (const int fd : {in, out, err}) {
+      if (fd >= 0) ::close(fd);
+    }
+    return pid;
+  }
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
+  if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
+  // dup2 clears close-on-exec on the copy, so the passed descriptors survive exec.
+  for (const auto& [from, to] : extra.fds) {
+    if (::dup2(from, to) < 0) ::_exit(127);
+  }
+  ::execvpe(args[0], args.data(), env.data());
+  ::_exit(127);
 }
 
 // Reaps `pid` within `timeout`: its exit code (128 + signal number if it was killed), or
@@ -388,20 +415,22 @@ inline CommandResult RunCommand(const std::vector<std::string>& argv, const Temp
   return r;
 }
 
-// True if `name` is an executable in $PATH.
-inline bool HaveProgram(std::string_view name) {
+// The path of `name` if it is an executable in $PATH, else empty.
+inline std::string FindProgram(std::string_view name) {
   const char* path = std::getenv("PATH");
   std::string_view dirs = path != nullptr ? path : "/usr/bin:/bin";
   while (!dirs.empty()) {
     const std::size_t colon = dirs.find(':');
     const std::filesystem::path candidate =
         std::filesystem::path(dirs.substr(0, colon)) / std::string(name);
-    if (::access(candidate.c_str(), X_OK) == 0) return true;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
     if (colon == std::string_view::npos) break;
     dirs.remove_prefix(colon + 1);
   }
-  return false;
+  return {};
 }
+
+inline bool HaveProgram(std::string_view name) { return !FindProgram(name).empty(); }
 
 // SIGKILL and wait: for a child a test leaves running (pid <= 0: nothing to do).
 inline void KillAndReap(pid_t pid) {

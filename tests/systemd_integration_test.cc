@@ -28,7 +28,6 @@
 #include <functional>
 #include <map>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -37,81 +36,33 @@
 #include <utility>
 #include <vector>
 
-extern char** environ;
+#include "tests/daemon_process.h"
 
 namespace logfold {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-using Json = nlohmann::json;
+using daemon_test::Clock;
+using daemon_test::CommandResult;
+using daemon_test::FindProgram;
+using daemon_test::Json;
+using daemon_test::Loopback;
+using daemon_test::ReadFile;
+using daemon_test::RunCommand;
+using daemon_test::TempDir;
+using daemon_test::WaitUntil;
+using daemon_test::WriteFile;
 using std::chrono::milliseconds;
 
 constexpr milliseconds kStartTimeout(15000);
 constexpr milliseconds kExitTimeout(30000);
-
-bool WaitUntil(const std::function<bool()>& pred, milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  while (Clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  return pred();
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void WriteFile(const fs::path& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-}
+constexpr milliseconds kToolTimeout(60000);  // systemd-analyze on a slow machine
 
 std::int64_t MonotonicUsec() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
 }
-
-// The program's path if `name` is an executable in $PATH, else empty.
-std::string FindProgram(std::string_view name) {
-  const char* path = std::getenv("PATH");
-  std::string_view dirs = path != nullptr ? path : "/usr/bin:/bin";
-  while (!dirs.empty()) {
-    const std::size_t colon = dirs.find(':');
-    const fs::path candidate = fs::path(dirs.substr(0, colon)) / std::string(name);
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    if (colon == std::string_view::npos) break;
-    dirs.remove_prefix(colon + 1);
-  }
-  return {};
-}
-
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
-                          "/logfold-systemd-test-XXXXXX";
-    if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  bool ok() const { return !path_.empty(); }
-  fs::path operator/(std::string_view name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
 
 class Fd {
  public:
@@ -130,61 +81,23 @@ class Fd {
   int fd_;
 };
 
-// A child process started with posix_spawn: stdin from /dev/null, stdout and stderr into
-// files, systemd's variables scrubbed from the inherited environment and `env` added,
-// `fds` (source, target) duplicated into place. Killed by the destructor if still running.
+// A child process (daemon_test::Spawn: hermetic environment plus `spawn.env`, descriptors
+// `spawn.fds` passed on, output in files) that can be polled for its exit. Killed by the
+// destructor if still running.
 class Child {
  public:
-  struct Options {
-    std::vector<std::string> argv;
-    std::map<std::string, std::string> env;
-    std::vector<std::pair<int, int>> fds;
-    fs::path stdout_path, stderr_path;
-  };
-
-  explicit Child(const Options& o) : stdout_path_(o.stdout_path), stderr_path_(o.stderr_path) {
-    std::vector<char*> args;
-    for (const std::string& a : o.argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    std::vector<std::string> env_text;
-    for (char** e = environ; *e != nullptr; ++e) {
-      const std::string_view v(*e);
-      if (v.starts_with("LISTEN_") || v.starts_with("NOTIFY_SOCKET=") ||
-          v.starts_with("WATCHDOG_")) {
-        continue;
-      }
-      env_text.emplace_back(v);
-    }
-    for (const auto& [key, value] : o.env) env_text.push_back(key + "=" + value);
-    std::vector<char*> env;
-    for (std::string& e : env_text) env.push_back(e.data());
-    env.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, o.stdout_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, o.stderr_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    for (const auto& [from, to] : o.fds) posix_spawn_file_actions_adddup2(&actions, from, to);
-    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), env.data()) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-  }
-  ~Child() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-    }
-  }
+  Child(const std::vector<std::string>& argv, const daemon_test::SpawnOptions& spawn,
+        const fs::path& stdout_path, const fs::path& stderr_path)
+      : stdout_path_(stdout_path),
+        stderr_path_(stderr_path),
+        pid_(daemon_test::Spawn(argv, stdout_path, stderr_path, spawn)) {}
+  ~Child() { daemon_test::KillAndReap(pid_); }
   Child(const Child&) = delete;
   Child& operator=(const Child&) = delete;
 
   bool started() const { return pid_ > 0; }
-  pid_t pid() const { return pid_; }
   bool Signal(int signo) const { return pid_ > 0 && ::kill(pid_, signo) == 0; }
   std::string Stderr() const { return ReadFile(stderr_path_); }
-  std::string Stdout() const { return ReadFile(stdout_path_); }
 
   // True once it exited (the code is then in exit_code(): 128 + signal if killed).
   bool Exited() {
@@ -208,24 +121,6 @@ class Child {
   std::optional<int> exit_code_;
 };
 
-struct CommandResult {
-  int exit_code = -1;  // -1: could not run or did not finish in time
-  std::string out, err;
-};
-
-CommandResult RunCommand(const std::vector<std::string>& argv, const TempDir& dir,
-                         milliseconds timeout = milliseconds(60000)) {
-  static int counter = 0;
-  const std::string tag = "cmd" + std::to_string(++counter);
-  Child child({argv, {}, {}, dir / (tag + ".out"), dir / (tag + ".err")});
-  CommandResult r;
-  if (!child.started()) return r;
-  r.exit_code = child.WaitExit(timeout).value_or(-1);
-  r.out = child.Stdout();
-  r.err = child.Stderr();
-  return r;
-}
-
 // The port an input logged ("input NAME: udp listening on port N"), or 0.
 std::uint16_t LoggedPort(const std::string& log, const std::string& input,
                          const std::string& proto) {
@@ -236,41 +131,11 @@ std::uint16_t LoggedPort(const std::string& log, const std::string& input,
   return port <= 65535 ? static_cast<std::uint16_t>(port) : 0;
 }
 
-sockaddr_in Loopback(std::uint16_t port) {
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  return a;
-}
-
 std::uint16_t LocalPort(int fd) {
   sockaddr_in a{};
   socklen_t len = sizeof a;
   if (::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) return 0;
   return ntohs(a.sin_port);
-}
-
-bool SendUdp(std::uint16_t port, std::string_view datagram) {
-  Fd fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-  const sockaddr_in a = Loopback(port);
-  return ::sendto(fd.get(), datagram.data(), datagram.size(), 0,
-                  reinterpret_cast<const sockaddr*>(&a),
-                  sizeof a) == static_cast<ssize_t>(datagram.size());
-}
-
-// Connects to 127.0.0.1:port and sends `data` whole; false on any failure.
-bool SendTcp(std::uint16_t port, std::string_view data) {
-  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  const sockaddr_in a = Loopback(port);
-  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) return false;
-  while (!data.empty()) {
-    const ssize_t n = ::send(fd.get(), data.data(), data.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
 }
 
 // The `message` of every event in an NDJSON file (lines that do not parse are skipped: the
@@ -293,6 +158,26 @@ bool HasEvent(const fs::path& path, std::string_view message) {
     if (m == message) return true;
   }
   return false;
+}
+
+// Sends `udp_message` in one RFC 5424 datagram and `tcp_message` as one RFC 5424 line over a
+// TCP connection, then waits until both are events in `events`.
+testing::AssertionResult DeliveredOverUdpAndTcp(std::uint16_t udp_port, std::uint16_t tcp_port,
+                                                const std::string& udp_message,
+                                                const std::string& tcp_message,
+                                                const fs::path& events) {
+  const std::string header = "<30>1 2024-05-01T12:00:00Z relay01 app - - - ";
+  if (!daemon_test::UdpClient(udp_port).Send(header + udp_message)) {
+    return testing::AssertionFailure() << "cannot send to udp port " << udp_port;
+  }
+  if (!daemon_test::TcpClient(tcp_port).Send(header + tcp_message + "\n")) {
+    return testing::AssertionFailure() << "cannot send to tcp port " << tcp_port;
+  }
+  if (!WaitUntil([&] { return HasEvent(events, udp_message) && HasEvent(events, tcp_message); },
+                 kStartTimeout)) {
+    return testing::AssertionFailure() << "events so far:\n" << ReadFile(events);
+  }
+  return testing::AssertionSuccess();
 }
 
 // The notification socket systemd would own: a unix datagram socket whose messages a
@@ -438,11 +323,9 @@ TEST(SystemdNotify, ReadyWatchdogReloadAndStopInOrder) {
   WriteFile(config, NetworkConfig(events, "0").dump());
 
   const auto spawned = Clock::now();
-  Child daemon({{LOGFOLD_BINARY, "serve", "--config", config.string()},
-                {{"NOTIFY_SOCKET", notify.path().string()}, {"WATCHDOG_USEC", "200000"}},
-                {},
-                dir / "daemon.stdout",
-                dir / "daemon.stderr"});
+  Child daemon({LOGFOLD_BINARY, "serve", "--config", config.string()},
+               {{{"NOTIFY_SOCKET", notify.path().string()}, {"WATCHDOG_USEC", "200000"}}, {}},
+               dir / "daemon.stdout", dir / "daemon.stderr");
   ASSERT_TRUE(daemon.started());
 
   // READY=1 comes with a STATUS= line and only once every listener is bound.
@@ -456,18 +339,9 @@ TEST(SystemdNotify, ReadyWatchdogReloadAndStopInOrder) {
   const std::uint16_t tcp_port = LoggedPort(log_at_ready, "tcp-in", "tcp");
   ASSERT_NE(udp_port, 0) << log_at_ready;
   ASSERT_NE(tcp_port, 0) << log_at_ready;
-  const std::string udp_line = "<14>1 2024-05-01T12:00:00Z web01 nginx - - - ready means bound";
-  const std::string tcp_line =
-      "<14>1 2024-05-01T12:00:00Z web01 sshd - - - stream accepted right after readiness\n";
-  ASSERT_TRUE(SendUdp(udp_port, udp_line));
-  ASSERT_TRUE(SendTcp(tcp_port, tcp_line));
-  EXPECT_TRUE(WaitUntil(
-      [&] {
-        return HasEvent(events, "ready means bound") &&
-               HasEvent(events, "stream accepted right after readiness");
-      },
-      kStartTimeout))
-      << ReadFile(events) << daemon.Stderr();
+  EXPECT_TRUE(DeliveredOverUdpAndTcp(udp_port, tcp_port, "ready means bound",
+                                     "stream accepted right after readiness", events))
+      << daemon.Stderr();
 
   // WATCHDOG_USEC=200000: a ping every 100 ms from the event loop.
   ASSERT_TRUE(
@@ -530,13 +404,12 @@ TEST(SystemdNotify, NoWatchdogWhenWatchdogPidIsAnotherProcess) {
   const fs::path config = dir / "logfold.json";
   // The stats timer (STATUS= every 250 ms) runs on the same loop and serves as the clock.
   WriteFile(config, NetworkConfig(dir / "events.ndjson", "250ms").dump());
-  Child daemon({{LOGFOLD_BINARY, "serve", "--config", config.string()},
-                {{"NOTIFY_SOCKET", notify.path().string()},
+  Child daemon({LOGFOLD_BINARY, "serve", "--config", config.string()},
+               {{{"NOTIFY_SOCKET", notify.path().string()},
                  {"WATCHDOG_USEC", "200000"},
                  {"WATCHDOG_PID", std::to_string(::getpid())}},
-                {},
-                dir / "daemon.stdout",
-                dir / "daemon.stderr"});
+                {}},
+               dir / "daemon.stdout", dir / "daemon.stderr");
   ASSERT_TRUE(daemon.started());
   // Three stats periods (750 ms) would hold seven 100 ms watchdog periods.
   const auto status_only = [](const std::vector<NotifySocket::Message>& m) {
@@ -615,12 +488,11 @@ TEST(SocketActivation, ProductionConfigAdoptsTheSocketsNamedSyslog) {
   // LISTEN_PID must be the daemon's own pid, known only once it runs: the shell sets it to
   // its own and execs the daemon, which keeps the pid. The stream socket comes first, so
   // the daemon must match the two "syslog" sockets by type, not by position.
-  Child daemon({{sh, "-c", "LISTEN_PID=$$ exec \"$0\" serve --config \"$1\"", LOGFOLD_BINARY,
-                 config.string()},
-                {{"LISTEN_FDS", "2"}, {"LISTEN_FDNAMES", "syslog:syslog"}},
-                {{sockets.tcp_fd, 3}, {sockets.udp_fd, 4}},
-                dir / "daemon.stdout",
-                dir / "daemon.stderr"});
+  Child daemon({sh, "-c", "LISTEN_PID=$$ exec \"$0\" serve --config \"$1\"", LOGFOLD_BINARY,
+                config.string()},
+               {{{"LISTEN_FDS", "2"}, {"LISTEN_FDNAMES", "syslog:syslog"}},
+                {{sockets.tcp_fd, 3}, {sockets.udp_fd, 4}}},
+               dir / "daemon.stdout", dir / "daemon.stderr");
   ASSERT_TRUE(daemon.started());
   const std::uint16_t udp_port = sockets.udp_port, tcp_port = sockets.tcp_port;
   const int udp_rcvbuf = sockets.udp_rcvbuf;
@@ -643,19 +515,10 @@ TEST(SocketActivation, ProductionConfigAdoptsTheSocketsNamedSyslog) {
             std::string::npos)
       << log;
 
-  ASSERT_TRUE(SendUdp(udp_port,
-                      "<30>1 2024-05-01T12:00:00Z relay01 dhcpd - - - lease "
-                      "granted through the inherited datagram socket"));
-  ASSERT_TRUE(SendTcp(tcp_port,
-                      "<30>1 2024-05-01T12:00:00Z relay01 cron - - - job ran; its line came over "
-                      "the inherited stream socket\n"));
-  EXPECT_TRUE(WaitUntil(
-      [&] {
-        return HasEvent(events, "lease granted through the inherited datagram socket") &&
-               HasEvent(events, "job ran; its line came over the inherited stream socket");
-      },
-      kStartTimeout))
-      << ReadFile(events) << daemon.Stderr();
+  EXPECT_TRUE(DeliveredOverUdpAndTcp(
+      udp_port, tcp_port, "lease granted through the inherited datagram socket",
+      "job ran; its line came over the inherited stream socket", events))
+      << daemon.Stderr();
 
   ASSERT_TRUE(daemon.Signal(SIGTERM));
   EXPECT_EQ(daemon.WaitExit(kExitTimeout), std::optional<int>(0)) << daemon.Stderr();
@@ -669,13 +532,12 @@ TEST(SocketActivation, SocketsForAnotherPidAreNotAdopted) {
   const fs::path config = dir / "logfold.json";
   WriteFile(config, ProductionConfig(dir / "events.ndjson").dump());
   // LISTEN_PID names this test process, not the daemon: the descriptors are not its own.
-  Child daemon({{LOGFOLD_BINARY, "serve", "--config", config.string()},
-                {{"LISTEN_PID", std::to_string(::getpid())},
+  Child daemon({LOGFOLD_BINARY, "serve", "--config", config.string()},
+               {{{"LISTEN_PID", std::to_string(::getpid())},
                  {"LISTEN_FDS", "2"},
                  {"LISTEN_FDNAMES", "syslog:syslog"}},
-                {{sockets.udp_fd, 3}, {sockets.tcp_fd, 4}},
-                dir / "daemon.stdout",
-                dir / "daemon.stderr"});
+                {{sockets.udp_fd, 3}, {sockets.tcp_fd, 4}}},
+               dir / "daemon.stdout", dir / "daemon.stderr");
   ASSERT_TRUE(daemon.started());
   EXPECT_EQ(daemon.WaitExit(kStartTimeout), std::optional<int>(1)) << daemon.Stderr();
   EXPECT_NE(daemon.Stderr().find("no inherited socket named \"syslog\""), std::string::npos)
@@ -733,8 +595,8 @@ TEST(SystemdUnits, VerifyReportsNothing) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
   const fs::path service = UnitsForAnalysis(dir);
-  const CommandResult r =
-      RunCommand({analyze, "verify", service.string(), (dir / "logfold.socket").string()}, dir);
+  const CommandResult r = RunCommand(
+      {analyze, "verify", service.string(), (dir / "logfold.socket").string()}, dir, kToolTimeout);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.err, "");
 }
@@ -745,8 +607,8 @@ TEST(SystemdUnits, SecurityExposureIsLow) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());
   const fs::path service = UnitsForAnalysis(dir);
-  const CommandResult r =
-      RunCommand({analyze, "security", "--offline=true", "--no-pager", service.string()}, dir);
+  const CommandResult r = RunCommand(
+      {analyze, "security", "--offline=true", "--no-pager", service.string()}, dir, kToolTimeout);
   if (r.exit_code != 0 && r.err.find("offline") != std::string::npos) {
     GTEST_SKIP() << "this systemd-analyze cannot assess a unit file offline: " << r.err;
   }
