@@ -440,6 +440,20 @@ inline void KillAndReap(pid_t pid) {
   ::waitpid(pid, &status, 0);
 }
 
+// A daemon config for tests: syslog inputs "udp-in" and "tcp-in" on ephemeral loopback
+// ports, 2 workers, events to the file `events_path`, metrics on an ephemeral port, and a
+// 60 s window so that only shutdown (or a test's reload) closes groups.
+inline Json LoopbackConfig(const std::string& events_path) {
+  return Json{
+      {"log", {{"level", "info"}, {"stats_interval", "0"}}},
+      {"inputs", Json::array({{{"name", "udp-in"}, {"type", "udp"}, {"port", 0}},
+                              {{"name", "tcp-in"}, {"type", "tcp"}, {"port", 0}}})},
+      {"engine", {{"window", "60s"}, {"max_hold", "10m"}}},
+      {"workers", {{"threads", 2}}},
+      {"outputs", Json::array({{{"name", "events"}, {"type", "file"}, {"path", events_path}}})},
+      {"metrics", {{"port", 0}}}};
+}
+
 // `logfold serve --config FILE` as a child process. Its stderr (the daemon's log) and
 // stdout go to files in the given directory; the destructor kills a daemon still running.
 class DaemonProcess {

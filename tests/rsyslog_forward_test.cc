@@ -461,18 +461,7 @@ class RsyslogForwardTest : public ::testing::TestWithParam<Case> {
 
   std::string EventsPath() const { return dir_ / "events.ndjson"; }
 
-  // TCP and UDP inputs on ephemeral loopback ports, events to a file, a 60 s window so
-  // that only the shutdown closes groups.
-  Json LogfoldConfig() const {
-    return Json{
-        {"log", {{"level", "info"}, {"stats_interval", "0"}}},
-        {"inputs", Json::array({{{"name", "udp-in"}, {"type", "udp"}, {"port", 0}},
-                                {{"name", "tcp-in"}, {"type", "tcp"}, {"port", 0}}})},
-        {"engine", {{"window", "60s"}, {"max_hold", "10m"}}},
-        {"workers", {{"threads", 2}}},
-        {"outputs", Json::array({{{"name", "events"}, {"type", "file"}, {"path", EventsPath()}}})},
-        {"metrics", {{"port", 0}}}};
-  }
+  Json LogfoldConfig() const { return daemon_test::LoopbackConfig(EventsPath()); }
 
   std::string ForwardAction(const Case& c, std::uint16_t tcp_port, std::uint16_t udp_port) const {
     switch (c.transport) {

@@ -78,18 +78,7 @@ class ServeTest : public ::testing::Test {
 
   std::string EventsPath() const { return dir_ / "events.ndjson"; }
 
-  // UDP and TCP syslog inputs on ephemeral ports, events to a file, metrics on an ephemeral
-  // port, a 60 s window so that only shutdown (or a test's reload) closes groups.
-  Json BaseConfig() const {
-    return Json{
-        {"log", {{"level", "info"}, {"stats_interval", "0"}}},
-        {"inputs", Json::array({{{"name", "udp-in"}, {"type", "udp"}, {"port", 0}},
-                                {{"name", "tcp-in"}, {"type", "tcp"}, {"port", 0}}})},
-        {"engine", {{"window", "60s"}, {"max_hold", "10m"}}},
-        {"workers", {{"threads", 2}}},
-        {"outputs", Json::array({{{"name", "events"}, {"type", "file"}, {"path", EventsPath()}}})},
-        {"metrics", {{"port", 0}}}};
-  }
+  Json BaseConfig() const { return daemon_test::LoopbackConfig(EventsPath()); }
 
   std::string WriteConfig(const Json& config, const std::string& name = "logfold.json") const {
     const std::string path = dir_ / name;
