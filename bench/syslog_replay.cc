@@ -32,7 +32,8 @@ const char kUsage[] =
     "  tcp    send the corpus over TCP as fast as possible\n"
     "         --framing newline|octet (newline)  --connections N (1)  --chunk BYTES (262144)\n"
     "  udp    one datagram per line (no newline), sendmmsg batches\n"
-    "         --rate LINES_PER_S (0: unlimited)  --sockets N (1)  --batch N (64)\n"
+    "         --rate LINES_PER_S (0: unlimited)  --batch N (256, at most 1024)\n"
+    "         --sockets N (1; each its own sender thread with 1/N of the lines and rate)\n"
     "  probe  latency: background lines at --rate (100000) over TCP plus unique markers at\n"
     "         --marker-rate (200) for --seconds (10); listens on --listen PORT (0: any, printed\n"
     "         as {\"listening\":PORT}) for the daemon's NDJSON TCP output and times each\n"
@@ -74,7 +75,7 @@ struct Options {
   std::size_t chunk = 256 * 1024;
   double rate = -1;  // -1: mode default
   int sockets = 1;
-  int batch = 64;
+  int batch = 256;
   std::uint64_t lines = 0;   // 0: the corpus once
   std::uint64_t offset = 0;  // first line sent (cycled corpus)
   double marker_rate = 200;
@@ -316,65 +317,86 @@ int RunTcp(const Options& o, const Corpus& c) {
   return 0;
 }
 
-int RunUdp(const Options& o, const Corpus& c) {
-  const std::uint64_t total = o.lines ? o.lines : c.line_count();
-  const auto to = Address(o.host, o.port);
-  std::vector<int> sockets;
-  for (int j = 0; j < o.sockets; ++j) {
+// One UDP sender: lines [first, first + count) of the cycled corpus on its own connected
+// socket at `rate` (0: unlimited). The mmsghdr/iovec arrays are built once, before the clock
+// starts, for at most one pass of the corpus; the send loop then only hands slices of them to
+// sendmmsg, and paces by batch (a token bucket with a one-batch burst), never by datagram.
+struct UdpSender {
+  std::uint64_t sent = 0, bytes = 0, retries = 0;
+
+  void Run(const Options& o, const Corpus& c, const sockaddr_in& to, std::uint64_t first,
+           std::uint64_t count, double rate, double start) {
     const int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (s < 0) DieErrno("socket");
-    const int sndbuf = 4 << 20;
+    const int sndbuf = 8 << 20;
     setsockopt(s, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
     if (connect(s, reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) DieErrno("connect");
-    sockets.push_back(s);
-  }
-  const std::size_t batch = static_cast<std::size_t>(o.batch);
-  std::vector<mmsghdr> msgs(batch);
-  std::vector<iovec> iov(batch);
-  const std::size_t n = c.line_count();
-  std::uint64_t sent = 0, bytes = 0, retries = 0;
-  std::size_t next_socket = 0;
-  const double start = Now();
-  const double deadline = start + o.timeout;
-  while (sent < total) {
-    const std::size_t count =
-        static_cast<std::size_t>(std::min<std::uint64_t>(batch, total - sent));
-    for (std::size_t i = 0; i < count; ++i) {
-      const std::string_view line = c.line((o.offset + sent + i) % n);
-      iov[i].iov_base = const_cast<char*>(line.data());
-      iov[i].iov_len = line.size();
+    const std::size_t n = c.line_count();
+    const std::size_t span = static_cast<std::size_t>(std::min<std::uint64_t>(count, n));
+    std::vector<iovec> iov(span);
+    std::vector<mmsghdr> msgs(span);
+    for (std::size_t i = 0; i < span; ++i) {
+      const std::string_view line = c.line((first + i) % n);
+      iov[i] = {const_cast<char*>(line.data()), line.size()};
       msgs[i] = {};
       msgs[i].msg_hdr.msg_iov = &iov[i];
       msgs[i].msg_hdr.msg_iovlen = 1;
-      bytes += line.size();
     }
-    const int s = sockets[next_socket];
-    next_socket = (next_socket + 1) % sockets.size();
-    std::size_t done = 0;
-    while (done < count) {
-      const int k = sendmmsg(s, msgs.data() + done, static_cast<unsigned>(count - done), 0);
-      if (k < 0) {
-        // ECONNREFUSED reports an earlier datagram that found no listener; the local queue
-        // full (ENOBUFS/EAGAIN) is retried: the client, not the server, is then the limit.
-        if (errno == EINTR || errno == ENOBUFS || errno == EAGAIN || errno == ECONNREFUSED) {
-          ++retries;
-          if (Now() > deadline) Die("udp: timed out retrying sendmmsg");
-          continue;
+    const std::size_t batch = static_cast<std::size_t>(o.batch);
+    const double deadline = start + o.timeout;
+    if (Now() < start) SleepUntil(start);
+    while (sent < count) {
+      // Slot of the next line in the prebuilt arrays, and how many follow it without wrapping.
+      const std::size_t at = static_cast<std::size_t>(sent % span);
+      const std::size_t todo = std::min({batch, span - at, static_cast<std::size_t>(count - sent)});
+      std::size_t done = 0;
+      while (done < todo) {
+        const int k = sendmmsg(s, msgs.data() + at + done, static_cast<unsigned>(todo - done), 0);
+        if (k < 0) {
+          // ECONNREFUSED reports an earlier datagram that found no listener; the local queue
+          // full (ENOBUFS/EAGAIN) is retried: the client, not the server, is then the limit.
+          if (errno == EINTR || errno == ENOBUFS || errno == EAGAIN || errno == ECONNREFUSED) {
+            ++retries;
+            if (Now() > deadline) Die("udp: timed out retrying sendmmsg");
+            continue;
+          }
+          DieErrno("sendmmsg");
         }
-        DieErrno("sendmmsg");
+        for (std::size_t i = 0; i < static_cast<std::size_t>(k); ++i) {
+          bytes += iov[at + done + i].iov_len;
+        }
+        done += static_cast<std::size_t>(k);
       }
-      done += static_cast<std::size_t>(k);
+      sent += todo;
+      if (rate > 0) {
+        const double due = start + static_cast<double>(sent) / rate;
+        if (due > Now()) SleepUntil(due);
+      }
+      if (Now() > deadline) break;
     }
-    sent += count;
-    if (o.rate > 0) {
-      // Token bucket with a one-batch burst: the next batch may leave once its tokens accrued.
-      const double due = start + static_cast<double>(sent) / o.rate;
-      if (due > Now()) SleepUntil(due);
-    }
-    if (Now() > deadline) break;
+    close(s);
   }
+};
+
+int RunUdp(const Options& o, const Corpus& c) {
+  const std::uint64_t total = o.lines ? o.lines : c.line_count();
+  const auto to = Address(o.host, o.port);
+  const auto k = static_cast<std::uint64_t>(o.sockets);
+  std::vector<UdpSender> senders(static_cast<std::size_t>(k));
+  // Every sender starts on the same instant, after all of them built their arrays.
+  const double start = Now() + 0.05 + 0.02 * static_cast<double>(k);
+  std::vector<std::thread> threads;
+  for (std::uint64_t j = 0; j < k; ++j) {
+    threads.emplace_back([&, j] {
+      const std::uint64_t first = o.offset + total * j / k;
+      const std::uint64_t count = total * (j + 1) / k - total * j / k;
+      senders[j].Run(o, c, to, first, count, o.rate / static_cast<double>(k), start);
+    });
+  }
+  for (auto& t : threads) t.join();
   const double seconds = Now() - start;
-  for (int s : sockets) close(s);
+  std::uint64_t sent = 0, bytes = 0, retries = 0;
+  for (const auto& s : senders) sent += s.sent, bytes += s.bytes, retries += s.retries;
   char extra[160];
   std::snprintf(extra, sizeof extra,
                 ",\"offered_rate\":%.0f,\"sockets\":%d,\"batch\":%d,\"send_retries\":%" PRIu64,
