@@ -3,6 +3,7 @@
 #include "daemon/tcp_listener.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -145,7 +146,9 @@ class TcpListener::Connection : public std::enable_shared_from_this<Connection> 
   void Account();
   void ArmIdle(SteadyClock::duration after);
   void OnIdleTimer();
-  void StopReadingNow();
+  // `drain`: first read the bytes already in the kernel's receive buffer (a shutdown; an
+  // idle timeout has none to read).
+  void StopReadingNow(bool drain);
   void CloseNow();
 
   std::shared_ptr<Impl> impl_;
@@ -166,7 +169,11 @@ class TcpListener::Connection : public std::enable_shared_from_this<Connection> 
   bool reading_ = false;       // an async_read_some is outstanding
   bool paused_ = false;        // pending_ waits for the target
   bool read_stopped_ = false;  // StopReading or idle timeout: read no further
-  bool input_done_ = false;    // decoder finished; close once pending_ is delivered
+  // After a shutdown's StopReading: bytes the kernel had received on this connection by
+  // then, still to be read. TCP acknowledged them to the sender, who will not send them
+  // again, so they count as accepted and are read before the input finishes.
+  std::size_t drain_left_ = 0;
+  bool input_done_ = false;  // decoder finished; close once pending_ is delivered
   bool closed_ = false;
   bool framing_error_logged_ = false;
   std::uint64_t resume_generation_ = 0;  // tells a stale OnWritable callback from the current
@@ -331,7 +338,7 @@ void TcpListener::Connection::Start() {
     if (self->impl_->close_requested.load()) {
       self->CloseNow();
     } else if (self->impl_->stop_requested.load()) {
-      self->StopReadingNow();
+      self->StopReadingNow(/*drain=*/true);
     } else {
       self->DoRead();
     }
@@ -339,7 +346,8 @@ void TcpListener::Connection::Start() {
 }
 
 void TcpListener::Connection::StopReading() {
-  asio::post(socket_.get_executor(), [self = shared_from_this()] { self->StopReadingNow(); });
+  asio::post(socket_.get_executor(),
+             [self = shared_from_this()] { self->StopReadingNow(/*drain=*/true); });
 }
 
 void TcpListener::Connection::Close() {
@@ -348,12 +356,13 @@ void TcpListener::Connection::Close() {
 
 void TcpListener::Connection::DoRead() {
   if (closed_) return;
-  if (read_stopped_) {
+  if (read_stopped_ && drain_left_ == 0) {
     FinishInput();
     return;
   }
   reading_ = true;
-  socket_.async_read_some(asio::buffer(buf_),
+  const std::size_t want = read_stopped_ ? std::min(buf_.size(), drain_left_) : buf_.size();
+  socket_.async_read_some(asio::buffer(buf_.data(), want),
                           [self = shared_from_this()](const boost::system::error_code& ec,
                                                       std::size_t n) { self->OnRead(ec, n); });
 }
@@ -362,6 +371,7 @@ void TcpListener::Connection::OnRead(const boost::system::error_code& ec, std::s
   reading_ = false;
   if (closed_) return;
   if (n > 0) {
+    if (read_stopped_) drain_left_ -= std::min(n, drain_left_);
     last_activity_ = SteadyClock::now();
     impl_->bytes.fetch_add(n, std::memory_order_relaxed);
     const std::span<const std::string_view> messages = decoder_.Feed({buf_.data(), n});
@@ -504,12 +514,20 @@ void TcpListener::Connection::OnIdleTimer() {
   }
   impl_->idle_timeouts.fetch_add(1, std::memory_order_relaxed);
   spdlog::info("input {}: closing idle connection from {}", impl_->name, peer_);
-  StopReadingNow();
+  StopReadingNow(/*drain=*/false);
 }
 
-void TcpListener::Connection::StopReadingNow() {
+void TcpListener::Connection::StopReadingNow(bool drain) {
   if (closed_ || read_stopped_) return;
   read_stopped_ = true;
+  int queued = 0;
+  if (drain && !input_done_ && ::ioctl(socket_.native_handle(), FIONREAD, &queued) == 0 &&
+      queued > 0) {
+    drain_left_ = static_cast<std::size_t>(queued);
+    // An outstanding read completes with these bytes; when paused, Unpause reads on.
+    if (!reading_ && !paused_) DoRead();
+    return;
+  }
   if (reading_) {
     boost::system::error_code ignored;
     socket_.cancel(ignored);  // OnRead sees operation_aborted and finishes the input

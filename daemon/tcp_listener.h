@@ -56,11 +56,13 @@ class TcpListener {
 
   // Shutdown is two-phase so the daemon can drain on SIGTERM:
   //
-  // StopReading(on_drained): stop accepting and stop reading new data now. Every connection
-  // then delivers what it has already read: messages held back by backpressure, then the
-  // decoder's unfinished frame (as at EOF, see FrameDecoder::Finish), still waiting for
-  // OnWritable as long as it takes, and then closes. `on_drained` runs once, on an io_context
-  // thread, when no connection is left (at once if there is none).
+  // StopReading(on_drained): stop accepting now. Every connection reads the bytes the kernel
+  // had already received on it at that moment (TCP acknowledged them, so the sender will not
+  // send them again) and nothing after them, then delivers what it read: messages held back
+  // by backpressure, then the decoder's unfinished frame (as at EOF, see
+  // FrameDecoder::Finish), still waiting for OnWritable as long as it takes, and closes.
+  // `on_drained` runs once, on an io_context thread, when no connection is left (at once if there
+  // is none).
   //
   // Close(): hard stop. Stops accepting and closes every connection now; messages still held
   // back are lost and counted in logfold_dropped_total{reason="shutdown"}. Call it when a

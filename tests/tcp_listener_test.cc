@@ -5,8 +5,10 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -456,6 +458,43 @@ TEST_F(TcpListenerTest, StopReadingDeliversHeldLinesThenCloses) {
   EXPECT_EQ(lines[10], "<13>tail");  // the unfinished frame, as at EOF
   EXPECT_TRUE(c.WaitPeerClosed());
   EXPECT_EQ(listener->open_connections(), 0u);
+  EXPECT_EQ(metrics_.Sum("logfold_dropped_total"), 0u);
+}
+
+// Bytes the kernel received (and acknowledged) before the stop are read and delivered even
+// though the connection was paused by backpressure and had not read them yet; the sender does
+// not resend them, so dropping them would lose lines.
+TEST_F(TcpListenerTest, StopReadingReadsWhatTheKernelHadAlreadyReceived) {
+  auto listener = Make();
+  target_.SetFull(true);
+  Client c(listener->local_port());
+  const std::string first = "<13>read before the stop\n";
+  ASSERT_TRUE(c.Send(first));
+  ASSERT_TRUE(WaitUntil([&] { return target_.attempts() >= 1; }));  // paused, holding it
+  std::string queued;
+  for (int i = 0; i < 200; ++i) queued += "<13>queued in the kernel " + std::to_string(i) + "\n";
+  ASSERT_TRUE(c.Send(queued));
+  // Acknowledged by the listener's kernel: nothing left in the client's send queue.
+  ASSERT_TRUE(WaitUntil([&] {
+    int unacked = -1;
+    return ioctl(c.fd(), SIOCOUTQ, &unacked) == 0 && unacked == 0;
+  }));
+  EXPECT_EQ(Counter("logfold_received_bytes_total"), first.size());  // not read yet
+
+  std::atomic<bool> drained{false};
+  listener->StopReading([&] { drained = true; });
+  // The stop reached the connection (it is posted there right after the acceptor closes);
+  // the connection stays open while its held line waits for the target.
+  ASSERT_TRUE(WaitUntil([&] { return !CanConnect(listener->local_port()); }));
+  EXPECT_FALSE(c.WaitPeerClosed(100ms));
+  target_.SetFull(false);
+  ASSERT_TRUE(WaitUntil([&] { return drained.load(); }));
+  const auto lines = target_.Lines();
+  ASSERT_EQ(lines.size(), 201u);
+  EXPECT_EQ(lines[0], "<13>read before the stop");
+  EXPECT_EQ(lines[200], "<13>queued in the kernel 199");
+  EXPECT_EQ(Counter("logfold_received_bytes_total"), first.size() + queued.size());
+  EXPECT_TRUE(c.WaitPeerClosed());
   EXPECT_EQ(metrics_.Sum("logfold_dropped_total"), 0u);
 }
 
