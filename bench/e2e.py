@@ -17,7 +17,8 @@ Parts:
   scaling  the same TCP run with logfold workers.threads = 1 and 2.
   udp      fixed offered rates (--udp-rates), one datagram per line: loss for logfold (its
            output accounting, receive and queue-drop counters) and rsyslog (lines in its file),
-           with the kernel's UDP RcvbufErrors delta (system-wide) beside them.
+           with the kernel's UDP RcvbufErrors delta (system-wide) and logfold's own count of
+           them (logfold_udp_kernel_drops_total) beside them.
   latency  background lines at --latency-rate over TCP plus unique markers at 200/s; logfold's
            TCP output goes to the probe, which times each marker's `first` event.
   memory   a corpus of distinct lines (every line a new group, one scope, window 1h): RSS at
@@ -354,7 +355,9 @@ def udp_logfold(a, corpus, workdir, rate, lines):
     return dict(usage, offered=rate, lines=sent["lines"], sent_rate=sent["lines_per_s"],
                 received=int(m.get("logfold_received_total", 0)),
                 queue_dropped=int(m.get("logfold_dropped_total", 0)),
-                kernel_rcvbuf_errors=kernel, accounted=accounted,
+                kernel_rcvbuf_errors=kernel,
+                kernel_drops_metric=int(m.get("logfold_udp_kernel_drops_total", -1)),
+                accounted=accounted,
                 loss=sent["lines"] - accounted)
 
 
@@ -604,10 +607,14 @@ def main():
                         " / ".join(fmt(r["received"]) for r in rows),
                         " / ".join(fmt(r["queue_dropped"]) for r in rows),
                         " / ".join(str(r["kernel_rcvbuf_errors"]) for r in rows),
+                        " / ".join(fmt(r.get("kernel_drops_metric", -1))
+                                   if r.get("kernel_drops_metric", -1) >= 0 else "–"
+                                   for r in rows),
                         fmt(median([r["cpu_s"] for r in rows]), "%.2f")])
             print_table("UDP at fixed offered rates, %.1f s each, %d run(s)" % (udp_seconds, runs),
                         ["offered/s", "server", "sent/s", "loss % per run", "received (logfold)",
-                         "queue drops", "kernel RcvbufErrors", "CPU s"], table)
+                         "queue drops", "kernel RcvbufErrors",
+                         "logfold_udp_kernel_drops_total", "CPU s"], table)
             print("highest loss-free offered rate (every run 0 loss): " + ", ".join(
                 "%s %s" % (k, "%dk/s" % (v // 1000)) for k, v in sorted(best.items()))
                   if best else "highest loss-free offered rate: none of the rates tried")

@@ -36,8 +36,10 @@ class UdpListener {
   //
   // Every datagram is one message, except that LF separated lines in one datagram are one
   // message each; trailing CR and NUL are stripped and empty lines skipped. All lines of a
-  // receive batch (up to 64 datagrams) go to one IngestTarget::TryDeliver call; if it refuses,
+  // receive batch (up to 256 datagrams) go to one IngestTarget::TryDeliver call; if it refuses,
   // they are counted in logfold_dropped_total{reason="queue_full"}: UDP has no backpressure.
+  // Datagrams the kernel dropped because the receive buffer was full are counted in
+  // logfold_udp_kernel_drops_total (the socket's SK_MEMINFO_DROPS, read after each batch).
   UdpListener(std::uint32_t input, std::string name, const Options& options,
               boost::asio::io_context& io, IngestTarget& target, Metrics& metrics);
   ~UdpListener();  // Stop()

@@ -1,5 +1,6 @@
 // Tests for UdpListener over real loopback sockets: line splitting, truncation, drops,
-// IPv6, socket adoption, batching, stop, and the util-linux `logger` client.
+// kernel drop counting, IPv6, socket adoption, batching, stop, and the util-linux `logger`
+// client.
 #include "daemon/udp_listener.h"
 
 #include <arpa/inet.h>
@@ -219,6 +220,27 @@ TEST_F(UdpListenerTest, ManyDatagramsAllArriveOnce) {
   std::set<std::string> unique(lines.begin(), lines.end());
   EXPECT_EQ(unique.size(), lines.size());
   EXPECT_EQ(metrics_.Value("logfold_received_total", kLabels), lines.size());
+}
+
+TEST_F(UdpListenerTest, KernelDropsAreCounted) {
+  // A small receive buffer, and nothing read while it fills (not started yet): the kernel
+  // drops what does not fit, and the next datagram after the drain reports how many.
+  UdpListener listener(7, "u0", {.receive_buffer = 4096}, io_.io, target_, metrics_);
+  UdpSender sender(listener.local_port());
+  constexpr int kSent = 200;
+  for (int i = 0; i < kSent; ++i) sender.Send("<13>fill " + std::to_string(i));
+  listener.Start();
+  ASSERT_TRUE(WaitUntil([&] { return !target_.Lines().empty(); }));
+  // The queued datagrams are all read once a marker sent after them arrives.
+  sender.Send("<13>marker");
+  ASSERT_TRUE(WaitUntil([&] {
+    const auto lines = target_.Lines();
+    return !lines.empty() && lines.back() == "<13>marker";
+  }));
+  const std::uint64_t kept = target_.Lines().size() - 1;
+  EXPECT_LT(kept, static_cast<std::uint64_t>(kSent));
+  EXPECT_EQ(metrics_.Value("logfold_udp_kernel_drops_total", kLabels), kSent - kept);
+  EXPECT_EQ(metrics_.Value("logfold_received_total", kLabels), kept + 1);
 }
 
 TEST_F(UdpListenerTest, Ipv6Loopback) {
