@@ -4,6 +4,7 @@
 #include <linux/sockios.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <spdlog/spdlog.h>
 #include <sys/ioctl.h>
@@ -156,6 +157,10 @@ class TcpDestination final : public Destination {
         const int on = 1;
         // Notices a collector host that vanished while the connection sat idle.
         ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+        // The sink already writes whatever is buffered in one writev, so Nagle would only hold
+        // a small write (one `first` event) back until the peer acknowledges the previous
+        // one, and a peer that delays its ACKs (up to 40 ms on Linux) delays the event too.
+        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
         ::freeaddrinfo(addresses);
         fd_ = fd;
         written_on_connection_ = 0;
