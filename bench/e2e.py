@@ -379,7 +379,8 @@ def udp_rsyslog(a, corpus, workdir, rate, lines):
                 loss=sent["lines"] - got)
 
 
-def latency_logfold(a, corpus, workdir, rate, seconds):
+def latency_logfold(a, corpus, workdir, rate, seconds, observe=None):
+    """observe(server, "start"|"end"): called once logfold runs and once the probe is done."""
     in_port = free_port()
     probe = subprocess.Popen(
         [a.replay, "probe", "--port", str(in_port), "--listen", "0", "--rate", str(rate),
@@ -394,8 +395,12 @@ def latency_logfold(a, corpus, workdir, rate, seconds):
                                    "port": listening, "reconnect_min": "10ms",
                                    "reconnect_max": "100ms"}])
         try:
+            if observe:
+                observe(server, "start")
             # The probe prints its result, then reads until logfold closes the connection.
             out = probe.stdout.readline()
+            if observe:
+                observe(server, "end")
             usage = server.usage()
         finally:
             server.stop()

@@ -15,10 +15,8 @@ run-queue wait (/proc/PID/task/*/schedstat), which shows whether a tail was spen
 """
 import argparse
 import glob
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -48,36 +46,14 @@ def sched(pid):
 
 def latency_run(a, binary, corpus, workdir):
     """e2e.latency_logfold with the box's idle/steal, DelayedACKs and per-thread waits."""
-    in_port = e2e.free_port()
-    probe = subprocess.Popen(
-        [a.replay, "probe", "--port", str(in_port), "--listen", "0", "--rate",
-         str(a.latency_rate), "--marker-rate", "200", "--seconds", str(a.latency_seconds), corpus],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        listening = json.loads(probe.stdout.readline())["listening"]
-        cpu0, acks0 = cpu_times(), tcp_ext("DelayedACKs")
-        server = e2e.Logfold(binary, workdir,
-                             [{"name": "tcp", "type": "tcp", "address": "127.0.0.1",
-                               "port": in_port}],
-                             outputs=[{"name": "probe", "type": "tcp", "address": "127.0.0.1",
-                                       "port": listening, "reconnect_min": "10ms",
-                                       "reconnect_max": "100ms"}])
-        try:
-            threads0 = sched(server.proc.pid)
-            out = probe.stdout.readline()
-            threads1 = sched(server.proc.pid)
-            cpu1, acks1 = cpu_times(), tcp_ext("DelayedACKs")
-            usage = server.usage()
-        finally:
-            server.stop()
-        probe.wait(30)
-    finally:
-        if probe.poll() is None:
-            probe.kill()
-            probe.wait()
-    if not out.strip():
-        raise RuntimeError("probe failed: " + probe.stderr.read().strip())
-    r = dict(json.loads(out), **usage)
+    seen = {}
+
+    def observe(server, when):
+        seen[when] = (cpu_times(), tcp_ext("DelayedACKs"), sched(server.proc.pid))
+
+    a.logfold = binary
+    r = e2e.latency_logfold(a, corpus, workdir, a.latency_rate, a.latency_seconds, observe)
+    (cpu0, acks0, threads0), (cpu1, acks1, threads1) = seen["start"], seen["end"]
     d = [y - x for x, y in zip(cpu0, cpu1)]
     total = max(1, sum(d))
     line = ("p50 %.2f p99 %.2f max %.2f ms  cpu %.2f s  box idle %.0f%% steal %.0f%%  "
