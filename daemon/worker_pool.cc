@@ -35,9 +35,12 @@ struct WorkerPool::Batch {
   std::vector<LogRecordView> views;  // into `bytes`
 };
 
-// Settings replaced as a whole on reload. Readers (every TryDeliver, every worker round)
-// load one atomic pointer instead of taking a lock; every version stays alive until the
-// pool is destroyed, since reloads are rare and a reader may still hold an old one.
+// Settings replaced as a whole on reload. A reader keeps a reference to the version it read
+// and compares one atomic version number per call (every TryDeliver, every worker round) to
+// see whether it must fetch the new one under the lock, so the hot path takes no lock and
+// bounces no reference count. A version is freed when its last reader has moved on: at most
+// one per worker and ingest thread, plus the current one, stay alive however often the
+// configuration is reloaded.
 struct WorkerPool::Shared {
   struct Settings {
     std::vector<SyslogParser> parsers;
@@ -50,18 +53,42 @@ struct WorkerPool::Shared {
       return input < parsers.size() ? parsers[input] : fallback_parser;
     }
   };
+  using SettingsPtr = std::shared_ptr<const Settings>;
+
+  // Tells the ingest threads' cached settings of different pools apart (an address could be
+  // reused by the next pool).
+  static std::uint64_t NextPoolId() {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+  }
+  const std::uint64_t pool_id = NextPoolId();
+
   mutable std::mutex mu;
-  std::vector<std::unique_ptr<const Settings>> all_settings;  // under mu
-  std::atomic<const Settings*> settings{nullptr};
+  SettingsPtr settings;                            // under mu
+  std::atomic<std::uint64_t> settings_version{0};  // settings->version, readable without mu
+  // Versions not yet freed; shared with their deleters, which may run after the pool is gone
+  // (an ingest thread's cached copy).
+  std::shared_ptr<std::atomic<std::size_t>> live_settings =
+      std::make_shared<std::atomic<std::size_t>>(0);
   std::shared_ptr<const std::vector<Output>> sinks;
 
-  const Settings* GetSettings() const { return settings.load(std::memory_order_acquire); }
+  // Refreshes `held` if a newer version was published since it was read.
+  void UpdateSettings(SettingsPtr& held) const {
+    if (held != nullptr && held->version == settings_version.load(std::memory_order_acquire)) {
+      return;
+    }
+    std::lock_guard lock(mu);
+    held = settings;
+  }
   void Publish(std::unique_ptr<Settings> next) {
     std::lock_guard lock(mu);
-    const Settings* current = settings.load(std::memory_order_relaxed);
-    next->version = current == nullptr ? 0 : current->version + 1;
-    all_settings.push_back(std::move(next));
-    settings.store(all_settings.back().get(), std::memory_order_release);
+    next->version = settings == nullptr ? 0 : settings->version + 1;
+    live_settings->fetch_add(1, std::memory_order_relaxed);
+    settings = SettingsPtr(next.release(), [live = live_settings](const Settings* s) {
+      delete s;
+      live->fetch_sub(1, std::memory_order_relaxed);
+    });
+    settings_version.store(settings->version, std::memory_order_release);
   }
   std::shared_ptr<const std::vector<Output>> GetSinks() const {
     std::lock_guard lock(mu);
@@ -223,7 +250,13 @@ void WorkerPool::Start() {
 bool WorkerPool::TryDeliver(std::uint32_t input, std::span<const std::string_view> lines,
                             TimeUs arrival_us) {
   if (lines.empty()) return true;
-  const Shared::Settings& settings = *shared_->GetSettings();
+  // Each ingest thread keeps the last settings it used, for the last pool it delivered to.
+  thread_local std::uint64_t settings_pool = 0;
+  thread_local Shared::SettingsPtr settings_held;
+  if (settings_pool != shared_->pool_id) settings_held.reset();
+  settings_pool = shared_->pool_id;
+  shared_->UpdateSettings(settings_held);
+  const Shared::Settings& settings = *settings_held;
   const SyslogParser& parser = settings.parser(input);
   const std::size_t n_workers = workers_.size();
   // Each line is parsed once, here: its scope picks the worker, and the worker copies the
@@ -400,7 +433,8 @@ void WorkerPool::SubmitOutput(Worker& w) {
 
 void WorkerPool::Run(Worker& w) {
   Batch* items[kDequeueBulk];
-  const Shared::Settings* settings = shared_->GetSettings();
+  Shared::SettingsPtr settings;
+  shared_->UpdateSettings(settings);
   w.settings_version = settings->version;
   SubmitOutput(w);  // learns which encodings the sinks want
   TimeUs last_flush = WallClockNowUs();
@@ -426,8 +460,8 @@ void WorkerPool::Run(Worker& w) {
   while (true) {
     const std::size_t n = w.queue.wait_dequeue_bulk_timed(
         items, kDequeueBulk, std::chrono::microseconds(options_.flush_interval_us));
-    if (const auto* current = shared_->GetSettings(); current->version != w.settings_version) {
-      settings = current;
+    shared_->UpdateSettings(settings);
+    if (settings->version != w.settings_version) {
       w.settings_version = settings->version;
       MergerOptions mo = settings->merger;
       w.merger->Reconfigure(std::move(mo), w.encoder);
@@ -491,6 +525,10 @@ std::size_t WorkerPool::queued_lines() const {
   std::size_t n = 0;
   for (const auto& w : workers_) n += w->pending.load();
   return n;
+}
+
+std::size_t WorkerPool::retained_settings() const {
+  return shared_->live_settings->load(std::memory_order_relaxed);
 }
 
 std::size_t WorkerPool::open_groups() const {

@@ -76,6 +76,9 @@ class WorkerPool : public IngestTarget {
   std::size_t threads() const { return workers_.size(); }
   std::size_t queued_lines() const;
   std::size_t open_groups() const;
+  // Settings versions not yet freed: the current one and any an ingest thread or worker may
+  // still be reading (old ones are freed once every reader moved on). For tests.
+  std::size_t retained_settings() const;
 
  private:
   struct Batch;
