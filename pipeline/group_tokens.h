@@ -1,0 +1,103 @@
+// GroupTokens: a group's per-position template data (the first line's tokens, their hashes
+// and the template flags) in one heap allocation behind one pointer, instead of three
+// vectors: one allocation and one cache miss fewer per confirmed candidate.
+#ifndef LOGFOLD_PIPELINE_GROUP_TOKENS_H_
+#define LOGFOLD_PIPELINE_GROUP_TOKENS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <span>
+
+#include "pipeline/tokenizer.h"
+
+namespace logfold {
+
+class GroupTokens {
+ public:
+  // Replaces the contents with `tokens` and their `hashes` (same size), all flags clear.
+  void Assign(std::span<const Token> tokens, std::span<const std::uint64_t> hashes) {
+    const auto n = static_cast<std::uint32_t>(tokens.size());
+    if (block_ == nullptr || Capacity() < n) {
+      // Raw storage: operator new implicitly creates the header, hash and token objects.
+      block_.reset(::operator new(Words(n) * sizeof(std::uint64_t)));
+      Header() = {n, n};
+    } else {
+      Header().size = n;
+    }
+    std::memcpy(Hashes(), hashes.data(), n * sizeof(std::uint64_t));
+    Packed* packed = Tokens();
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const Token& t = tokens[i];
+      // Lines are at most 16 MiB (max_message_size), so a length fits kLengthBits.
+      packed[i] = {t.offset,
+                   (t.length & kLengthMask) | (static_cast<std::uint32_t>(t.cls) << kLengthBits)};
+    }
+  }
+  void Reset() { block_.reset(); }
+
+  std::size_t size() const { return block_ == nullptr ? 0 : HeaderConst().size; }
+  std::uint64_t hash(std::size_t i) const { return HashesConst()[i]; }
+  Token token(std::size_t i) const {
+    const Packed p = TokensConst()[i];
+    return {p.offset, p.bits & kLengthMask,
+            static_cast<TokenClass>((p.bits >> kLengthBits) & kClassMask)};
+  }
+  TokenClass cls(std::size_t i) const {
+    return static_cast<TokenClass>((TokensConst()[i].bits >> kLengthBits) & kClassMask);
+  }
+  std::uint8_t flags(std::size_t i) const {
+    return static_cast<std::uint8_t>(TokensConst()[i].bits >> kFlagShift);
+  }
+  void AddFlags(std::size_t i, std::uint8_t f) {
+    Tokens()[i].bits |= static_cast<std::uint32_t>(f) << kFlagShift;
+  }
+  std::span<const std::uint64_t> hashes() const { return {HashesConst(), size()}; }
+
+  std::size_t MemoryUsage() const {
+    return block_ == nullptr ? 0 : Words(Capacity()) * sizeof(std::uint64_t);
+  }
+
+ private:
+  static constexpr std::uint32_t kLengthBits = 25;
+  static constexpr std::uint32_t kLengthMask = (1u << kLengthBits) - 1;
+  static constexpr std::uint32_t kClassMask = 0xf;              // 4 bits: TokenClass has 14 values
+  static constexpr std::uint32_t kFlagShift = kLengthBits + 4;  // 3 bits of template flags
+  static_assert(static_cast<int>(TokenClass::kCount_) <= 16);
+
+  struct SizeHeader {
+    std::uint32_t size, capacity;
+  };
+  struct Packed {
+    std::uint32_t offset;
+    std::uint32_t bits;  // length | class << 25 | flags << 29
+  };
+  static_assert(sizeof(SizeHeader) == 8 && sizeof(Packed) == 8);
+
+  struct FreeBlock {
+    void operator()(void* p) const { ::operator delete(p); }
+  };
+
+  // Layout in 8-byte words: [size, capacity] [hash × capacity] [packed token × capacity].
+  static std::size_t Words(std::uint32_t capacity) { return 1 + 2 * std::size_t{capacity}; }
+  char* Bytes() const { return static_cast<char*>(block_.get()); }
+  SizeHeader& Header() { return *reinterpret_cast<SizeHeader*>(Bytes()); }
+  const SizeHeader& HeaderConst() const { return *reinterpret_cast<const SizeHeader*>(Bytes()); }
+  std::uint32_t Capacity() const { return HeaderConst().capacity; }
+  std::uint64_t* Hashes() { return reinterpret_cast<std::uint64_t*>(Bytes() + 8); }
+  const std::uint64_t* HashesConst() const {
+    return reinterpret_cast<const std::uint64_t*>(Bytes() + 8);
+  }
+  Packed* Tokens() { return reinterpret_cast<Packed*>(Bytes() + 8 + 8 * std::size_t{Capacity()}); }
+  const Packed* TokensConst() const {
+    return reinterpret_cast<const Packed*>(Bytes() + 8 + 8 * std::size_t{Capacity()});
+  }
+
+  std::unique_ptr<void, FreeBlock> block_;
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_PIPELINE_GROUP_TOKENS_H_
