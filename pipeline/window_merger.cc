@@ -16,6 +16,8 @@
 #include <unordered_set>
 
 #include "pipeline/group_index.h"
+#include "pipeline/group_tokens.h"
+#include "pipeline/sample_record.h"
 #include "pipeline/shape_map.h"
 
 namespace logfold {
@@ -223,27 +225,36 @@ std::vector<std::string> MergerOptions::DefaultProtectedWords() {
 }
 
 struct WindowMerger::Impl {
+  // What a group rarely needs, allocated only when it does: the hosts seen (only when the
+  // scope leaves out the host) and shape keys beyond the first.
+  struct GroupExtras {
+    std::vector<std::string> hosts;
+    std::vector<std::uint64_t> aliases;  // more shape keys in `exact` that point here
+    bool hosts_truncated = false;
+  };
+
+  // One open group (or a free slot). Kept small: everything of a group but its samples' text
+  // and token arrays is here (~150 bytes). What Fits/Confirm read per candidate comes first:
+  // the fingerprint, then `tokens` (one block: hashes, tokens, flags) and `first`'s message.
   struct Group {
-    bool live = false;
-    std::uint64_t id = 0;
-    std::uint64_t scope = 0;
     std::uint64_t fingerprint = 0;  // as indexed: wild positions left out
-    std::uint64_t bucket = 0;
-    LogRecord first, last;
-    std::vector<Token> tokens;          // of the first line's message
-    std::vector<std::uint64_t> hashes;  // TokenHash per position of the first line
-    std::vector<std::uint8_t> flags;
-    std::string template_text;
-    bool template_dirty = true;
+    std::uint64_t scope = 0;
+    GroupTokens tokens;  // of the first line's message, with the template flags
+    SampleRecord first;  // the group's first line
+    std::uint64_t id = 0;
     std::uint64_t count_total = 0, count_since = 0;
     TimeUs first_seen = 0, last_seen = 0, last_activity = 0, hold_start = 0;
-    int max_distance = 0;
-    std::vector<std::string> hosts;
-    bool hosts_truncated = false;
-    std::vector<std::uint64_t> aliases;  // shape keys in `exact` that point here
+    std::uint64_t shape = 0;  // the first line's shape key in `exact`
     std::uint32_t lru_prev = kNil, lru_next = kNil, hold_prev = kNil, hold_next = kNil;
-    std::uint32_t bucket_prev = kNil, bucket_next = kNil;  // in buckets[bucket], oldest first
+    std::uint32_t bucket_prev = kNil, bucket_next = kNil;  // in its bucket, oldest first
+    std::int32_t max_distance = 0;
+    bool live = false;
+    SampleRecord last;  // the latest line that joined; empty until one does
+    std::unique_ptr<GroupExtras> extras;
   };
+  // Every open group costs this much plus its blocks: keep it from growing unnoticed
+  // (bench/RESULTS.md "groupmem" has what a group is made of).
+  static_assert(sizeof(Group) <= 144);
 
   // An intrusive doubly linked list over group slots. Both lists stay sorted by time because
   // time never goes backwards inside the merger: appending at the tail keeps the order.
@@ -264,6 +275,12 @@ struct WindowMerger::Impl {
   // many groups is O(1) (a vector erase shifted everything after it).
   std::unordered_map<std::uint64_t, List> buckets;
   std::unordered_set<std::uint64_t> protected_hashes;
+  // Event scratch: templates are built when an event needs one (the last one is kept for the
+  // next event of the same group, e.g. annotate mode), and summaries' samples are expanded
+  // into records here, so groups store neither.
+  std::string template_text;
+  std::uint32_t template_slot = kNil;
+  LogRecord first_record, last_record;
   std::unordered_set<std::uint64_t> value_keys;
   bool track_hosts = false;
   MergerStats stats;
@@ -284,6 +301,7 @@ struct WindowMerger::Impl {
   std::vector<std::uint16_t> lcs;
   std::vector<std::uint32_t> tried;
   std::vector<std::uint8_t> skip;
+  std::vector<Token> group_tokens;
   // The latest candidate Fits ruled out without Confirm, kNil once Confirm ran after it: its
   // rejection reason is filled in only if the line opens a group (explain shows the last).
   std::uint32_t unexplained = kNil;
@@ -418,22 +436,23 @@ struct WindowMerger::Impl {
     marks.clear();
     const std::size_t n = tokens.size();
     if (g.tokens.size() != n) return ConfirmAligned(g, message);
-    const std::string_view gmsg = g.first.message;
+    const std::string_view gmsg = g.first.message();
     int word_diffs = 0, anchors = 0, words_out_of_context = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const Token& lt = tokens[i];
-      const Token& gt = g.tokens[i];
+      const Token gt = g.tokens.token(i);
+      const std::uint8_t flags = g.tokens.flags(i);
       const auto pos = static_cast<std::uint32_t>(i);
-      if (g.flags[i] & kWild) {
+      if (flags & kWild) {
         if (IsProtected(message, lt))
           return Reject("a protected word stands where the group varied");
         marks.push_back({pos, kVaried});
         continue;
       }
-      if (hashes[i] == g.hashes[i]) {
+      if (hashes[i] == g.tokens.hash(i)) {
         if (lt.cls == TokenClass::kWord) {
           ++anchors;
-        } else if (!(g.flags[i] & kVaried) &&  // else already marked: skip the compare
+        } else if (!(flags & kVaried) &&  // else already marked: skip the compare
                    message.substr(lt.offset, lt.length) != gmsg.substr(gt.offset, gt.length)) {
           marks.push_back({pos, kVaried});
         }
@@ -484,10 +503,10 @@ struct WindowMerger::Impl {
       // with 2 x changed + 1 agreeing ones (non-wild positions with the same word).
       int changed = 0, agreeing = 0;
       for (std::size_t i = 0; i < n; ++i) {
-        if (g.flags[i] & kWild) continue;
-        if (hashes[i] == g.hashes[i]) {
+        if (g.tokens.flags(i) & kWild) continue;
+        if (hashes[i] == g.tokens.hash(i)) {
           agreeing += tokens[i].cls == TokenClass::kWord;
-        } else if (!IsVariableClass(tokens[i].cls) || !IsVariableClass(g.tokens[i].cls)) {
+        } else if (!IsVariableClass(tokens[i].cls) || !IsVariableClass(g.tokens.cls(i))) {
           if (++changed > 2) return true;
         }
       }
@@ -500,7 +519,7 @@ struct WindowMerger::Impl {
     for (std::size_t j = 0; j < n; ++j) {
       if (tokens[j].cls != TokenClass::kWord) continue;
       for (std::size_t i = 0; i < m; ++i) {
-        if (!(g.flags[i] & kWild) && g.hashes[i] == hashes[j]) {
+        if (!(g.tokens.flags(i) & kWild) && g.tokens.hash(i) == hashes[j]) {
           if (++words == 2) return false;
           break;
         }
@@ -541,7 +560,7 @@ struct WindowMerger::Impl {
     const std::size_t w = n + 1;
     lcs.assign((m + 1) * w, 0);
     auto match = [&](std::size_t i, std::size_t j) -> int {
-      if ((g.flags[i] & kWild) || g.hashes[i] != hashes[j]) return 0;
+      if ((g.tokens.flags(i) & kWild) || g.tokens.hash(i) != hashes[j]) return 0;
       return tokens[j].cls == TokenClass::kWord ? 2 : 1;
     };
     for (std::size_t i = m; i-- > 0;) {
@@ -552,7 +571,7 @@ struct WindowMerger::Impl {
         lcs[i * w + j] = std::max({take, lcs[(i + 1) * w + j], lcs[i * w + j + 1]});
       }
     }
-    const std::string_view gmsg = g.first.message;
+    const std::string_view gmsg = g.first.message();
     int anchors = 0;
     std::size_t i = 0, j = 0, seg_i = 0, seg_j = 0;
     // Checks the stretch G[seg_i, i) / L[seg_j, j) and marks it. A stretch is one variable
@@ -567,8 +586,8 @@ struct WindowMerger::Impl {
       bool evidence = false;
       int g_words = 0, l_words = 0;
       for (std::size_t k = seg_i; k < i; ++k) {
-        const Token& gt = g.tokens[k];
-        if ((g.flags[k] & kWild) || IsVariableClass(gt.cls)) {
+        const Token gt = g.tokens.token(k);
+        if ((g.tokens.flags(k) & kWild) || IsVariableClass(gt.cls)) {
           evidence = true;
         } else {
           if (IsProtected(gmsg, gt)) return Reject("a protected word differs");
@@ -598,8 +617,9 @@ struct WindowMerger::Impl {
         if (!stretch()) return false;
         if (mt == 2) {
           ++anchors;
-        } else if (message.substr(tokens[j].offset, tokens[j].length) !=
-                   gmsg.substr(g.tokens[i].offset, g.tokens[i].length)) {
+        } else if (const Token gt = g.tokens.token(i);
+                   message.substr(tokens[j].offset, tokens[j].length) !=
+                   gmsg.substr(gt.offset, gt.length)) {
           marks.push_back({static_cast<std::uint32_t>(i), kVaried});
         }
         ++i, ++j;
@@ -617,74 +637,71 @@ struct WindowMerger::Impl {
   }
 
   // --- group life -------------------------------------------------------------------------
+  // Rare (a position turned wild): the token array is expanded into scratch for it.
   std::uint64_t GroupFingerprint(const Group& g) {
-    skip.resize(g.flags.size());
-    for (std::size_t i = 0; i < g.flags.size(); ++i) skip[i] = g.flags[i] & kWild;
-    fingerprinter.FeaturesFromHashes(g.tokens, g.hashes, skip, features);
+    const std::size_t n = g.tokens.size();
+    skip.resize(n);
+    group_tokens.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      skip[i] = g.tokens.flags(i) & kWild;
+      group_tokens[i] = g.tokens.token(i);
+    }
+    fingerprinter.FeaturesFromHashes(group_tokens, g.tokens.hashes(), skip, features);
     return Fingerprinter::SimHash(features);
   }
 
-  const std::string& Template(Group& g) {
-    if (!g.template_dirty) return g.template_text;
-    g.template_text.clear();
-    const std::string& m = g.first.message;
+  // The group's template, built into scratch unless the previous event's was this group's
+  // and nothing changed it since (Join and Open forget it).
+  std::string_view Template(std::uint32_t slot) {
+    if (template_slot == slot) return template_text;
+    const Group& g = groups[slot];
+    template_text.clear();
+    const std::string_view m = g.first.message();
     std::size_t pos = 0;
     for (std::size_t i = 0; i < g.tokens.size(); ++i) {
-      const Token& t = g.tokens[i];
-      g.template_text.append(m, pos, t.offset - pos);
-      if (g.flags[i] & (kWild | kVaried)) {
-        g.template_text += "<*>";
+      const Token t = g.tokens.token(i);
+      const std::uint8_t flags = g.tokens.flags(i);
+      template_text.append(m.substr(pos, t.offset - pos));
+      if (flags & (kWild | kVaried)) {
+        template_text += "<*>";
       } else {
-        g.template_text.append(m, t.offset, t.length);
+        template_text.append(m.substr(t.offset, t.length));
       }
-      if (g.flags[i] & kGapAfter) g.template_text += " <*>";
+      if (flags & kGapAfter) template_text += " <*>";
       pos = t.offset + t.length;
     }
-    g.template_text.append(m, pos, std::string::npos);
-    g.template_dirty = false;
-    return g.template_text;
+    template_text.append(m.substr(pos));
+    template_slot = slot;
+    return template_text;
   }
 
-  // Copies what events show of a line into a group's sample, reusing the sample's buffers.
-  // The raw line is left out: no event writes it, and it would double every sample's size
-  // and the bytes copied on each line that joins.
-  static void AssignSample(LogRecord& sample, const LogRecord& r) {
-    sample.raw.clear();
-    sample.flavor = r.flavor;
-    sample.outcome = r.outcome;
-    sample.facility = r.facility;
-    sample.severity = r.severity;
-    sample.has_timestamp = r.has_timestamp;
-    sample.timestamp_us = r.timestamp_us;
-    sample.arrival_us = r.arrival_us;
-    sample.hostname = r.hostname;
-    sample.app_name = r.app_name;
-    sample.procid = r.procid;
-    sample.msgid = r.msgid;
-    sample.structured_data = r.structured_data;
-    sample.message = r.message;
-    sample.json_fields = r.json_fields;
+  GroupExtras& Extras(Group& g) {
+    if (g.extras == nullptr) g.extras = std::make_unique<GroupExtras>();
+    return *g.extras;
   }
 
   void NoteHost(Group& g, const LogRecord& r) {
     if (!track_hosts || r.hostname.empty()) return;
-    for (const std::string& h : g.hosts) {
+    GroupExtras& x = Extras(g);
+    for (const std::string& h : x.hosts) {
       if (h == r.hostname) return;
     }
-    if (g.hosts.size() < opt.max_summary_hosts) {
-      g.hosts.push_back(r.hostname);
+    if (x.hosts.size() < opt.max_summary_hosts) {
+      x.hosts.push_back(r.hostname);
     } else {
-      g.hosts_truncated = true;
+      x.hosts_truncated = true;
     }
   }
 
-  void EmitLine(EventKind kind, Group& g, const LogRecord& r, std::uint64_t fp, EventSink& sink) {
+  void EmitLine(EventKind kind, std::uint32_t slot, const LogRecord& r, std::uint64_t fp,
+                EventSink& sink) {
+    const Group& g = groups[slot];
     Event e;
     e.kind = kind;
     e.group_id = g.id;
     e.fingerprint = kind == EventKind::kAnnotate ? g.fingerprint : fp;
     e.record = &r;
-    e.template_text = Template(g);
+    e.template_text = Template(slot);
     e.count_total = g.count_total;
     e.first_seen_us = g.first_seen;
     e.last_seen_us = g.last_seen;
@@ -697,23 +714,28 @@ struct WindowMerger::Impl {
     sink.OnEvent(e);
   }
 
-  void EmitSummary(Group& g, SummaryReason reason, bool closing, EventSink& sink) {
+  void EmitSummary(std::uint32_t slot, SummaryReason reason, bool closing, EventSink& sink) {
+    Group& g = groups[slot];
+    g.first.CopyTo(first_record);
+    g.last.CopyTo(last_record);
     Event e;
     e.kind = EventKind::kSummary;
     e.reason = reason;
     e.closed = closing;
     e.group_id = g.id;
     e.fingerprint = g.fingerprint;
-    e.record = &g.first;
-    e.last_record = &g.last;
-    e.template_text = Template(g);
+    e.record = &first_record;
+    e.last_record = &last_record;
+    e.template_text = Template(slot);
     e.count = g.count_since;
     e.count_total = g.count_total;
     e.first_seen_us = g.first_seen;
     e.last_seen_us = g.last_seen;
     e.max_distance = g.max_distance;
-    e.hosts = g.hosts;
-    e.hosts_truncated = g.hosts_truncated;
+    if (g.extras != nullptr) {
+      e.hosts = g.extras->hosts;
+      e.hosts_truncated = g.extras->hosts_truncated;
+    }
     ++stats.events_summary;
     sink.OnEvent(e);
     g.count_since = 0;
@@ -721,18 +743,25 @@ struct WindowMerger::Impl {
 
   void Close(std::uint32_t slot, SummaryReason reason, EventSink& sink) {
     Group& g = groups[slot];
-    if (g.count_since > 0 && !opt.annotate) EmitSummary(g, reason, true, sink);
+    if (g.count_since > 0 && !opt.annotate) EmitSummary(slot, reason, true, sink);
     index.Erase(g.scope, g.fingerprint, slot);
-    for (std::uint64_t key : g.aliases) exact.EraseIf(key, slot);
-    if (auto b = buckets.find(g.bucket); b != buckets.end()) {
+    exact.EraseIf(g.shape, slot);
+    if (g.extras != nullptr) {
+      for (std::uint64_t key : g.extras->aliases) exact.EraseIf(key, slot);
+    }
+    if (auto b = buckets.find(BucketKey(g.scope, g.tokens.size())); b != buckets.end()) {
       Unlink<&Group::bucket_prev, &Group::bucket_next>(b->second, slot);
       if (b->second.head == kNil) buckets.erase(b);
     }
     Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
     Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
     g.live = false;
-    g.aliases.clear();
-    g.hosts.clear();
+    // A closed group's memory goes back at once: a burst of groups must not stay allocated.
+    g.tokens.Reset();
+    g.first.Reset();
+    g.last.Reset();
+    g.extras.reset();
+    if (template_slot == slot) template_slot = kNil;
     free_slots.push_back(slot);
     --live;
     ++stats.groups_closed;
@@ -755,29 +784,25 @@ struct WindowMerger::Impl {
     g.id = Mix(opt.id_seed, ++next_id);
     g.scope = scope;
     g.fingerprint = fp;
-    g.bucket = BucketKey(scope, tokens.size());
-    AssignSample(g.first, r);
-    AssignSample(g.last, r);
-    g.tokens.assign(tokens.begin(), tokens.end());
-    g.hashes.assign(hashes.begin(), hashes.end());
-    g.flags.assign(tokens.size(), 0);
-    g.template_dirty = true;
+    g.first.Assign(r);
+    g.tokens.Assign(tokens, hashes);
+    if (template_slot == slot) template_slot = kNil;
     g.count_total = 1;
     g.count_since = 0;
     g.first_seen = g.last_seen = r.EventTime();
     g.last_activity = g.hold_start = now;
     g.max_distance = 0;
-    g.hosts_truncated = false;
     NoteHost(g, r);
     index.Insert(scope, fp, slot);
     exact.Set(shape, slot);
-    g.aliases.push_back(shape);
-    Append<&Group::bucket_prev, &Group::bucket_next>(buckets[g.bucket], slot);
+    g.shape = shape;
+    Append<&Group::bucket_prev, &Group::bucket_next>(buckets[BucketKey(scope, tokens.size())],
+                                                     slot);
     Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
     Append<&Group::hold_prev, &Group::hold_next>(hold, slot);
     ++live;
     ++stats.groups_opened;
-    EmitLine(opt.annotate ? EventKind::kAnnotate : EventKind::kFirst, g, r, fp, sink);
+    EmitLine(opt.annotate ? EventKind::kAnnotate : EventKind::kFirst, slot, r, fp, sink);
   }
 
   // The line joins group `slot`; `marks` (from Confirm) says what it adds to the template.
@@ -786,11 +811,11 @@ struct WindowMerger::Impl {
     Group& g = groups[slot];
     bool refingerprint = false;
     for (const Mark& mk : marks) {
-      std::uint8_t& f = g.flags[mk.position];
+      const std::uint8_t f = g.tokens.flags(mk.position);
       if ((f & mk.flags) == mk.flags) continue;
       if ((mk.flags & kWild) && !(f & kWild)) refingerprint = true;
-      f |= mk.flags;
-      g.template_dirty = true;
+      g.tokens.AddFlags(mk.position, mk.flags);
+      if (template_slot == slot) template_slot = kNil;
     }
     if (refingerprint) {
       const std::uint64_t updated = GroupFingerprint(g);
@@ -802,21 +827,24 @@ struct WindowMerger::Impl {
     }
     // A shape already in the table (this group's, or one whose group did not confirm) keeps
     // its entry; Add looked it up, and nothing changed the table since.
-    if (!shape_in_table && g.aliases.size() < kMaxAliases) {
-      exact.Set(shape, slot);
-      g.aliases.push_back(shape);
+    if (!shape_in_table) {
+      GroupExtras& x = Extras(g);
+      if (1 + x.aliases.size() < kMaxAliases) {
+        exact.Set(shape, slot);
+        x.aliases.push_back(shape);
+      }
     }
     if (fp) g.max_distance = std::max(g.max_distance, HammingDistance(*fp, g.fingerprint));
     ++g.count_total;
     ++g.count_since;
-    AssignSample(g.last, r);
+    g.last.Assign(r);
     g.first_seen = std::min(g.first_seen, r.EventTime());
     g.last_seen = std::max(g.last_seen, r.EventTime());
     g.last_activity = now;
     NoteHost(g, r);
     TouchLru(slot);
     ++stats.lines_merged;
-    if (opt.annotate) EmitLine(EventKind::kAnnotate, g, r, g.fingerprint, sink);
+    if (opt.annotate) EmitLine(EventKind::kAnnotate, slot, r, g.fingerprint, sink);
   }
 
   TimeUs Clamp(TimeUs now) {
@@ -835,7 +863,9 @@ struct WindowMerger::Impl {
     while (hold.head != kNil && now - groups[hold.head].hold_start >= opt.max_hold_us) {
       const std::uint32_t slot = hold.head;
       Group& g = groups[slot];
-      if (g.count_since > 0 && !opt.annotate) EmitSummary(g, SummaryReason::kMaxHold, false, sink);
+      if (g.count_since > 0 && !opt.annotate) {
+        EmitSummary(slot, SummaryReason::kMaxHold, false, sink);
+      }
       g.hold_start = now;
       TouchHold(slot);
     }
@@ -942,12 +972,11 @@ struct WindowMerger::Impl {
     const std::size_t n = std::min(tokens.size(), g.tokens.size());
     for (std::size_t i = 0; i < n; ++i) {
       const Token& lt = tokens[i];
-      const Token& gt = g.tokens[i];
-      if (message.substr(lt.offset, lt.length) !=
-          std::string_view(g.first.message).substr(gt.offset, gt.length)) {
+      const Token gt = g.tokens.token(i);
+      if (message.substr(lt.offset, lt.length) != g.first.message().substr(gt.offset, gt.length)) {
         marks.push_back(
             {static_cast<std::uint32_t>(i),
-             hashes[i] != g.hashes[i] ? static_cast<std::uint8_t>(kVaried | kWild) : kVaried});
+             hashes[i] != g.tokens.hash(i) ? static_cast<std::uint8_t>(kVaried | kWild) : kVaried});
       }
     }
   }
@@ -957,13 +986,21 @@ struct WindowMerger::Impl {
   }
 
   std::size_t MemoryUsage() const {
+    // Heap blocks as requested (malloc adds ~8-16 bytes each); the bucket map's nodes and
+    // slots estimated.
     std::size_t bytes = groups.capacity() * sizeof(Group) + index.MemoryUsage() +
-                        exact.MemoryUsage() + buckets.size() * 48;
+                        exact.MemoryUsage() + buckets.size() * 48 +
+                        buckets.bucket_count() * sizeof(void*) + template_text.capacity() +
+                        free_slots.capacity() * sizeof(std::uint32_t);
     for (const Group& g : groups) {
-      bytes += g.first.raw.capacity() + g.first.message.capacity() + g.last.raw.capacity() +
-               g.last.message.capacity() + g.tokens.capacity() * sizeof(Token) +
-               g.hashes.capacity() * 8 + g.flags.capacity() + g.template_text.capacity() +
-               g.aliases.capacity() * 8;
+      bytes += g.tokens.MemoryUsage() + g.first.MemoryUsage() + g.last.MemoryUsage();
+      if (g.extras != nullptr) {
+        bytes += sizeof(GroupExtras) + g.extras->aliases.capacity() * 8 +
+                 g.extras->hosts.capacity() * sizeof(std::string);
+        for (const std::string& h : g.extras->hosts) {
+          if (h.capacity() > 15) bytes += h.capacity() + 1;
+        }
+      }
     }
     return bytes;
   }
