@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <string>
@@ -170,6 +171,20 @@ class TcpListenerTest : public ::testing::Test {
   std::uint64_t Counter(const char* name) { return metrics_.Value(name, kLabels); }
   bool WaitCounter(const char* name, std::uint64_t want) {
     return WaitUntil([&] { return Counter(name) == want; });
+  }
+
+  // With the target full and `c`'s lines held: StopReading, which must neither close the
+  // connection nor report drained while they wait (no new clients are accepted meanwhile;
+  // the stop is posted to the connection right after the acceptor closes), then free the
+  // target. True once the listener reported drained.
+  bool StopWhileHeldThenDrain(TcpListener& listener, Client& c) {
+    auto drained = std::make_shared<std::atomic<bool>>(false);  // may outlive a failed wait
+    listener.StopReading([drained] { *drained = true; });
+    EXPECT_TRUE(WaitUntil([&] { return !CanConnect(listener.local_port()); }));
+    EXPECT_FALSE(drained->load());
+    EXPECT_FALSE(c.WaitPeerClosed(100ms));
+    target_.SetFull(false);
+    return WaitUntil([&] { return drained->load(); });
   }
 
   Metrics metrics_;
@@ -442,15 +457,7 @@ TEST_F(TcpListenerTest, StopReadingDeliversHeldLinesThenCloses) {
   ASSERT_TRUE(WaitUntil([&] { return Counter("logfold_received_bytes_total") == data.size(); }));
   ASSERT_TRUE(WaitUntil([&] { return target_.attempts() >= 1; }));
 
-  std::atomic<bool> drained{false};
-  listener->StopReading([&] { drained = true; });
-  // No new clients once stopped; the held connection stays until its lines are delivered.
-  EXPECT_TRUE(WaitUntil([&] { return !CanConnect(listener->local_port()); }));
-  EXPECT_FALSE(drained.load());
-  EXPECT_FALSE(c.WaitPeerClosed(100ms));
-
-  target_.SetFull(false);
-  ASSERT_TRUE(WaitUntil([&] { return drained.load(); }));
+  ASSERT_TRUE(StopWhileHeldThenDrain(*listener, c));
   const auto lines = target_.Lines();
   ASSERT_EQ(lines.size(), 11u);
   EXPECT_EQ(lines[0], "<13>held 0");
@@ -481,14 +488,7 @@ TEST_F(TcpListenerTest, StopReadingReadsWhatTheKernelHadAlreadyReceived) {
   }));
   EXPECT_EQ(Counter("logfold_received_bytes_total"), first.size());  // not read yet
 
-  std::atomic<bool> drained{false};
-  listener->StopReading([&] { drained = true; });
-  // The stop reached the connection (it is posted there right after the acceptor closes);
-  // the connection stays open while its held line waits for the target.
-  ASSERT_TRUE(WaitUntil([&] { return !CanConnect(listener->local_port()); }));
-  EXPECT_FALSE(c.WaitPeerClosed(100ms));
-  target_.SetFull(false);
-  ASSERT_TRUE(WaitUntil([&] { return drained.load(); }));
+  ASSERT_TRUE(StopWhileHeldThenDrain(*listener, c));
   const auto lines = target_.Lines();
   ASSERT_EQ(lines.size(), 201u);
   EXPECT_EQ(lines[0], "<13>read before the stop");
