@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "pipeline/within_distance_mask.h"
+
 namespace logfold {
 namespace {
 
@@ -955,29 +957,13 @@ struct GroupIndex::Impl {
                    std::uint64_t q, int b, Fn& fn) const {
     for (std::uint32_t start = 0; start < n; start += 64) {
       const std::uint32_t len = std::min<std::uint32_t>(n - start, 64);
-      const std::uint64_t hits = WithinMask<kHw>(fps + start, len, q);
+      const std::uint64_t hits = WithinDistanceMask(fps + start, len, q, k);
       for (std::uint64_t m = hits; m != 0; m &= m - 1) {
         const std::uint32_t i = start + static_cast<std::uint32_t>(std::countr_zero(m));
         const std::uint64_t x = fps[i] ^ q;
         if (!kUnique || FirstZeroBlock(x) == b) fn(groups[i], Popcount<kHw>(x));
       }
     }
-  }
-
-  // Bit i set iff fps[i] lies within k of q (len <= 64). Four independent masks, so the
-  // popcounts of consecutive entries overlap instead of chaining through one register.
-  template <bool kHw>
-  std::uint64_t WithinMask(const std::uint64_t* fps, std::uint32_t len, std::uint64_t q) const {
-    std::uint64_t m0 = 0, m1 = 0, m2 = 0, m3 = 0;
-    std::uint32_t i = 0;
-    for (; i + 4 <= len; i += 4) {
-      m0 |= std::uint64_t{Popcount<kHw>(fps[i] ^ q) <= k} << i;
-      m1 |= std::uint64_t{Popcount<kHw>(fps[i + 1] ^ q) <= k} << (i + 1);
-      m2 |= std::uint64_t{Popcount<kHw>(fps[i + 2] ^ q) <= k} << (i + 2);
-      m3 |= std::uint64_t{Popcount<kHw>(fps[i + 3] ^ q) <= k} << (i + 3);
-    }
-    for (; i < len; ++i) m0 |= std::uint64_t{Popcount<kHw>(fps[i] ^ q) <= k} << i;
-    return m0 | m1 | m2 | m3;
   }
 
   std::size_t MemoryUsage() const {

@@ -1,5 +1,6 @@
 // GroupIndex tests: every lookup is checked against a brute-force scan of the same entries,
-// for flat and block-indexed scopes, across k = 0..8, 12, 20 and 31.
+// for flat and block-indexed scopes, across k = 0..8, 12, 20 and 31; and the bucket scan's
+// WithinDistanceMask kernels against popcount.
 #include "pipeline/group_index.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,8 @@
 #include <tuple>
 #include <utility>
 #include <vector>
+
+#include "pipeline/within_distance_mask.h"
 
 namespace logfold {
 namespace {
@@ -481,6 +484,60 @@ TEST(GroupIndexTest, MoveConstructionAndAssignment) {
   GroupIndex& alias = d;
   d = std::move(alias);  // self-move leaves it intact
   EXPECT_EQ(d.size(), 99u);
+}
+
+// A scope past the bucket threshold at k=3 (2^16 values x 8): its bucket arrays are over
+// 4 MiB, so they take the huge-page allocation path, and clusters overflow inline buckets.
+TEST(GroupIndexTest, LargeBucketedScopeMatchesScan) {
+  constexpr int kK = 3;
+  std::mt19937_64 rng(77);
+  GroupIndex index(kK);
+  Model model(kK);
+  const std::vector<std::uint64_t> fps = MakeFingerprints(Layout::kClustered, 600'000, kK, rng);
+  for (std::uint32_t g = 0; g < fps.size(); ++g) {
+    index.Insert(1, fps[g], g);
+    model.Insert(1, fps[g], g);
+  }
+  EXPECT_GT(index.MemoryUsage(), std::size_t{4} * 4 << 20);  // four arrays of 4 MiB or more
+  for (std::uint64_t q : MakeQueries(model, kK, 100, rng))
+    ExpectSameAnswers(index, model, 1, q, "");
+  for (std::uint32_t g = 0; g < fps.size(); g += 2) ASSERT_TRUE(index.Erase(1, fps[g], g));
+  for (std::size_t i = 0; i < model.size();) {
+    if (model.entries()[i].group % 2 == 0) {
+      model.EraseAt(i);
+    } else {
+      ++i;
+    }
+  }
+  for (std::uint64_t q : MakeQueries(model, kK, 100, rng))
+    ExpectSameAnswers(index, model, 1, q, "");
+}
+
+TEST(WithinDistanceMaskTest, EveryKernelMatchesPopcount) {
+  std::mt19937_64 rng(5);
+  int kernels_run = 0;
+  for (WithinDistanceKernel kernel :
+       {WithinDistanceKernel::kAuto, WithinDistanceKernel::kPortable, WithinDistanceKernel::kPopcnt,
+        WithinDistanceKernel::kAvx2, WithinDistanceKernel::kAvx512}) {
+    if (!WithinDistanceKernelSupported(kernel)) continue;
+    ++kernels_run;
+    for (int round = 0; round < 300; ++round) {
+      const std::uint64_t q = rng();
+      const int k = static_cast<int>(rng() % 33);
+      const std::size_t n = rng() % 65;
+      std::uint64_t fps[64];
+      for (std::size_t i = 0; i < n; ++i) {
+        fps[i] = FlipBits(q, static_cast<int>(rng() % (2 * k + 3)), rng);  // both sides of k
+      }
+      std::uint64_t want = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (std::popcount(fps[i] ^ q) <= k) want |= std::uint64_t{1} << i;
+      }
+      ASSERT_EQ(WithinDistanceMask(fps, n, q, k, kernel), want)
+          << "kernel " << static_cast<int>(kernel) << " n=" << n << " k=" << k;
+    }
+  }
+  EXPECT_GE(kernels_run, 2);  // kAuto and kPortable at least
 }
 
 }  // namespace
