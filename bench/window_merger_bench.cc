@@ -146,6 +146,7 @@ struct Filled {
   TimeUs now = kT0;
   std::size_t groups = 0;
   double memory_usage_per_group = 0, heap_per_group = 0, rss_per_group = 0;
+  double text_per_group = 0;  // the samples' own bytes: message, host and app of each line
 };
 
 Filled& GetFilled(std::size_t filler) {
@@ -165,6 +166,7 @@ Filled& GetFilled(std::size_t filler) {
   const std::size_t mem_before = f.merger->MemoryUsage();
   std::mt19937_64 rng(42);
   LogRecord r;
+  std::size_t text = 0;
   for (std::size_t k = 0; k < filler; ++k) {
     const LogRecord& like = records[k % records.size()];
     r.hostname = like.hostname;
@@ -172,6 +174,7 @@ Filled& GetFilled(std::size_t filler) {
     r.message = FillerMessage(rng);
     r.raw = r.message;
     r.arrival_us = f.now;
+    text += r.message.size() + r.hostname.size() + r.app_name.size();
     f.merger->Add(r, f.now, sink);
     f.now += kLineGapUs;
   }
@@ -179,6 +182,7 @@ Filled& GetFilled(std::size_t filler) {
   const double groups = static_cast<double>(f.groups);
   f.memory_usage_per_group = static_cast<double>(f.merger->MemoryUsage() - mem_before) / groups;
   f.heap_per_group = static_cast<double>(HeapInUse() - heap_before) / groups;
+  f.text_per_group = static_cast<double>(text) / groups;
   const std::size_t rss_after = ResidentBytes();
   f.rss_per_group =
       rss_after > rss_before ? static_cast<double>(rss_after - rss_before) / groups : 0.0;
@@ -197,6 +201,7 @@ void BM_MergerAddWithOpenGroups(benchmark::State& state) {
   state.counters["MemoryUsage/group"] = f.memory_usage_per_group;
   state.counters["heap/group"] = f.heap_per_group;
   state.counters["RSS/group"] = f.rss_per_group;
+  state.counters["sample_text/group"] = f.text_per_group;
 }
 BENCHMARK(BM_MergerAddWithOpenGroups)->Arg(10'000)->Arg(100'000);
 

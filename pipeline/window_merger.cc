@@ -986,19 +986,22 @@ struct WindowMerger::Impl {
   }
 
   std::size_t MemoryUsage() const {
-    // Heap blocks as requested (malloc adds ~8-16 bytes each); the bucket map's nodes and
-    // slots estimated.
+    // Every heap block with glibc's size word in front of it (as GroupIndex counts them);
+    // the bucket map's nodes and slots estimated.
+    constexpr std::size_t kMallocOverhead = sizeof(std::size_t);
+    auto block = [](std::size_t n) { return n == 0 ? 0 : n + kMallocOverhead; };
     std::size_t bytes = groups.capacity() * sizeof(Group) + index.MemoryUsage() +
                         exact.MemoryUsage() + buckets.size() * 48 +
                         buckets.bucket_count() * sizeof(void*) + template_text.capacity() +
                         free_slots.capacity() * sizeof(std::uint32_t);
     for (const Group& g : groups) {
-      bytes += g.tokens.MemoryUsage() + g.first.MemoryUsage() + g.last.MemoryUsage();
+      bytes += block(g.tokens.MemoryUsage()) + block(g.first.MemoryUsage()) +
+               block(g.last.MemoryUsage());
       if (g.extras != nullptr) {
-        bytes += sizeof(GroupExtras) + g.extras->aliases.capacity() * 8 +
-                 g.extras->hosts.capacity() * sizeof(std::string);
+        bytes += block(sizeof(GroupExtras)) + block(g.extras->aliases.capacity() * 8) +
+                 block(g.extras->hosts.capacity() * sizeof(std::string));
         for (const std::string& h : g.extras->hosts) {
-          if (h.capacity() > 15) bytes += h.capacity() + 1;
+          if (h.capacity() > 15) bytes += block(h.capacity() + 1);
         }
       }
     }
