@@ -3,16 +3,13 @@
 // the caller's reused vector.
 #include "pipeline/tokenizer.h"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <initializer_list>
 
 namespace logfold {
 namespace {
-
-// Characters that end a token. Kept out of tokens so that `key=value`, `(value)` and
-// `"value"` expose their variable part as a token of its own.
-constexpr std::string_view kSeparators(" \t\r\n\v\f,;=()[]{}\"'<>|\0", 21);
 
 constexpr std::array<std::uint32_t, 256> MakeByteShapeTable() {
   std::array<std::uint32_t, 256> t{};
@@ -36,7 +33,7 @@ constexpr std::array<std::uint32_t, 256> MakeByteShapeTable() {
                    Single{'@', kShapeAt}, Single{'+', kShapePlus}}) {
     t[static_cast<unsigned char>(s.c)] = s.shape;
   }
-  for (char c : kSeparators) t[static_cast<unsigned char>(c)] = kShapeSeparator;
+  for (char c : kTokenSeparators) t[static_cast<unsigned char>(c)] = kShapeSeparator;
   return t;
 }
 constexpr std::array<std::uint32_t, 256> kByteShape = MakeByteShapeTable();
@@ -297,42 +294,62 @@ std::uint32_t ShapeOf(std::string_view t) {
 
 TokenClass Tokenizer::Classify(std::string_view t) { return ClassifyWithShape(t, ShapeOf(t)); }
 
+// Token boundaries come from 64-byte bitmaps (pipeline/byte_blocks): a bit scan finds where
+// a token starts and ends, with no branch per byte to mispredict at its unpredictable end, and
+// a token holding no digit, ':', '/' or '@' is a word without looking at its bytes again.
 void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) const {
   out.clear();
   const char* const data = message.data();
   const std::size_t n = message.size();
-  std::size_t i = 0;
+  if (n == 0) return;
+  std::size_t base = 0;  // start of the current block
+  ByteBlock block = ScanByteBlock(data, std::min<std::size_t>(64, n), options_.kernel);
+  // Moves to the next block; false at the end of the message.
+  const auto next_block = [&]() {
+    if (n - base <= 64) return false;
+    base += 64;
+    block = ScanByteBlock(data + base, std::min<std::size_t>(64, n - base), options_.kernel);
+    return true;
+  };
+  std::size_t i = 0;  // invariant while i < n: base <= i < base + 64
   while (i < n && out.size() < options_.max_tokens) {
-    while (i < n && (kByteShape[static_cast<unsigned char>(data[i])] & kShapeSeparator)) ++i;
-    if (i == n) break;
-    const std::size_t start = i;
-    // One pass finds the token's end and the union of its byte shapes, which settles most
-    // tokens' class (plain words above all) without looking at their bytes again.
-    std::uint32_t shape = 0;
-    // Four bytes per step while none of them ends the token (halves the work per byte).
-    while (i + 4 <= n) {
-      const std::uint32_t s = kByteShape[static_cast<unsigned char>(data[i])] |
-                              kByteShape[static_cast<unsigned char>(data[i + 1])] |
-                              kByteShape[static_cast<unsigned char>(data[i + 2])] |
-                              kByteShape[static_cast<unsigned char>(data[i + 3])];
-      if (s & kShapeSeparator) break;
-      shape |= s;
-      i += 4;
+    for (;;) {  // skip separators
+      const std::uint64_t tokens_ahead = ~block.separators >> (i - base);
+      if (tokens_ahead != 0) {
+        i += static_cast<std::size_t>(__builtin_ctzll(tokens_ahead));
+        break;
+      }
+      if (!next_block()) return;
+      i = base;
     }
-    for (; i < n; ++i) {
-      const std::uint32_t s = kByteShape[static_cast<unsigned char>(data[i])];
-      if (s & kShapeSeparator) break;
-      shape |= s;
+    // data[i] starts a token (bits past the message's end are separators, so i < n).
+    const std::size_t start = i;
+    std::uint64_t candidates = 0;
+    for (;;) {  // find its end, collecting its candidate bits
+      const std::uint64_t offset = i - base;
+      const std::uint64_t separators_ahead = block.separators >> offset;
+      if (separators_ahead != 0) {
+        const auto len = static_cast<unsigned>(__builtin_ctzll(separators_ahead));
+        candidates |= (block.candidates >> offset) & ((std::uint64_t{1} << len) - 1);
+        i += len;
+        break;
+      }
+      candidates |= block.candidates >> offset;
+      if (!next_block()) {
+        i = n;
+        break;
+      }
+      i = base;
     }
     std::size_t end = i;
-    if (IsTrailingPunct(data[end - 1])) {
-      while (end > start && IsTrailingPunct(data[end - 1])) --end;
-      if (end == start) continue;
-      shape = ShapeOf(message.substr(start, end - start));
-    }
+    while (end > start && IsTrailingPunct(data[end - 1])) --end;
+    if (end == start) continue;
     const std::string_view text = message.substr(start, end - start);
-    out.push_back(Token{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start),
-                        ClassifyWithShape(text, shape)});
+    // No candidate byte: no digit, '@' or "://" (see ClassifyImpl), so a word.
+    const TokenClass cls =
+        candidates == 0 ? TokenClass::kWord : ClassifyWithShape(text, ShapeOf(text));
+    out.push_back(
+        Token{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start), cls});
   }
 }
 

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "pipeline/byte_blocks.h"
+
 namespace logfold {
 
 enum class TokenClass : std::uint8_t {
@@ -35,6 +37,8 @@ struct Token {
   std::uint32_t offset;  // into the message
   std::uint32_t length;
   TokenClass cls;
+
+  bool operator==(const Token&) const = default;
 };
 
 // Byte shapes: each byte falls in one of these kinds. The union over a token's bytes (its
@@ -70,6 +74,8 @@ class Tokenizer {
   struct Options {
     // Tokens beyond this are ignored for fingerprinting (the template keeps them verbatim).
     std::uint32_t max_tokens = 128;
+    // How token boundaries are found (every kernel gives the same tokens; tests pin one).
+    ByteBlockKernel kernel = ByteBlockKernel::kAuto;
   };
 
   Tokenizer() = default;

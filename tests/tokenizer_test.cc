@@ -6,11 +6,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "bench/corpus_lines.h"
+#include "tests/fuzz/reference_fingerprint.h"
 
 namespace logfold {
 namespace {
@@ -465,6 +469,45 @@ TEST(TokenizerShapeTest, ShapeSkipsOnlyFailingClassTests) {
         "-1.5e+3", "12:34:56,789", "deadbeef01", "+42"}) {
     EXPECT_EQ(ClassifyWithShape(t, ShapeOf(t)), ClassifyUnguarded(t)) << t;
   }
+}
+
+// Every boundary kernel gives the byte-at-a-time definition's tokens: on generated corpus
+// lines, and on random lines dense in separators, trailing punctuation and candidate bytes,
+// of lengths around the 64-byte blocks, with and without a token limit.
+TEST(TokenizerKernelTest, EveryKernelGivesTheDefinitionsTokens) {
+  std::vector<std::string> lines;
+  for (const corpus::Line& line : corpus::Load(3000)) lines.push_back(line.message);
+  static constexpr std::string_view kAlphabet("aZ09:./@!? \t,=[]|\0\xff-x", 26);
+  std::mt19937_64 rng(2026);
+  for (int i = 0; i < 3000; ++i) {
+    std::string line;
+    const std::size_t len = rng() % 200;
+    for (std::size_t j = 0; j < len; ++j) line += kAlphabet[rng() % kAlphabet.size()];
+    lines.push_back(line);
+  }
+  lines.push_back(std::string(64, 'a'));
+  lines.push_back(std::string(63, 'a') + " b");
+  lines.push_back(std::string(64, ' ') + "a1");
+  lines.push_back(std::string(128, '9') + ":");
+  std::vector<Token> tokens;
+  int checked = 0;
+  for (ByteBlockKernel kernel :
+       {ByteBlockKernel::kAuto, ByteBlockKernel::kScalar, ByteBlockKernel::kAvx2}) {
+    if (!ByteBlockKernelSupported(kernel)) {
+      std::printf("kernel %d not supported by this CPU: not checked\n", static_cast<int>(kernel));
+      continue;
+    }
+    for (std::uint32_t max_tokens : {128u, 3u}) {
+      const Tokenizer tokenizer({.max_tokens = max_tokens, .kernel = kernel});
+      for (const std::string& line : lines) {
+        tokenizer.Tokenize(line, tokens);
+        ASSERT_EQ(tokens, reference::Tokenize(line, max_tokens))
+            << "kernel " << static_cast<int>(kernel) << ": " << line;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 2 * 2 * 6000);
 }
 
 }  // namespace

@@ -70,6 +70,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<Token> tokens;
   tokenizer.Tokenize(message, tokens);
   CheckTokens(message, tokens, tokenizer_options.max_tokens);
+  // The same tokens as the byte-at-a-time definition, with every boundary kernel.
+  const std::vector<Token> reference_tokens =
+      logfold::reference::Tokenize(message, tokenizer_options.max_tokens);
+  for (auto kernel : {logfold::ByteBlockKernel::kScalar, logfold::ByteBlockKernel::kAvx2}) {
+    logfold::Tokenizer::Options options = tokenizer_options;
+    options.kernel = kernel;
+    std::vector<Token> kernel_tokens;
+    logfold::Tokenizer(options).Tokenize(message, kernel_tokens);
+    FUZZ_CHECK(kernel_tokens == reference_tokens, "tokens equal the reference's");
+  }
 
   const std::uint64_t expected =
       logfold::reference::SimHash(logfold::reference::Features(message, tokens, reference_weights));

@@ -16,6 +16,30 @@
 
 namespace logfold::reference {
 
+// The tokenizer's definition, a byte at a time: tokens are maximal runs of bytes that are not
+// separators, less trailing ':' '.' '!' '?' (a token left empty is dropped), classed by
+// Tokenizer::Classify, at most max_tokens of them.
+inline std::vector<Token> Tokenize(std::string_view message, std::uint32_t max_tokens) {
+  constexpr std::string_view kSeparators(" \t\r\n\v\f,;=()[]{}\"'<>|\0", 21);
+  const auto trailing = [](char c) { return c == ':' || c == '.' || c == '!' || c == '?'; };
+  std::vector<Token> out;
+  std::size_t i = 0;
+  while (i < message.size() && out.size() < max_tokens) {
+    if (kSeparators.find(message[i]) != std::string_view::npos) {
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    while (i < message.size() && kSeparators.find(message[i]) == std::string_view::npos) ++i;
+    std::size_t end = i;
+    while (end > start && trailing(message[end - 1])) --end;
+    if (end == start) continue;
+    out.push_back(Token{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start),
+                        Tokenizer::Classify(message.substr(start, end - start))});
+  }
+  return out;
+}
+
 // The seeds are part of the fingerprint's definition ("logfold" + 1 and + 2), so stored
 // fingerprints stay valid: they are spelled out here rather than taken from the library.
 constexpr std::uint64_t kClassSeed = 0x6c6f67666f6c6401ULL;
