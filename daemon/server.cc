@@ -3,6 +3,7 @@
 // inputs stop and drain into the queues, workers drain and close every group, sinks flush.
 #include "daemon/server.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -352,6 +353,19 @@ class Server {
 
   void StartMetricsServer() {
     if (!config_.metrics.enabled) return;
+    // The allocator's view beside the RSS: bytes in live allocations, and what the heaps hold
+    // from the system. In use flat while held grows is the allocator keeping freed memory,
+    // not a growing container (tests/soak/README.md).
+    metrics_.AddGauge("logfold_heap_in_use_bytes", "Bytes in live heap allocations (mallinfo2)", "",
+                      [] {
+                        const struct mallinfo2 m = mallinfo2();  // hblkhd: mmapped chunks
+                        return static_cast<double>(m.uordblks + m.hblkhd);
+                      });
+    metrics_.AddGauge("logfold_heap_held_bytes",
+                      "Bytes the heap holds from the system, freed or not (mallinfo2)", "", [] {
+                        const struct mallinfo2 m = mallinfo2();
+                        return static_cast<double>(m.arena + m.hblkhd);
+                      });
     metrics_server_ = std::make_unique<MetricsServer>(io_, config_.metrics.address,
                                                       config_.metrics.port, metrics_);
     metrics_server_->Start();
