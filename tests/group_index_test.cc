@@ -499,7 +499,7 @@ TEST(GroupIndexTest, LargeBucketedScopeMatchesScan) {
     model.Insert(1, fps[g], g);
   }
   EXPECT_GT(index.MemoryUsage(), std::size_t{4} * 4 << 20);  // four arrays of 4 MiB or more
-  for (std::uint64_t q : MakeQueries(model, kK, 100, rng))
+  for (std::uint64_t q : MakeQueries(model, kK, 40, rng))
     ExpectSameAnswers(index, model, 1, q, "");
   for (std::uint32_t g = 0; g < fps.size(); g += 2) ASSERT_TRUE(index.Erase(1, fps[g], g));
   for (std::size_t i = 0; i < model.size();) {
@@ -509,7 +509,7 @@ TEST(GroupIndexTest, LargeBucketedScopeMatchesScan) {
       ++i;
     }
   }
-  for (std::uint64_t q : MakeQueries(model, kK, 100, rng))
+  for (std::uint64_t q : MakeQueries(model, kK, 40, rng))
     ExpectSameAnswers(index, model, 1, q, "");
 }
 
