@@ -27,7 +27,8 @@ class GroupTokens {
     } else {
       Header().size = n;
     }
-    std::memcpy(Hashes(), hashes.data(), n * sizeof(std::uint64_t));
+    if (n > 0)
+      std::memcpy(Hashes(), hashes.data(), n * sizeof(std::uint64_t));  // data() may be null
     Packed* packed = Tokens();
     for (std::uint32_t i = 0; i < n; ++i) {
       const Token& t = tokens[i];
