@@ -348,10 +348,10 @@ struct UdpSender {
     while (sent < count) {
       // Slot of the next line in the prebuilt arrays, and how many follow it without wrapping.
       const std::size_t at = static_cast<std::size_t>(sent % span);
-      const std::size_t todo = std::min({batch, span - at, static_cast<std::size_t>(count - sent)});
+      const std::size_t chunk = std::min({batch, span - at, static_cast<std::size_t>(count - sent)});
       std::size_t done = 0;
-      while (done < todo) {
-        const int k = sendmmsg(s, msgs.data() + at + done, static_cast<unsigned>(todo - done), 0);
+      while (done < chunk) {
+        const int k = sendmmsg(s, msgs.data() + at + done, static_cast<unsigned>(chunk - done), 0);
         if (k < 0) {
           // ECONNREFUSED reports an earlier datagram that found no listener; the local queue
           // full (ENOBUFS/EAGAIN) is retried: the client, not the server, is then the limit.
@@ -367,7 +367,7 @@ struct UdpSender {
         }
         done += static_cast<std::size_t>(k);
       }
-      sent += todo;
+      sent += chunk;
       if (rate > 0) {
         const double due = start + static_cast<double>(sent) / rate;
         if (due > Now()) SleepUntil(due);
