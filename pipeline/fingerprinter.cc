@@ -43,8 +43,17 @@ std::int32_t Quantise(float w) {
 }  // namespace
 
 Fingerprinter::Fingerprinter(const FeatureWeights& weights) : weights_(weights) {
-  for (std::size_t c = 0; c < quantised_.size(); ++c) {
+  for (std::size_t c = 0; c < kClasses; ++c) {
     quantised_[c] = Quantise(weights_.Of(static_cast<TokenClass>(c)));
+  }
+  std::array<std::int32_t, kClasses> distinct = quantised_;
+  std::sort(distinct.begin(), distinct.end());
+  slots_ = static_cast<std::size_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+  std::copy_n(distinct.begin(), slots_, slot_weight_.begin());
+  for (std::size_t c = 0; c < kClasses; ++c) {
+    slot_of_class_[c] = static_cast<std::uint8_t>(
+        std::lower_bound(distinct.begin(), distinct.begin() + slots_, quantised_[c]) -
+        distinct.begin());
   }
 }
 
@@ -128,39 +137,62 @@ std::uint64_t Fingerprinter::SimHash(const std::vector<Feature>& features) {
   return votes.Fingerprint();
 }
 
-// Features and SimHash in one pass, with weights quantised per class up front: the same
-// votes as SimHash(Features(...)), since quantising is monotonic (the quantised minimum of
-// a pair is the minimum of the quantised weights).
+// Features and SimHash in one pass: the same votes as SimHash(Features(...)), since
+// quantising is monotonic (the quantised minimum of a pair is the minimum of the quantised
+// weights) and integer sums do not depend on the order features are added in.
+template <typename HashOf>
+std::uint64_t Fingerprinter::FoldFeatures(std::span<const Token> tokens, HashOf hash_of,
+                                          std::span<const std::uint8_t> skip) {
+  const std::size_t stride = 2 * tokens.size();
+  if (by_weight_stride_ < stride) {
+    by_weight_stride_ = stride;
+    by_weight_.resize(slots_ * stride);
+  }
+  std::uint64_t* const by_weight = by_weight_.data();
+  const std::size_t row = by_weight_stride_;
+  std::array<std::uint32_t, kClasses> counts{};
+  bool have_prev = false;
+  std::uint64_t prev_hash = 0;
+  std::size_t prev_slot = 0;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (!skip.empty() && skip[i] != 0) {
+      have_prev = false;
+      continue;
+    }
+    const std::uint64_t h = hash_of(i);
+    const std::size_t slot = slot_of_class_[static_cast<std::size_t>(tokens[i].cls)];
+    by_weight[slot * row + counts[slot]++] = h;
+    if (weights_.pairs && have_prev) {
+      const std::uint64_t pair[2] = {prev_hash, h};
+      const std::size_t pair_slot = std::min(prev_slot, slot);
+      by_weight[pair_slot * row + counts[pair_slot]++] =
+          XXH3_64bits_withSeed(pair, sizeof pair, kPairSeed);
+    }
+    have_prev = true;
+    prev_hash = h;
+    prev_slot = slot;
+  }
+  std::array<UniformFeatures, kClasses> runs;
+  std::size_t n_runs = 0;
+  for (std::size_t slot = 0; slot < slots_; ++slot) {
+    if (counts[slot] != 0 && slot_weight_[slot] != 0) {
+      runs[n_runs++] = {by_weight + slot * row, counts[slot], slot_weight_[slot]};
+    }
+  }
+  return SimHashOfUniformRuns({runs.data(), n_runs});
+}
+
 std::uint64_t Fingerprinter::Fingerprint(std::string_view message,
                                          const std::vector<Token>& tokens) {
-  const std::size_t max_features = 2 * tokens.size();
-  if (feature_hashes_.size() < max_features) {
-    feature_hashes_.resize(max_features);
-    feature_weights_.resize(max_features);
-  }
-  std::uint64_t* hashes = feature_hashes_.data();
-  std::int32_t* weights = feature_weights_.data();
-  std::size_t n = 0;
-  std::uint64_t prev_hash = 0;
-  std::int32_t prev_weight = 0;
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    const std::uint64_t h = TokenHash(message, tokens[i]);
-    const std::int32_t w = quantised_[static_cast<std::size_t>(tokens[i].cls)];
-    hashes[n] = h;
-    weights[n] = w;
-    ++n;
-    if (weights_.pairs && i > 0) {
-      const std::uint64_t pair[2] = {prev_hash, h};
-      hashes[n] = XXH3_64bits_withSeed(pair, sizeof pair, kPairSeed);
-      weights[n] = std::min(prev_weight, w);
-      ++n;
-    }
-    prev_hash = h;
-    prev_weight = w;
-  }
-  SimHashVotes votes;
-  AddSimHashVotes(hashes, weights, n, votes);
-  return votes.Fingerprint();
+  return FoldFeatures(
+      tokens, [&](std::size_t i) { return TokenHash(message, tokens[i]); }, {});
+}
+
+std::uint64_t Fingerprinter::FingerprintFromHashes(std::span<const Token> tokens,
+                                                   std::span<const std::uint64_t> hashes,
+                                                   std::span<const std::uint8_t> skip) {
+  return FoldFeatures(
+      tokens, [&](std::size_t i) { return hashes[i]; }, skip);
 }
 
 }  // namespace logfold

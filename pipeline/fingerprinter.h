@@ -69,14 +69,31 @@ class Fingerprinter {
   // SimHash(Features(...)) in one pass, using internal scratch buffers (not thread-safe).
   std::uint64_t Fingerprint(std::string_view message, const std::vector<Token>& tokens);
 
+  // SimHash(FeaturesFromHashes(...)) in one pass, with the same scratch buffers.
+  std::uint64_t FingerprintFromHashes(std::span<const Token> tokens,
+                                      std::span<const std::uint64_t> hashes,
+                                      std::span<const std::uint8_t> skip);
+
   const FeatureWeights& weights() const { return weights_; }
 
  private:
+  static constexpr std::size_t kClasses = static_cast<std::size_t>(TokenClass::kCount_);
+
+  // Features grouped by weight into `by_weight_`, then each group's votes added at once.
+  template <typename HashOf>
+  std::uint64_t FoldFeatures(std::span<const Token> tokens, HashOf hash_of,
+                             std::span<const std::uint8_t> skip);
+
   FeatureWeights weights_;
-  std::array<std::int32_t, static_cast<std::size_t>(TokenClass::kCount_)> quantised_{};
+  std::array<std::int32_t, kClasses> quantised_{};
+  // The distinct quantised weights in ascending order, and each class's index among them:
+  // a pair's weight, the smaller of its members', is then the smaller index.
+  std::array<std::int32_t, kClasses> slot_weight_{};
+  std::array<std::uint8_t, kClasses> slot_of_class_{};
+  std::size_t slots_ = 0;
   mutable std::vector<std::uint64_t> hashes_scratch_;  // Features()
-  std::vector<std::uint64_t> feature_hashes_;          // Fingerprint()
-  std::vector<std::int32_t> feature_weights_;
+  std::vector<std::uint64_t> by_weight_;  // slot s's features at [s * by_weight_stride_, ...)
+  std::size_t by_weight_stride_ = 0;
 };
 
 inline int HammingDistance(std::uint64_t a, std::uint64_t b) { return __builtin_popcountll(a ^ b); }

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace logfold {
 
@@ -27,6 +28,26 @@ bool SimHashKernelSupported(SimHashKernel kernel);
 // falls back to kPortable.
 void AddSimHashVotes(const std::uint64_t* hashes, const std::int32_t* weights, std::size_t n,
                      SimHashVotes& votes, SimHashKernel kernel = SimHashKernel::kAuto);
+
+// The same for n features that all weigh `weight` (>= 0): the sums AddSimHashVotes gives with
+// every weight equal to it. A line's features take only a few distinct weights (words one,
+// masked variables another), so the Fingerprinter groups them by weight: the AVX2 kernel then
+// counts set bits in byte lanes and multiplies by the weight once per group, not per feature.
+void AddUniformSimHashVotes(const std::uint64_t* hashes, std::size_t n, std::int32_t weight,
+                            SimHashVotes& votes, SimHashKernel kernel = SimHashKernel::kAuto);
+
+// A run of features that all weigh `weight` (>= 0).
+struct UniformFeatures {
+  const std::uint64_t* hashes;
+  std::size_t n;
+  std::int32_t weight;
+};
+
+// The SimHash of the features of all runs: what AddUniformSimHashVotes of each run into one
+// SimHashVotes gives, without that struct's memory (the AVX2 kernel keeps the 64 sums in
+// registers from the first run to the final comparison).
+std::uint64_t SimHashOfUniformRuns(std::span<const UniformFeatures> runs,
+                                   SimHashKernel kernel = SimHashKernel::kAuto);
 
 }  // namespace logfold
 

@@ -291,7 +291,6 @@ struct WindowMerger::Impl {
   // Scratch reused for every line.
   std::vector<Token> tokens;
   std::vector<std::uint64_t> hashes;
-  std::vector<Feature> features;
   std::vector<GroupIndex::Candidate> candidates;
   struct Mark {
     std::uint32_t position;
@@ -646,8 +645,7 @@ struct WindowMerger::Impl {
       skip[i] = g.tokens.flags(i) & kWild;
       group_tokens[i] = g.tokens.token(i);
     }
-    fingerprinter.FeaturesFromHashes(group_tokens, g.tokens.hashes(), skip, features);
-    return Fingerprinter::SimHash(features);
+    return fingerprinter.FingerprintFromHashes(group_tokens, g.tokens.hashes(), skip);
   }
 
   // The group's template, built into scratch unless the previous event's was this group's
@@ -900,8 +898,7 @@ struct WindowMerger::Impl {
         return;
       }
     }
-    fingerprinter.FeaturesFromHashes(tokens, hashes, {}, features);
-    const std::uint64_t fp = Fingerprinter::SimHash(features);
+    const std::uint64_t fp = fingerprinter.FingerprintFromHashes(tokens, hashes, {});
     decision.fingerprint = fp;
     index.FindWithin(scope, fp, candidates);
     tried.clear();

@@ -285,5 +285,77 @@ TEST(SimHashVotesTest, EveryKernelMatchesTheDefinition) {
   }
 }
 
+// Features grouped in runs of one weight give the same SimHash on every kernel, including runs
+// longer than a byte counter holds (255) and more runs than the AVX2 fast path takes (16).
+TEST(SimHashVotesTest, UniformRunsMatchTheDefinition) {
+  std::mt19937_64 rng(7);
+  for (SimHashKernel kernel : {SimHashKernel::kAuto, SimHashKernel::kPortable, SimHashKernel::kSse2,
+                               SimHashKernel::kAvx2, SimHashKernel::kAvx512}) {
+    if (!SimHashKernelSupported(kernel)) {
+      std::printf("kernel %d not supported by this CPU: not checked\n", static_cast<int>(kernel));
+      continue;
+    }
+    for (const std::vector<std::size_t>& run_sizes :
+         std::vector<std::vector<std::size_t>>{{},
+                                               {1},
+                                               {0, 3},
+                                               {11, 10, 2},
+                                               {254, 255, 256},
+                                               {1000},
+                                               std::vector<std::size_t>(20, 5)}) {
+      std::vector<std::vector<std::uint64_t>> hashes;
+      std::vector<UniformFeatures> runs;
+      std::int64_t expected_votes[64] = {};
+      for (std::size_t size : run_sizes) {
+        hashes.emplace_back(size);
+        const auto weight = static_cast<std::int32_t>(rng() % 1025);
+        for (std::uint64_t& h : hashes.back()) {
+          // Long runs all ones, so a byte counter that wrapped at 256 loses every vote; short
+          // ones skewed, so that votes are close and a wrong count shows.
+          h = size >= 254 ? ~std::uint64_t{0} : rng() & rng();
+          for (int bit = 0; bit < 64; ++bit) expected_votes[bit] += ((h >> bit) & 1) ? weight : -weight;
+        }
+        runs.push_back({hashes.back().data(), size, weight});
+      }
+      std::uint64_t expected = 0;
+      for (int bit = 0; bit < 64; ++bit) {
+        if (expected_votes[bit] > 0) expected |= std::uint64_t{1} << bit;
+      }
+      EXPECT_EQ(SimHashOfUniformRuns(runs, kernel), expected)
+          << "kernel " << static_cast<int>(kernel) << ", " << run_sizes.size() << " runs";
+      SimHashVotes votes;
+      for (const UniformFeatures& run : runs) {
+        AddUniformSimHashVotes(run.hashes, run.n, run.weight, votes, kernel);
+      }
+      EXPECT_EQ(votes.Fingerprint(), expected) << "kernel " << static_cast<int>(kernel);
+    }
+  }
+}
+
+// The one-pass fingerprint (features grouped by weight) equals SimHash(Features(...)) for
+// every weight table, including ones where classes share a weight or weigh nothing.
+TEST(FingerprinterTest, OnePassFingerprintEqualsFeaturesThenSimHash) {
+  const std::vector<std::string> messages = {
+      "Accepted password for alice from 10.0.0.1 port 22 ssh2",
+      "job 4b47901c-eec1-4e69-87b2-dfdc2f90efbb finished queue=default attempts=2 elapsed=0.244s",
+      "a", "", "x 1 y 2.5 z 0xff /var/log/a1 en0 user@example.org host.example.org:514"};
+  std::mt19937_64 rng(3);
+  for (int round = 0; round < 50; ++round) {
+    FeatureWeights weights;
+    for (float& w : weights.by_class) w = static_cast<float>(rng() % 4) / 3.0f;
+    weights.word = static_cast<float>(rng() % 5) / 4.0f;
+    weights.pairs = round % 3 != 0;
+    Fingerprinter fingerprinter(weights);
+    const Tokenizer tokenizer;
+    std::vector<Token> tokens;
+    std::vector<Feature> features;
+    for (const std::string& m : messages) {
+      tokenizer.Tokenize(m, tokens);
+      fingerprinter.Features(m, tokens, features);
+      EXPECT_EQ(fingerprinter.Fingerprint(m, tokens), Fingerprinter::SimHash(features)) << m;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace logfold
