@@ -39,9 +39,17 @@ constexpr std::array<std::uint32_t, 256> MakeByteShapeTable() {
 constexpr std::array<std::uint32_t, 256> kByteShape = MakeByteShapeTable();
 
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-inline bool IsHexDigit(char c) {
-  return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+// A table, not a chain of range tests: in ids and UUIDs digits and letters alternate at
+// random, and each `||` was a mispredicted branch.
+constexpr std::array<bool, 256> MakeHexDigitTable() {
+  std::array<bool, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (int c = 'a'; c <= 'f'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (int c = 'A'; c <= 'F'; ++c) t[static_cast<std::size_t>(c)] = true;
+  return t;
 }
+constexpr std::array<bool, 256> kHexDigit = MakeHexDigitTable();
+inline bool IsHexDigit(char c) { return kHexDigit[static_cast<unsigned char>(c)]; }
 inline bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 // Punctuation that ends a sentence or introduces a value; not part of the word before it.
