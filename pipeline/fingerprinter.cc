@@ -48,7 +48,8 @@ Fingerprinter::Fingerprinter(const FeatureWeights& weights) : weights_(weights) 
   }
   std::array<std::int32_t, kClasses> distinct = quantised_;
   std::sort(distinct.begin(), distinct.end());
-  slots_ = static_cast<std::size_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+  slots_ =
+      static_cast<std::size_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
   std::copy_n(distinct.begin(), slots_, slot_weight_.begin());
   for (std::size_t c = 0; c < kClasses; ++c) {
     slot_of_class_[c] = static_cast<std::uint8_t>(
@@ -184,8 +185,7 @@ std::uint64_t Fingerprinter::FoldFeatures(std::span<const Token> tokens, HashOf 
 
 std::uint64_t Fingerprinter::Fingerprint(std::string_view message,
                                          const std::vector<Token>& tokens) {
-  return FoldFeatures(
-      tokens, [&](std::size_t i) { return TokenHash(message, tokens[i]); }, {});
+  return FoldFeatures(tokens, [&](std::size_t i) { return TokenHash(message, tokens[i]); }, {});
 }
 
 std::uint64_t Fingerprinter::FingerprintFromHashes(std::span<const Token> tokens,

@@ -140,8 +140,8 @@ __attribute__((target("avx2"))) inline void CountBitsAvx2(const std::uint64_t* h
 }
 
 // Bits 8g..8g+7 of counts (bytes), widened to int32 and multiplied by the weight.
-__attribute__((target("avx2"))) inline __m256i WeightedCountsAvx2(const std::uint8_t* counts,
-                                                                 int g, std::int32_t weight) {
+__attribute__((target("avx2"))) inline __m256i WeightedCountsAvx2(const std::uint8_t* counts, int g,
+                                                                  std::int32_t weight) {
   const __m256i c =
       _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(counts + 8 * g)));
   return _mm256_mullo_epi32(c, _mm256_set1_epi32(weight));
@@ -156,8 +156,8 @@ __attribute__((target("avx2"))) void AddUniformAvx2(const std::uint64_t* hashes,
     CountBitsAvx2(hashes, chunk, counts);
     for (int g = 0; g < 8; ++g) {
       __m256i* out = reinterpret_cast<__m256i*>(sums) + g;
-      _mm256_store_si256(out, _mm256_add_epi32(_mm256_load_si256(out),
-                                               WeightedCountsAvx2(counts, g, weight)));
+      _mm256_store_si256(
+          out, _mm256_add_epi32(_mm256_load_si256(out), WeightedCountsAvx2(counts, g, weight)));
     }
     hashes += chunk;
     n -= chunk;

@@ -313,7 +313,8 @@ TEST(SimHashVotesTest, UniformRunsMatchTheDefinition) {
           // Long runs all ones, so a byte counter that wrapped at 256 loses every vote; short
           // ones skewed, so that votes are close and a wrong count shows.
           h = size >= 254 ? ~std::uint64_t{0} : rng() & rng();
-          for (int bit = 0; bit < 64; ++bit) expected_votes[bit] += ((h >> bit) & 1) ? weight : -weight;
+          for (int bit = 0; bit < 64; ++bit)
+            expected_votes[bit] += ((h >> bit) & 1) ? weight : -weight;
         }
         runs.push_back({hashes.back().data(), size, weight});
       }
