@@ -541,6 +541,12 @@ std::size_t WorkerPool::retained_settings() const {
   return shared_->live_settings->load(std::memory_order_relaxed);
 }
 
+std::size_t WorkerPool::retained_batches() const {
+  std::size_t n = 0;
+  for (const auto& w : workers_) n += w->free_batches.size_approx();
+  return n;
+}
+
 std::size_t WorkerPool::open_groups() const {
   std::size_t n = 0;
   for (const auto& w : workers_) n += w->open_groups.load();

@@ -79,6 +79,10 @@ class WorkerPool : public IngestTarget {
   // Settings versions not yet freed: the current one and any an ingest thread or worker may
   // still be reading (old ones are freed once every reader moved on). For tests.
   std::size_t retained_settings() const;
+  // Line batches kept in the workers' free lists for reuse (at most 32 per worker, none
+  // larger than 64 KiB). Exact while no delivery and no worker round is under way; only an
+  // approximation while the lists change. For tests.
+  std::size_t retained_batches() const;
 
  private:
   struct Batch;

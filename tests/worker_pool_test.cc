@@ -1,10 +1,13 @@
 // Tests for WorkerPool with its real worker threads: lines delivered while the settings are
-// reloaded are all accounted for, and old settings versions are freed instead of kept.
+// reloaded are all accounted for, old settings versions are freed instead of kept, and the
+// workers' free lists keep only a few small line batches however many a burst needed.
 #include "daemon/worker_pool.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -21,15 +24,28 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Keeps every NDJSON batch in memory.
+// Keeps every NDJSON batch in memory. While held, it refuses batches as a full buffer does
+// (waiting until released or the deadline), so the workers stop and deliveries queue up.
 class MemorySink final : public Sink {
  public:
   const std::string& name() const override { return name_; }
   SinkEncoding encoding() const override { return SinkEncoding::kNdjson; }
-  bool Submit(std::string_view batch, std::chrono::steady_clock::time_point) override {
-    std::lock_guard lock(mu_);
+  bool Submit(std::string_view batch, std::chrono::steady_clock::time_point deadline) override {
+    std::unique_lock lock(mu_);
+    if (!released_.wait_until(lock, deadline, [&] { return !held_; })) return false;
     text_ += batch;
     return true;
+  }
+  void Hold() {
+    std::lock_guard lock(mu_);
+    held_ = true;
+  }
+  void Release() {
+    {
+      std::lock_guard lock(mu_);
+      held_ = false;
+    }
+    released_.notify_all();
   }
   void Reopen() override {}
   bool Stop(std::chrono::steady_clock::time_point) override { return true; }
@@ -42,6 +58,8 @@ class MemorySink final : public Sink {
  private:
   const std::string name_ = "memory";
   mutable std::mutex mu_;
+  std::condition_variable released_;
+  bool held_ = false;
   std::string text_;
 };
 
@@ -55,6 +73,18 @@ std::uint64_t LinesAccounted(const std::string& ndjson) {
     if (event["kind"] == "summary") lines += event["count"].get<std::uint64_t>();
   }
   return lines;
+}
+
+// Waits, up to a deadline, until the workers have taken `lines` lines through their mergers.
+// The count is published at the end of each worker round, after every batch of the round went
+// back to its worker's free list or was freed, so the free lists are settled by then.
+bool WaitProcessed(const Metrics& metrics, std::uint64_t lines) {
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (metrics.Value("logfold_lines_processed_total") < lines) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
 }
 
 TEST(WorkerPoolTest, ReloadsFreeOldSettingsVersions) {
@@ -93,6 +123,68 @@ TEST(WorkerPoolTest, ReloadsFreeOldSettingsVersions) {
   EXPECT_EQ(pool.retained_settings(), 1u);
 
   pool.Stop();
+  EXPECT_EQ(LinesAccounted(sink.text()), delivered);
+}
+
+// A recycled batch keeps its buffers' capacity, so the free lists must stay short and hold
+// no large batch (the soak's live heap climbed while they could grow): at most 32 batches of
+// at most 64 KiB per worker (kFreeBatchesKept, kBatchBytesKept in worker_pool.cc).
+TEST(WorkerPoolTest, FreeListsKeepAFewSmallBatchesOnly) {
+  Metrics metrics;
+  MemorySink sink;
+  WorkerPool::Options options;
+  options.threads = 2;
+  options.flush_interval_us = 5'000;
+  options.inputs = {SyslogParser::Options{}};
+  WorkerPool pool(options, {WorkerPool::Output{&sink}}, metrics);
+  pool.Start();
+  std::uint64_t delivered = 0;
+
+  // Only deliveries of over 64 KiB for a worker, from empty free lists: nine lines of 8 KiB
+  // from one host each (the host picks the worker). None of these batches may be kept.
+  const std::string filler(8 * 1024, 'x');
+  for (int d = 0; d < 16; ++d) {
+    std::vector<std::string> text;
+    for (int i = 0; i < 9; ++i) {
+      text.push_back("<13>Nov 22 08:00:00 big" + std::to_string(d) + " app: payload " +
+                     std::to_string(i) + " " + filler);
+    }
+    const std::vector<std::string_view> lines(text.begin(), text.end());
+    ASSERT_TRUE(pool.TryDeliver(0, lines, 1'000'000 + d));
+    delivered += lines.size();
+  }
+  ASSERT_TRUE(WaitProcessed(metrics, delivered));
+  EXPECT_EQ(pool.retained_batches(), 0u);
+
+  // Bursts of small deliveries while the sink is held. Every line is from a new host, so each
+  // worker's first batch yields an event and the worker then waits on the sink: the rest of
+  // the burst, hundreds of batches, is in flight at once when the sink is released.
+  constexpr std::size_t kKeptPerWorker = 32;
+  constexpr int kBursts = 3, kDeliveries = 200, kLinesEach = 4;
+  for (int burst = 0; burst < kBursts; ++burst) {
+    sink.Hold();
+    for (int d = 0; d < kDeliveries; ++d) {
+      std::vector<std::string> text;
+      for (int i = 0; i < kLinesEach; ++i) {
+        text.push_back("<13>Nov 22 08:00:01 h" + std::to_string(burst) + "-" + std::to_string(d) +
+                       "-" + std::to_string(i) + " app: request done");
+      }
+      const std::vector<std::string_view> lines(text.begin(), text.end());
+      ASSERT_TRUE(pool.TryDeliver(0, lines, 2'000'000 + burst));
+      delivered += lines.size();
+    }
+    // The burst outran the workers: over twice as many batches (of at most kLinesEach lines
+    // each) wait as the free lists may keep.
+    EXPECT_GT(pool.queued_lines(), 2 * kKeptPerWorker * options.threads * kLinesEach);
+    sink.Release();
+    ASSERT_TRUE(WaitProcessed(metrics, delivered));
+    const std::size_t kept = pool.retained_batches();
+    EXPECT_GT(kept, 0u) << "burst " << burst;  // batches are recycled at all
+    EXPECT_LE(kept, kKeptPerWorker * options.threads) << "burst " << burst;
+  }
+
+  pool.Stop();
+  EXPECT_LE(pool.retained_batches(), kKeptPerWorker * options.threads);
   EXPECT_EQ(LinesAccounted(sink.text()), delivered);
 }
 
