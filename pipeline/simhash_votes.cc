@@ -283,7 +283,7 @@ void AddUniformSimHashVotes(const std::uint64_t* hashes, std::size_t n, std::int
       // masked add per 16 bits; SSE2 has no byte shuffle): fed the one weight repeated.
       const AddFn add = Resolve(kernel);
       std::int32_t weights[256];
-      std::fill_n(weights, 256, weight);
+      std::fill_n(weights, std::min<std::size_t>(256, n), weight);
       for (std::size_t start = 0; start < n; start += 256) {
         add(hashes + start, weights, std::min<std::size_t>(256, n - start), votes.sums);
       }
@@ -299,7 +299,10 @@ std::uint64_t SimHashOfUniformRuns(std::span<const UniformFeatures> runs, SimHas
   static const SimHashKernel best = Best();
   if (kernel == SimHashKernel::kAuto) kernel = best;
 #if defined(LOGFOLD_X86_SIMD)
-  if (kernel == SimHashKernel::kAvx2 && SimHashKernelSupported(kernel)) {
+  // Every AVX-512 CPU has AVX2, whose byte counters serve there too: the per-run fallback
+  // below would build a weight array per run.
+  if ((kernel == SimHashKernel::kAvx2 || kernel == SimHashKernel::kAvx512) &&
+      SimHashKernelSupported(SimHashKernel::kAvx2)) {
     std::int64_t total = 0;
     for (const UniformFeatures& run : runs) {
       total += static_cast<std::int64_t>(run.weight) * static_cast<std::int64_t>(run.n);
