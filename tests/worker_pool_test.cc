@@ -87,13 +87,19 @@ bool WaitProcessed(const Metrics& metrics, std::uint64_t lines) {
   return true;
 }
 
-TEST(WorkerPoolTest, ReloadsFreeOldSettingsVersions) {
-  Metrics metrics;
-  MemorySink sink;
+// Two workers flushing every 5 ms, one syslog input.
+WorkerPool::Options TwoWorkers() {
   WorkerPool::Options options;
   options.threads = 2;
   options.flush_interval_us = 5'000;
   options.inputs = {SyslogParser::Options{}};
+  return options;
+}
+
+TEST(WorkerPoolTest, ReloadsFreeOldSettingsVersions) {
+  Metrics metrics;
+  MemorySink sink;
+  const WorkerPool::Options options = TwoWorkers();
   WorkerPool pool(options, {WorkerPool::Output{&sink}}, metrics);
   pool.Start();
 
@@ -132,10 +138,7 @@ TEST(WorkerPoolTest, ReloadsFreeOldSettingsVersions) {
 TEST(WorkerPoolTest, FreeListsKeepAFewSmallBatchesOnly) {
   Metrics metrics;
   MemorySink sink;
-  WorkerPool::Options options;
-  options.threads = 2;
-  options.flush_interval_us = 5'000;
-  options.inputs = {SyslogParser::Options{}};
+  const WorkerPool::Options options = TwoWorkers();
   WorkerPool pool(options, {WorkerPool::Output{&sink}}, metrics);
   pool.Start();
   std::uint64_t delivered = 0;
