@@ -58,7 +58,11 @@ Fingerprinter::Fingerprinter(const FeatureWeights& weights) : weights_(weights) 
   }
 }
 
-std::uint64_t Fingerprinter::TokenHash(std::string_view message, const Token& token) {
+namespace {
+
+// TokenHash's body, inlined into the fingerprint's token loop.
+[[gnu::always_inline]] inline std::uint64_t TokenHashOf(std::string_view message,
+                                                        const Token& token) {
   std::string_view text = message.substr(token.offset, token.length);
   if (token.cls == TokenClass::kWord) return XXH3_64bits(text.data(), text.size());
   if (token.cls != TokenClass::kDigitWord) {
@@ -85,6 +89,12 @@ std::uint64_t Fingerprinter::TokenHash(std::string_view message, const Token& to
     return kClassHashes.v[static_cast<std::size_t>(TokenClass::kDigitWord)];
   }
   return XXH3_64bits_withSeed(shape, n, kClassSeed);
+}
+
+}  // namespace
+
+std::uint64_t Fingerprinter::TokenHash(std::string_view message, const Token& token) {
+  return TokenHashOf(message, token);
 }
 
 void Fingerprinter::Features(std::string_view message, const std::vector<Token>& tokens,
@@ -185,7 +195,7 @@ std::uint64_t Fingerprinter::FoldFeatures(std::span<const Token> tokens, HashOf 
 
 std::uint64_t Fingerprinter::Fingerprint(std::string_view message,
                                          const std::vector<Token>& tokens) {
-  return FoldFeatures(tokens, [&](std::size_t i) { return TokenHash(message, tokens[i]); }, {});
+  return FoldFeatures(tokens, [&](std::size_t i) { return TokenHashOf(message, tokens[i]); }, {});
 }
 
 std::uint64_t Fingerprinter::FingerprintFromHashes(std::span<const Token> tokens,
