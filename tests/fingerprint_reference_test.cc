@@ -20,8 +20,8 @@
 namespace logfold {
 namespace {
 
-// Compares Fingerprint and the merger's TokenHash + FeaturesFromHashes + SimHash path with
-// the reference, for `weights` (multiples of 1/1024, so both agree on their integer steps).
+// Compares Fingerprint, the merger's TokenHash + FingerprintFromHashes path (also with every
+// other position skipped) and FeaturesFromHashes + SimHash with the reference, for `weights` (multiples of 1/1024, so both agree on their integer steps).
 void ExpectMatchesReference(const std::string& message, const FeatureWeights& weights,
                             const reference::Weights& reference_weights) {
   const Tokenizer tokenizer;
@@ -36,6 +36,12 @@ void ExpectMatchesReference(const std::string& message, const FeatureWeights& we
   std::vector<Feature> features;
   fingerprinter.FeaturesFromHashes(tokens, hashes, {}, features);
   EXPECT_EQ(Fingerprinter::SimHash(features), expected) << message;
+  EXPECT_EQ(fingerprinter.FingerprintFromHashes(tokens, hashes, {}), expected) << message;
+  std::vector<std::uint8_t> skip(tokens.size());
+  for (std::size_t i = 0; i < skip.size(); i += 2) skip[i] = 1;
+  EXPECT_EQ(fingerprinter.FingerprintFromHashes(tokens, hashes, skip),
+            reference::SimHash(reference::Features(message, tokens, reference_weights, skip)))
+      << message;
 }
 
 void ExpectMatchesReference(const std::string& message) {

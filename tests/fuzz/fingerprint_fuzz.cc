@@ -1,7 +1,8 @@
 // Fuzz target: tokenizer + fingerprinter, differential. The fingerprint of a message must equal
-// the slow reference implementation's (reference_fingerprint.h), through both ways the engine
-// computes it (Fingerprint, and TokenHash + FeaturesFromHashes + SimHash as the merger does),
-// for the default weights and for weights chosen by the input.
+// the slow reference implementation's (reference_fingerprint.h), through every way the engine
+// computes it (Fingerprint; TokenHash + FingerprintFromHashes as the merger does, with and
+// without skipped positions; FeaturesFromHashes + SimHash), for the default weights and for
+// weights chosen by the input.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
@@ -108,5 +109,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       logfold::reference::Features(message, tokens, reference_weights, skip));
   FUZZ_CHECK(logfold::Fingerprinter::SimHash(features) == expected_skipped,
              "FeaturesFromHashes with skipped positions equals the reference");
+  FUZZ_CHECK(fingerprinter.FingerprintFromHashes(tokens, hashes, {}) == expected,
+             "FingerprintFromHashes equals the reference");
+  FUZZ_CHECK(fingerprinter.FingerprintFromHashes(tokens, hashes, skip) == expected_skipped,
+             "FingerprintFromHashes with skipped positions equals the reference");
   return 0;
 }
