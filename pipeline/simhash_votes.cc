@@ -301,8 +301,8 @@ std::uint64_t SimHashOfUniformRuns(std::span<const UniformFeatures> runs, SimHas
 #if defined(LOGFOLD_X86_SIMD)
   // Every AVX-512 CPU has AVX2, whose byte counters serve there too: the per-run fallback
   // below would build a weight array per run.
-  if ((kernel == SimHashKernel::kAvx2 || kernel == SimHashKernel::kAvx512) &&
-      SimHashKernelSupported(SimHashKernel::kAvx2)) {
+  static const bool has_avx2 = SimHashKernelSupported(SimHashKernel::kAvx2);
+  if ((kernel == SimHashKernel::kAvx2 || kernel == SimHashKernel::kAvx512) && has_avx2) {
     std::int64_t total = 0;
     for (const UniformFeatures& run : runs) {
       total += static_cast<std::int64_t>(run.weight) * static_cast<std::int64_t>(run.n);
