@@ -43,17 +43,18 @@ std::int32_t Quantise(float w) {
 }  // namespace
 
 Fingerprinter::Fingerprinter(const FeatureWeights& weights) : weights_(weights) {
+  std::array<std::int32_t, kClasses> quantised;
   for (std::size_t c = 0; c < kClasses; ++c) {
-    quantised_[c] = Quantise(weights_.Of(static_cast<TokenClass>(c)));
+    quantised[c] = Quantise(weights_.Of(static_cast<TokenClass>(c)));
   }
-  std::array<std::int32_t, kClasses> distinct = quantised_;
+  std::array<std::int32_t, kClasses> distinct = quantised;
   std::sort(distinct.begin(), distinct.end());
   slots_ =
       static_cast<std::size_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
   std::copy_n(distinct.begin(), slots_, slot_weight_.begin());
   for (std::size_t c = 0; c < kClasses; ++c) {
     slot_of_class_[c] = static_cast<std::uint8_t>(
-        std::lower_bound(distinct.begin(), distinct.begin() + slots_, quantised_[c]) -
+        std::lower_bound(distinct.begin(), distinct.begin() + slots_, quantised[c]) -
         distinct.begin());
   }
 }

@@ -85,7 +85,6 @@ class Fingerprinter {
                              std::span<const std::uint8_t> skip);
 
   FeatureWeights weights_;
-  std::array<std::int32_t, kClasses> quantised_{};
   // The distinct quantised weights in ascending order, and each class's index among them:
   // a pair's weight, the smaller of its members', is then the smaller index.
   std::array<std::int32_t, kClasses> slot_weight_{};

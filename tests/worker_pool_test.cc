@@ -89,21 +89,25 @@ bool WaitProcessed(const Metrics& metrics, std::uint64_t lines) {
   return true;
 }
 
-// Two workers flushing every 5 ms, one syslog input.
-WorkerPool::Options TwoWorkers() {
-  WorkerPool::Options options;
-  options.threads = 2;
-  options.flush_interval_us = 5'000;
-  options.inputs = {SyslogParser::Options{}};
-  return options;
-}
+// A started pool of two workers flushing every 5 ms, one syslog input, into a MemorySink.
+class WorkerPoolTest : public ::testing::Test {
+ protected:
+  static WorkerPool::Options TwoWorkers() {
+    WorkerPool::Options options;
+    options.threads = 2;
+    options.flush_interval_us = 5'000;
+    options.inputs = {SyslogParser::Options{}};
+    return options;
+  }
+  void SetUp() override { pool.Start(); }
 
-TEST(WorkerPoolTest, ReloadsFreeOldSettingsVersions) {
   Metrics metrics;
   MemorySink sink;
   const WorkerPool::Options options = TwoWorkers();
-  WorkerPool pool(options, {WorkerPool::Output{&sink}}, metrics);
-  pool.Start();
+  WorkerPool pool{options, {WorkerPool::Output{&sink}}, metrics};
+};
+
+TEST_F(WorkerPoolTest, ReloadsFreeOldSettingsVersions) {
 
   // Each reload is a new version; this thread delivers between reloads, so the workers and
   // the ingest side keep moving to newer versions while older ones are still being read.
@@ -137,12 +141,7 @@ TEST(WorkerPoolTest, ReloadsFreeOldSettingsVersions) {
 // A recycled batch keeps its buffers' capacity, so the free lists must stay short and hold
 // no large batch (the soak's live heap climbed while they could grow): at most 32 batches of
 // at most 64 KiB per worker (kFreeBatchesKept, kBatchBytesKept in worker_pool.cc).
-TEST(WorkerPoolTest, FreeListsKeepAFewSmallBatchesOnly) {
-  Metrics metrics;
-  MemorySink sink;
-  const WorkerPool::Options options = TwoWorkers();
-  WorkerPool pool(options, {WorkerPool::Output{&sink}}, metrics);
-  pool.Start();
+TEST_F(WorkerPoolTest, FreeListsKeepAFewSmallBatchesOnly) {
   std::uint64_t delivered = 0;
 
   // Only deliveries of over 64 KiB for a worker, from empty free lists: nine lines of 8 KiB
@@ -203,11 +202,7 @@ std::size_t HeapInUse() {
 // of the largest delivery that thread ever made: kept, it crept up with every new largest one
 // and was most of the soak's residual RSS drift. After a 20,000-line delivery is processed,
 // the live heap is back near where it was.
-TEST(WorkerPoolTest, LargeDeliveryLeavesNoScratchBehind) {
-  Metrics metrics;
-  MemorySink sink;
-  WorkerPool pool(TwoWorkers(), {WorkerPool::Output{&sink}}, metrics);
-  pool.Start();
+TEST_F(WorkerPoolTest, LargeDeliveryLeavesNoScratchBehind) {
   std::uint64_t delivered = 0;
   const auto deliver = [&](int count) {
     std::vector<std::string> text;
