@@ -11,6 +11,8 @@
 #include <string>
 #include <utility>
 
+#include "daemon/thread_name.h"
+
 namespace logfold {
 namespace {
 
@@ -124,6 +126,7 @@ BufferedSink::BufferedSink(BufferedSinkOptions options, std::unique_ptr<Destinat
                    "Bytes a sink holds that are not yet known to be delivered", labels,
                    [gauge = buffered_gauge_] { return static_cast<double>(gauge->load()); });
   thread_ = std::thread([this] { Run(); });
+  NameThread(thread_, "lf-sink-" + options_.name);
 }
 
 BufferedSink::~BufferedSink() { Stop(SinkClock::now()); }

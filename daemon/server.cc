@@ -28,6 +28,7 @@
 #include "daemon/stream_input.h"
 #include "daemon/systemd_notify.h"
 #include "daemon/tcp_listener.h"
+#include "daemon/thread_name.h"
 #include "daemon/udp_listener.h"
 #include "daemon/worker_pool.h"
 
@@ -157,6 +158,7 @@ class Server {
                  config_.outputs.size(), pool_->threads());
     notify_.Ready(StatusLine());
     io_thread_ = std::thread([this] { io_.run(); });
+    NameThread(io_thread_, "lf-io");
     io_thread_.join();
     // Inputs are stopped and drained into the queues: now the engine, then the sinks.
     std::atomic<bool> pool_done{false};

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/thread_name.h"
 #include "daemon/wall_clock.h"
 #include "pipeline/frame_decoder.h"
 
@@ -91,6 +92,7 @@ StreamInput::~StreamInput() {
 void StreamInput::Start() {
   if (thread_.joinable()) return;
   thread_ = std::thread([this] { Run(); });
+  NameThread(thread_, "lf-in-" + name_);
 }
 
 void StreamInput::Stop() {

@@ -10,9 +10,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <string>
 #include <utility>
 
 #include "daemon/syslog_event_encoder.h"
+#include "daemon/thread_name.h"
 #include "daemon/wall_clock.h"
 #include "pipeline/event_json.h"
 
@@ -20,6 +22,13 @@ namespace logfold {
 namespace {
 
 constexpr std::size_t kDequeueBulk = 64;
+
+// An idle worker sleeps after a short spin instead of moodycamel's 10,000 rounds: on a box
+// with few cores the spinning worker holds a core the ingest thread, the other workers or the
+// senders themselves need, and a batch arrives far less often than a futex wake costs.
+struct WorkerQueueTraits : moodycamel::ConcurrentQueueDefaultTraits {
+  static const int MAX_SEMA_SPINS = 100;
+};
 
 }  // namespace
 
@@ -153,7 +162,7 @@ struct WorkerPool::Worker {
   explicit Worker(std::size_t i) : index(i), encoder(*this) {}
 
   std::size_t index;
-  moodycamel::BlockingConcurrentQueue<Batch*> queue;
+  moodycamel::BlockingConcurrentQueue<Batch*, WorkerQueueTraits> queue;
   moodycamel::ConcurrentQueue<Batch*> free_batches;
   std::atomic<std::size_t> pending{0};
   std::atomic<std::size_t> open_groups{0};
@@ -250,6 +259,7 @@ void WorkerPool::Start() {
         "Encoded event bytes dropped for an output with when_full: drop that stayed full");
     Worker* wp = w.get();
     w->thread = std::thread([this, wp] { Run(*wp); });
+    NameThread(w->thread, "lf-worker-" + std::to_string(wp->index));
   }
 }
 

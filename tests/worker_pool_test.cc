@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -108,7 +110,6 @@ class WorkerPoolTest : public ::testing::Test {
 };
 
 TEST_F(WorkerPoolTest, ReloadsFreeOldSettingsVersions) {
-
   // Each reload is a new version; this thread delivers between reloads, so the workers and
   // the ingest side keep moving to newer versions while older ones are still being read.
   constexpr int kReloads = 2000;
@@ -223,6 +224,21 @@ TEST_F(WorkerPoolTest, LargeDeliveryLeavesNoScratchBehind) {
   EXPECT_LT(after, before + (1 << 20)) << "before " << before << " after " << after;
   pool.Stop();
   EXPECT_EQ(LinesAccounted(sink.text()), delivered);
+}
+
+// Operators tell threads apart in top -H and perf by name; each worker carries its index.
+TEST_F(WorkerPoolTest, WorkerThreadsAreNamed) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(entry.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    names.push_back(name);
+  }
+  for (std::size_t i = 0; i < options.threads; ++i) {
+    EXPECT_EQ(std::count(names.begin(), names.end(), "lf-worker-" + std::to_string(i)), 1)
+        << "worker " << i;
+  }
 }
 
 }  // namespace
