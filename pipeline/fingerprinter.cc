@@ -98,10 +98,15 @@ std::uint64_t Fingerprinter::TokenHash(std::string_view message, const Token& to
   return TokenHashOf(message, token);
 }
 
+void Fingerprinter::TokenHashes(std::string_view message, std::span<const Token> tokens,
+                                std::vector<std::uint64_t>& out) {
+  out.resize(tokens.size());
+  for (std::size_t i = 0; i < tokens.size(); ++i) out[i] = TokenHashOf(message, tokens[i]);
+}
+
 void Fingerprinter::Features(std::string_view message, const std::vector<Token>& tokens,
                              std::vector<Feature>& out) const {
-  hashes_scratch_.clear();
-  for (const Token& t : tokens) hashes_scratch_.push_back(TokenHash(message, t));
+  TokenHashes(message, tokens, hashes_scratch_);
   FeaturesFromHashes(tokens, hashes_scratch_, {}, out);
 }
 

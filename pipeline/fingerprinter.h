@@ -53,6 +53,9 @@ class Fingerprinter {
   // The hash standing for a token: its text for words, its class (and for kDigitWord its
   // shape with digit runs folded to '#') for variables.
   static std::uint64_t TokenHash(std::string_view message, const Token& token);
+  // TokenHash of every token into `out` (replaced, capacity reused), in one inlined loop.
+  static void TokenHashes(std::string_view message, std::span<const Token> tokens,
+                          std::vector<std::uint64_t>& out);
 
   // Builds the weighted features of a tokenized message into `out` (capacity reused).
   void Features(std::string_view message, const std::vector<Token>& tokens,

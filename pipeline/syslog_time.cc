@@ -201,15 +201,18 @@ std::optional<TimeUs> ResolveBsdTimestamp(const BsdTimestamp& ts, TimeUs referen
   // reference: a log line is from the recent past (a "Mar 1" line read in November is this
   // year's, not next year's), give or take a sender clock running somewhat fast or a line
   // stamped just before New Year and received just after.
+  // Candidates grow with the year, so the first that fits going down is the latest. Next
+  // year's can fit only for a January timestamp: the reference is before next January 1, so
+  // a month ahead of it is before February 1. Runs per RFC 3164 line, hence the shortcut.
   constexpr TimeUs kMaxAhead = 31LL * 86400 * kMicrosPerSecond;
   std::optional<TimeUs> best;
-  for (std::int64_t year = ref_year - 1; year <= ref_year + 1; ++year) {
+  for (std::int64_t year = ref_year + (ts.month == 1 ? 1 : 0); year >= ref_year - 1; --year) {
     if (ts.day > DaysInMonth(year, ts.month)) continue;
     const TimeUs t =
         ComposeUs(DaysFromCivil(year, ts.month, ts.day), ts.hour, ts.minute, ts.second, ts.micros);
-    if (t - ref <= kMaxAhead && (!best || t > *best)) best = t;
+    if (t - ref <= kMaxAhead) return t;
   }
-  if (!best) {  // Feb 29 with no leap year among the earlier candidates: take any that exists
+  {  // Feb 29 with no leap year among the earlier candidates: take any that exists
     for (std::int64_t year = ref_year + 1; year >= ref_year - 1 && !best; --year) {
       if (ts.day <= DaysInMonth(year, ts.month)) {
         best = ComposeUs(DaysFromCivil(year, ts.month, ts.day), ts.hour, ts.minute, ts.second,

@@ -52,6 +52,41 @@ std::uint64_t LowerHash(std::string_view word) {
   return XXH3_64bits(buf, word.size());
 }
 
+// Case-insensitive word set (protected words, value keys). Most words looked up are not in
+// it, and a mask of the members' lengths and first letters turns most of them away before
+// the lowercase hash and the table probe.
+class WordSet {
+ public:
+  void Assign(const std::vector<std::string>& words) {
+    hashes_.clear();
+    lengths_ = initials_ = 0;
+    for (const std::string& w : words) {
+      hashes_.insert(LowerHash(w));
+      lengths_ |= LengthBit(w);
+      initials_ |= InitialBit(w);
+    }
+  }
+  bool Contains(std::string_view word) const {
+    if (!(lengths_ & LengthBit(word)) || !(initials_ & InitialBit(word))) return false;
+    return hashes_.count(LowerHash(word)) != 0;
+  }
+
+ private:
+  static std::uint64_t LengthBit(std::string_view w) {
+    return std::uint64_t{1} << std::min<std::size_t>(w.size(), 63);
+  }
+  // Letters fold to their lowercase bit; anything else shares bit 31.
+  static std::uint32_t InitialBit(std::string_view w) {
+    if (w.empty()) return 1u << 31;
+    const unsigned c = static_cast<unsigned char>(w[0]) | 0x20u;
+    return c >= 'a' && c <= 'z' ? 1u << (c - 'a') : 1u << 31;
+  }
+
+  std::unordered_set<std::uint64_t> hashes_;
+  std::uint64_t lengths_ = 0;
+  std::uint32_t initials_ = 0;
+};
+
 }  // namespace
 
 namespace {
@@ -274,14 +309,14 @@ struct WindowMerger::Impl {
   // Groups by scope and token count, in opening order: an intrusive list, so closing one of
   // many groups is O(1) (a vector erase shifted everything after it).
   std::unordered_map<std::uint64_t, List> buckets;
-  std::unordered_set<std::uint64_t> protected_hashes;
+  WordSet protected_words;
   // Event scratch: templates are built when an event needs one (the last one is kept for the
   // next event of the same group, e.g. annotate mode), and summaries' samples are expanded
   // into records here, so groups store neither.
   std::string template_text;
   std::uint32_t template_slot = kNil;
   LogRecord first_record, last_record;
-  std::unordered_set<std::uint64_t> value_keys;
+  WordSet value_keys;
   bool track_hosts = false;
   MergerStats stats;
   MergeDecision decision;
@@ -319,10 +354,8 @@ struct WindowMerger::Impl {
     opt.window_us = std::max<TimeUs>(opt.window_us, 1);
     opt.max_hold_us = std::max<TimeUs>(opt.max_hold_us, 1);
     opt.max_groups = std::max<std::size_t>(opt.max_groups, 1);
-    protected_hashes.clear();
-    for (const std::string& w : opt.protected_words) protected_hashes.insert(LowerHash(w));
-    value_keys.clear();
-    for (const std::string& w : opt.value_keys) value_keys.insert(LowerHash(w));
+    protected_words.Assign(opt.protected_words);
+    value_keys.Assign(opt.value_keys);
     track_hosts =
         std::find(opt.scope.begin(), opt.scope.end(), ScopeField::kHost) == opt.scope.end();
   }
@@ -373,8 +406,8 @@ struct WindowMerger::Impl {
   }
 
   bool IsProtected(std::string_view message, const Token& t) const {
-    if (t.cls != TokenClass::kWord || protected_hashes.empty()) return false;
-    return protected_hashes.count(LowerHash(message.substr(t.offset, t.length))) != 0;
+    if (t.cls != TokenClass::kWord) return false;
+    return protected_words.Contains(message.substr(t.offset, t.length));
   }
 
   // --- confirmation -----------------------------------------------------------------------
@@ -426,7 +459,7 @@ struct WindowMerger::Impl {
     }
     if (i == 0) return false;
     const Token& prev = tokens[i - 1];
-    return value_keys.count(LowerHash(message.substr(prev.offset, prev.length))) != 0;
+    return value_keys.Contains(message.substr(prev.offset, prev.length));
   }
 
   // Does the line (scratch tokens/hashes) fit group g's template? On success `marks` holds
@@ -875,8 +908,7 @@ struct WindowMerger::Impl {
     ++stats.lines;
     const std::uint64_t scope = ScopeHash(r);
     tokenizer.Tokenize(r.message, tokens);
-    hashes.clear();
-    for (const Token& t : tokens) hashes.push_back(Fingerprinter::TokenHash(r.message, t));
+    Fingerprinter::TokenHashes(r.message, tokens, hashes);
     const std::uint64_t shape = ShapeKey(scope);
     unexplained = kNil;
 

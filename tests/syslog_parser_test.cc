@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <limits>
 #include <new>
+#include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -1010,6 +1012,56 @@ TEST(SyslogTimeTest, CalendarBasics) {
   EXPECT_EQ(YearOfTime(-1), 1969);
   EXPECT_EQ(YearOfTime(1735689599000000), 2024);
   EXPECT_EQ(YearOfTime(1735689600000000), 2025);
+}
+
+// The year rule by its definition: of the date in the arrival's year and the years either
+// side, the latest not more than 31 days after the arrival (else any that exists, for Feb 29).
+std::optional<TimeUs> ResolveByTryingEveryYear(const BsdTimestamp& ts, TimeUs ref) {
+  constexpr TimeUs kMaxAhead = 31LL * 86400 * 1'000'000;
+  const std::int64_t ref_year = YearOfTime(ref);
+  auto at = [&](std::int64_t year) {
+    return (DaysFromCivil(year, ts.month, ts.day) * 86400 + ts.hour * 3600 + ts.minute * 60 +
+            ts.second) *
+               1'000'000 +
+           ts.micros;
+  };
+  std::optional<TimeUs> best;
+  for (std::int64_t year = ref_year - 1; year <= ref_year + 1; ++year) {
+    if (ts.day > DaysInMonth(year, ts.month)) continue;
+    if (at(year) - ref <= kMaxAhead && (!best || at(year) > *best)) best = at(year);
+  }
+  for (std::int64_t year = ref_year + 1; year >= ref_year - 1 && !best; --year) {
+    if (ts.day <= DaysInMonth(year, ts.month)) best = at(year);
+  }
+  return best;
+}
+
+// ResolveBsdTimestamp tries next year only for January dates and stops at the first year
+// that fits; it must agree with the definition everywhere, New Year and leap days included.
+TEST(SyslogTimeTest, BsdYearResolutionMatchesItsDefinition) {
+  std::mt19937_64 rng(20261123);
+  const TimeUs first = DaysFromCivil(1999, 1, 1) * 86400LL * 1'000'000;
+  const TimeUs span = 30LL * 366 * 86400 * 1'000'000;  // 1999..2028: several leap years
+  for (int i = 0; i < 200000; ++i) {
+    BsdTimestamp ts;
+    ts.month = static_cast<int>(rng() % 12) + 1;
+    ts.day = static_cast<int>(rng() % 31) + 1;
+    ts.hour = static_cast<int>(rng() % 24);
+    ts.minute = static_cast<int>(rng() % 60);
+    ts.second = static_cast<int>(rng() % 61);
+    ts.micros = static_cast<int>(rng() % 1'000'000);
+    // Half the references within a few weeks of a New Year, where the years interact.
+    TimeUs ref = first + static_cast<TimeUs>(rng() % static_cast<std::uint64_t>(span));
+    if (i % 2 == 0) {
+      const std::int64_t year = YearOfTime(ref);
+      const TimeUs new_year = DaysFromCivil(year, 1, 1) * 86400LL * 1'000'000;
+      ref = new_year + static_cast<TimeUs>(rng() % (70ULL * 86400 * 1'000'000)) -
+            35LL * 86400 * 1'000'000;
+    }
+    ASSERT_EQ(ResolveBsdTimestamp(ts, ref), ResolveByTryingEveryYear(ts, ref))
+        << ts.month << "/" << ts.day << " " << ts.hour << ":" << ts.minute << ":" << ts.second
+        << "." << ts.micros << " ref " << ref;
+  }
 }
 
 TEST(SyslogTimeTest, BsdTimestampLengthAndFields) {
