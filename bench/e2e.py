@@ -151,13 +151,23 @@ def make_corpus(cache, lines, distinct=False):
 
 # ------------------------------------------------------------------------------ servers
 
+# --pin: "SERVER_CPUS:CLIENT_CPUS" lists for taskset, set once from the command line. Pinning
+# gives the server and the load client cores of their own, so that neither's speed is set by
+# how the scheduler shares two cores between them.
+PIN = {"server": None, "client": None}
+
+
+def pinned(argv, role):
+    return ["taskset", "-c", PIN[role]] + argv if PIN[role] else argv
+
+
 class Server:
     """A server process under test: its pid, its CPU and memory, and a clean stop."""
 
     def __init__(self, argv, workdir, name):
         self.name = name
         self.stderr_path = os.path.join(workdir, name + ".stderr")
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
+        self.proc = subprocess.Popen(pinned(argv, "server"), stdout=subprocess.DEVNULL,
                                      stderr=open(self.stderr_path, "w"))
 
     def check_alive(self):
@@ -272,7 +282,7 @@ class Rsyslog(Server):
 
 
 def run_client(replay, args, timeout=900):
-    out = subprocess.run([replay] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    out = subprocess.run(pinned([replay] + args, "client"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          timeout=timeout, text=True)
     if out.returncode != 0:
         raise RuntimeError("syslog_replay %s failed (%d): %s" % (args[0], out.returncode,
@@ -383,8 +393,8 @@ def latency_logfold(a, corpus, workdir, rate, seconds, observe=None):
     """observe(server, "start"|"end"): called once logfold runs and once the probe is done."""
     in_port = free_port()
     probe = subprocess.Popen(
-        [a.replay, "probe", "--port", str(in_port), "--listen", "0", "--rate", str(rate),
-         "--marker-rate", "200", "--seconds", str(seconds), corpus],
+        pinned([a.replay, "probe", "--port", str(in_port), "--listen", "0", "--rate", str(rate),
+                "--marker-rate", "200", "--seconds", str(seconds), corpus], "client"),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         listening = json.loads(probe.stdout.readline())["listening"]
@@ -494,7 +504,12 @@ def main():
     ap.add_argument("--latency-seconds", type=float, default=None, help="(10; --quick: 1)")
     ap.add_argument("--cache", default=None, help="corpus directory (default: BUILD/e2e-corpus)")
     ap.add_argument("--json", help="also write every run's raw figures to this file")
+    ap.add_argument("--pin", metavar="SERVER:CLIENT",
+                    help="CPU lists for taskset, e.g. 1:0 runs the servers on core 1 and the "
+                         "client on core 0 (default: unpinned)")
     a = ap.parse_args()
+    if a.pin:
+        PIN["server"], _, PIN["client"] = a.pin.partition(":")
     runs = a.runs or (1 if a.quick else 3)
     a.tcp_client = ["--framing", a.tcp_framing, "--connections", str(a.tcp_connections)]
     lines = a.lines or (20000 if a.quick else 1000000)
