@@ -1,6 +1,7 @@
 // NameThread: gives a thread a name that top -H, ps -L, perf and /proc show, so
 // an operator can tell the ingest thread from a worker or a sink writer.
-#pragma once
+#ifndef LOGFOLD_DAEMON_THREAD_NAME_H_
+#define LOGFOLD_DAEMON_THREAD_NAME_H_
 
 #include <string_view>
 #include <thread>
@@ -12,3 +13,5 @@ namespace logfold {
 void NameThread(std::thread& thread, std::string_view name);
 
 }  // namespace logfold
+
+#endif  // LOGFOLD_DAEMON_THREAD_NAME_H_
