@@ -205,22 +205,20 @@ std::optional<TimeUs> ResolveBsdTimestamp(const BsdTimestamp& ts, TimeUs referen
   // year's can fit only for a January timestamp: the reference is before next January 1, so
   // a month ahead of it is before February 1. Runs per RFC 3164 line, hence the shortcut.
   constexpr TimeUs kMaxAhead = 31LL * 86400 * kMicrosPerSecond;
-  std::optional<TimeUs> best;
   for (std::int64_t year = ref_year + (ts.month == 1 ? 1 : 0); year >= ref_year - 1; --year) {
     if (ts.day > DaysInMonth(year, ts.month)) continue;
     const TimeUs t =
         ComposeUs(DaysFromCivil(year, ts.month, ts.day), ts.hour, ts.minute, ts.second, ts.micros);
     if (t - ref <= kMaxAhead) return t;
   }
-  {  // Feb 29 with no leap year among the earlier candidates: take any that exists
-    for (std::int64_t year = ref_year + 1; year >= ref_year - 1 && !best; --year) {
-      if (ts.day <= DaysInMonth(year, ts.month)) {
-        best = ComposeUs(DaysFromCivil(year, ts.month, ts.day), ts.hour, ts.minute, ts.second,
-                         ts.micros);
-      }
+  // Feb 29 with no leap year among the earlier candidates: take any that exists.
+  for (std::int64_t year = ref_year + 1; year >= ref_year - 1; --year) {
+    if (ts.day <= DaysInMonth(year, ts.month)) {
+      return ComposeUs(DaysFromCivil(year, ts.month, ts.day), ts.hour, ts.minute, ts.second,
+                       ts.micros);
     }
   }
-  return best;
+  return std::nullopt;
 }
 
 }  // namespace logfold
