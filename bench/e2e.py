@@ -8,6 +8,7 @@ server CPU seconds, peak RSS, loss and the ratio logfold/rsyslog, medians of --r
   bench/e2e.py                       # every part, 3 runs, 1M-line corpus (several minutes)
   bench/e2e.py --quick               # smoke: tiny corpus, 1 run, exact accounting checked
   bench/e2e.py --parts tcp,udp --runs 5 --build build-release
+  bench/e2e.py --parts udp --pin 1:0 --udp-sockets 1   # server on core 1, client on core 0
 
 Parts:
   tcp      TCP (one connection, newline framing) -> logfold (fold, NDJSON file) and

@@ -87,10 +87,6 @@ class WordSet {
   std::uint32_t initials_ = 0;
 };
 
-}  // namespace
-
-namespace {
-
 template <typename Record>  // LogRecord or LogRecordView: the same fields, the same hash
 std::uint64_t ScopeHashOf(const Record& r, const std::vector<ScopeField>& scope) {
   std::uint64_t h = kScopeSeed;
