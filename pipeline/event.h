@@ -49,6 +49,10 @@ struct Event {
   TimeUs first_seen_us = 0;       // event time of the group's first line
   TimeUs last_seen_us = 0;        // event time of its latest line
   int max_distance = 0;           // largest Hamming distance of a line that joined
+  // The level and logger of the application's own header in the message (kSummary: of the
+  // group's first line), when MergerOptions::infer_header found one; else empty.
+  std::string_view level;
+  std::string_view logger;
   // When the scope key leaves out the host: distinct hosts seen (bounded), and whether
   // more were seen than listed.
   std::span<const std::string> hosts;

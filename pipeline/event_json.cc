@@ -110,6 +110,12 @@ void AppendRecordFields(const LogRecord& r, std::string& out) {
   AppendStringField("message", r.message, out);
 }
 
+// What the merger read from the message's own header; left out when not found.
+void AppendHeaderFields(const Event& e, std::string& out) {
+  if (!e.level.empty()) AppendStringField("level", e.level, out);
+  if (!e.logger.empty()) AppendStringField("logger", e.logger, out);
+}
+
 void AppendRecordObject(const LogRecord& r, std::string& out) {
   out += '{';
   AppendRecordFields(r, out);
@@ -249,6 +255,7 @@ void AppendEventJson(const Event& e, std::string& out) {
     out += ",\"max_distance\":";
     AppendInt(e.max_distance, out);
     AppendStringField("template", e.template_text, out);
+    AppendHeaderFields(e, out);
     if (e.record != nullptr) {
       if (!e.record->hostname.empty() && e.hosts.empty()) {
         AppendStringField("host", e.record->hostname, out);
@@ -273,6 +280,7 @@ void AppendEventJson(const Event& e, std::string& out) {
     out += "]}\n";
     return;
   }
+  AppendHeaderFields(e, out);
   if (e.kind == EventKind::kAnnotate) {
     AppendStringField("template", e.template_text, out);
     out += ",\"count_total\":";

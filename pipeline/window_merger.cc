@@ -17,6 +17,7 @@
 
 #include "pipeline/group_index.h"
 #include "pipeline/group_tokens.h"
+#include "pipeline/message_header.h"
 #include "pipeline/sample_record.h"
 #include "pipeline/shape_map.h"
 
@@ -280,7 +281,8 @@ struct WindowMerger::Impl {
     std::uint32_t bucket_prev = kNil, bucket_next = kNil;  // in its bucket, oldest first
     std::int32_t max_distance = 0;
     bool live = false;
-    SampleRecord last;  // the latest line that joined; empty until one does
+    std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
+    SampleRecord last;       // the latest line that joined; empty until one does
     std::unique_ptr<GroupExtras> extras;
   };
   // Every open group costs this much plus its blocks: keep it from growing unnoticed
@@ -322,6 +324,7 @@ struct WindowMerger::Impl {
   // Scratch reused for every line.
   std::vector<Token> tokens;
   std::vector<std::uint64_t> hashes;
+  MessageHeader header;  // the line's own header (timestamp, level, thread, logger)
   std::vector<GroupIndex::Candidate> candidates;
   struct Mark {
     std::uint32_t position;
@@ -446,7 +449,7 @@ struct WindowMerger::Impl {
   // Is line token i where a log message typically puts a value?
   bool InValueContext(std::string_view message, std::size_t i) const {
     const Token& t = tokens[i];
-    const std::size_t prev_end = i == 0 ? 0 : tokens[i - 1].offset + tokens[i - 1].length;
+    const std::size_t prev_end = i == 0 ? header.body : tokens[i - 1].offset + tokens[i - 1].length;
     for (std::size_t p = prev_end; p < t.offset; ++p) {
       const char c = message[p];
       if (c == '=' || c == '\'' || c == '"' || c == '[' || c == '(' || c == '<') {
@@ -684,7 +687,7 @@ struct WindowMerger::Impl {
     const Group& g = groups[slot];
     template_text.clear();
     const std::string_view m = g.first.message();
-    std::size_t pos = 0;
+    std::size_t pos = g.body;
     for (std::size_t i = 0; i < g.tokens.size(); ++i) {
       const Token t = g.tokens.token(i);
       const std::uint8_t flags = g.tokens.flags(i);
@@ -733,6 +736,8 @@ struct WindowMerger::Impl {
     e.first_seen_us = g.first_seen;
     e.last_seen_us = g.last_seen;
     e.max_distance = g.max_distance;
+    e.level = header.level;
+    e.logger = header.logger;
     if (kind == EventKind::kAnnotate) {
       ++stats.events_annotate;
     } else {
@@ -759,6 +764,11 @@ struct WindowMerger::Impl {
     e.first_seen_us = g.first_seen;
     e.last_seen_us = g.last_seen;
     e.max_distance = g.max_distance;
+    if (g.body != 0) {
+      const MessageHeader h = ParseMessageHeader(first_record.message);
+      e.level = h.level;
+      e.logger = h.logger;
+    }
     if (g.extras != nullptr) {
       e.hosts = g.extras->hosts;
       e.hosts_truncated = g.extras->hosts_truncated;
@@ -812,6 +822,7 @@ struct WindowMerger::Impl {
     g.scope = scope;
     g.fingerprint = fp;
     g.first.Assign(r);
+    g.body = static_cast<std::uint16_t>(header.body);
     g.tokens.Assign(tokens, hashes);
     if (template_slot == slot) template_slot = kNil;
     g.count_total = 1;
@@ -903,7 +914,7 @@ struct WindowMerger::Impl {
     FlushDue(now, sink);
     ++stats.lines;
     const std::uint64_t scope = ScopeHash(r);
-    tokenizer.Tokenize(r.message, tokens);
+    Tokenize(r.message);
     Fingerprinter::TokenHashes(r.message, tokens, hashes);
     const std::uint64_t shape = ShapeKey(scope);
     unexplained = kNil;
@@ -965,6 +976,18 @@ struct WindowMerger::Impl {
     if (decision.candidates == 0) decision.reason = "no candidate group in scope";
     if (unexplained != kNil) Confirm(groups[unexplained], r.message);  // sets its reason
     Open(r, scope, fp, shape, now, sink);
+  }
+
+  // Tokenizes the message after its own header (when inference is on); token offsets stay
+  // relative to the whole message, which groups keep.
+  void Tokenize(std::string_view message) {
+    header = opt.infer_header ? ParseMessageHeader(message) : MessageHeader{};
+    if (header.body == 0) {
+      tokenizer.Tokenize(message, tokens);
+      return;
+    }
+    tokenizer.Tokenize(message.substr(header.body), tokens);
+    for (Token& t : tokens) t.offset += header.body;
   }
 
   void Decide(MergeDecision::Path path, std::uint32_t slot, std::uint64_t fp, const char* why) {
@@ -1054,7 +1077,8 @@ void WindowMerger::Reconfigure(MergerOptions options, EventSink& sink) {
       options.scope != m.opt.scope || options.tokenizer.max_tokens != m.opt.tokenizer.max_tokens ||
       options.weights.word != m.opt.weights.word ||
       options.weights.by_class != m.opt.weights.by_class ||
-      options.weights.pairs != m.opt.weights.pairs || options.annotate != m.opt.annotate;
+      options.weights.pairs != m.opt.weights.pairs || options.annotate != m.opt.annotate ||
+      options.infer_header != m.opt.infer_header;
   if (keys_change) m.FlushAll(sink);
   const bool reindex = options.max_distance != m.opt.max_distance;
   options.id_seed = m.opt.id_seed;  // ids stay unique across a reload

@@ -33,6 +33,11 @@ struct MergerOptions {
   // template token by token, every differing token looks variable, and no protected word
   // differs. Off: the nearest candidate within max_distance is joined (plain SimHash).
   bool confirm = true;
+  // Finds the application's own header at the start of each message (timestamp, level,
+  // thread, logger; pipeline/message_header.h) and leaves it out of the fingerprint and
+  // template (the level too: the same message at INFO and at FATAL is one event). Events
+  // carry the level and logger.
+  bool infer_header = true;
   // Words whose change must never merge two lines (compared case-insensitively).
   std::vector<std::string> protected_words = DefaultProtectedWords();
   // Words after which a plain word is taken as a value that may vary ("user alice"),
