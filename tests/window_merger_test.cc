@@ -1034,3 +1034,58 @@ TEST(WindowMergerTest, MemoryUsageGrowsWithOpenGroups) {
 
 }  // namespace
 }  // namespace logfold
+
+namespace logfold {
+namespace {
+
+// Whole lines as a file-tailing forwarder sends them: the application's own timestamp and
+// thread (with spaces) differ, the message is one template, so the lines fold, the template
+// holds the message only, and events carry the level and logger. Off, the thread splits them.
+TEST(WindowMergerTest, TheApplicationsOwnHeaderStaysOutOfTheGroup) {
+  const std::string_view a =
+      "2015-10-18 18:05:27,570 WARN [LeaseRenewer:msrabi@msra-sa-41:9000] "
+      "org.apache.hadoop.ipc.Client: Address change detected. Old: msra-sa-41/10.190.173.170:9000";
+  const std::string_view b =
+      "2015-10-18 18:06:02,841 WARN [RMCommunicator Allocator] org.apache.hadoop.ipc.Client: "
+      "Address change detected. Old: msra-sa-41/10.190.173.170:8030";
+  Harness h;
+  h.Add(a, kT0);
+  h.Add(b, kT0 + kSec);
+  EXPECT_EQ(h.merger.open_groups(), 1u);
+  h.FlushAll();
+  const std::vector<Rec> events = h.sink.Take();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].template_text, "Address change detected. Old: <*>");
+  EXPECT_NE(events[0].json.find("\"level\":\"WARN\",\"logger\":\"org.apache.hadoop.ipc.Client\""),
+            std::string::npos)
+      << events[0].json;
+  EXPECT_NE(events[1].json.find("\"level\":\"WARN\""), std::string::npos) << events[1].json;
+
+  MergerOptions off;
+  off.infer_header = false;
+  Harness h2(off);
+  h2.Add(a, kT0);
+  h2.Add(b, kT0 + kSec);
+  EXPECT_EQ(h2.merger.open_groups(), 2u);
+  EXPECT_EQ(h2.sink.Take()[0].json.find("\"level\""), std::string::npos);
+}
+
+// The header's words do not count as agreeing words: two messages that differ in two state
+// words stay apart even under a long shared header.
+TEST(WindowMergerTest, HeaderWordsAreNotAgreeingWords) {
+  Harness h;
+  h.Add(
+      "2015-10-18 18:01:53,885 INFO [AsyncDispatcher event handler] "
+      "org.apache.hadoop.mapreduce.v2.app.job.impl.TaskAttemptImpl: attempt_1_0 TaskAttempt "
+      "Transitioned from NEW to UNASSIGNED",
+      kT0);
+  h.Add(
+      "2015-10-18 18:01:57,260 INFO [AsyncDispatcher event handler] "
+      "org.apache.hadoop.mapreduce.v2.app.job.impl.TaskAttemptImpl: attempt_1_0 TaskAttempt "
+      "Transitioned from UNASSIGNED to ASSIGNED",
+      kT0 + kSec);
+  EXPECT_EQ(h.merger.open_groups(), 2u);
+}
+
+}  // namespace
+}  // namespace logfold
