@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <span>
 
 namespace logfold {
 namespace {
@@ -12,11 +13,17 @@ namespace {
 enum class Kind : std::uint8_t { kTime, kLevel, kBracket, kDash, kName, kOther };
 
 struct Field {
-  std::size_t begin = 0, end = 0;  // the field as written ("[main]", "sshd[12]:")
-  std::string_view core;           // without a trailing ':' or ',' (and brackets)
-  Kind kind = Kind::kOther;
-  bool evidence = false;  // a time of day, a date, or a month or weekday name
-  bool colon = false;     // ends with ':'
+  std::size_t begin, end;  // the field as written ("[main]", "sshd[12]:")
+  // Without a trailing ':' or ',' (and brackets). Raw, not a string_view: the field array is
+  // left uninitialised, and a string_view member would be zeroed for every slot of every line.
+  const char* core_data;
+  std::size_t core_size;
+  Kind kind;
+  bool evidence;  // a time of day, a date, or a month or weekday name
+  bool colon;     // ends with ':'
+
+  std::string_view core() const { return {core_data, core_size}; }
+  void SetCore(std::string_view c) { core_data = c.data(), core_size = c.size(); }
 };
 
 constexpr std::size_t kMaxFields = 24;
@@ -36,11 +43,8 @@ bool EqualsLower(std::string_view word, std::string_view lower) {
   return true;
 }
 
-bool InList(std::string_view word, std::initializer_list<std::string_view> list) {
-  return std::any_of(list.begin(), list.end(),
-                     [word](std::string_view w) { return EqualsLower(word, w); });
-}
-
+// Word lists are matched by length and first letter before any comparison: most words of
+// a line are neither, and this runs for the first fields of every line.
 // Digits and date/time punctuation only, with a digit; a dotted quad is an address, not a
 // time. Sets `evidence` for a time of day (a colon) or a date (two separators).
 bool IsTimeWord(std::string_view w, bool& evidence) {
@@ -66,29 +70,40 @@ bool IsTimeWord(std::string_view w, bool& evidence) {
   return true;
 }
 
+constexpr std::string_view kShortCalendar[] = {"jan", "feb", "mar", "apr", "may", "jun", "jul",
+                                               "aug", "sep", "oct", "nov", "dec", "mon", "tue",
+                                               "wed", "thu", "fri", "sat", "sun"};
+constexpr std::string_view kLongCalendar[] = {
+    "january", "february",  "march",    "april",    "june",     "july",
+    "august",  "september", "october",  "november", "december", "monday",
+    "tuesday", "wednesday", "thursday", "friday",   "saturday", "sunday"};
+constexpr std::string_view kLevels[] = {
+    "trace", "debug",    "info", "notice", "warn",  "warning", "error", "err",    "severe",
+    "fatal", "critical", "crit", "alert",  "emerg", "fine",    "finer", "finest", "verbose"};
+
+bool InList(std::string_view word, std::span<const std::string_view> list) {
+  const char first = Lower(word[0]);
+  for (std::string_view w : list) {
+    if (w.size() == word.size() && w[0] == first && EqualsLower(word, w)) return true;
+  }
+  return false;
+}
+
 bool IsCalendarName(std::string_view w) {
-  return InList(w,
-                {"jan",      "feb",      "mar",    "apr",     "may",       "jun",       "jul",
-                 "aug",      "sep",      "oct",    "nov",     "dec",       "mon",       "tue",
-                 "wed",      "thu",      "fri",    "sat",     "sun",       "january",   "february",
-                 "march",    "april",    "june",   "july",    "august",    "september", "october",
-                 "november", "december", "monday", "tuesday", "wednesday", "thursday",  "friday",
-                 "saturday", "sunday"}) &&
-         IsUpper(w[0]);
+  if (w.size() < 3 || w.size() > 9 || !IsUpper(w[0])) return false;
+  return InList(w, w.size() == 3 ? std::span<const std::string_view>(kShortCalendar)
+                                 : std::span<const std::string_view>(kLongCalendar));
 }
 
 bool IsLevelName(std::string_view w) {
-  return InList(
-      w, {"trace", "debug", "info", "notice", "warn", "warning", "error", "err", "severe", "fatal",
-          "critical", "crit", "alert", "emerg", "fine", "finer", "finest", "verbose"});
+  return w.size() >= 3 && w.size() <= 8 && InList(w, kLevels);
 }
 
 // A level word as a logging library writes it: upper case or capitalised bare ("INFO",
 // "Info"), any case inside brackets ("[notice]").
 bool IsLevelWord(std::string_view w, bool bracketed) {
-  if (w.empty() || !IsLevelName(w)) return false;
+  if (w.empty() || (!bracketed && !IsUpper(w[0])) || !IsLevelName(w)) return false;
   if (bracketed) return true;
-  if (!IsUpper(w[0])) return false;
   const bool rest_upper = std::all_of(w.begin() + 1, w.end(), IsUpper);
   const bool rest_lower = std::all_of(w.begin() + 1, w.end(), IsLower);
   return rest_upper || rest_lower;
@@ -96,8 +111,7 @@ bool IsLevelWord(std::string_view w, bool bracketed) {
 
 // Reads the field starting at line[p] (not a space) into f; false if it cannot be one.
 bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
-  f = Field{};
-  f.begin = p;
+  f = Field{p, p, line.data() + p, 0, Kind::kOther, false, false};
   if (line[p] == '[') {
     int depth = 0;
     std::size_t q = p;
@@ -111,17 +125,18 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
       f.colon = true;
       ++f.end;
     }
-    f.core = line.substr(p + 1, q - p - 1);
+    f.SetCore(line.substr(p + 1, q - p - 1));
+    const std::string_view core = f.core();
     if (f.end < line.size() && !IsSpace(line[f.end])) return false;  // "[x]y": not a field
     // A bracket of time words is a timestamp ("[10.30 16:49:06]", "[Sun Dec 04 ...]").
-    bool all_time = !f.core.empty(), evidence = false;
+    bool all_time = !core.empty(), evidence = false;
     std::size_t i = 0;
-    while (i < f.core.size() && all_time) {
-      while (i < f.core.size() && IsSpace(f.core[i])) ++i;
+    while (i < core.size() && all_time) {
+      while (i < core.size() && IsSpace(core[i])) ++i;
       std::size_t j = i;
-      while (j < f.core.size() && !IsSpace(f.core[j])) ++j;
+      while (j < core.size() && !IsSpace(core[j])) ++j;
       if (j > i) {
-        const std::string_view w = f.core.substr(i, j - i);
+        const std::string_view w = core.substr(i, j - i);
         bool e = false;
         if (IsCalendarName(w)) {
           evidence = true;
@@ -137,7 +152,7 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
       f.kind = Kind::kTime;
       f.evidence = evidence;
     } else {
-      f.kind = IsLevelWord(f.core, true) ? Kind::kLevel : Kind::kBracket;
+      f.kind = IsLevelWord(core, true) ? Kind::kLevel : Kind::kBracket;
     }
     return true;
   }
@@ -151,7 +166,7 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
   } else if (w.size() > 1 && w.back() == ',') {
     w.remove_suffix(1);
   }
-  f.core = w;
+  f.SetCore(w);
   if (w == "-" || w == "|") {
     f.kind = Kind::kDash;
     return true;
@@ -182,23 +197,31 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
 MessageHeader ParseMessageHeader(std::string_view line) {
   MessageHeader none;
   line = line.substr(0, std::min(line.size(), kMaxHeaderBytes));
+  // Fields are read only as far as the walk below looks: a line without a header costs one
+  // or two fields.
   std::array<Field, kMaxFields> fields;
   std::size_t n = 0, p = 0;
-  Kind previous = Kind::kOther;
-  while (n < kMaxFields) {
-    while (p < line.size() && IsSpace(line[p])) ++p;
-    if (p >= line.size() || !ReadField(line, p, previous, fields[n])) break;
-    previous = fields[n].kind;
-    p = fields[n++].end;
-  }
+  bool at_end = false;
+  const auto have = [&](std::size_t i) {
+    while (n <= i && !at_end && n < kMaxFields) {
+      while (p < line.size() && IsSpace(line[p])) ++p;
+      const Kind previous = n == 0 ? Kind::kOther : fields[n - 1].kind;
+      if (p >= line.size() || !ReadField(line, p, previous, fields[n])) {
+        at_end = true;
+        break;
+      }
+      p = fields[n++].end;
+    }
+    return i < n;
+  };
   std::size_t i = 0;
-  if (i < n && fields[i].kind == Kind::kDash) ++i;  // "- 1117838570 ..." (a missing field)
+  if (have(i) && fields[i].kind == Kind::kDash) ++i;  // "- 1117838570 ..." (a missing field)
   // A source name (a file) may come before the time.
-  if (i + 1 < n && fields[i].kind == Kind::kName && !fields[i].colon &&
+  if (have(i) && fields[i].kind == Kind::kName && !fields[i].colon && have(i + 1) &&
       fields[i + 1].kind == Kind::kTime) {
     ++i;
   }
-  if (i >= n || (fields[i].kind != Kind::kTime && fields[i].kind != Kind::kLevel)) return none;
+  if (!have(i) || (fields[i].kind != Kind::kTime && fields[i].kind != Kind::kLevel)) return none;
 
   MessageHeader h;
   bool evidence = false;
@@ -206,7 +229,7 @@ MessageHeader ParseMessageHeader(std::string_view line) {
   std::size_t body = 0;            // set when a terminator is found
   Kind last_fixed = Kind::kOther;  // kind of that field
   std::size_t names = 0, first_name = 0;
-  for (; i < n && body == 0; ++i) {
+  for (; body == 0 && have(i); ++i) {
     const Field& f = fields[i];
     switch (f.kind) {
       case Kind::kTime:
@@ -221,13 +244,13 @@ MessageHeader ParseMessageHeader(std::string_view line) {
         if (!h.level.empty() || names > 3) goto done;  // source names before it ("RAS KERNEL")
         names = 0;
         evidence = true;
-        h.level = f.core;
+        h.level = f.core();
         fixed_end = f.end, last_fixed = f.kind;
         if (f.colon) body = f.end;
         break;
       case Kind::kBracket:
         if (names == 1) {  // "nova.compute.manager [req-...]": a logger and its context
-          h.logger = fields[first_name].core;
+          h.logger = fields[first_name].core();
           body = f.end;
           break;
         }
@@ -237,7 +260,7 @@ MessageHeader ParseMessageHeader(std::string_view line) {
         break;
       case Kind::kDash:
         if (names > 0 && names <= 2) {  // "chrome.exe - ..."
-          h.logger = fields[i - 1].core;
+          h.logger = fields[i - 1].core();
           body = f.end;
         } else if (names == 0 && last_fixed == Kind::kBracket) {  // "[thread] - ..."
           body = f.end;
@@ -252,7 +275,7 @@ MessageHeader ParseMessageHeader(std::string_view line) {
           // A host and a program after the time ("host sshd[1]:", "host sandboxd[129]
           // ([31211]):"); after a level or a thread only the logger itself.
           if (names + 1 > (last_fixed == Kind::kTime ? 3u : 1u)) goto done;
-          h.logger = f.core;
+          h.logger = f.core();
           body = f.end;
           break;
         }
