@@ -132,11 +132,11 @@ std::uint64_t ScopeHash(const LogRecordView& r, const std::vector<ScopeField>& s
 }
 
 std::vector<std::string> MergerOptions::DefaultValueKeys() {
-  return {"user",    "for",  "from",    "by",      "to",        "host",    "hostname",
-          "named",   "name", "id",      "uid",     "gid",       "file",    "path",
-          "service", "unit", "session", "client",  "server",    "node",    "domain",
-          "account", "port", "process", "command", "interface", "device",  "table",
-          "queue",   "job",  "task",    "key",     "group",     "address", "peer"};
+  return {"user",    "for",     "by",        "host",    "hostname", "named",   "name",
+          "id",      "uid",     "gid",       "file",    "path",     "service", "unit",
+          "session", "client",  "server",    "node",    "domain",   "account", "port",
+          "process", "command", "interface", "device",  "table",    "queue",   "job",
+          "task",    "key",     "group",     "address", "peer"};
 }
 
 std::vector<std::string> MergerOptions::DefaultProtectedWords() {
@@ -253,6 +253,14 @@ std::vector<std::string> MergerOptions::DefaultProtectedWords() {
       "unblocked",
       "locked",
       "unlocked",
+      // HTTP methods: GET and DELETE of one path are different requests
+      "get",
+      "post",
+      "put",
+      "delete",
+      "patch",
+      "head",
+      "options",
   };
 }
 
@@ -446,6 +454,17 @@ struct WindowMerger::Impl {
                          without_hex_id(gm.substr(gt.offset, gt.length)));
   }
 
+  // A name made of parts ("com.apple.fmfd", "msra-sa-41", "a/b"): such words name things,
+  // which vary; a single word names an action, a state or a function, which do not.
+  static bool IsCompoundName(std::string_view message, const Token& t) {
+    const std::string_view w = message.substr(t.offset, t.length);
+    return w.find_first_of(".-/") != std::string_view::npos;
+  }
+
+  static bool IsNumber(TokenClass cls) {
+    return cls == TokenClass::kInteger || cls == TokenClass::kFloat;
+  }
+
   // Is line token i where a log message typically puts a value?
   bool InValueContext(std::string_view message, std::size_t i) const {
     const Token& t = tokens[i];
@@ -498,7 +517,16 @@ struct WindowMerger::Impl {
       // Any other change may be a variable only where logs put values: after a key and '=',
       // inside quotes or brackets, or after a word that introduces a value
       // ("user alice"). Elsewhere (HTTPS vs SOCKS5) it is more likely another message.
-      if (!InValueContext(message, i)) ++words_out_of_context;
+      if (!InValueContext(message, i)) {
+        // Out of a value context only a compound name may change (com.apple.x, host-1.example):
+        // a plain word, an identifier or a constant is an action or a state (spawn vs
+        // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.
+        // A word right after a number is its unit (B vs KB, sec vs secs), which may change.
+        const bool unit = i > 0 && IsNumber(tokens[i - 1].cls) && IsNumber(g.tokens.cls(i - 1));
+        if (!unit && (!IsCompoundName(message, lt) || !IsCompoundName(gmsg, gt)))
+          return Reject("a plain word changed outside a value context");
+        ++words_out_of_context;
+      }
       ++word_diffs;
     }
     // A word changed outside a value context is accepted only alone, in a long line whose

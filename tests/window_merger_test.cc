@@ -673,16 +673,39 @@ TEST(WindowMergerTest, ConfirmFalseJoinsLinesOfDifferentLength) {
 }
 
 TEST(WindowMergerTest, ABareWordChangeNeedsEightAgreeingWords) {
-  // Outside a value context one changed word is accepted only with >= 8 agreeing words.
-  EXPECT_EQ(GroupsFor({"alpha beta gamma delta epsilon zeta eta theta iota",
-                       "alpha beta gamma delta omega zeta eta theta iota"}),
+  // Outside a value context one changed compound name is accepted only with >= 8 agreeing
+  // words.
+  EXPECT_EQ(GroupsFor({"alpha beta gamma delta com.epsilon zeta eta theta iota",
+                       "alpha beta gamma delta com.omega zeta eta theta iota"}),
             1u);
-  EXPECT_EQ(GroupsFor({"alpha beta gamma delta epsilon zeta eta theta",
-                       "alpha beta gamma delta omega zeta eta theta"}),
+  EXPECT_EQ(GroupsFor({"alpha beta gamma delta com.epsilon zeta eta theta",
+                       "alpha beta gamma delta com.omega zeta eta theta"}),
             2u);
   // Two changed words outside a value context never merge, however long the line.
-  EXPECT_EQ(GroupsFor({"alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu",
-                       "alpha beta gamma omega epsilon zeta eta theta iota kappa lambda nu"}),
+  EXPECT_EQ(GroupsFor({"alpha beta gamma a.delta a.epsilon zeta eta theta iota kappa lambda mu",
+                       "alpha beta gamma a.omega a.epsilon zeta eta theta iota kappa lambda nu"}),
+            2u);
+}
+
+TEST(WindowMergerTest, APlainWordOutsideAValueContextNeverChanges) {
+  // Actions, states and function names: however many words agree.
+  EXPECT_EQ(GroupsFor({"[instance: 3edec1e4-9678-4a3a-a21b-a145a4ee5e61] Took 19.84 seconds to "
+                       "spawn the instance on the hypervisor.",
+                       "[instance: 3edec1e4-9678-4a3a-a21b-a145a4ee5e61] Took 0.41 seconds to "
+                       "destroy the instance on the hypervisor."}),
+            2u);
+  EXPECT_EQ(GroupsFor({"ViewRootImpl dispatch touch event ACTION_DOWN on the main window view now",
+                       "ViewRootImpl dispatch touch event ACTION_UP on the main window view now"}),
+            2u);
+  // A unit after a number may change.
+  EXPECT_EQ(GroupsFor({"Block rdd_2_2 stored as bytes in memory (estimated size 850.0 B, free "
+                       "320.3 KB)",
+                       "Block rdd_2_3 stored as bytes in memory (estimated size 5.2 KB, free "
+                       "5.2 KB)"}),
+            1u);
+  // HTTP methods are protected: GET and POST of one path are different requests.
+  EXPECT_EQ(GroupsFor({"10.11.10.1 \"GET /v2/servers/detail HTTP/1.1\" status: 200 len: 1893",
+                       "10.11.10.1 \"POST /v2/servers/detail HTTP/1.1\" status: 200 len: 1893"}),
             2u);
 }
 
@@ -763,14 +786,15 @@ TEST(WindowMergerTest, BucketScanStaysNewestFirstAfterClosingSome) {
   Harness h(options);
   // Each line differs from the probe by one word out of a value context (accepted with 8 or
   // more agreeing words), and from each other by two (rejected): four separate groups.
-  const std::vector<std::string> words = {"cargo",  "ship",    "north",  "harbor",
-                                          "loaded", "crates",  "beside", "green",
-                                          "cranes", "tonight", "quietly"};
+  // Compound names: only those may change outside a value context.
+  const std::vector<std::string> words = {"cargo-a",  "ship-b",    "north-c",  "harbor-d",
+                                          "loaded-e", "crates-f",  "beside-g", "green-h",
+                                          "cranes-i", "tonight-j", "quietly-k"};
   auto line = [&](std::size_t changed) {
     std::string m;
     for (std::size_t i = 0; i < words.size(); ++i) {
       if (i > 0) m += ' ';
-      m += i == changed ? "zebra" : words[i];
+      m += i == changed ? "zebra-z" : words[i];
     }
     return m;
   };
