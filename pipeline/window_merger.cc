@@ -450,8 +450,10 @@ struct WindowMerger::Impl {
       }
       return digit ? t.substr(0, end) : t;
     };
-    return letters_equal(without_hex_id(lm.substr(lt.offset, lt.length)),
-                         without_hex_id(gm.substr(gt.offset, gt.length)));
+    // A collapsed list is compared by its first element.
+    auto first_element = [](std::string_view t) { return t.substr(0, t.find_first_of(" ,")); };
+    return letters_equal(without_hex_id(first_element(lm.substr(lt.offset, lt.length))),
+                         without_hex_id(first_element(gm.substr(gt.offset, gt.length))));
   }
 
   // A name made of parts ("com.apple.fmfd", "msra-sa-41", "a/b"): such words name things,
@@ -944,6 +946,7 @@ struct WindowMerger::Impl {
     const std::uint64_t scope = ScopeHash(r);
     Tokenize(r.message);
     Fingerprinter::TokenHashes(r.message, tokens, hashes);
+    CollapseLists(r.message);
     const std::uint64_t shape = ShapeKey(scope);
     unexplained = kNil;
 
@@ -1016,6 +1019,30 @@ struct WindowMerger::Impl {
     }
     tokenizer.Tokenize(message.substr(header.body), tokens);
     for (Token& t : tokens) t.offset += header.body;
+  }
+
+  // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
+  // however long it is: consecutive variable tokens of the same masked shape, separated only
+  // by spaces or commas, become one token (with the first one's hash).
+  void CollapseLists(std::string_view message) {
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (out > 0 && IsVariableClass(tokens[i].cls) && tokens[i].cls == tokens[out - 1].cls &&
+          hashes[i] == hashes[out - 1]) {
+        Token& prev = tokens[out - 1];
+        const std::size_t gap = prev.offset + prev.length;
+        const std::string_view between = message.substr(gap, tokens[i].offset - gap);
+        if (between.find_first_not_of(" ,") == std::string_view::npos) {
+          prev.length = tokens[i].offset + tokens[i].length - prev.offset;
+          continue;
+        }
+      }
+      tokens[out] = tokens[i];
+      hashes[out] = hashes[i];
+      ++out;
+    }
+    tokens.resize(out);
+    hashes.resize(out);
   }
 
   void Decide(MergeDecision::Path path, std::uint32_t slot, std::uint64_t fp, const char* why) {

@@ -1113,3 +1113,23 @@ TEST(WindowMergerTest, HeaderWordsAreNotAgreeingWords) {
 
 }  // namespace
 }  // namespace logfold
+
+namespace logfold {
+namespace {
+
+// A list of values of one kind is one slot, however many values it holds.
+TEST(WindowMergerTest, AVariableLengthListIsOneSlot) {
+  EXPECT_EQ(GroupsFor({"en0: Supported channels 1 2 3 4 5 6 7 8 9 10 11 12 13 36 40 44 48",
+                       "en0: Supported channels 1 2 3 4 5 6 7 8 9 10 11 12 13 36 40 44 48 52 56 "
+                       "60 64 100 104 108 112 116 120 124 128 132 136 140 144 149 153 157 161"}),
+            1u);
+  EXPECT_EQ(GroupsFor({"Nodes joined the ring: node-1, node-2, node-3",
+                       "Nodes joined the ring: node-4, node-5, node-6, node-7, node-8, node-9, "
+                       "node-10, node-11, node-12"}),
+            1u);
+  // Values of different kinds are not one list, and names with other letters still differ.
+  EXPECT_EQ(GroupsFor({"link en0 up", "link awdl0 up"}), 2u);
+}
+
+}  // namespace
+}  // namespace logfold
