@@ -724,11 +724,14 @@ TEST(WindowMergerTest, LinesOfNearbyLengthAlignOnAMultiTokenVariable) {
       << ev[1].template_text;
   // Extra tokens at one end are another message's field, not a variable.
   EXPECT_EQ(GroupsFor({"job done ok", "job done ok user=alice"}), 2u);
-  // Up to 6 tokens more or fewer are aligned; 7 are too many.
-  EXPECT_EQ(GroupsFor({"sent 0 bytes to peer alpha", "sent 1 2 3 4 5 6 7 bytes to peer alpha"}),
-            1u);
-  EXPECT_EQ(GroupsFor({"sent 0 bytes to peer alpha", "sent 1 2 3 4 5 6 7 8 bytes to peer alpha"}),
-            2u);
+  // Up to 6 tokens more or fewer are aligned; 7 are too many. (Values of alternating kinds:
+  // a list of one kind would be one slot.)
+  EXPECT_EQ(
+      GroupsFor({"sent 0 bytes to peer alpha", "sent 1 0x2 3 0x4 5 0x6 7 bytes to peer alpha"}),
+      1u);
+  EXPECT_EQ(
+      GroupsFor({"sent 0 bytes to peer alpha", "sent 1 0x2 3 0x4 5 0x6 7 0x8 bytes to peer alpha"}),
+      2u);
 }
 
 TEST(WindowMergerTest, LastDecisionExplainsThePath) {
