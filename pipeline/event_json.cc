@@ -271,6 +271,30 @@ void AppendEventJson(const Event& e, std::string& out) {
       out += "],\"hosts_truncated\":";
       out += e.hosts_truncated ? "true" : "false";
     }
+    if (!e.slots.empty()) {
+      out += ",\"slots\":[";
+      for (std::size_t i = 0; i < e.slots.size(); ++i) {
+        const SlotSummary& slot = e.slots[i];
+        if (i > 0) out += ',';
+        out += "{\"token\":";
+        AppendUint(slot.token, out);
+        out += ",\"distinct\":";
+        AppendUint(slot.distinct, out);
+        out += ",\"lines\":";
+        AppendUint(slot.lines, out);
+        out += ",\"top\":[";
+        for (std::size_t k = 0; k < slot.top.size(); ++k) {
+          if (k > 0) out += ',';
+          out += "{\"value\":";
+          AppendJsonString(slot.top[k].value, out);
+          out += ",\"count\":";
+          AppendUint(slot.top[k].count, out);
+          out += '}';
+        }
+        out += "]}";
+      }
+      out += ']';
+    }
     out += ",\"samples\":[";
     if (e.record != nullptr) AppendRecordObject(*e.record, out);
     if (e.last_record != nullptr && e.last_record != e.record) {

@@ -20,6 +20,7 @@
 #include "pipeline/message_header.h"
 #include "pipeline/sample_record.h"
 #include "pipeline/shape_map.h"
+#include "pipeline/slot_stats.h"
 
 namespace logfold {
 namespace {
@@ -37,6 +38,7 @@ constexpr std::uint8_t kVaried = 2;    // texts here differed: shown as <*> in t
 constexpr std::uint8_t kGapAfter = 4;  // lines had extra tokens after this one: "<*>" follows
 constexpr std::size_t kMaxLengthChange = 6;
 constexpr int kAnchorsForBareWord = 8;
+constexpr std::size_t kMaxSlots = 8;  // variable slots with statistics per group
 
 std::uint64_t Mix(std::uint64_t a, std::uint64_t b) {
   const std::uint64_t v[2] = {a, b};
@@ -270,6 +272,9 @@ struct WindowMerger::Impl {
   struct GroupExtras {
     std::vector<std::string> hosts;
     std::vector<std::uint64_t> aliases;  // more shape keys in `exact` that point here
+    // Values of the template's variable slots, by token position (at most kMaxSlots), over
+    // lines of the group's own token count (a line aligned across a gap is not counted).
+    std::vector<SlotStats> slots;
     bool hosts_truncated = false;
   };
 
@@ -322,6 +327,8 @@ struct WindowMerger::Impl {
   std::string template_text;
   std::uint32_t template_slot = kNil;
   LogRecord first_record, last_record;
+  std::vector<SlotSummary> slot_summaries;
+  std::vector<SlotValueCount> slot_values;
   WordSet value_keys;
   bool track_hosts = false;
   MergerStats stats;
@@ -802,10 +809,51 @@ struct WindowMerger::Impl {
     if (g.extras != nullptr) {
       e.hosts = g.extras->hosts;
       e.hosts_truncated = g.extras->hosts_truncated;
+      e.slots = SlotSummaries(*g.extras);
     }
     ++stats.events_summary;
     sink.OnEvent(e);
     g.count_since = 0;
+  }
+
+  // The group's slot statistics for an event, in reused scratch.
+  std::span<const SlotSummary> SlotSummaries(const GroupExtras& x) {
+    slot_values.resize(x.slots.size() * SlotStats::kTop);
+    slot_summaries.clear();
+    std::array<const SlotStats::Value*, SlotStats::kTop> sorted;
+    for (std::size_t i = 0; i < x.slots.size(); ++i) {
+      const SlotStats& st = x.slots[i];
+      const std::size_t n = st.Sorted(sorted);
+      SlotValueCount* values = slot_values.data() + i * SlotStats::kTop;
+      for (std::size_t k = 0; k < n; ++k) values[k] = {sorted[k]->view(), sorted[k]->count};
+      slot_summaries.push_back({st.position(), st.Distinct(), st.total(), {values, n}});
+    }
+    return slot_summaries;
+  }
+
+  // Counts the line's value at each variable position of group g (same token count only:
+  // then line token i is group position i). A slot starts when its position first varies,
+  // with the lines before, which all had the first line's text there.
+  void NoteSlots(Group& g, std::string_view message) {
+    if (opt.annotate || tokens.size() != g.tokens.size()) return;
+    const std::string_view gmsg = g.first.message();
+    GroupExtras* x = g.extras.get();
+    std::size_t k = 0;  // x->slots is sorted by position
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (!(g.tokens.flags(i) & kVaried)) continue;
+      if (x == nullptr) x = &Extras(g);
+      while (k < x->slots.size() && x->slots[k].position() < i) ++k;
+      if (k == x->slots.size() || x->slots[k].position() != i) {
+        if (x->slots.size() >= kMaxSlots) continue;
+        x->slots.insert(x->slots.begin() + static_cast<std::ptrdiff_t>(k),
+                        SlotStats(static_cast<std::uint32_t>(i)));
+        const Token gt = g.tokens.token(i);
+        const std::string_view first = gmsg.substr(gt.offset, gt.length);
+        x->slots[k].Add(XXH3_64bits(first.data(), first.size()), first, g.count_total - 1);
+      }
+      const std::string_view v = message.substr(tokens[i].offset, tokens[i].length);
+      x->slots[k].Add(XXH3_64bits(v.data(), v.size()), v);
+    }
   }
 
   void Close(std::uint32_t slot, SummaryReason reason, EventSink& sink) {
@@ -905,6 +953,7 @@ struct WindowMerger::Impl {
     if (fp) g.max_distance = std::max(g.max_distance, HammingDistance(*fp, g.fingerprint));
     ++g.count_total;
     ++g.count_since;
+    NoteSlots(g, r.message);
     g.last.Assign(r);
     g.first_seen = std::min(g.first_seen, r.EventTime());
     g.last_seen = std::max(g.last_seen, r.EventTime());
@@ -1102,6 +1151,7 @@ struct WindowMerger::Impl {
                block(g.last.MemoryUsage());
       if (g.extras != nullptr) {
         bytes += block(sizeof(GroupExtras)) + block(g.extras->aliases.capacity() * 8) +
+                 block(g.extras->slots.capacity() * sizeof(SlotStats)) +
                  block(g.extras->hosts.capacity() * sizeof(std::string));
         for (const std::string& h : g.extras->hosts) {
           if (h.capacity() > 15) bytes += block(h.capacity() + 1);

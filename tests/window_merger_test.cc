@@ -1136,3 +1136,30 @@ TEST(WindowMergerTest, AVariableLengthListIsOneSlot) {
 
 }  // namespace
 }  // namespace logfold
+
+namespace logfold {
+namespace {
+
+// Folding hides nothing: the summary says how many lines had each value of a variable slot
+// (how many 500s among the 200s), and roughly how many distinct values a busy slot took.
+TEST(WindowMergerTest, SummariesCarrySlotStatistics) {
+  Harness h;
+  for (int i = 1; i <= 30; ++i) {
+    const int status = i % 10 == 0 ? 500 : 200;
+    h.Add("10.0.0." + std::to_string(i) + " GET /index.html status " + std::to_string(status),
+          kT0 + i);
+  }
+  h.FlushAll();
+  const std::vector<Rec> events = h.sink.Take();
+  ASSERT_EQ(events.size(), 2u);
+  const std::string& json = events[1].json;
+  EXPECT_NE(json.find("{\"token\":4,\"distinct\":2,\"lines\":30,\"top\":[{\"value\":\"200\","
+                      "\"count\":27},{\"value\":\"500\",\"count\":3}]}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("{\"token\":0,\"distinct\":"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"token\":1,"), std::string::npos) << json;  // GET never varied
+}
+
+}  // namespace
+}  // namespace logfold
