@@ -1074,8 +1074,16 @@ struct WindowMerger::Impl {
   // however long it is: consecutive variable tokens of the same masked shape, separated only
   // by spaces or commas, become one token (with the first one's hash).
   void CollapseLists(std::string_view message) {
-    std::size_t out = 0;
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
+    // Most lines hold no list: find the first pair that could start one before copying.
+    std::size_t start = 1;
+    while (start < tokens.size() &&
+           !(IsVariableClass(tokens[start].cls) && hashes[start] == hashes[start - 1] &&
+             tokens[start].cls == tokens[start - 1].cls)) {
+      ++start;
+    }
+    if (start >= tokens.size()) return;
+    std::size_t out = start;
+    for (std::size_t i = start; i < tokens.size(); ++i) {
       if (out > 0 && IsVariableClass(tokens[i].cls) && tokens[i].cls == tokens[out - 1].cls &&
           hashes[i] == hashes[out - 1]) {
         Token& prev = tokens[out - 1];
