@@ -337,6 +337,9 @@ class Server {
                     : in.framing == TcpFraming::kOctetCounted ? Framing::kOctetCounted
                                                               : Framing::kNewline;
         o.nul_terminator = in.nul_terminator;
+        o.octet_content_start = in.format == InputFormat::kSyslog ? '<'
+                                : in.format == InputFormat::kJson ? '{'
+                                                                  : '\0';
         o.max_connections = in.max_connections;
         o.idle_timeout_us = in.idle_timeout_us;
         auto l = std::make_unique<TcpListener>(id, in.name, o, io_, *pool_, metrics_);

@@ -49,8 +49,8 @@ std::size_t ParseBsdTimestamp(std::string_view text, BsdTimestamp& out);
 bool LooksLikeBsdTimestamp(std::string_view text);
 
 // A stamp carrying its year is placed in it (nullopt when the date does not exist there).
-// Otherwise places `ts` (read as UTC) in the year, among the reference year and its neighbours, that
-// puts it closest to `reference_us`, so a "Dec 31" line that arrives on Jan 1 belongs to the
+// Otherwise places `ts` (read as UTC) in the year, among the reference year and its neighbours,
+// that puts it closest to `reference_us`, so a "Dec 31" line that arrives on Jan 1 belongs to the
 // previous year. Years where the date does not exist (Feb 29) are skipped; nullopt when none
 // of the three has it.
 std::optional<TimeUs> ResolveBsdTimestamp(const BsdTimestamp& ts, TimeUs reference_us);

@@ -657,6 +657,9 @@ class Validator {
              [&](const Json& j, const std::string& p) { path_ok = NonEmptyString(j, p, in.path); },
              type == InputType::kFile, only_for({InputType::kFile})},
         });
+    // Raw lines may start with a number ("42 items processed"), which auto framing could
+    // take for an octet count.
+    if (in.format == InputFormat::kRaw && !Has(v, "framing")) in.framing = TcpFraming::kNewline;
 
     const std::string label = name_ok ? "input " + Quote(in.name) : path;
     if (type == InputType::kStdin) {

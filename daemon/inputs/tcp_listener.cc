@@ -319,6 +319,7 @@ TcpListener::Connection::Connection(std::shared_ptr<Impl> impl, Socket socket)
       retry_timer_(socket_.get_executor()),
       decoder_({.framing = impl_->options.framing,
                 .nul_terminator = impl_->options.nul_terminator,
+                .octet_content_start = impl_->options.octet_content_start,
                 .max_message_size = impl_->options.max_message_size}),
       buf_(kReadSize),
       last_activity_(SteadyClock::now()) {

@@ -118,7 +118,9 @@ TEST(SyslogParserRfc5424Test, Example3StructuredDataAndBom) {
   EXPECT_EQ(r.msgid, "ID47");
   EXPECT_EQ(r.structured_data,
             "[exampleSDID@32473 iut=\"3\" eventSource=\"Application\" eventID=\"1011\"]");
-  EXPECT_EQ(r.message, "\xEF\xBB\xBF" "An application event log entry...");
+  EXPECT_EQ(r.message,
+            "\xEF\xBB\xBF"
+            "An application event log entry...");
 }
 
 TEST(SyslogParserRfc5424Test, Example4TwoSdElementsNoMessage) {
@@ -456,8 +458,7 @@ TEST(SyslogParserRfc3164Test, ImpossibleDatesAreBadTimestamp) {
   for (std::string_view line : {"<13>Feb 30 12:00:00 h a: x"sv, "<13>Apr 31 12:00:00 h a: x"sv,
                                 "<13>Jan 32 12:00:00 h a: x"sv, "<13>Jan 00 12:00:00 h a: x"sv,
                                 "<13>Jan  1 24:00:00 h a: x"sv, "<13>Jan  1 12:60:00 h a: x"sv,
-                                "<13>Jan  1 12:00:00x h a: x"sv,
-                                "<13>Jan  1 12:00 h a: x"sv}) {
+                                "<13>Jan  1 12:00:00x h a: x"sv, "<13>Jan  1 12:00 h a: x"sv}) {
     const LogRecord r = Parse(line);
     EXPECT_EQ(r.outcome, ParseOutcome::kBadTimestamp) << line;
     EXPECT_EQ(r.message, line.substr(4)) << line;
