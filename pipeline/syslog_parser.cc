@@ -143,6 +143,13 @@ std::size_t ScanStructuredData(std::string_view s, std::size_t pos) {
   return pos;
 }
 
+bool IsHostnameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c) || c == '.' || c == '_' ||
+         c == '-';
+}
+
+bool IsAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c); }
+
 // RFC 3164 TAG the way rsyslog reads it: everything up to the first ':' (which belongs to the
 // tag) or SP, so "tag msg", "tag: msg", "tag[42]: msg" and "%ASA-6-302013: msg" all have one.
 // APP-NAME is the tag before any '[' or ':', PROCID what the brackets hold. A tag holding a
@@ -150,7 +157,16 @@ std::size_t ScanStructuredData(std::string_view s, std::size_t pos) {
 // of the tag (== pos when there is none).
 constexpr std::size_t kMaxTag = 255;
 
+// "key=value" at `pos`: an identifier followed by '='. Firewalls that log key=value pairs
+// (FortiGate, Sophos) send no tag, and rsyslog would make their first pair one.
+bool StartsWithKeyValue(std::string_view s, std::size_t pos) {
+  std::size_t i = pos;
+  while (i < s.size() && (IsAlnum(s[i]) || s[i] == '_' || s[i] == '-' || s[i] == '.')) ++i;
+  return i > pos && i < s.size() && s[i] == '=';
+}
+
 std::size_t ParseTag(std::string_view s, std::size_t pos, LogRecordView& out) {
+  if (StartsWithKeyValue(s, pos)) return pos;
   std::size_t i = pos;
   while (i < s.size() && s[i] != ':' && s[i] != ' ') {
     if (!IsPrintUsAscii(s[i]) || i - pos >= kMaxTag) return pos;
@@ -166,13 +182,6 @@ std::size_t ParseTag(std::string_view s, std::size_t pos, LogRecordView& out) {
   }
   return i;
 }
-
-bool IsHostnameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c) || c == '.' || c == '_' ||
-         c == '-';
-}
-
-bool IsAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c); }
 
 void Fail(std::string_view text, ParseOutcome outcome, LogRecordView& out) {
   out.message = text;
