@@ -398,10 +398,10 @@ int SeverityFromJson(const Json& v) {
     int severity;
   };
   static constexpr Name kNames[] = {
-      {"emerg", 0}, {"emergency", 0},     {"panic", 0}, {"alert", 1},
-      {"crit", 2},  {"critical", 2},      {"fatal", 2}, {"err", 3},
-      {"error", 3}, {"warning", 4},       {"warn", 4},  {"notice", 5},
-      {"info", 6},  {"informational", 6}, {"debug", 7}, {"trace", 7},
+      {"emerg", 0},    {"emergency", 0}, {"panic", 0},  {"alert", 1}, {"crit", 2},
+      {"critical", 2}, {"fatal", 2},     {"dpanic", 2}, {"err", 3},   {"error", 3},
+      {"warning", 4},  {"warn", 4},      {"notice", 5}, {"info", 6},  {"informational", 6},
+      {"debug", 7},    {"trace", 7},
   };
   for (const Name& name : kNames) {
     if (EqualsIgnoreCase(s, name.name)) return name.severity;
@@ -418,24 +418,58 @@ const std::string* FirstString(const Json& obj, std::initializer_list<const char
   return nullptr;
 }
 
+// pino and bunyan log levels are numbers: 10 trace, 20 debug, 30 info, 40 warn, 50 error,
+// 60 fatal.
+int SeverityFromLevelNumber(std::int64_t n) {
+  if (n >= 60) return 2;
+  if (n >= 50) return 3;
+  if (n >= 40) return 4;
+  if (n >= 30) return 6;
+  return 7;
+}
+
+// A time as loggers write it: an RFC 3339 string, or a number of seconds (zap's "ts":
+// 1732234408.123), milliseconds (pino's "time": 1732234408123) or microseconds since the
+// epoch, told apart by magnitude.
+std::optional<TimeUs> TimeFromJson(const Json& v) {
+  if (v.is_string()) return ParseRfc3339(v.get_ref<const std::string&>());
+  if (!v.is_number()) return std::nullopt;
+  const double x = v.get<double>();
+  if (!(x > 0) || x >= 1e17) return std::nullopt;
+  const double us = x >= 1e14 ? x : x >= 1e11 ? x * 1e3 : x * 1e6;
+  return static_cast<TimeUs>(us);
+}
+
 void MapWellKnownFields(const Json& obj, LogRecord& out) {
   if (const std::string* s = FirstString(obj, {"host", "hostname"})) out.hostname.assign(*s);
-  if (const std::string* s = FirstString(obj, {"app", "app_name", "program"})) {
+  if (const std::string* s = FirstString(obj, {"app", "app_name", "program", "name"})) {
     out.app_name.assign(*s);
+  }
+  if (const auto it = obj.find("pid"); it != obj.end() && it->is_number_integer()) {
+    out.procid = std::to_string(it->get<std::int64_t>());
   }
   if (const auto it = obj.find("severity"); it != obj.end()) {
     out.severity = SeverityFromJson(*it);
+  } else if (const auto level = obj.find("level"); level != obj.end()) {
+    out.severity = level->is_number_integer() && level->get<std::int64_t>() >= 10
+                       ? SeverityFromLevelNumber(level->get<std::int64_t>())
+                       : SeverityFromJson(*level);
   }
-  for (const char* key : {"timestamp", "time", "@timestamp"}) {
+  for (const char* key : {"timestamp", "time", "@timestamp", "ts"}) {
     const auto it = obj.find(key);
-    if (it == obj.end() || !it->is_string()) continue;
-    if (const std::optional<TimeUs> t = ParseRfc3339(it->get_ref<const std::string&>())) {
+    if (it == obj.end()) continue;
+    if (const std::optional<TimeUs> t = TimeFromJson(*it)) {
       out.has_timestamp = true;
       out.timestamp_us = *t;
       break;
     }
   }
 }
+
+// With the default json_message_field, the message fields of common loggers are tried too:
+// pino, bunyan, zap and logrus write "msg", structlog "event", Docker's json-file "log".
+constexpr const char* kDefaultMessageField = "message";
+constexpr const char* kFallbackMessageFields[] = {"msg", "log", "event"};
 
 std::string DumpCompact(const Json& v) {
   // The replace handler makes dump() total: it cannot throw on odd UTF-8.
@@ -518,12 +552,25 @@ void ParseJsonLine(std::string_view line, const std::string& message_field, LogR
     out.flavor = SyslogFlavor::kJson;
     MapWellKnownFields(doc, out);
     Json value;
-    if (!TakeField(doc, message_field, value)) {
+    bool found = TakeField(doc, message_field, value);
+    if (!found && message_field == kDefaultMessageField) {
+      for (const char* key : kFallbackMessageFields) {
+        if (const auto it = doc.find(key); it != doc.end() && it->is_string()) {
+          found = TakeField(doc, key, value);
+          break;
+        }
+      }
+    }
+    if (!found) {
       out.json_fields = DumpCompact(doc);
       return Fail(line, ParseOutcome::kMissingMessageField, out);
     }
     if (value.is_string()) {
-      out.message.assign(value.get_ref<const std::string&>());
+      std::string_view text = value.get_ref<const std::string&>();
+      // Docker's json-file "log" keeps the line's own LF.
+      if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+      if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+      out.message.assign(text);
     } else {
       out.message = DumpCompact(value);
     }

@@ -867,7 +867,7 @@ TEST(SyslogParserJsonTest, NonStringMessageIsDumped) {
 
 TEST(SyslogParserJsonTest, MissingMessageField) {
   const std::string_view line = R"({"msg":"wrong key","log":{"other":1}})";
-  for (const char* field : {"message", "log.message", "msg.x", "log.other.deeper"}) {
+  for (const char* field : {"log.message", "msg.x", "log.other.deeper"}) {
     const LogRecord r = ParseJson(line, field);
     EXPECT_EQ(r.outcome, ParseOutcome::kMissingMessageField) << field;
     EXPECT_EQ(r.flavor, SyslogFlavor::kJson);
@@ -954,6 +954,49 @@ TEST(SyslogParserJsonTest, WellKnownFieldVariants) {
   EXPECT_EQ(c.outcome, ParseOutcome::kOk);
   EXPECT_EQ(c.hostname, "");
   EXPECT_FALSE(c.has_timestamp);
+}
+
+// Issue #21: level, ts and msg of common loggers were ignored.
+TEST(SyslogParserJsonTest, CommonLoggerFieldsAreRecognised) {
+  struct Case {
+    std::string_view logger, line;
+    int severity;
+    std::string_view time, host, app, procid, message;
+  };
+  const Case cases[] = {
+      {"pino",
+       R"({"level":30,"time":1795306408123,"pid":4242,"hostname":"web-1","msg":"request done"})", 6,
+       "2026-11-22T00:13:28.123Z", "web-1", "", "4242", "request done"},
+      {"bunyan",
+       R"({"name":"api","hostname":"web-1","pid":7,"level":50,"msg":"boom",)"
+       R"("time":"2026-11-22T00:13:28.123Z","v":0})",
+       3, "2026-11-22T00:13:28.123Z", "web-1", "api", "7", "boom"},
+      {"zap", R"({"level":"warn","ts":1795306408.5,"caller":"main.go:12","msg":"slow"})", 4,
+       "2026-11-22T00:13:28.5Z", "", "", "", "slow"},
+      {"logrus", R"({"level":"error","msg":"db down","time":"2026-11-22T00:13:28Z"})", 3,
+       "2026-11-22T00:13:28Z", "", "", "", "db down"},
+      {"structlog",
+       R"({"event":"user logged in","level":"info","timestamp":"2026-11-22T00:13:28Z"})", 6,
+       "2026-11-22T00:13:28Z", "", "", "", "user logged in"},
+      {"docker json-file",
+       R"({"log":"listening on :8080\n","stream":"stdout","time":"2026-11-22T00:13:28.123456789Z"})",
+       -1, "2026-11-22T00:13:28.123456Z", "", "", "", "listening on :8080"},
+  };
+  for (const Case& c : cases) {
+    const LogRecord r = ParseJson(c.line);
+    EXPECT_EQ(r.outcome, ParseOutcome::kOk) << c.logger;
+    EXPECT_EQ(r.severity, c.severity) << c.logger;
+    EXPECT_TRUE(r.has_timestamp) << c.logger;
+    EXPECT_EQ(r.timestamp_us, ParseRfc3339(c.time).value_or(-1)) << c.logger;
+    EXPECT_EQ(r.hostname, c.host) << c.logger;
+    EXPECT_EQ(r.app_name, c.app) << c.logger;
+    EXPECT_EQ(r.procid, c.procid) << c.logger;
+    EXPECT_EQ(r.message, c.message) << c.logger;
+  }
+  // A configured message field gets no fallback.
+  EXPECT_EQ(ParseJson(R"({"msg":"m"})", "text").outcome, ParseOutcome::kMissingMessageField);
+  // "message" wins over "msg" when both are there.
+  EXPECT_EQ(ParseJson(R"({"msg":"a","message":"b"})").message, "b");
 }
 
 // ---------------------------------------------------------------------------------------
