@@ -300,7 +300,23 @@ class Server {
   }
 
   void StartInputs() {
-    for (std::size_t i = 0; i < config_.inputs.size(); ++i) StartInput(i);
+    for (std::size_t i = 0; i < config_.inputs.size(); ++i) {
+      try {
+        StartInput(i);
+      } catch (const std::exception& e) {
+        throw std::runtime_error(InputLabel(config_.inputs[i]) + ": " + e.what());
+      }
+    }
+  }
+
+  // "input \"syslog-tcp\" (tcp 127.0.0.1:514)": which input failed, and where it listens.
+  static std::string InputLabel(const InputConfig& in) {
+    std::string label = "input \"" + in.name + "\"";
+    if (in.type != InputType::kUdp && in.type != InputType::kTcp) return label;
+    label += in.type == InputType::kUdp ? " (udp " : " (tcp ";
+    if (!in.socket_name.empty()) return label + "inherited socket " + in.socket_name + ")";
+    const bool v6 = in.address.find(':') != std::string::npos;
+    return label + (v6 ? "[" + in.address + "]" : in.address) + ":" + std::to_string(in.port) + ")";
   }
 
   void StartInput(std::size_t i) {

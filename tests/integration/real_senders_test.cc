@@ -1,7 +1,12 @@
 // `logfold serve` fed by real senders over loopback (issue #21): lines that start with digits
 // on syslog and raw TCP inputs, Python's logging.handlers.SysLogHandler over UDP and TCP, and
-// a multi-line UDP datagram; every record checked field by field in annotate mode.
+// a multi-line UDP datagram; every record checked field by field in annotate mode. Also what
+// a user sees at startup: --version and a failed bind.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <string>
@@ -138,6 +143,45 @@ TEST_F(RealSendersTest, PythonSysLogHandlerOverUdpAndTcp) {
               multi_line ? "multi\nline" : "charge " + std::to_string(n) + " declined");
   }
   EXPECT_EQ(Metric("logfold_framing_errors_total", "input=\"tcp-in\""), 0);
+}
+
+// Issue #21: a failed bind said only "bind: Address already in use".
+TEST(ServeStartupTest, FailedBindNamesTheInputAndTheAddress) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const int busy = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(busy, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(busy, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(busy, 1), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(busy, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const int port = ntohs(addr.sin_port);
+  const Json config = {
+      {"inputs", Json::array({{{"name", "syslog-tcp"}, {"type", "tcp"}, {"port", port}}})},
+      {"outputs", Json::array({{{"name", "o"}, {"type", "stdout"}}})}};
+  const std::string path = dir / "logfold.json";
+  daemon_test::WriteFile(path, config.dump());
+  const daemon_test::CommandResult r =
+      daemon_test::RunCommand({LOGFOLD_BINARY, "serve", "--config", path}, dir);
+  ::close(busy);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("input \"syslog-tcp\" (tcp 127.0.0.1:" + std::to_string(port) +
+                       "): bind: Address already in use"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(ServeStartupTest, VersionIsPrinted) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const daemon_test::CommandResult r = daemon_test::RunCommand({LOGFOLD_BINARY, "--version"}, dir);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(r.out.starts_with("logfold ")) << r.out;
+  EXPECT_TRUE(r.out.ends_with("\n")) << r.out;
+  EXPECT_GT(r.out.size(), std::string("logfold \n").size());
 }
 
 }  // namespace
