@@ -1,7 +1,7 @@
 // `logfold serve` fed by real senders over loopback (issue #21): lines that start with digits
 // on syslog and raw TCP inputs, Python's logging.handlers.SysLogHandler over UDP and TCP, and
 // a multi-line UDP datagram; every record checked field by field in annotate mode. Also what
-// a user sees at startup: --version and a failed bind.
+// a user sees on the command line: --version, a failed bind, explain --config.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -182,6 +182,25 @@ TEST(ServeStartupTest, VersionIsPrinted) {
   EXPECT_TRUE(r.out.starts_with("logfold ")) << r.out;
   EXPECT_TRUE(r.out.ends_with("\n")) << r.out;
   EXPECT_GT(r.out.size(), std::string("logfold \n").size());
+}
+
+// Issue #21: custom scope and protected words could not be explained.
+TEST(ServeStartupTest, ExplainUsesTheEngineSettingsOfAConfigFile) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const Json config = {{"inputs", Json::array({{{"name", "u"}, {"type", "udp"}, {"port", 0}}})},
+                       {"engine", {{"protected_words", Json::array({"alice"})}}},
+                       {"outputs", Json::array({{{"name", "o"}, {"type", "stdout"}}})}};
+  const std::string path = dir / "logfold.json";
+  daemon_test::WriteFile(path, config.dump());
+  const std::vector<std::string> lines = {"login for alice ok", "login for bob ok"};
+  const daemon_test::CommandResult plain =
+      daemon_test::RunCommand({LOGFOLD_BINARY, "explain", lines[0], lines[1]}, dir);
+  EXPECT_EQ(plain.exit_code, 0) << plain.out << plain.err;  // merged with the built-in list
+  const daemon_test::CommandResult custom = daemon_test::RunCommand(
+      {LOGFOLD_BINARY, "explain", "--config", path, lines[0], lines[1]}, dir);
+  EXPECT_EQ(custom.exit_code, 1) << custom.out << custom.err;
+  EXPECT_NE(custom.out.find("a protected word differs"), std::string::npos) << custom.out;
 }
 
 }  // namespace
