@@ -228,12 +228,16 @@ std::span<const std::string_view> FrameDecoder::Finish() {
   switch (state_) {
     case State::kFrameStart:
       break;
-    case State::kHeader:
-    case State::kOctetFirst: {
+    case State::kHeader: {
       ++counters_.partial_at_close;
       Emit(Assembled(), header_digits_ > max_);
       break;
     }
+    case State::kOctetFirst:
+      // "LEN SP" and no content byte: an octet-counted frame with nothing received.
+      ++counters_.partial_at_close;
+      Emit({}, false);
+      break;
     case State::kOctetBody: {
       ++counters_.partial_at_close;
       const std::size_t received = octet_len_ - body_remaining_;

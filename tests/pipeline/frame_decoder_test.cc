@@ -278,6 +278,12 @@ TEST(FrameDecoder, FinishDeliversIncompleteOctetFrameAsPartial) {
   const Decoded no_body = Decode(any, "3 abc12 ");
   EXPECT_EQ(no_body.messages, V({"abc"}));
   EXPECT_EQ(no_body.counters.partial_at_close, 1u);
+
+  // The same with the content check pending: nothing received after "LEN SP".
+  const Decoded unchecked = Decode({}, "6 <13>ab12 ");
+  EXPECT_EQ(unchecked.messages, V({"<13>ab"}));
+  EXPECT_EQ(unchecked.counters.partial_at_close, 1u);
+  EXPECT_EQ(unchecked.counters.framing_errors, 0u);
 }
 
 TEST(FrameDecoder, FinishResetsToFrameBoundary) {
