@@ -58,9 +58,9 @@ void CheckSyslog(std::string_view line, logfold::TimeUs arrival, const LogRecord
   FUZZ_CHECK(r.flavor == SyslogFlavor::kRfc3164 || r.flavor == SyslogFlavor::kRfc5424,
              "syslog flavor");
   // Without PRI only a line that starts with a timestamp is a header (rsyslog's <13>).
-  FUZZ_CHECK(raw[0] == '<' || (r.flavor == SyslogFlavor::kRfc3164 && r.facility == 1 &&
-                               r.severity == 5),
-             "a syslog header starts with PRI, or is RFC 3164 with the assumed PRI 13");
+  FUZZ_CHECK(
+      raw[0] == '<' || (r.flavor == SyslogFlavor::kRfc3164 && r.facility == 1 && r.severity == 5),
+      "a syslog header starts with PRI, or is RFC 3164 with the assumed PRI 13");
   FUZZ_CHECK(r.facility >= 0 && r.facility <= 23 && r.severity >= 0 && r.severity <= 7,
              "PRI 0..191");
   FUZZ_CHECK(r.outcome != ParseOutcome::kNoHeader && r.outcome != ParseOutcome::kBadPri &&
