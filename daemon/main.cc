@@ -18,6 +18,7 @@ constexpr char kUsage[] =
     "  check-config [FILE]     validate a config file (--print shows the effective config)\n"
     "  replay [FILE...]        fold files or stdin, NDJSON events to stdout\n"
     "  explain LINE_A LINE_B   show why two lines merge or not\n"
+    "  --version               print the version\n"
     "run 'logfold COMMAND --help' for a command's options\n";
 
 }  // namespace
@@ -33,6 +34,10 @@ int main(int argc, char** argv) {
   if (command == "explain") return logfold::RunExplain(args, stdout, stderr);
   if (command == "serve") return logfold::RunServe(args);
   if (command == "check-config") return logfold::RunCheckConfig(args, stdout, stderr);
+  if (command == "--version" || command == "version") {
+    std::printf("logfold %s\n", LOGFOLD_VERSION);
+    return 0;
+  }
   if (command == "-h" || command == "--help" || command == "help") {
     std::fputs(kUsage, stdout);
     return 0;

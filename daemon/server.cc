@@ -300,7 +300,23 @@ class Server {
   }
 
   void StartInputs() {
-    for (std::size_t i = 0; i < config_.inputs.size(); ++i) StartInput(i);
+    for (std::size_t i = 0; i < config_.inputs.size(); ++i) {
+      try {
+        StartInput(i);
+      } catch (const std::exception& e) {
+        throw std::runtime_error(InputLabel(config_.inputs[i]) + ": " + e.what());
+      }
+    }
+  }
+
+  // "input \"syslog-tcp\" (tcp 127.0.0.1:514)": which input failed, and where it listens.
+  static std::string InputLabel(const InputConfig& in) {
+    std::string label = "input \"" + in.name + "\"";
+    if (in.type != InputType::kUdp && in.type != InputType::kTcp) return label;
+    label += in.type == InputType::kUdp ? " (udp " : " (tcp ";
+    if (!in.socket_name.empty()) return label + "inherited socket " + in.socket_name + ")";
+    const bool v6 = in.address.find(':') != std::string::npos;
+    return label + (v6 ? "[" + in.address + "]" : in.address) + ":" + std::to_string(in.port) + ")";
   }
 
   void StartInput(std::size_t i) {
@@ -337,6 +353,9 @@ class Server {
                     : in.framing == TcpFraming::kOctetCounted ? Framing::kOctetCounted
                                                               : Framing::kNewline;
         o.nul_terminator = in.nul_terminator;
+        o.octet_content_start = in.format == InputFormat::kSyslog ? '<'
+                                : in.format == InputFormat::kJson ? '{'
+                                                                  : '\0';
         o.max_connections = in.max_connections;
         o.idle_timeout_us = in.idle_timeout_us;
         auto l = std::make_unique<TcpListener>(id, in.name, o, io_, *pool_, metrics_);

@@ -71,6 +71,45 @@ void CivilFromDays(std::int64_t z, std::int64_t& y, int& m, int& d) {
   if (m <= 2) ++y;
 }
 
+bool IsValidUtf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t len = Utf8SequenceLength(s, i);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
+
+// Standard base64 with padding (RFC 4648 section 4), appended.
+void AppendBase64(std::string_view s, std::string& out) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::size_t i = 0;
+  for (; i + 3 <= s.size(); i += 3) {
+    const std::uint32_t v =
+        (static_cast<std::uint32_t>(static_cast<unsigned char>(s[i])) << 16) |
+        (static_cast<std::uint32_t>(static_cast<unsigned char>(s[i + 1])) << 8) |
+        static_cast<unsigned char>(s[i + 2]);
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += kAlphabet[v & 63];
+  }
+  if (i < s.size()) {
+    std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(s[i])) << 16;
+    const bool two = i + 1 < s.size();
+    if (two) v |= static_cast<std::uint32_t>(static_cast<unsigned char>(s[i + 1])) << 8;
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += two ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+}
+
 void AppendStringField(std::string_view key, std::string_view value, std::string& out) {
   out += ',';
   AppendKey(key, out);
@@ -108,6 +147,15 @@ void AppendRecordFields(const LogRecord& r, std::string& out) {
   if (r.outcome != ParseOutcome::kOk)
     AppendStringField("parse_error", ParseOutcomeName(r.outcome), out);
   AppendStringField("message", r.message, out);
+  // JSON strings hold only Unicode, so a message that is not UTF-8 shows U+FFFD in "message"
+  // and travels exactly, byte for byte, in "message_base64".
+  if (!IsValidUtf8(r.message)) {
+    out += ',';
+    AppendKey("message_base64", out);
+    out += '"';
+    AppendBase64(r.message, out);
+    out += '"';
+  }
 }
 
 // What the merger read from the message's own header; left out when not found.

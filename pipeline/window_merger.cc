@@ -724,7 +724,19 @@ struct WindowMerger::Impl {
     const Group& g = groups[slot];
     template_text.clear();
     const std::string_view m = g.first.message();
+    // What precedes the first token of the body (the space rsyslog's forwarding template puts
+    // before MSG, a BOM) is no part of the template.
     std::size_t pos = g.body;
+    while (pos < m.size()) {
+      if (m[pos] == ' ' || m[pos] == '\t') {
+        ++pos;
+      } else if (m.substr(pos, 3) == "\xEF\xBB\xBF") {
+        pos += 3;
+      } else {
+        break;
+      }
+    }
+    if (g.tokens.size() > 0) pos = std::min<std::size_t>(pos, g.tokens.token(0).offset);
     for (std::size_t i = 0; i < g.tokens.size(); ++i) {
       const Token t = g.tokens.token(i);
       const std::uint8_t flags = g.tokens.flags(i);

@@ -17,7 +17,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string_view>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "daemon/config/http_url.h"
 
@@ -214,6 +217,13 @@ class DomBuilder : public nlohmann::json_sax<Json> {
     }
     error_ = "invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(column) +
              ": " + detail;
+    // The most common cause by far: a comment, which JSON does not have.
+    const std::size_t at = position > 0 ? position - 1 : 0;
+    if (at < text_.size() &&
+        (text_[at] == '#' || (text_[at] == '/' && at + 1 < text_.size() &&
+                              (text_[at + 1] == '/' || text_[at + 1] == '*')))) {
+      error_ += " (JSON has no comments: remove the comment; config/README.md documents every key)";
+    }
     return false;
   }
 
@@ -469,11 +479,30 @@ class Validator {
       out = *value;
       return true;
     }
+    const std::string& given = v.get_ref<const std::string&>();
     std::string reason = "must be one of: ";
     for (std::size_t i = 0; i < N; ++i) {
       if (i > 0) reason.append(", ");
       reason.append(table[i].name);
     }
+    if constexpr (std::is_same_v<E, OutputType>) {
+      if (ValueOf(kHttpFormats, given)) {
+        Error(p, reason + "; \"" + given +
+                     "\" is a format of the http output: {\"type\": \"http\", " + "\"format\": \"" +
+                     given + "\", \"url\": ...}");
+        return false;
+      }
+    }
+    std::string_view best;
+    std::size_t best_distance = 3;  // suggest only names within two edits
+    for (std::size_t i = 0; i < N; ++i) {
+      const std::size_t d = EditDistance(given, table[i].name);
+      if (d < best_distance) {
+        best_distance = d;
+        best = table[i].name;
+      }
+    }
+    if (!best.empty()) reason += "; did you mean \"" + std::string(best) + "\"?";
     Error(p, reason);
     return false;
   }
@@ -657,6 +686,9 @@ class Validator {
              [&](const Json& j, const std::string& p) { path_ok = NonEmptyString(j, p, in.path); },
              type == InputType::kFile, only_for({InputType::kFile})},
         });
+    // Raw lines may start with a number ("42 items processed"), which auto framing could
+    // take for an octet count.
+    if (in.format == InputFormat::kRaw && !Has(v, "framing")) in.framing = TcpFraming::kNewline;
 
     const std::string label = name_ok ? "input " + Quote(in.name) : path;
     if (type == InputType::kStdin) {

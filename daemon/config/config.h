@@ -48,11 +48,12 @@ struct InputConfig {
   std::string address = "127.0.0.1";        // udp, tcp: IP literal to bind
   std::uint16_t port = 0;                   // udp, tcp: 0 = ephemeral
   std::uint64_t receive_buffer = 4 * kMiB;  // udp: SO_RCVBUF request; 0 = system default
-  TcpFraming framing = TcpFraming::kAuto;   // tcp
-  bool nul_terminator = false;              // tcp: NUL also ends a newline frame
-  std::uint32_t max_connections = 1024;     // tcp
-  TimeUs idle_timeout_us = 5 * kMinute;     // tcp: 0 = never
-  std::string path;                         // file
+  // tcp; a raw input without "framing" gets kNewline (its lines may start with digits)
+  TcpFraming framing = TcpFraming::kAuto;
+  bool nul_terminator = true;            // tcp: NUL also ends a newline frame
+  std::uint32_t max_connections = 1024;  // tcp
+  TimeUs idle_timeout_us = 5 * kMinute;  // tcp: 0 = never
+  std::string path;                      // file
   bool operator==(const InputConfig&) const = default;
 };
 

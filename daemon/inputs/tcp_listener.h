@@ -30,7 +30,10 @@ class TcpListener {
     // 0 keeps the kernel's receive buffer autotuning, which a fixed size would disable.
     std::size_t receive_buffer = 0;
     Framing framing = Framing::kAuto;
-    bool nul_terminator = false;
+    bool nul_terminator = true;
+    // Auto framing believes an octet count only when the content starts with this byte
+    // (FrameDecoder::Options::octet_content_start); 0: any.
+    char octet_content_start = '<';
     std::uint32_t max_connections = 1024;      // further clients are closed at once; 0: no limit
     TimeUs idle_timeout_us = 300 * 1000000LL;  // no data for this long: close; 0: never
   };
