@@ -159,7 +159,8 @@ struct WorkerPool::Worker {
     Worker& w_;
   };
 
-  explicit Worker(std::size_t i) : index(i), encoder(*this) {}
+  Worker(std::size_t i, const GroupTracker::Options& groups)
+      : index(i), encoder(*this), tracker(groups) {}
 
   std::size_t index;
   moodycamel::BlockingConcurrentQueue<Batch*, WorkerQueueTraits> queue;
@@ -171,6 +172,7 @@ struct WorkerPool::Worker {
   std::thread thread;
   std::string ndjson, syslog;
   Encoder encoder;
+  GroupTracker tracker;
   LogRecord record;
   MergerStats last_stats;
   // Event-time mode: the latest event time and the wall time it was seen at.
@@ -201,7 +203,7 @@ WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metr
   shared_->sinks = std::make_shared<const std::vector<Output>>(std::move(sinks));
   shared_->sinks_held.assign(options_.threads, Shared::kNotHeld);
   for (std::size_t i = 0; i < options_.threads; ++i) {
-    auto w = std::make_unique<Worker>(i);
+    auto w = std::make_unique<Worker>(i, options_.groups);
     MergerOptions mo = options_.merger;
     mo.id_seed = mo.id_seed * 1000003 + i + 1;  // group ids unique across shards
     w->merger = std::make_unique<WindowMerger>(mo);
@@ -532,6 +534,7 @@ void WorkerPool::Run(Worker& w) {
       w.merger->Flush(flush_time(now), w.encoder);
       last_flush = now;
     }
+    w.tracker.MaybePublish(*w.merger, now);
     SubmitOutput(w);
     publish_stats();
     if (has_waiters_.load() && w.pending.load() < options_.queue_capacity / 2) NotifyWritable();
@@ -553,6 +556,15 @@ void WorkerPool::Stop() {
     if (w->thread.joinable()) w->thread.join();
   }
   NotifyWritable();
+}
+
+std::vector<std::shared_ptr<const GroupSnapshot>> WorkerPool::WatchGroups(TimeUs now_us) {
+  std::vector<std::shared_ptr<const GroupSnapshot>> out;
+  for (auto& w : workers_) {
+    w->tracker.Watch(now_us);
+    out.push_back(w->tracker.Latest());
+  }
+  return out;
 }
 
 std::size_t WorkerPool::queued_lines() const {
