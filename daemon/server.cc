@@ -198,6 +198,7 @@ class Server {
       o.sink = sinks[i].get();
       o.drop_when_full = c.outputs[i].when_full == WhenFull::kDrop;
       o.block_timeout_us = c.outputs[i].block_timeout_us;
+      o.select = c.outputs[i].select;
       v.push_back(o);
     }
     return v;

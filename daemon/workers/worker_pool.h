@@ -18,6 +18,7 @@
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/metrics.h"
 #include "daemon/workers/group_tracker.h"
+#include "pipeline/event_filter.h"
 #include "pipeline/syslog_parser.h"
 #include "pipeline/window_merger.h"
 
@@ -33,6 +34,9 @@ class WorkerPool : public IngestTarget {
     // and count it (logfold_output_dropped_bytes_total), so the other outputs carry on.
     bool drop_when_full = false;
     TimeUs block_timeout_us = 5'000'000;
+    // The events this output receives (default: all). Outputs that select all share one
+    // encoding per format; each selective output gets a buffer of its own.
+    EventSelection select;
   };
 
   struct Options {
