@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 namespace logfold {
 namespace {
@@ -201,9 +203,18 @@ bool Fetch(const TopOptions& o, int limit, Json& groups, Json& stats, std::strin
 int RunOnce(const TopOptions& o, std::FILE* out, std::FILE* err) {
   Json groups, stats;
   std::string error;
-  if (!Fetch(o, o.limit > 0 ? o.limit : 30, groups, stats, error)) {
-    std::fprintf(err, "logfold top: %s\n", error.c_str());
-    return 1;
+  // Workers take their first snapshot once somebody asks: give them a few seconds to.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (true) {
+    if (!Fetch(o, o.limit > 0 ? o.limit : 30, groups, stats, error)) {
+      std::fprintf(err, "logfold top: %s\n", error.c_str());
+      return 1;
+    }
+    if (groups.value("workers_ready", 0) >= groups.value("workers", 0) ||
+        std::chrono::steady_clock::now() >= deadline) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   for (const std::string& l : Render(groups, stats, o, 4096)) std::fprintf(out, "%s\n", l.c_str());
   return 0;
