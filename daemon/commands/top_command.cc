@@ -100,8 +100,8 @@ bool HttpGet(const TopOptions& o, const std::string& path, std::string& body, st
     error = "cannot connect to " + o.host + ":" + o.port + " (is logfold serving metrics?)";
     return false;
   }
-  const std::string request = "GET " + path + " HTTP/1.1\r\nHost: " + o.host +
-                              "\r\nConnection: close\r\n\r\n";
+  const std::string request =
+      "GET " + path + " HTTP/1.1\r\nHost: " + o.host + "\r\nConnection: close\r\n\r\n";
   std::string response;
   bool ok = send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
             static_cast<ssize_t>(request.size());
@@ -119,7 +119,7 @@ bool HttpGet(const TopOptions& o, const std::string& path, std::string& body, st
   if (response.compare(9, 1, "2") != 0) {
     const Json j = Json::parse(body, nullptr, false);
     error = j.is_object() && j.contains("error") ? j["error"].get<std::string>()
-                                                   : response.substr(0, response.find('\r'));
+                                                 : response.substr(0, response.find('\r'));
     return false;
   }
   return true;
@@ -156,13 +156,12 @@ std::vector<std::string> Render(const Json& groups, const Json& stats, const Top
                                 std::size_t width) {
   std::vector<std::string> lines;
   char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "logfold top - lines in %s, events out %s, open groups %s, dropped %s",
-                Human(stats.value("lines_received", 0.0)).c_str(),
-                Human(stats.value("events_first", 0.0) + stats.value("events_summary", 0.0))
-                    .c_str(),
-                Human(stats.value("open_groups", 0.0)).c_str(),
-                Human(stats.value("lines_dropped", 0.0)).c_str());
+  std::snprintf(
+      buf, sizeof buf, "logfold top - lines in %s, events out %s, open groups %s, dropped %s",
+      Human(stats.value("lines_received", 0.0)).c_str(),
+      Human(stats.value("events_first", 0.0) + stats.value("events_summary", 0.0)).c_str(),
+      Human(stats.value("open_groups", 0.0)).c_str(),
+      Human(stats.value("lines_dropped", 0.0)).c_str());
   lines.emplace_back(buf);
   std::snprintf(buf, sizeof buf, "sort: %s%s%s   (r rate, c count, n newest, / filter, q quit)",
                 o.sort.c_str(), o.filter.empty() ? "" : "   filter: ", o.filter.c_str());

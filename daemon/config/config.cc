@@ -11,13 +11,13 @@
 #include <cstring>
 #include <exception>
 #include <functional>
-#include <regex>
 #include <initializer_list>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <regex>
 #include <utility>
 
 #include "daemon/config/http_url.h"
@@ -849,10 +849,15 @@ class Validator {
         return;
       }
     }
-    if (name == "error") out = 3;
-    else if (name == "warn") out = 4;
-    else Error(path, "expected a severity (emerg, alert, crit, err, warning, notice, info, debug "
-                     "or 0..7), got " + Quote(name));
+    if (name == "error")
+      out = 3;
+    else if (name == "warn")
+      out = 4;
+    else
+      Error(path,
+            "expected a severity (emerg, alert, crit, err, warning, notice, info, debug "
+            "or 0..7), got " +
+                Quote(name));
   }
 
   void Workers(const Json& v, const std::string& path, WorkersConfig& workers) {

@@ -441,16 +441,17 @@ void WorkerPool::SubmitOutput(Worker& w) {
     Sink* s = o.sink;
     std::string* selected = nullptr;
     if (!o.select.all()) {
-      const auto route = std::find_if(w.routes.begin(), w.routes.end(),
-                                      [&](const Worker::Route& r) { return r.output == s->name(); });
+      const auto route =
+          std::find_if(w.routes.begin(), w.routes.end(),
+                       [&](const Worker::Route& r) { return r.output == s->name(); });
       if (route == w.routes.end()) continue;  // selective since this list: nothing encoded yet
       selected = &route->buf;
     } else {
       (s->encoding() == SinkEncoding::kNdjson ? ndjson : syslog) = true;
     }
-    std::string& buf = selected != nullptr                         ? *selected
+    std::string& buf = selected != nullptr                      ? *selected
                        : s->encoding() == SinkEncoding::kNdjson ? w.ndjson
-                                                                 : w.syslog;
+                                                                : w.syslog;
     // A route's events are this output's alone: handed over (or counted lost) here, gone after.
     struct ClearRoute {
       std::string* buf;

@@ -87,14 +87,14 @@ class LiveViewTest : public ::testing::Test {
   // Waits until the snapshots list every group with its whole count.
   bool WaitAllListed(std::uint64_t total) {
     return WaitUntil(
-        [&] {
-          std::uint64_t n = 0;
-          const Json answer = Groups("sort=count&limit=1000");
-          for (const Json& g : answer["groups"]) n += g.value("count", std::uint64_t{0});
-          return n == total;
-        },
-        milliseconds(15000), milliseconds(100)) ||
-        (ADD_FAILURE() << Groups("sort=count&limit=1000").dump(), false);
+               [&] {
+                 std::uint64_t n = 0;
+                 const Json answer = Groups("sort=count&limit=1000");
+                 for (const Json& g : answer["groups"]) n += g.value("count", std::uint64_t{0});
+                 return n == total;
+               },
+               milliseconds(15000), milliseconds(100)) ||
+           (ADD_FAILURE() << Groups("sort=count&limit=1000").dump(), false);
   }
 
   TempDir dir_;
@@ -145,8 +145,11 @@ TEST_F(LiveViewTest, BadParametersAreRefusedWithAMessage) {
     const char* query;
     const char* says;
   } cases[] = {
-      {"sort=size", "sort"},           {"limit=0", "limit"}, {"limit=1001", "limit"},
-      {"limit=ten", "limit"},          {"color=red", "unknown parameter \\\"color\\\""},
+      {"sort=size", "sort"},
+      {"limit=0", "limit"},
+      {"limit=1001", "limit"},
+      {"limit=ten", "limit"},
+      {"color=red", "unknown parameter \\\"color\\\""},
       {"q=%ZZ", "percent-encoding"},
   };
   for (const auto& c : cases) {
@@ -188,13 +191,13 @@ TEST_F(LiveViewTest, TopShowsTheFloodedGroupSortsFiltersAndQuits) {
   ASSERT_TRUE(WaitAllListed(kRequests + kRefused + kJobs));
   const std::string url = "http://127.0.0.1:" + std::to_string(metrics_);
 
-  const auto once = RunCommand({LOGFOLD_BINARY, "top", "--once", "--sort", "count", "--url", url},
-                               dir_);
+  const auto once =
+      RunCommand({LOGFOLD_BINARY, "top", "--once", "--sort", "count", "--url", url}, dir_);
   EXPECT_EQ(once.exit_code, 0) << once.err;
   EXPECT_THAT(once.out, HasSubstr(kRequestTemplate));
   EXPECT_THAT(once.out, HasSubstr("open groups 3"));
-  const auto refused = RunCommand({LOGFOLD_BINARY, "top", "--once", "--url", "http://127.0.0.1:1"},
-                                  dir_);
+  const auto refused =
+      RunCommand({LOGFOLD_BINARY, "top", "--once", "--url", "http://127.0.0.1:1"}, dir_);
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_THAT(refused.err, HasSubstr("cannot connect"));
 
@@ -224,8 +227,11 @@ TEST_F(LiveViewTest, TopShowsTheFloodedGroupSortsFiltersAndQuits) {
   })) << tmux.Screen();
   // q quits: the session (whose only program is top) ends.
   tmux.Run({"send-keys", "-t", "top", "q"});
-  EXPECT_TRUE(WaitUntil([&] { return tmux.Run({"has-session", "-t", "top"}).exit_code != 0; },
-                        milliseconds(10000)));
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        return tmux.Run({"has-session", "-t", "top"}).exit_code != 0;
+      },
+      milliseconds(10000)));
 }
 
 TEST_F(LiveViewTest, PageInHeadlessChromiumListsTheFloodedGroupAndUpdates) {
