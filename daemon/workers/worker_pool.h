@@ -36,7 +36,7 @@ class WorkerPool : public IngestTarget {
     TimeUs block_timeout_us = 5'000'000;
     // The events this output receives (default: all). Outputs that select all share one
     // encoding per format; each selective output gets a buffer of its own.
-    EventSelection select;
+    EventSelection select = {};
   };
 
   struct Options {
