@@ -67,6 +67,15 @@ HttpResponse Error(std::string status, std::string message) {
 
 }  // namespace
 
+LiveApi::LiveApi(WorkerPool& pool, Metrics& metrics)
+    : pool_(pool),
+      metrics_(metrics),
+      groups_requests_(metrics.GetCounter("logfold_api_requests_total",
+                                          "Requests the live view answered, by path",
+                                          R"(path="/api/groups")")),
+      bad_requests_(metrics.GetCounter("logfold_api_bad_requests_total",
+                                       "Live view requests refused for bad parameters")) {}
+
 bool GroupsQuery::Parse(std::string_view query, GroupsQuery& out, std::string& error) {
   out = GroupsQuery{};
   std::string key, value;
@@ -197,9 +206,11 @@ bool LiveApi::Handle(std::string_view target, HttpResponse& response) {
   const std::string_view query =
       qmark == std::string_view::npos ? std::string_view{} : target.substr(qmark + 1);
   if (path == "/api/groups") {
+    ++groups_requests_;
     GroupsQuery q;
     std::string error;
     if (!GroupsQuery::Parse(query, q, error)) {
+      ++bad_requests_;
       response = Error("400 Bad Request", error);
       return true;
     }
@@ -208,6 +219,7 @@ bool LiveApi::Handle(std::string_view target, HttpResponse& response) {
   }
   if (path == "/api/stats") {
     if (!query.empty()) {
+      ++bad_requests_;
       response = Error("400 Bad Request", "/api/stats takes no parameters");
       return true;
     }

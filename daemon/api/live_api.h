@@ -29,7 +29,7 @@ struct GroupsQuery {
 
 class LiveApi {
  public:
-  LiveApi(WorkerPool& pool, const Metrics& metrics) : pool_(pool), metrics_(metrics) {}
+  LiveApi(WorkerPool& pool, Metrics& metrics);
 
   // An HttpHandler for the metrics listener.
   bool Handle(std::string_view target, HttpResponse& response);
@@ -40,6 +40,8 @@ class LiveApi {
  private:
   WorkerPool& pool_;
   const Metrics& metrics_;
+  Metrics::Counter& groups_requests_;  // answered GET /api/groups, bad ones included
+  Metrics::Counter& bad_requests_;
 };
 
 // The page served at "/" (daemon/api/web/index.html, embedded at build time).

@@ -159,6 +159,7 @@ TEST_F(LiveViewTest, BadParametersAreRefusedWithAMessage) {
     EXPECT_THAT(r.body, HasSubstr("\"error\"")) << c.query;
   }
   EXPECT_EQ(HttpGet(metrics_, "/api/stats?x=1").status, 400);
+  EXPECT_EQ(daemon_.Metric("logfold_api_bad_requests_total"), std::size(cases) + 1);
   EXPECT_EQ(HttpGet(metrics_, "/api/nothing").status, 404);
   const auto page = HttpGet(metrics_, "/");
   EXPECT_EQ(page.status, 200);
@@ -258,6 +259,7 @@ TEST_F(LiveViewTest, PageInHeadlessChromiumListsTheFloodedGroupAndUpdates) {
     argv.push_back(url);
     return RunCommand(argv, dir_, milliseconds(60000));
   };
+  const double polls_before = daemon_.Metric("logfold_api_requests_total");
   const auto first = render({"--dump-dom"});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const std::size_t table = first.out.find("<tbody id=\"groups\">");
@@ -265,6 +267,8 @@ TEST_F(LiveViewTest, PageInHeadlessChromiumListsTheFloodedGroupAndUpdates) {
   EXPECT_THAT(first.out.substr(table), HasSubstr("request &lt;*&gt; took &lt;*&gt; ms"));
   EXPECT_THAT(first.out.substr(table), HasSubstr("web2"));
   EXPECT_THAT(first.out, HasSubstr("open groups"));
+  // The page refreshes itself: one load of 5 s (virtual time, 2 s period) asked again.
+  EXPECT_GE(daemon_.Metric("logfold_api_requests_total") - polls_before, 3);
 
   // A new group appears on the next load.
   SendLines("web3", "auth", 50, [](int i, std::string& b) -> const std::string& {
