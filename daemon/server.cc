@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/api/live_api.h"
 #include "daemon/config/config.h"
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
@@ -197,6 +198,7 @@ class Server {
       o.sink = sinks[i].get();
       o.drop_when_full = c.outputs[i].when_full == WhenFull::kDrop;
       o.block_timeout_us = c.outputs[i].block_timeout_us;
+      o.select = c.outputs[i].select;
       v.push_back(o);
     }
     return v;
@@ -393,6 +395,11 @@ class Server {
                       });
     metrics_server_ = std::make_unique<MetricsServer>(io_, config_.metrics.address,
                                                       config_.metrics.port, metrics_);
+    live_api_ = std::make_unique<LiveApi>(*pool_, metrics_);
+    metrics_server_->SetHandler(
+        [api = live_api_.get()](std::string_view target, HttpResponse& response) {
+          return api->Handle(target, response);
+        });
     metrics_server_->Start();
     spdlog::info("metrics on http://{}:{}/metrics", config_.metrics.address,
                  metrics_server_->local_port());
@@ -552,6 +559,7 @@ class Server {
   std::vector<std::unique_ptr<TcpListener>> tcp_;
   std::vector<std::unique_ptr<StreamInput>> streams_;
   std::unique_ptr<MetricsServer> metrics_server_;
+  std::unique_ptr<LiveApi> live_api_;  // serves the metrics listener's live view
   std::thread io_thread_;
   // Sinks a reload replaced, draining to their old destinations on their own threads.
   struct RetiringSinks {

@@ -1239,4 +1239,27 @@ const MergerStats& WindowMerger::stats() const { return impl_->stats; }
 const MergerOptions& WindowMerger::options() const { return impl_->opt; }
 std::size_t WindowMerger::MemoryUsage() const { return impl_->MemoryUsage(); }
 
+void WindowMerger::VisitOpenGroups(
+    const std::function<void(const OpenGroupInfo&)>& visit) const {
+  OpenGroupInfo info;
+  const auto& groups = impl_->groups;
+  for (std::uint32_t slot = 0; slot < groups.size(); ++slot) {
+    const auto& g = groups[slot];
+    if (!g.live) continue;
+    info.handle = slot;
+    info.id = g.id;
+    info.count_total = g.count_total;
+    info.first_seen_us = g.first_seen;
+    info.last_seen_us = g.last_seen;
+    info.host = g.first.hostname();
+    info.app = g.first.app_name();
+    visit(info);
+  }
+}
+
+std::string WindowMerger::OpenGroupTemplate(std::uint32_t handle) {
+  if (handle >= impl_->groups.size() || !impl_->groups[handle].live) return {};
+  return std::string(impl_->Template(handle));
+}
+
 }  // namespace logfold

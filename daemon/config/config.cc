@@ -19,6 +19,7 @@
 #include <optional>
 #include <string_view>
 #include <type_traits>
+#include <regex>
 #include <utility>
 #include <vector>
 
@@ -31,6 +32,10 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr TimeUs kMaxTime = std::numeric_limits<TimeUs>::max();
+
+// Syslog severities 0..7 by their RFC 5424 keywords, as rsyslog spells them.
+constexpr const char* kSeverityNames[8] = {"emerg",   "alert",  "crit", "err",
+                                           "warning", "notice", "info", "debug"};
 
 template <typename E>
 struct EnumName {
@@ -812,6 +817,81 @@ class Validator {
     }
   }
 
+  // An output's `select`: which events it receives.
+  void Selection(const Json& v, const std::string& path, EventSelection& sel) {
+    Walk(v, path,
+         {
+             {"kinds", [&](const Json& j, const std::string& p) { EventKinds(j, p, sel); }},
+             {"min_severity",
+              [&](const Json& j, const std::string& p) { Severity(j, p, sel.min_severity); }},
+             {"hosts", [&](const Json& j, const std::string& p) { Words(j, p, sel.hosts); }},
+             {"apps", [&](const Json& j, const std::string& p) { Words(j, p, sel.apps); }},
+             {"template_contains",
+              [&](const Json& j, const std::string& p) {
+                NonEmptyString(j, p, sel.template_contains);
+              }},
+             {"template_regex",
+              [&](const Json& j, const std::string& p) {
+                std::string re;
+                if (!NonEmptyString(j, p, re)) return;
+                try {
+                  std::regex(re, std::regex::ECMAScript);
+                  sel.template_regex = std::move(re);
+                } catch (const std::regex_error& e) {
+                  Error(p, "not a valid regular expression: " + std::string(e.what()));
+                }
+              }},
+         });
+  }
+
+  void EventKinds(const Json& v, const std::string& path, EventSelection& sel) {
+    if (!v.is_array()) {
+      TypeError(path, "an array", v);
+      return;
+    }
+    if (v.empty()) {
+      Error(path, "must name at least one of \"first\", \"summary\"");
+      return;
+    }
+    sel.first = sel.summary = false;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      std::string kind;
+      if (!String(v[i], Index(path, i), kind)) continue;
+      if (kind == "first") {
+        sel.first = true;
+      } else if (kind == "summary") {
+        sel.summary = true;
+      } else {
+        Error(Index(path, i), "expected \"first\" or \"summary\", got " + Quote(kind));
+      }
+    }
+  }
+
+  // A syslog severity by name (RFC 5424 keywords, as rsyslog spells them) or number 0..7.
+  void Severity(const Json& v, const std::string& path, int& out) {
+    if (v.is_number_integer()) {
+      Integer(v, path, 0, 7, out);
+      return;
+    }
+    std::string name;
+    if (!String(v, path, name)) return;
+    for (int i = 0; i < 8; ++i) {
+      if (name == kSeverityNames[i]) {
+        out = i;
+        return;
+      }
+    }
+    if (name == "error")
+      out = 3;
+    else if (name == "warn")
+      out = 4;
+    else
+      Error(path,
+            "expected a severity (emerg, alert, crit, err, warning, notice, info, debug "
+            "or 0..7), got " +
+                Quote(name));
+  }
+
   void Workers(const Json& v, const std::string& path, WorkersConfig& workers) {
     Walk(v, path,
          {
@@ -1003,6 +1083,7 @@ class Validator {
             {"max_retries",
              [&](const Json& j, const std::string& p) { Integer(j, p, 0, 1000, out.max_retries); },
              false, http_rule},
+            {"select", [&](const Json& j, const std::string& p) { Selection(j, p, out.select); }},
         });
 
     OrderedDurations(path, "reconnect_min", "reconnect_max", out.reconnect_min_us,
@@ -1262,6 +1343,19 @@ Json InputToJson(const InputConfig& in) {
   return j;
 }
 
+Json SelectionToJson(const EventSelection& sel) {
+  Json j = Json::object();
+  j["kinds"] = Json::array();
+  if (sel.first) j["kinds"].push_back("first");
+  if (sel.summary) j["kinds"].push_back("summary");
+  if (sel.min_severity >= 0) j["min_severity"] = kSeverityNames[sel.min_severity];
+  if (!sel.hosts.empty()) j["hosts"] = sel.hosts;
+  if (!sel.apps.empty()) j["apps"] = sel.apps;
+  if (!sel.template_contains.empty()) j["template_contains"] = sel.template_contains;
+  if (!sel.template_regex.empty()) j["template_regex"] = sel.template_regex;
+  return j;
+}
+
 Json OutputToJson(const OutputConfig& out) {
   Json j;
   j["name"] = out.name;
@@ -1311,6 +1405,7 @@ Json OutputToJson(const OutputConfig& out) {
     j["retry_max_backoff"] = FormatDuration(out.retry_max_backoff_us);
     j["max_retries"] = out.max_retries;
   }
+  if (!out.select.all()) j["select"] = SelectionToJson(out.select);
   return j;
 }
 

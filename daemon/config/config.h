@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "daemon/config/units.h"
+#include "pipeline/event_filter.h"
 #include "pipeline/log_record.h"
 #include "pipeline/window_merger.h"
 
@@ -121,6 +122,7 @@ struct OutputConfig {
   TimeUs retry_initial_backoff_us = 100 * kMillisecond;  // http
   TimeUs retry_max_backoff_us = 30 * kSecond;            // http
   std::uint32_t max_retries = 5;                         // http
+  EventSelection select;                                 // any: which events it receives
   bool operator==(const OutputConfig&) const = default;
 };
 
