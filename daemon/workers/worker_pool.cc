@@ -5,6 +5,7 @@
 
 #include <concurrentqueue/blockingconcurrentqueue.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -223,7 +224,10 @@ struct WorkerPool::Worker {
 
 WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metrics)
     : options_(std::move(options)), metrics_(metrics), shared_(std::make_unique<Shared>()) {
-  if (options_.threads == 0) options_.threads = 1;
+  if (options_.threads == 0) {
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    options_.threads = cores > 0 ? static_cast<std::uint32_t>(cores) : 1;
+  }
   auto settings = std::make_unique<Shared::Settings>();
   for (const auto& in : options_.inputs) settings->parsers.emplace_back(in);
   settings->merger = options_.merger;
@@ -440,7 +444,7 @@ void WorkerPool::SubmitOutput(Worker& w) {
   for (Output o : *sinks) {
     Sink* s = o.sink;
     std::string* selected = nullptr;
-    if (!o.select.all()) {
+    if (!o.options.select.all()) {
       const auto route =
           std::find_if(w.routes.begin(), w.routes.end(),
                        [&](const Worker::Route& r) { return r.output == s->name(); });
@@ -461,7 +465,7 @@ void WorkerPool::SubmitOutput(Worker& w) {
     } clear_route{selected};
     if (buf.empty()) continue;
     const auto started = std::chrono::steady_clock::now();
-    auto give_up = started + std::chrono::microseconds(o.block_timeout_us);
+    auto give_up = started + std::chrono::microseconds(o.options.block_timeout_us);
     bool stalled = false;
     while (!s->Submit(buf, std::chrono::steady_clock::now() + std::chrono::milliseconds(200))) {
       if (!stalled) ++*w.stalls;
@@ -477,8 +481,8 @@ void WorkerPool::SubmitOutput(Worker& w) {
         if (same == current->end() && successor != current->end()) {
           o = *successor;
           s = o.sink;
-          give_up =
-              std::chrono::steady_clock::now() + std::chrono::microseconds(o.block_timeout_us);
+          give_up = std::chrono::steady_clock::now() +
+                    std::chrono::microseconds(o.options.block_timeout_us);
           continue;
         }
         if (same == current->end()) {
@@ -488,10 +492,10 @@ void WorkerPool::SubmitOutput(Worker& w) {
           break;
         }
       }
-      if (o.drop_when_full && std::chrono::steady_clock::now() >= give_up) {
+      if (o.options.when_full == WhenFull::kDrop && std::chrono::steady_clock::now() >= give_up) {
         *w.dropped_output += buf.size();
         spdlog::warn("sink {}: full for {} ms, dropped {} bytes of events (when_full: drop)",
-                     s->name(), o.block_timeout_us / 1000, buf.size());
+                     s->name(), o.options.block_timeout_us / 1000, buf.size());
         break;
       }
       if (abandon_output_.load()) {
@@ -517,8 +521,8 @@ void WorkerPool::SubmitOutput(Worker& w) {
   if (w.routes_for != sinks.get()) {
     w.routes.clear();
     for (const Output& o : *sinks) {
-      if (!o.select.all()) {
-        w.routes.push_back({o.sink->name(), o.sink->encoding(), EventFilter(o.select), {}});
+      if (!o.options.select.all()) {
+        w.routes.push_back({o.sink->name(), o.sink->encoding(), EventFilter(o.options.select), {}});
       }
     }
     w.routes_for = sinks.get();
