@@ -793,6 +793,10 @@ class Validator {
               [&](const Json& j, const std::string& p) {
                 Duration(j, p, kMillisecond, 10 * kSecond, workers.flush_interval_us);
               }},
+             {"shutdown_timeout",
+              [&](const Json& j, const std::string& p) {
+                Duration(j, p, kSecond, kHour, workers.shutdown_timeout_us);
+              }},
          });
   }
 
@@ -1361,6 +1365,7 @@ std::string ConfigToJson(const Config& config) {
   root["workers"]["threads"] = config.workers.threads;
   root["workers"]["queue_capacity"] = config.workers.queue_capacity;
   root["workers"]["flush_interval"] = FormatDuration(config.workers.flush_interval_us);
+  root["workers"]["shutdown_timeout"] = FormatDuration(config.workers.shutdown_timeout_us);
 
   root["outputs"] = Json::array();
   for (const OutputConfig& out : config.outputs) root["outputs"].push_back(OutputToJson(out));

@@ -74,6 +74,9 @@ struct WorkersConfig {
   std::uint32_t threads = 0;             // 0: one per core
   std::uint32_t queue_capacity = 65536;  // lines per worker
   TimeUs flush_interval_us = 100 * kMillisecond;
+  // SIGTERM to exit: inputs drain, workers close every group, outputs deliver or spill to
+  // their disk buffers; what is still undelivered then is counted as lost.
+  TimeUs shutdown_timeout_us = 30 * kSecond;
   bool operator==(const WorkersConfig&) const = default;
 };
 

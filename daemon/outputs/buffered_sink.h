@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/outputs/loss_counter.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/metrics.h"
 
@@ -140,7 +141,7 @@ class BufferedSink final : public Sink {
   // Registers the common metrics and starts the sink thread.
   BufferedSink(BufferedSinkOptions options, std::unique_ptr<Destination> destination,
                Metrics& metrics);
-  // Stops with an immediate deadline: whatever is still buffered is counted as discarded.
+  // Stops with an immediate deadline: whatever is still buffered is counted as lost.
   ~BufferedSink() override;
 
   BufferedSink(const BufferedSink&) = delete;
@@ -150,7 +151,8 @@ class BufferedSink final : public Sink {
   SinkEncoding encoding() const override { return options_.encoding; }
   bool Submit(std::string_view batch, SinkClock::time_point deadline) override;
   void Reopen() override;
-  bool Stop(SinkClock::time_point deadline) override;
+  using Sink::Stop;
+  bool Stop(SinkClock::time_point deadline, std::string* unsent) override;
   std::size_t buffered_bytes() const override;
 
  private:
@@ -169,7 +171,9 @@ class BufferedSink final : public Sink {
   // Applies a write or poll outcome to the buffer positions.
   void Apply(const WriteResult& result, std::uint64_t unconfirmed);
   void HandleError(const WriteResult& result);
-  void DiscardRemaining();
+  // What is left between done_ and end_, as whole '\n'-separated records (octet-counted
+  // frames decoded); a record the destination got only part of is counted as discarded.
+  void TakeRemaining(std::string& out);
   void PublishLocked();
 
   const BufferedSinkOptions options_;
@@ -181,6 +185,7 @@ class BufferedSink final : public Sink {
   Metrics::Counter& retries_total_;
   Metrics::Counter& discarded_bytes_total_;
   Metrics::Counter* resent_bytes_total_ = nullptr;  // record-tracking sinks only
+  LossCounter shutdown_loss_;
   // Shared with the gauge callback, which may outlive this sink inside Metrics.
   std::shared_ptr<std::atomic<std::uint64_t>> buffered_gauge_;
 
@@ -211,6 +216,9 @@ class BufferedSink final : public Sink {
   bool flushed_for_stop_ = false;
   std::uint64_t unconfirmed_ = 0;  // last Unconfirmed() answer
   bool drained_ = false;           // result of the final flush, read after join
+  std::string* unsent_ = nullptr;  // where Stop wants the remainder; set before join
+  // Stream framing: the destination took part of a record (a file write stopped at ENOSPC).
+  bool mid_record_ = false;
 
   std::mutex stop_mu_;
   bool stopped_ = false;
