@@ -71,6 +71,8 @@ SinkConfig ToSinkConfig(const OutputConfig& o) {
   s.name = o.name;
   s.type = std::string(OutputTypeName(o.type));
   s.buffer_bytes = o.buffer;
+  s.disk_buffer = o.disk_buffer;
+  s.disk_buffer_max_bytes = o.disk_buffer_max_size;
   s.path = o.path;
   s.fsync = o.fsync == FsyncPolicy::kNever      ? "never"
             : o.fsync == FsyncPolicy::kInterval ? "interval"
@@ -206,10 +208,15 @@ class Server {
         flushed ? "" : " (some output could not be delivered)", StatusLine(),
         metrics_.Sum("logfold_events_total"), metrics_.Sum("logfold_dropped_total"),
         metrics_.Sum("logfold_output_lost_events_total"),
-        metrics_.Sum("logfold_output_lost_lines_total"),
-        metrics_.Sum("logfold_disk_buffer_bytes_written_total") -
-            metrics_.Sum("logfold_disk_buffer_bytes_read_total"));
+        metrics_.Sum("logfold_output_lost_lines_total"), DiskBuffered());
     return 0;
+  }
+
+  // After the sinks stopped, what they hold is what their disk buffers kept.
+  std::uint64_t DiskBuffered() const {
+    std::uint64_t n = 0;
+    for (const auto& s : sinks_) n += s->buffered_bytes();
+    return n;
   }
 
   void BeginShutdownClock() {

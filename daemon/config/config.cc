@@ -856,7 +856,7 @@ class Validator {
     };
     const std::string http_rule = only_for({OutputType::kHttp});
 
-    bool name_ok = false, path_ok = false, min_ok = false, max_ok = false;
+    bool name_ok = false, path_ok = false, min_ok = false, max_ok = false, disk_ok = false;
     std::string min_text, max_text;
     bool retry_min_ok = false, retry_max_ok = false, batch_bytes_ok = false;
     std::string retry_min_text, retry_max_text;
@@ -880,6 +880,15 @@ class Validator {
                Duration(j, p, kMillisecond, kHour, out.block_timeout_us);
              },
              false, block_timeout_rule},
+            {"disk_buffer",
+             [&](const Json& j, const std::string& p) {
+               disk_ok = NonEmptyString(j, p, out.disk_buffer);
+             }},
+            {"disk_buffer_max_size",
+             [&](const Json& j, const std::string& p) {
+               Size(j, p, kMiB, 1024 * kGiB, out.disk_buffer_max_size);
+             },
+             false, Has(v, "disk_buffer") ? "" : "only allowed with disk_buffer"},
             {"path",
              [&](const Json& j, const std::string& p) { path_ok = NonEmptyString(j, p, out.path); },
              type == OutputType::kFile, only_for({OutputType::kFile})},
@@ -994,6 +1003,12 @@ class Validator {
               "only one stdout output is allowed; " + stdout_output_ + " writes stdout already");
       } else {
         stdout_output_ = label;
+      }
+    }
+    if (disk_ok) {
+      auto [it, inserted] = disk_buffers_.emplace(out.disk_buffer, label);
+      if (!inserted) {
+        Error(Join(path, "disk_buffer"), "directory is already the disk buffer of " + it->second);
       }
     }
     if (type == OutputType::kFile && path_ok) {
@@ -1204,7 +1219,7 @@ class Validator {
   std::vector<ConfigError>& errors_;
   // Cross-entry checks, keyed by what must be unique; values say who holds it.
   std::map<std::string, std::string> input_names_, output_names_;
-  std::map<std::string, std::string> binds_, sockets_, input_files_, output_files_;
+  std::map<std::string, std::string> binds_, sockets_, input_files_, output_files_, disk_buffers_;
   std::string stdin_input_, stdout_output_;
 };
 
@@ -1241,6 +1256,10 @@ Json OutputToJson(const OutputConfig& out) {
   j["buffer"] = FormatSize(out.buffer);
   j["when_full"] = NameOf(kWhenFull, out.when_full);
   if (out.when_full == WhenFull::kDrop) j["block_timeout"] = FormatDuration(out.block_timeout_us);
+  if (!out.disk_buffer.empty()) {
+    j["disk_buffer"] = out.disk_buffer;
+    j["disk_buffer_max_size"] = FormatSize(out.disk_buffer_max_size);
+  }
   if (out.type == OutputType::kFile) {
     j["path"] = out.path;
     j["fsync"] = NameOf(kFsyncPolicies, out.fsync);

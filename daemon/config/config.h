@@ -100,6 +100,8 @@ struct OutputConfig {
   std::string path;                                      // file
   WhenFull when_full = WhenFull::kBlock;                 // any
   TimeUs block_timeout_us = 5 * kSecond;                 // when_full drop: wait this long first
+  std::string disk_buffer;                               // any: spill directory, "" = none
+  std::uint64_t disk_buffer_max_size = kGiB;             // with disk_buffer
   FsyncPolicy fsync = FsyncPolicy::kNever;               // file
   TimeUs fsync_interval_us = kSecond;                    // file, fsync interval only
   std::string address;                                   // tcp, syslog: host name or IP literal

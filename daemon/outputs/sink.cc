@@ -1,6 +1,10 @@
 // MakeSink: validates the settings every sink shares and hands off to the type's factory.
 #include "daemon/outputs/sink.h"
 
+#include <algorithm>
+
+#include "daemon/outputs/disk_buffered_sink.h"
+#include "daemon/outputs/disk_queue.h"
 #include "daemon/outputs/http/http_sink.h"
 #include "daemon/outputs/stream_sink.h"
 #include "daemon/outputs/syslog_sink.h"
@@ -10,7 +14,10 @@ namespace logfold {
 
 Sink::~Sink() = default;
 
-std::unique_ptr<Sink> MakeSink(const SinkConfig& config, Metrics& metrics, std::string& error) {
+namespace {
+
+std::unique_ptr<Sink> MakeMemorySink(const SinkConfig& config, Metrics& metrics,
+                                     std::string& error) {
   if (config.name.empty()) {
     error = "sink: name is required";
     return nullptr;
@@ -36,6 +43,24 @@ std::unique_ptr<Sink> MakeSink(const SinkConfig& config, Metrics& metrics, std::
   error = "sink " + config.name + ": type must be stdout, file, tcp, syslog or http, not \"" +
           config.type + "\"";
   return nullptr;
+}
+
+}  // namespace
+
+std::unique_ptr<Sink> MakeSink(const SinkConfig& config, Metrics& metrics, std::string& error) {
+  std::shared_ptr<DiskQueue> queue;
+  if (!config.disk_buffer.empty()) {
+    DiskQueue::Options o;
+    o.dir = config.disk_buffer;
+    o.max_bytes = config.disk_buffer_max_bytes;
+    o.segment_bytes = std::clamp<std::uint64_t>(o.max_bytes / 8, 64 << 10, 8 << 20);
+    o.sink_name = config.name;
+    queue = DiskQueue::Open(o, metrics, error);
+    if (!queue) return nullptr;
+  }
+  auto sink = MakeMemorySink(config, metrics, error);
+  if (!sink || !queue) return sink;
+  return std::make_unique<DiskBufferedSink>(std::move(sink), std::move(queue), metrics);
 }
 
 }  // namespace logfold

@@ -63,6 +63,9 @@ struct SinkConfig {
   std::string name;
   std::string type;  // stdout | file | tcp | syslog | http
   std::uint64_t buffer_bytes = 64 << 20;
+  // Disk buffer directory ("" = none) and its size limit.
+  std::string disk_buffer;
+  std::uint64_t disk_buffer_max_bytes = 1ull << 30;
   // file
   std::string path;
   std::string fsync = "never";  // never | interval | always
