@@ -470,14 +470,15 @@ void DiskQueue::PersistLocked() {
   text += "crc " + std::to_string(Crc(text)) + "\n";
   const std::string tmp = options_.dir + "/cursor.tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  const bool ok = fd >= 0 && WriteAll(fd, text) && ::fdatasync(fd) == 0;
+  // No fsync: the page cache outlives the process (restarts, kill -9), which is what the
+  // buffer promises; syncing under the lock would stall every Push once a second.
+  const bool ok = fd >= 0 && WriteAll(fd, text);
   if (fd >= 0) ::close(fd);
   if (!ok || ::rename(tmp.c_str(), (options_.dir + "/cursor").c_str()) != 0) {
     ++write_errors_;
     spdlog::error("sink {}: {}", options_.sink_name,
                   ErrnoText("disk buffer cursor " + options_.dir, errno));
   }
-  if (tail_fd_ >= 0) ::fdatasync(tail_fd_);
 }
 
 }  // namespace logfold

@@ -79,7 +79,7 @@ class DiskQueue {
   void Commit();
   bool empty() const;
   std::uint64_t bytes() const;  // queued, headers included
-  // Writes the read positions and syncs the directory: what a restart resumes from.
+  // Writes the read positions: what a restart resumes from.
   void Persist();
 
  private:
