@@ -200,15 +200,18 @@ class Server {
         std::min<SteadyClock::duration>(shutdown_timeout_ / 10, std::chrono::seconds(1));
     const bool flushed =
         StopSinks(sinks_, config_.outputs, shutdown_start_ + shutdown_timeout_ - margin);
+    // The final counters, in the periodic stats line's format, then how long the stop took.
     spdlog::info(
-        "logfold stopped after {} ms{}: {}, events {}, dropped {}, lost events {}, lost lines {}, "
+        "stats: {}, events {}, dropped {}, queued {}, lost events {}, lost lines {}, "
         "disk-buffered bytes {}",
+        StatusLine(), metrics_.Sum("logfold_events_total"), metrics_.Sum("logfold_dropped_total"),
+        pool_->queued_lines(), metrics_.Sum("logfold_output_lost_events_total"),
+        metrics_.Sum("logfold_output_lost_lines_total"), DiskBuffered());
+    spdlog::info(
+        "logfold stopped after {} ms{}",
         std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - shutdown_start_)
             .count(),
-        flushed ? "" : " (some output could not be delivered)", StatusLine(),
-        metrics_.Sum("logfold_events_total"), metrics_.Sum("logfold_dropped_total"),
-        metrics_.Sum("logfold_output_lost_events_total"),
-        metrics_.Sum("logfold_output_lost_lines_total"), DiskBuffered());
+        flushed ? "" : " (some output could not be delivered)");
     return 0;
   }
 

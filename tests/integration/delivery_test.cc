@@ -35,9 +35,9 @@ constexpr int kSlowdown = 1;
 
 constexpr int kLines = 1000;  // ~300 KB of events: far more than the collector's 64 KiB buffer
 
-// A number the final log line gives after `label` ("lost events 12"), or -1.
+// A number the final stats line gives after `label` ("lost events 12"), or -1.
 long long FinalCounter(const std::string& log, const std::string& label) {
-  const std::size_t line = log.rfind("logfold stopped after ");
+  const std::size_t line = log.rfind("stats: received ");
   if (line == std::string::npos) return -1;
   const std::size_t at = log.find(label + " ", line);
   if (at == std::string::npos) return -1;
