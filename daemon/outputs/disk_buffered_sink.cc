@@ -45,12 +45,15 @@ bool DiskBufferedSink::Submit(std::string_view batch,
 void DiskBufferedSink::Feed() {
   std::string record;
   while (!stopping_.load()) {
-    if (!queue_->Peek(record, std::chrono::steady_clock::now() + kSlice)) continue;
-    while (!stopping_.load()) {
-      if (inner_->Submit(record, std::chrono::steady_clock::now() + kSlice)) {
-        queue_->Commit();
-        break;
-      }
+    if (!queue_->Peek(record, std::chrono::steady_clock::now() + kSlice, this)) continue;
+    bool taken = false;
+    while (!taken && !stopping_.load()) {
+      taken = inner_->Submit(record, std::chrono::steady_clock::now() + kSlice);
+    }
+    if (taken) {
+      queue_->Commit(this);
+    } else {
+      queue_->Release(this);
     }
   }
 }

@@ -414,17 +414,42 @@ bool DiskQueue::NextLocked(std::string& out) {
   return false;
 }
 
-bool DiskQueue::Peek(std::string& out, Clock::time_point deadline) {
+bool DiskQueue::Peek(std::string& out, Clock::time_point deadline, const void* consumer) {
   std::unique_lock lock(mu_);
   for (;;) {
-    if (NextLocked(out)) return true;
-    if (data_cv_.wait_until(lock, deadline) == std::cv_status::timeout) return NextLocked(out);
+    const bool mine = !held_ || holder_ == consumer;
+    if (mine && NextLocked(out)) {
+      held_ = true;
+      holder_ = consumer;
+      return true;
+    }
+    if (data_cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
+      if (held_ && holder_ != consumer) return false;
+      if (!NextLocked(out)) return false;
+      held_ = true;
+      holder_ = consumer;
+      return true;
+    }
   }
 }
 
-void DiskQueue::Commit() {
+void DiskQueue::Release(const void* consumer) {
   {
     std::lock_guard lock(mu_);
+    if (!held_ || holder_ != consumer) return;
+    held_ = false;
+    holder_ = nullptr;
+  }
+  data_cv_.notify_all();
+}
+
+void DiskQueue::Commit(const void* consumer) {
+  {
+    std::lock_guard lock(mu_);
+    if (!held_ || holder_ != consumer) return;
+    held_ = false;
+    holder_ = nullptr;
+    data_cv_.notify_all();
     if (peeked_ == 0 || segments_.empty()) return;
     rbuf_.erase(0, peeked_);
     rbuf_offset_ += peeked_;

@@ -73,10 +73,15 @@ class DiskQueue {
   bool PushFront(std::string_view record);
 
   // Copies the oldest record into `out` without removing it; waits for one until
-  // `deadline`. Damaged records on the way are counted and skipped.
-  bool Peek(std::string& out, Clock::time_point deadline);
-  // Removes the record the last Peek returned.
-  void Commit();
+  // `deadline`. Damaged records on the way are counted and skipped. One consumer at a time
+  // holds the oldest record (after a reload two sinks share the queue for a while): another
+  // consumer's Peek waits until the holder commits or releases it.
+  bool Peek(std::string& out, Clock::time_point deadline, const void* consumer = nullptr);
+  // Removes the record `consumer`'s last Peek returned. If a PushFront came in between, the
+  // record stays queued (it may then be delivered twice, never lost).
+  void Commit(const void* consumer = nullptr);
+  // `consumer` gives up the record it holds without removing it.
+  void Release(const void* consumer);
   bool empty() const;
   std::uint64_t bytes() const;  // queued, headers included
   // Writes the read positions: what a restart resumes from.
@@ -117,7 +122,9 @@ class DiskQueue {
   std::uint64_t head_seq_ = 0;
   std::string rbuf_;
   std::uint64_t rbuf_offset_ = 0;
-  std::size_t peeked_ = 0;  // size of the record Peek returned, 0 if none
+  std::size_t peeked_ = 0;        // size of the record Peek returned, 0 if none
+  const void* holder_ = nullptr;  // the consumer that has it
+  bool held_ = false;
   Clock::time_point next_persist_{};
   std::shared_ptr<std::atomic<std::uint64_t>> gauge_;
 };

@@ -155,6 +155,22 @@ TEST_F(DiskQueueTest, PushWaitsAtTheSizeLimitUntilItsDeadline) {
   EXPECT_EQ(ReadAll(*q).size(), 3u);
 }
 
+TEST_F(DiskQueueTest, OneConsumerAtATimeHoldsTheOldestRecord) {
+  auto q = Open();
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(q->Push(Rec(i), Clock::now()));
+  int a = 0, b = 0;  // two sinks sharing the queue after a reload
+  std::string r;
+  ASSERT_TRUE(q->Peek(r, Clock::now(), &a));
+  EXPECT_FALSE(q->Peek(r, Clock::now() + 20ms, &b)) << "a holds record 0";
+  q->Commit(&b);  // not b's to commit: nothing happens
+  q->Release(&a);
+  ASSERT_TRUE(q->Peek(r, Clock::now(), &b));
+  EXPECT_EQ(r, Rec(0));
+  q->Commit(&b);
+  ASSERT_TRUE(q->Peek(r, Clock::now(), &a));
+  EXPECT_EQ(r, Rec(1));
+}
+
 TEST_F(DiskQueueTest, OneProcessHoldsADirectory) {
   auto q = Open();
   std::string error;

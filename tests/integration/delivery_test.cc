@@ -193,5 +193,27 @@ TEST_F(DeliveryTest, SighupWithADeadOutputLosesNothing) {
   EXPECT_EQ(FinalCounter(daemon_->Stderr(), "lost events"), 0);
 }
 
+TEST_F(DeliveryTest, SighupWithADeadOutputAndADiskBufferLosesNothing) {
+  Json config = Config("4s", /*disk_buffer=*/true);
+  ASSERT_TRUE(Start(config));
+  SendLines();
+  ASSERT_TRUE(daemon_->WaitMetricAtLeast("logfold_disk_buffer_bytes", {"sink=\"collector\""}, 1));
+  // The replaced sink and its successor share the directory's queue: what the old one held
+  // in memory goes back to the front of it, and the new one delivers everything.
+  config["outputs"][1]["reconnect_max"] = "200ms";
+  daemon_test::WriteFile(dir_ / "logfold.json", config.dump(2));
+  ASSERT_TRUE(daemon_->Signal(SIGHUP));
+  ASSERT_TRUE(daemon_->WaitMetricAtLeast("logfold_reloads_total", {}, 1));
+  EXPECT_TRUE(daemon_->WaitForStderr("kept in the disk buffer", milliseconds(10000 * kSlowdown)));
+  ASSERT_TRUE(collector_.Listen());
+  EXPECT_TRUE(WaitUntil([&] { return SeqsReceived() == kLines; }, milliseconds(20000 * kSlowdown)))
+      << SeqsReceived() << " of " << kLines;
+  EXPECT_EQ(daemon_->Metric("logfold_output_lost_events_total"), 0);
+  EXPECT_EQ(daemon_->Metric("logfold_disk_buffer_corrupt_records_total"), 0);
+  Terminate();
+  EXPECT_EQ(FinalCounter(daemon_->Stderr(), "lost events"), 0);
+  EXPECT_EQ(FinalCounter(daemon_->Stderr(), "disk-buffered bytes"), 0);
+}
+
 }  // namespace
 }  // namespace logfold
