@@ -123,6 +123,11 @@ BufferedSink::BufferedSink(BufferedSinkOptions options, std::unique_ptr<Destinat
     resent_bytes_total_ = &metrics.GetCounter(
         "logfold_sink_resent_bytes_total",
         "Bytes written again after a lost connection because the peer may not have them", labels);
+    unconfirmed_events_total_ = &metrics.GetCounter(
+        "logfold_sink_unconfirmed_events_total",
+        "Events a collector's TCP acknowledged on a connection that then broke with a reset or "
+        "error: plain TCP cannot tell whether the collector read them (not resent)",
+        labels);
   }
   metrics.AddGauge("logfold_sink_buffered_bytes",
                    "Bytes a sink holds that are not yet known to be delivered", labels,
@@ -380,6 +385,20 @@ void BufferedSink::Apply(const WriteResult& result, std::uint64_t unconfirmed) {
       while (!record_ends_.empty() && record_ends_.front() <= acked) {
         done_ = record_ends_.front();
         record_ends_.pop_front();
+        released_ends_.push_back(done_);
+      }
+      while (!released_ends_.empty() && released_ends_.front() + kUnreadWindow < done_) {
+        released_ends_.pop_front();
+      }
+      if (result.failed) {
+        // Records that ended within the last `unread_acknowledged` acknowledged bytes.
+        const std::uint64_t from = done_ - std::min(done_, result.unread_acknowledged);
+        std::uint64_t unread = 0;
+        for (auto it = released_ends_.rbegin(); it != released_ends_.rend() && *it > from; ++it) {
+          ++unread;
+        }
+        if (unread > 0) unconfirmed_events_total_->fetch_add(unread, std::memory_order_relaxed);
+        released_ends_.clear();
       }
       if (result.failed && sent_ > done_) {
         resent_bytes_total_->fetch_add(sent_ - done_, std::memory_order_relaxed);

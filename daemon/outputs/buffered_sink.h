@@ -52,6 +52,10 @@ struct WriteResult {
   // connection was opened the peer may not have received. The sink resends them, from the
   // start of the record they begin in.
   std::uint64_t unconfirmed = 0;
+  // With `failed`, on record-tracking sinks: the connection broke with a reset or error, and
+  // this many of the last bytes the peer's TCP acknowledged on it may never have been read
+  // by the collector (they are not resent; their events are counted as unconfirmed).
+  std::uint64_t unread_acknowledged = 0;
   std::string error;  // non-empty: counted in logfold_sink_errors_total and logged
 };
 
@@ -184,7 +188,8 @@ class BufferedSink final : public Sink {
   Metrics::Counter& errors_total_;
   Metrics::Counter& retries_total_;
   Metrics::Counter& discarded_bytes_total_;
-  Metrics::Counter* resent_bytes_total_ = nullptr;  // record-tracking sinks only
+  Metrics::Counter* resent_bytes_total_ = nullptr;        // record-tracking sinks only
+  Metrics::Counter* unconfirmed_events_total_ = nullptr;  // record-tracking sinks only
   LossCounter shutdown_loss_;
   // Shared with the gauge callback, which may outlive this sink inside Metrics.
   std::shared_ptr<std::atomic<std::uint64_t>> buffered_gauge_;
@@ -201,6 +206,9 @@ class BufferedSink final : public Sink {
   std::deque<std::unique_ptr<char[]>> blocks_;
   std::vector<std::unique_ptr<char[]>> spare_blocks_;
   std::deque<std::uint64_t> record_ends_;  // positions just past each buffered record
+  // Ends of records released on the current connection, the last kUnreadWindow bytes' worth.
+  std::deque<std::uint64_t> released_ends_;
+  static constexpr std::uint64_t kUnreadWindow = 64 << 20;
   bool reopen_requested_ = false;
   bool stop_requested_ = false;
   SinkClock::time_point stop_deadline_{};
