@@ -136,6 +136,29 @@ TEST_F(DeliveryTest, SigtermWithADeadOutputEndsWithinTheBoundAndCountsEventsAndL
       << "the file output has all";
 }
 
+TEST_F(DeliveryTest, SigtermWithAnHttpStoreThatNeverAnswersEndsWithinTheBound) {
+  // The collector accepts and reads requests but never responds: a hung log store.
+  ASSERT_TRUE(collector_.Listen());
+  Json config = daemon_test::LoopbackConfig(dir_ / "events.ndjson");
+  config["engine"]["mode"] = "annotate";
+  config["workers"]["shutdown_timeout"] = "2s";
+  config["outputs"].push_back(
+      {{"name", "store"},
+       {"type", "http"},
+       {"url", "http://127.0.0.1:" + std::to_string(collector_.port()) + "/"},
+       {"format", "clickhouse"},
+       {"table", "logs"},
+       {"batch_max_delay", "10ms"}});
+  ASSERT_TRUE(Start(config));
+  SendLines();
+  ASSERT_TRUE(WaitUntil([&] { return collector_.data().find("POST ") != std::string::npos; },
+                        milliseconds(10000)));
+  const milliseconds took = Terminate();
+  EXPECT_LT(took, milliseconds(2000 + 1500 * kSlowdown)) << "the bound is 2 s";
+  EXPECT_EQ(FinalCounter(daemon_->Stderr(), "lost events"), kLines) << "none was confirmed";
+  EXPECT_EQ(FinalCounter(daemon_->Stderr(), "lost lines"), kLines);
+}
+
 TEST_F(DeliveryTest, ADiskBufferKeepsEverythingAcrossARestartWhileTheOutputIsDown) {
   const Json config = Config("3s", /*disk_buffer=*/true);
   ASSERT_TRUE(Start(config));
