@@ -1,4 +1,5 @@
-// MakeSink: validates the settings every sink shares and hands off to the type's factory.
+// MakeSink: hands a validated output to the factory of its type, behind a disk buffer when the
+// output has one.
 #include "daemon/outputs/sink.h"
 
 #include <algorithm>
@@ -16,49 +17,39 @@ Sink::~Sink() = default;
 
 namespace {
 
-std::unique_ptr<Sink> MakeMemorySink(const SinkConfig& config, Metrics& metrics,
+std::unique_ptr<Sink> MakeMemorySink(const OutputConfig& output, Metrics& metrics,
                                      std::string& error) {
-  if (config.name.empty()) {
-    error = "sink: name is required";
-    return nullptr;
+  switch (output.type) {
+    case OutputType::kStdout:
+      return MakeStdoutSink(output.sink, metrics);
+    case OutputType::kFile:
+      return MakeFileSink(output.sink, output.file, metrics, error);
+    case OutputType::kTcp:
+      return MakeTcpSink(output.sink, output.tcp, metrics);
+    case OutputType::kSyslog:
+      return MakeSyslogSink(output.sink, output.syslog, metrics);
+    case OutputType::kHttp:
+      return MakeHttpSink(output.sink, output.http, metrics);
   }
-  // The name goes into Prometheus label values and log lines unescaped.
-  for (char c : config.name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '-' || c == '.';
-    if (!ok) {
-      error = "sink \"" + config.name + "\": name may only contain letters, digits, _ - .";
-      return nullptr;
-    }
-  }
-  if (config.buffer_bytes == 0) {
-    error = "sink " + config.name + ": buffer_bytes must be positive";
-    return nullptr;
-  }
-  if (config.type == "stdout") return MakeStdoutSink(config, metrics);
-  if (config.type == "file") return MakeFileSink(config, metrics, error);
-  if (config.type == "tcp") return MakeTcpSink(config, metrics, error);
-  if (config.type == "syslog") return MakeSyslogSink(config, metrics, error);
-  if (config.type == "http") return MakeHttpSink(config, metrics, error);
-  error = "sink " + config.name + ": type must be stdout, file, tcp, syslog or http, not \"" +
-          config.type + "\"";
+  error = "output " + output.sink.name + ": unknown type";
   return nullptr;
 }
 
 }  // namespace
 
-std::unique_ptr<Sink> MakeSink(const SinkConfig& config, Metrics& metrics, std::string& error) {
+std::unique_ptr<Sink> MakeSink(const OutputConfig& output, Metrics& metrics, std::string& error) {
   std::shared_ptr<DiskQueue> queue;
-  if (!config.disk_buffer.empty()) {
+  const DiskBufferOptions& disk = output.sink.disk_buffer;
+  if (!disk.directory.empty()) {
     DiskQueue::Options o;
-    o.dir = config.disk_buffer;
-    o.max_bytes = config.disk_buffer_max_bytes;
+    o.dir = disk.directory;
+    o.max_bytes = disk.max_size;
     o.segment_bytes = std::clamp<std::uint64_t>(o.max_bytes / 8, 64 << 10, 8 << 20);
-    o.sink_name = config.name;
+    o.sink_name = output.sink.name;
     queue = DiskQueue::Open(o, metrics, error);
     if (!queue) return nullptr;
   }
-  auto sink = MakeMemorySink(config, metrics, error);
+  auto sink = MakeMemorySink(output, metrics, error);
   if (!sink || !queue) return sink;
   return std::make_unique<DiskBufferedSink>(std::move(sink), std::move(queue), metrics);
 }

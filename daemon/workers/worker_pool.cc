@@ -5,6 +5,7 @@
 
 #include <concurrentqueue/blockingconcurrentqueue.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -195,7 +196,10 @@ struct WorkerPool::Worker {
 
 WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metrics)
     : options_(std::move(options)), metrics_(metrics), shared_(std::make_unique<Shared>()) {
-  if (options_.threads == 0) options_.threads = 1;
+  if (options_.threads == 0) {
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    options_.threads = cores > 0 ? static_cast<std::uint32_t>(cores) : 1;
+  }
   auto settings = std::make_unique<Shared::Settings>();
   for (const auto& in : options_.inputs) settings->parsers.emplace_back(in);
   settings->merger = options_.merger;
@@ -415,7 +419,7 @@ void WorkerPool::SubmitOutput(Worker& w) {
     std::string& buf = s->encoding() == SinkEncoding::kNdjson ? w.ndjson : w.syslog;
     if (buf.empty()) continue;
     const auto started = std::chrono::steady_clock::now();
-    auto give_up = started + std::chrono::microseconds(o.block_timeout_us);
+    auto give_up = started + std::chrono::microseconds(o.options.block_timeout_us);
     bool stalled = false;
     // Past the shutdown deadline a full sink gets one immediate try per batch, not 200 ms:
     // the queues may still hold many batches, and each must not wait again.
@@ -438,8 +442,8 @@ void WorkerPool::SubmitOutput(Worker& w) {
         if (same == current->end() && successor != current->end()) {
           o = *successor;
           s = o.sink;
-          give_up =
-              std::chrono::steady_clock::now() + std::chrono::microseconds(o.block_timeout_us);
+          give_up = std::chrono::steady_clock::now() +
+                    std::chrono::microseconds(o.options.block_timeout_us);
           continue;
         }
         if (same == current->end()) {
@@ -450,12 +454,12 @@ void WorkerPool::SubmitOutput(Worker& w) {
           break;
         }
       }
-      if (o.drop_when_full && std::chrono::steady_clock::now() >= give_up) {
+      if (o.options.when_full == WhenFull::kDrop && std::chrono::steady_clock::now() >= give_up) {
         *w.dropped_output += buf.size();
         const EventTally t =
             LossCounter(metrics_, s->name(), "when_full").Count(buf, s->encoding());
         spdlog::warn("sink {}: full for {} ms, dropped {} events ({} lines; when_full: drop)",
-                     s->name(), o.block_timeout_us / 1000, t.events, t.lines);
+                     s->name(), o.options.block_timeout_us / 1000, t.events, t.lines);
         break;
       }
       if (abandon_output_.load()) {
