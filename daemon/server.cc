@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -27,6 +28,7 @@
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
 #include "daemon/inputs/udp_listener.h"
+#include "daemon/outputs/loss_counter.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/metrics.h"
 #include "daemon/runtime/metrics_server.h"
@@ -39,7 +41,11 @@ namespace {
 
 namespace asio = boost::asio;
 
-constexpr auto kDrainTimeout = std::chrono::seconds(30);
+using SteadyClock = std::chrono::steady_clock;
+
+// How long a sink a reload replaced may keep trying its old destination before what it
+// still holds goes to its successor (at most a quarter of the shutdown bound).
+constexpr auto kRetireDrain = std::chrono::seconds(5);
 
 spdlog::level::level_enum SpdLevel(LogLevel l) {
   switch (l) {
@@ -99,7 +105,7 @@ class Server {
       spdlog::critical("cannot start: {}", e.what());
       StopInputsNow();
       pool_->Stop();
-      StopSinks(sinks_, config_.outputs);
+      StopSinks(sinks_, config_.outputs, SteadyClock::now() + std::chrono::seconds(1));
       return 1;
     }
     pool_->Start();
@@ -113,15 +119,18 @@ class Server {
     io_thread_ = std::thread([this] { io_.run(); });
     NameThread(io_thread_, "lf-io");
     io_thread_.join();
-    // Inputs are stopped and drained into the queues: now the engine, then the sinks.
+    if (!shutting_down_) BeginShutdownClock();
+    // Inputs are stopped and drained into the queues: now the engine, then the sinks. The
+    // workers get until half the bound; the sinks deliver or spill until just before it.
     std::atomic<bool> pool_done{false};
     std::thread deadline([&] {
       std::unique_lock lock(done_mu_);
-      if (!done_cv_.wait_for(lock, kDrainTimeout, [&] { return pool_done.load(); })) {
+      if (!done_cv_.wait_until(lock, shutdown_start_ + shutdown_timeout_ / 2,
+                               [&] { return pool_done.load(); })) {
         spdlog::error(
-            "shutdown: workers still blocked on full sinks after {}s; giving up "
+            "shutdown: workers still blocked on full sinks after {} ms; giving up "
             "their pending output",
-            kDrainTimeout.count());
+            std::chrono::duration_cast<std::chrono::milliseconds>(shutdown_timeout_ / 2).count());
         pool_->AbandonBlockedOutput();
       }
     });
@@ -133,16 +142,44 @@ class Server {
     done_cv_.notify_all();
     deadline.join();
     streams_.clear();
-    const bool flushed = StopSinks(sinks_, config_.outputs);
-    for (RetiringSinks& r : retiring_) r.thread.join();  // each bounded by its own drain deadline
-    LogStats();
-    spdlog::info("logfold stopped{}", flushed ? "" : " (some output could not be delivered)");
+    // Sinks a reload replaced hand what they hold to their successors while those still
+    // accept; each is bounded by its own drain deadline and this flag.
+    retire_stop_->store(true);
+    for (RetiringSinks& r : retiring_) r.thread.join();
+    const auto margin =
+        std::min<SteadyClock::duration>(shutdown_timeout_ / 10, std::chrono::seconds(1));
+    const bool flushed =
+        StopSinks(sinks_, config_.outputs, shutdown_start_ + shutdown_timeout_ - margin);
+    // The final counters, in the periodic stats line's format, then how long the stop took.
+    spdlog::info(
+        "stats: {}, events {}, dropped {}, queued {}, lost events {}, lost lines {}, "
+        "disk-buffered bytes {}",
+        StatusLine(), metrics_.Sum("logfold_events_total"), metrics_.Sum("logfold_dropped_total"),
+        pool_->queued_lines(), metrics_.Sum("logfold_output_lost_events_total"),
+        metrics_.Sum("logfold_output_lost_lines_total"), DiskBuffered());
+    spdlog::info(
+        "logfold stopped after {} ms{}",
+        std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - shutdown_start_)
+            .count(),
+        flushed ? "" : " (some output could not be delivered)");
     return 0;
+  }
+
+  // After the sinks stopped, what they hold is what their disk buffers kept.
+  std::uint64_t DiskBuffered() const {
+    std::uint64_t n = 0;
+    for (const auto& s : sinks_) n += s->buffered_bytes();
+    return n;
+  }
+
+  void BeginShutdownClock() {
+    shutdown_start_ = SteadyClock::now();
+    shutdown_timeout_ = std::chrono::microseconds(config_.workers.shutdown_timeout_us);
   }
 
  private:
   static std::vector<WorkerPool::Output> Outputs(const Config& c,
-                                                 const std::vector<std::unique_ptr<Sink>>& sinks) {
+                                                 const std::vector<std::shared_ptr<Sink>>& sinks) {
     std::vector<WorkerPool::Output> v;
     for (std::size_t i = 0; i < sinks.size(); ++i) {
       v.push_back(WorkerPool::Output{sinks[i].get(), c.outputs[i].sink});
@@ -150,13 +187,13 @@ class Server {
     return v;
   }
 
-  bool BuildSinks(const Config& c, std::vector<std::unique_ptr<Sink>>& out, std::string& error) {
+  bool BuildSinks(const Config& c, std::vector<std::shared_ptr<Sink>>& out, std::string& error) {
     for (const OutputConfig& o : c.outputs) {
       std::string e;
       auto sink = MakeSink(o, metrics_, e);
       if (!sink) {
         error = "outputs." + o.sink.name + ": " + e;
-        StopSinks(out, c.outputs);
+        StopSinks(out, c.outputs, SteadyClock::now());
         out.clear();
         return false;
       }
@@ -165,31 +202,37 @@ class Server {
     return true;
   }
 
-  // Flushes and closes `sinks` (built from `outputs`, in order). An output that may drop
-  // when full gets only its block_timeout to drain: it was allowed to lose events anyway,
-  // and must not hold the shutdown for the lossless ones' full deadline.
-  static bool StopSinks(std::vector<std::unique_ptr<Sink>>& sinks,
-                        const std::vector<OutputConfig>& outputs) {
-    bool ok = true;
-    const auto now = std::chrono::steady_clock::now();
+  // Flushes and closes `sinks` (built from `outputs`, in order) by `deadline`; what they
+  // cannot deliver by then goes to their disk buffers or is counted as lost. An output that
+  // may drop when full gets only its block_timeout to drain: it was allowed to lose events
+  // anyway, and must not hold the shutdown for the lossless ones. The sinks stop in
+  // parallel, so the bound holds however many outputs are dead.
+  static bool StopSinks(std::vector<std::shared_ptr<Sink>>& sinks,
+                        const std::vector<OutputConfig>& outputs,
+                        SteadyClock::time_point deadline) {
+    const auto now = SteadyClock::now();
+    std::vector<std::thread> stoppers;
+    std::vector<char> ok(sinks.size(), 0);
     for (std::size_t i = 0; i < sinks.size(); ++i) {
-      auto deadline = now + kDrainTimeout;
+      auto d = deadline;
       if (i < outputs.size() && outputs[i].sink.when_full == WhenFull::kDrop) {
-        deadline =
-            std::min(deadline, now + std::chrono::microseconds(outputs[i].sink.block_timeout_us));
+        d = std::min(d, now + std::chrono::microseconds(outputs[i].sink.block_timeout_us));
       }
-      ok = sinks[i]->Stop(deadline) && ok;
+      stoppers.emplace_back([&, i, d] { ok[i] = sinks[i]->Stop(d) ? 1 : 0; });
     }
-    return ok;
+    for (std::thread& t : stoppers) t.join();
+    return std::all_of(ok.begin(), ok.end(), [](char c) { return c != 0; });
   }
 
   // Reload with changed outputs. An output whose settings did not change keeps its sink
   // (its buffer, connection and open file); changed and new ones get fresh sinks. The
-  // replaced sinks drain on a thread of their own: stopping them here would hold the event
-  // loop (inputs, signals, /metrics, the watchdog) for up to kDrainTimeout while a
-  // collector is down. False (reload refused, nothing changed) if a new sink fails to build.
+  // replaced sinks drain on a thread of their own (stopping them here would hold the event
+  // loop while a collector is down) and then hand what they could not deliver to the
+  // output's new sink (same name), waiting as long as it is full; an output that is gone
+  // keeps its events in its disk buffer, or they are counted as lost (reason "reload").
+  // False (reload refused, nothing changed) if a new sink fails to build.
   bool ReplaceSinks(const Config& next) {
-    std::vector<std::unique_ptr<Sink>> built(next.outputs.size());
+    std::vector<std::shared_ptr<Sink>> built(next.outputs.size());
     std::vector<int> kept(next.outputs.size(), -1);
     std::vector<bool> taken(config_.outputs.size(), false);
     for (std::size_t i = 0; i < next.outputs.size(); ++i) {
@@ -213,20 +256,23 @@ class Server {
         return false;
       }
     }
-    std::vector<std::unique_ptr<Sink>> sinks;
+    std::vector<std::shared_ptr<Sink>> sinks;
     for (std::size_t i = 0; i < next.outputs.size(); ++i) {
-      sinks.push_back(kept[i] >= 0 ? std::move(sinks_[static_cast<std::size_t>(kept[i])])
+      sinks.push_back(kept[i] >= 0 ? sinks_[static_cast<std::size_t>(kept[i])]
                                    : std::move(built[i]));
     }
     std::function<void()> wait_old_sinks_unused = pool_->SetSinks(Outputs(next, sinks));
-    std::vector<std::unique_ptr<Sink>> retired;
+    std::vector<std::shared_ptr<Sink>> retired;
     std::vector<OutputConfig> retired_outputs;
     for (std::size_t j = 0; j < sinks_.size(); ++j) {
       if (taken[j]) continue;
-      retired.push_back(std::move(sinks_[j]));
+      retired.push_back(sinks_[j]);
       retired_outputs.push_back(config_.outputs[j]);
     }
-    sinks_ = std::move(sinks);
+    {
+      std::lock_guard lock(sinks_mu_);
+      sinks_ = std::move(sinks);
+    }
     // Reap the drains earlier reloads started, so frequent reloads cannot pile up threads.
     std::erase_if(retiring_, [](RetiringSinks& r) {
       if (!r.done->load()) return false;
@@ -235,17 +281,54 @@ class Server {
     });
     if (!retired.empty()) {
       auto done = std::make_shared<std::atomic<bool>>(false);
+      const auto drain = std::min<SteadyClock::duration>(
+          kRetireDrain, std::chrono::microseconds(config_.workers.shutdown_timeout_us) / 4);
       retiring_.push_back(
-          {std::thread([retired = std::move(retired), outputs = std::move(retired_outputs),
-                        wait = std::move(wait_old_sinks_unused), done]() mutable {
+          {std::thread([this, retired = std::move(retired), wait = std::move(wait_old_sinks_unused),
+                        done, drain]() mutable {
              wait();
-             StopSinks(retired, outputs);
+             std::vector<std::string> unsent(retired.size());
+             std::vector<std::thread> stoppers;
+             const auto deadline = SteadyClock::now() + drain;
+             for (std::size_t i = 0; i < retired.size(); ++i) {
+               stoppers.emplace_back([&, i] { retired[i]->Stop(deadline, &unsent[i]); });
+             }
+             for (std::thread& t : stoppers) t.join();
+             for (std::size_t i = 0; i < retired.size(); ++i) HandOver(*retired[i], unsent[i]);
              retired.clear();
              done->store(true);
            }),
            done});
     }
     return true;
+  }
+
+  // Gives `unsent` (a replaced sink's undelivered records) to the current sink of the same
+  // output, looking it up again whenever the one it tried stopped (another reload replaced
+  // it), until the shutdown's sink phase; what is left then is counted as lost.
+  void HandOver(const Sink& from, const std::string& unsent) {
+    if (unsent.empty()) return;
+    while (!retire_stop_->load()) {
+      std::shared_ptr<Sink> to;
+      {
+        std::lock_guard lock(sinks_mu_);
+        for (const auto& s : sinks_) {
+          if (s->name() == from.name() && s->encoding() == from.encoding()) to = s;
+        }
+      }
+      if (!to) break;
+      if (to->Submit(unsent, SteadyClock::now() + std::chrono::milliseconds(200))) {
+        spdlog::info(
+            "sink {}: {} bytes of events a reload left undelivered handed to its "
+            "successor",
+            from.name(), unsent.size());
+        return;
+      }
+    }
+    const EventTally t =
+        LossCounter(metrics_, from.name(), "reload").Count(unsent, from.encoding());
+    spdlog::error("sink {}: replaced by a reload; lost {} events ({} lines) it could not deliver",
+                  from.name(), t.events, t.lines);
   }
 
   void StartInputs() {
@@ -367,6 +450,7 @@ class Server {
   void BeginShutdown() {
     if (shutting_down_) return;
     shutting_down_ = true;
+    BeginShutdownClock();
     notify_.Stopping();
     boost::system::error_code ignored;
     signals_.cancel(ignored);
@@ -380,11 +464,13 @@ class Server {
       io_.stop();
       return;
     }
-    auto timer = std::make_shared<asio::steady_timer>(io_, kDrainTimeout);
+    // A quarter of the bound for the senders' last bytes, so the workers still have time.
+    auto timer = std::make_shared<asio::steady_timer>(io_, shutdown_timeout_ / 4);
     timer->async_wait([this, timer](boost::system::error_code ec) {
       if (ec) return;
-      spdlog::error("shutdown: TCP connections not drained after {}s; closing them",
-                    kDrainTimeout.count());
+      spdlog::error(
+          "shutdown: TCP connections not drained after {} ms; closing them",
+          std::chrono::duration_cast<std::chrono::milliseconds>(shutdown_timeout_ / 4).count());
       for (auto& t : tcp_) t->Close();
     });
     for (auto& t : tcp_) {
@@ -490,7 +576,9 @@ class Server {
   asio::steady_timer watchdog_timer_;
   SystemdNotifier notify_;
   InheritedSockets inherited_;
-  std::vector<std::unique_ptr<Sink>> sinks_;
+  // Written on the event loop only; sinks_mu_ guards it for the hand-off threads' reads.
+  std::mutex sinks_mu_;
+  std::vector<std::shared_ptr<Sink>> sinks_;
   std::unique_ptr<WorkerPool> pool_;
   std::vector<std::unique_ptr<UdpListener>> udp_;
   std::vector<std::unique_ptr<TcpListener>> tcp_;
@@ -505,6 +593,9 @@ class Server {
   };
   std::vector<RetiringSinks> retiring_;
   bool shutting_down_ = false;
+  SteadyClock::time_point shutdown_start_{};
+  SteadyClock::duration shutdown_timeout_{};
+  std::shared_ptr<std::atomic<bool>> retire_stop_ = std::make_shared<std::atomic<bool>>(false);
   std::size_t pending_drains_ = 0;
   std::mutex done_mu_;
   std::condition_variable done_cv_;

@@ -86,6 +86,10 @@ Json OutputToJson(const OutputConfig& out) {
   if (out.sink.when_full == WhenFull::kDrop) {
     j["block_timeout"] = FormatDuration(out.sink.block_timeout_us);
   }
+  if (!out.sink.disk_buffer.directory.empty()) {
+    j["disk_buffer"] = out.sink.disk_buffer.directory;
+    j["disk_buffer_max_size"] = FormatSize(out.sink.disk_buffer.max_size);
+  }
   auto reconnect = [&j](const TcpSinkOptions& target) {
     j["reconnect_min"] = FormatDuration(target.reconnect_min_us);
     j["reconnect_max"] = FormatDuration(target.reconnect_max_us);
@@ -169,6 +173,7 @@ std::string ConfigToJson(const Config& config) {
   root["workers"]["threads"] = config.workers.threads;
   root["workers"]["queue_capacity"] = config.workers.queue_capacity;
   root["workers"]["flush_interval"] = FormatDuration(config.workers.flush_interval_us);
+  root["workers"]["shutdown_timeout"] = FormatDuration(config.workers.shutdown_timeout_us);
 
   root["outputs"] = Json::array();
   for (const OutputConfig& out : config.outputs) root["outputs"].push_back(OutputToJson(out));

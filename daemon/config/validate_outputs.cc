@@ -89,7 +89,7 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
   };
   const std::string http_rule = only_for({OutputType::kHttp});
 
-  bool name_ok = false, path_ok = false, min_ok = false, max_ok = false;
+  bool name_ok = false, path_ok = false, min_ok = false, max_ok = false, disk_ok = false;
   std::string min_text, max_text;
   bool retry_min_ok = false, retry_max_ok = false, batch_bytes_ok = false;
   std::string retry_min_text, retry_max_text;
@@ -114,6 +114,15 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
              Duration(j, p, kMillisecond, kHour, out.sink.block_timeout_us);
            },
            false, block_timeout_rule},
+          {"disk_buffer",
+           [&](const Json& j, const std::string& p) {
+             disk_ok = NonEmptyString(j, p, out.sink.disk_buffer.directory);
+           }},
+          {"disk_buffer_max_size",
+           [&](const Json& j, const std::string& p) {
+             Size(j, p, kMiB, 1024 * kGiB, out.sink.disk_buffer.max_size);
+           },
+           false, Has(v, "disk_buffer") ? "" : "only allowed with disk_buffer"},
           {"path",
            [&](const Json& j, const std::string& p) {
              path_ok = NonEmptyString(j, p, out.file.path);
@@ -236,6 +245,12 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
             "only one stdout output is allowed; " + stdout_output_ + " writes stdout already");
     } else {
       stdout_output_ = label;
+    }
+  }
+  if (disk_ok) {
+    auto [it, inserted] = disk_buffers_.emplace(out.sink.disk_buffer.directory, label);
+    if (!inserted) {
+      Error(Join(path, "disk_buffer"), "directory is already the disk buffer of " + it->second);
     }
   }
   if (type == OutputType::kFile && path_ok) {

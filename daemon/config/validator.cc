@@ -490,6 +490,10 @@ void Validator::Workers(const Json& v, const std::string& path, WorkersConfig& w
             [&](const Json& j, const std::string& p) {
               Duration(j, p, kMillisecond, 10 * kSecond, workers.flush_interval_us);
             }},
+           {"shutdown_timeout",
+            [&](const Json& j, const std::string& p) {
+              Duration(j, p, kSecond, kHour, workers.shutdown_timeout_us);
+            }},
        });
 }
 

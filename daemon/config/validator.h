@@ -280,7 +280,7 @@ class Validator {
   std::vector<ConfigError>& errors_;
   // Cross-entry checks, keyed by what must be unique; values say who holds it.
   std::map<std::string, std::string> input_names_, output_names_;
-  std::map<std::string, std::string> binds_, sockets_, input_files_, output_files_;
+  std::map<std::string, std::string> binds_, sockets_, input_files_, output_files_, disk_buffers_;
   std::string stdin_input_, stdout_output_;
 };
 

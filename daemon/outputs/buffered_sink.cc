@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -115,6 +116,7 @@ BufferedSink::BufferedSink(BufferedSinkOptions options, std::unique_ptr<Destinat
           "logfold_sink_discarded_bytes_total",
           "Accepted bytes a sink gave up on (Stop deadline, UDP send failure, closed stdout)",
           "sink=\"" + options_.name + "\"")),
+      shutdown_loss_(metrics, options_.name, "shutdown"),
       buffered_gauge_(std::make_shared<std::atomic<std::uint64_t>>(0)),
       backoff_(options_.backoff_min, options_.backoff_max) {
   const std::string labels = "sink=\"" + options_.name + "\"";
@@ -122,6 +124,11 @@ BufferedSink::BufferedSink(BufferedSinkOptions options, std::unique_ptr<Destinat
     resent_bytes_total_ = &metrics.GetCounter(
         "logfold_sink_resent_bytes_total",
         "Bytes written again after a lost connection because the peer may not have them", labels);
+    unconfirmed_events_total_ = &metrics.GetCounter(
+        "logfold_sink_unconfirmed_events_total",
+        "Events a collector's TCP acknowledged on a connection that then broke with a reset or "
+        "error: plain TCP cannot tell whether the collector read them (not resent)",
+        labels);
   }
   metrics.AddGauge("logfold_sink_buffered_bytes",
                    "Bytes a sink holds that are not yet known to be delivered", labels,
@@ -193,9 +200,10 @@ void BufferedSink::Reopen() {
   data_cv_.notify_one();
 }
 
-bool BufferedSink::Stop(SinkClock::time_point deadline) {
+bool BufferedSink::Stop(SinkClock::time_point deadline, std::string* unsent) {
   std::lock_guard stop_lock(stop_mu_);
   if (stopped_) return drained_;
+  unsent_ = unsent;
   {
     std::lock_guard lock(mu_);
     stop_requested_ = true;
@@ -306,7 +314,21 @@ void BufferedSink::Run() {
     WriteResult result;
     switch (action) {
       case Action::kFinish:
-        if (!drained) DiscardRemaining();
+        if (!drained) {
+          std::string local;
+          std::string& rest = unsent_ != nullptr ? *unsent_ : local;
+          const std::size_t before = rest.size();
+          TakeRemaining(rest);
+          if (unsent_ == nullptr) {
+            const EventTally t = shutdown_loss_.Count(rest, options_.encoding);
+            discarded_bytes_total_.fetch_add(rest.size(), std::memory_order_relaxed);
+            spdlog::error("sink {}: stop deadline passed; lost {} events ({} lines, {} bytes)",
+                          options_.name, t.events, t.lines, rest.size());
+          } else if (rest.size() > before) {
+            spdlog::warn("sink {}: stop deadline passed; handing {} unsent bytes over",
+                         options_.name, rest.size() - before);
+          }
+        }
         destination_->Close();
         drained_ = drained;
         return;
@@ -364,6 +386,20 @@ void BufferedSink::Apply(const WriteResult& result, std::uint64_t unconfirmed) {
       while (!record_ends_.empty() && record_ends_.front() <= acked) {
         done_ = record_ends_.front();
         record_ends_.pop_front();
+        released_ends_.push_back(done_);
+      }
+      while (!released_ends_.empty() && released_ends_.front() + kUnreadWindow < done_) {
+        released_ends_.pop_front();
+      }
+      if (result.failed) {
+        // Records that ended within the last `unread_acknowledged` acknowledged bytes.
+        const std::uint64_t from = done_ - std::min(done_, result.unread_acknowledged);
+        std::uint64_t unread = 0;
+        for (auto it = released_ends_.rbegin(); it != released_ends_.rend() && *it > from; ++it) {
+          ++unread;
+        }
+        if (unread > 0) unconfirmed_events_total_->fetch_add(unread, std::memory_order_relaxed);
+        released_ends_.clear();
       }
       if (result.failed && sent_ > done_) {
         resent_bytes_total_->fetch_add(sent_ - done_, std::memory_order_relaxed);
@@ -371,6 +407,12 @@ void BufferedSink::Apply(const WriteResult& result, std::uint64_t unconfirmed) {
       }
     } else {
       done_ = sent_;
+      if (result.written > 0) {
+        // The block holding done_ - 1 is still there: only PublishLocked frees blocks.
+        const std::uint64_t last = done_ - 1 - base_;
+        mid_record_ =
+            blocks_[static_cast<std::size_t>(last / kBlockSize)][last % kBlockSize] != '\n';
+      }
     }
     freed = done_ != old_done;
     PublishLocked();
@@ -397,21 +439,49 @@ void BufferedSink::HandleError(const WriteResult& result) {
   }
 }
 
-void BufferedSink::DiscardRemaining() {
-  std::uint64_t lost = 0, unconfirmed = 0;
+void BufferedSink::TakeRemaining(std::string& out) {
+  std::string bytes;
   {
     std::lock_guard lock(mu_);
-    lost = end_ - done_;
-    unconfirmed = sent_ - done_;
+    bytes.reserve(static_cast<std::size_t>(end_ - done_));
+    for (std::uint64_t pos = done_; pos < end_;) {
+      const std::uint64_t offset = pos - base_;
+      const std::size_t index = static_cast<std::size_t>(offset / kBlockSize);
+      const std::size_t in_block = static_cast<std::size_t>(offset % kBlockSize);
+      const std::size_t n = std::min<std::uint64_t>(kBlockSize - in_block, end_ - pos);
+      bytes.append(blocks_[index].get() + in_block, n);
+      pos += n;
+    }
     done_ = sent_ = end_;
     record_ends_.clear();
     PublishLocked();
   }
-  discarded_bytes_total_.fetch_add(lost, std::memory_order_relaxed);
-  spdlog::error(
-      "sink {}: stop deadline passed; discarding {} buffered bytes ({} of them written but "
-      "not acknowledged)",
-      options_.name, lost, unconfirmed);
+  std::string_view rest = bytes;
+  if (options_.framing == SinkFraming::kStream && mid_record_) {
+    const std::size_t nl = rest.find('\n');
+    const std::size_t fragment = nl == std::string_view::npos ? rest.size() : nl + 1;
+    discarded_bytes_total_.fetch_add(fragment, std::memory_order_relaxed);
+    shutdown_loss_.Count(rest.substr(0, fragment), options_.encoding);
+    rest.remove_prefix(fragment);
+  }
+  if (options_.framing != SinkFraming::kOctetCounted) {
+    out.append(rest);
+    if (!out.empty() && out.back() != '\n') out += '\n';
+    return;
+  }
+  // "LEN SP MSG" frames back to "MSG\n"; done_ rests on a frame boundary.
+  while (!rest.empty()) {
+    const std::size_t sp = rest.find(' ');
+    std::size_t len = 0;
+    if (sp == std::string_view::npos ||
+        std::from_chars(rest.data(), rest.data() + sp, len).ec != std::errc() ||
+        len > rest.size() - sp - 1) {
+      break;
+    }
+    out.append(rest.substr(sp + 1, len));
+    out += '\n';
+    rest.remove_prefix(sp + 1 + len);
+  }
 }
 
 }  // namespace logfold

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "daemon/config/options/sink_options.h"
+#include "daemon/outputs/loss_counter.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/metrics.h"
 
@@ -52,6 +53,10 @@ struct WriteResult {
   // connection was opened the peer may not have received. The sink resends them, from the
   // start of the record they begin in.
   std::uint64_t unconfirmed = 0;
+  // With `failed`, on record-tracking sinks: the connection broke with a reset or error, and
+  // this many of the last bytes the peer's TCP acknowledged on it may never have been read
+  // by the collector (they are not resent; their events are counted as unconfirmed).
+  std::uint64_t unread_acknowledged = 0;
   std::string error;  // non-empty: counted in logfold_sink_errors_total and logged
 };
 
@@ -142,7 +147,7 @@ class BufferedSink final : public Sink {
   // Registers the common metrics and starts the sink thread.
   BufferedSink(BufferedSinkOptions options, std::unique_ptr<Destination> destination,
                Metrics& metrics);
-  // Stops with an immediate deadline: whatever is still buffered is counted as discarded.
+  // Stops with an immediate deadline: whatever is still buffered is counted as lost.
   ~BufferedSink() override;
 
   BufferedSink(const BufferedSink&) = delete;
@@ -152,7 +157,8 @@ class BufferedSink final : public Sink {
   SinkEncoding encoding() const override { return options_.encoding; }
   bool Submit(std::string_view batch, SinkClock::time_point deadline) override;
   void Reopen() override;
-  bool Stop(SinkClock::time_point deadline) override;
+  using Sink::Stop;
+  bool Stop(SinkClock::time_point deadline, std::string* unsent) override;
   std::size_t buffered_bytes() const override;
 
  private:
@@ -171,7 +177,9 @@ class BufferedSink final : public Sink {
   // Applies a write or poll outcome to the buffer positions.
   void Apply(const WriteResult& result, std::uint64_t unconfirmed);
   void HandleError(const WriteResult& result);
-  void DiscardRemaining();
+  // What is left between done_ and end_, as whole '\n'-separated records (octet-counted
+  // frames decoded); a record the destination got only part of is counted as discarded.
+  void TakeRemaining(std::string& out);
   void PublishLocked();
 
   const BufferedSinkOptions options_;
@@ -182,7 +190,9 @@ class BufferedSink final : public Sink {
   Metrics::Counter& errors_total_;
   Metrics::Counter& retries_total_;
   Metrics::Counter& discarded_bytes_total_;
-  Metrics::Counter* resent_bytes_total_ = nullptr;  // record-tracking sinks only
+  Metrics::Counter* resent_bytes_total_ = nullptr;        // record-tracking sinks only
+  Metrics::Counter* unconfirmed_events_total_ = nullptr;  // record-tracking sinks only
+  LossCounter shutdown_loss_;
   // Shared with the gauge callback, which may outlive this sink inside Metrics.
   std::shared_ptr<std::atomic<std::uint64_t>> buffered_gauge_;
 
@@ -198,6 +208,9 @@ class BufferedSink final : public Sink {
   std::deque<std::unique_ptr<char[]>> blocks_;
   std::vector<std::unique_ptr<char[]>> spare_blocks_;
   std::deque<std::uint64_t> record_ends_;  // positions just past each buffered record
+  // Ends of records released on the current connection, the last kUnreadWindow bytes' worth.
+  std::deque<std::uint64_t> released_ends_;
+  static constexpr std::uint64_t kUnreadWindow = 64 << 20;
   bool reopen_requested_ = false;
   bool stop_requested_ = false;
   SinkClock::time_point stop_deadline_{};
@@ -213,6 +226,9 @@ class BufferedSink final : public Sink {
   bool flushed_for_stop_ = false;
   std::uint64_t unconfirmed_ = 0;  // last Unconfirmed() answer
   bool drained_ = false;           // result of the final flush, read after join
+  std::string* unsent_ = nullptr;  // where Stop wants the remainder; set before join
+  // Stream framing: the destination took part of a record (a file write stopped at ENOSPC).
+  bool mid_record_ = false;
 
   std::mutex stop_mu_;
   bool stopped_ = false;

@@ -1,6 +1,11 @@
-// MakeSink: hands a validated output to the factory of its type.
+// MakeSink: hands a validated output to the factory of its type, behind a disk buffer when the
+// output has one.
 #include "daemon/outputs/sink.h"
 
+#include <algorithm>
+
+#include "daemon/outputs/disk_buffered_sink.h"
+#include "daemon/outputs/disk_queue.h"
 #include "daemon/outputs/http/http_sink.h"
 #include "daemon/outputs/stream_sink.h"
 #include "daemon/outputs/syslog_sink.h"
@@ -10,7 +15,10 @@ namespace logfold {
 
 Sink::~Sink() = default;
 
-std::unique_ptr<Sink> MakeSink(const OutputConfig& output, Metrics& metrics, std::string& error) {
+namespace {
+
+std::unique_ptr<Sink> MakeMemorySink(const OutputConfig& output, Metrics& metrics,
+                                     std::string& error) {
   switch (output.type) {
     case OutputType::kStdout:
       return MakeStdoutSink(output.sink, metrics);
@@ -25,6 +33,25 @@ std::unique_ptr<Sink> MakeSink(const OutputConfig& output, Metrics& metrics, std
   }
   error = "output " + output.sink.name + ": unknown type";
   return nullptr;
+}
+
+}  // namespace
+
+std::unique_ptr<Sink> MakeSink(const OutputConfig& output, Metrics& metrics, std::string& error) {
+  std::shared_ptr<DiskQueue> queue;
+  const DiskBufferOptions& disk = output.sink.disk_buffer;
+  if (!disk.directory.empty()) {
+    DiskQueue::Options o;
+    o.dir = disk.directory;
+    o.max_bytes = disk.max_size;
+    o.segment_bytes = std::clamp<std::uint64_t>(o.max_bytes / 8, 64 << 10, 8 << 20);
+    o.sink_name = output.sink.name;
+    queue = DiskQueue::Open(o, metrics, error);
+    if (!queue) return nullptr;
+  }
+  auto sink = MakeMemorySink(output, metrics, error);
+  if (!sink || !queue) return sink;
+  return std::make_unique<DiskBufferedSink>(std::move(sink), std::move(queue), metrics);
 }
 
 }  // namespace logfold

@@ -42,9 +42,13 @@ class Sink {
   virtual void Reopen() = 0;
 
   // Writes out everything buffered (waiting up to `deadline`), then closes. Returns true if
-  // all of it was written; what is left at the deadline is counted in
-  // logfold_sink_discarded_bytes_total and logged. Idempotent.
-  virtual bool Stop(std::chrono::steady_clock::time_point deadline) = 0;
+  // all of it was written. What is left at the deadline is appended to `*unsent` as whole
+  // '\n'-separated records in the sink's encoding (the Submit form), for a successor or a
+  // disk buffer to take over; without `unsent` it is counted as lost (bytes, events and
+  // lines, reason "shutdown") and logged. A sink with a disk buffer keeps it there instead.
+  // Idempotent: only the first call hands anything over.
+  virtual bool Stop(std::chrono::steady_clock::time_point deadline, std::string* unsent) = 0;
+  bool Stop(std::chrono::steady_clock::time_point deadline) { return Stop(deadline, nullptr); }
 
   // Bytes accepted and not yet known to be delivered (for a TCP sink this includes bytes
   // written but not yet acknowledged by the peer).
@@ -52,7 +56,8 @@ class Sink {
 };
 
 // Builds and starts the sink a validated output describes (ParseConfig has checked every
-// setting). When a file cannot be opened, returns nullptr and sets `error` (the daemon
+// setting), behind a DiskBufferedSink when the output has a disk buffer. When a file or the
+// disk buffer's directory cannot be opened, returns nullptr and sets `error` (the daemon
 // refuses to start). Registers the sink's metrics in `metrics`, labelled sink="<name>".
 std::unique_ptr<Sink> MakeSink(const OutputConfig& output, Metrics& metrics, std::string& error);
 

@@ -2,9 +2,9 @@
 #include "daemon/outputs/tcp_sink.h"
 
 #include <linux/sockios.h>
+#include <linux/tcp.h>  // struct tcp_info with tcpi_snd_wnd (glibc's lacks it)
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <spdlog/spdlog.h>
 #include <sys/ioctl.h>
@@ -34,7 +34,10 @@ constexpr auto kAckPollInterval = std::chrono::milliseconds(10);
 // of the first record that was not completely acknowledged: so a record written partly
 // before the failure is sent again whole, and a few records before it may arrive twice.
 // What plain TCP cannot tell us is whether the collector read what its kernel acknowledged;
-// a collector that dies with unread data in its socket buffer loses that data.
+// a collector that dies with unread data in its socket buffer loses that data. Its kernel
+// then resets the connection: on a reset or error the events acknowledged within the largest
+// receive window the peer advertised (the most it can have held unread) are counted in
+// logfold_sink_unconfirmed_events_total, not hidden. A clean close (FIN) counts nothing.
 class TcpDestination final : public Destination {
  public:
   TcpDestination(const std::string& sink_name, const TcpSinkOptions& target, Metrics& metrics)
@@ -65,7 +68,7 @@ class TcpDestination final : public Destination {
     if (fd_ >= 0) {
       std::string why;
       if (PeerGone(why)) {
-        Fail(result, why);
+        Fail(result, why, reset_);
         return result;
       }
     }
@@ -94,7 +97,7 @@ class TcpDestination final : public Destination {
         WaitWritable(fd_, kWaitSliceMs);
         continue;
       }
-      Fail(result, ErrnoText("send to " + peer_, err));
+      Fail(result, ErrnoText("send to " + peer_, err), true);
       return result;
     }
     return result;
@@ -106,6 +109,7 @@ class TcpDestination final : public Destination {
     // SIOCOUTQ = bytes written but not acknowledged (write_seq - snd_una); it stays valid
     // after a reset, which is exactly when it matters. If it is unavailable, assume nothing
     // on this connection was acknowledged: duplicates rather than losses.
+    SampleWindow();
     if (::ioctl(fd_, SIOCOUTQ, &queued) != 0 || queued < 0) {
       return last_unconfirmed_ = written_on_connection_;
     }
@@ -116,7 +120,7 @@ class TcpDestination final : public Destination {
   WriteResult Poll() override {
     WriteResult result;
     std::string why;
-    if (fd_ >= 0 && PeerGone(why)) Fail(result, why);
+    if (fd_ >= 0 && PeerGone(why)) Fail(result, why, reset_);
     return result;
   }
 
@@ -165,6 +169,8 @@ class TcpDestination final : public Destination {
         fd_ = fd;
         written_on_connection_ = 0;
         last_unconfirmed_ = 0;
+        max_window_ = 0;
+        SampleWindow();  // the window of an empty receive buffer, before anything is sent
         connects_.fetch_add(1, std::memory_order_relaxed);
         std::string note;
         if (connect_log_.Allow(note))
@@ -205,6 +211,7 @@ class TcpDestination final : public Destination {
   // True if the peer closed or reset the connection; `why` says how. Anything the collector
   // sent us is read and ignored (the protocol is one-way).
   bool PeerGone(std::string& why) {
+    reset_ = false;
     pollfd p{fd_, POLLIN | POLLRDHUP, 0};
     if (::poll(&p, 1, 0) <= 0) return false;
     if (p.revents & POLLERR) {
@@ -212,6 +219,7 @@ class TcpDestination final : public Destination {
       socklen_t len = sizeof so_error;
       ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &so_error, &len);
       why = ErrnoText("connection to " + peer_, so_error != 0 ? so_error : ECONNRESET);
+      reset_ = true;
       return true;
     }
     if (p.revents & (POLLHUP | POLLRDHUP)) {
@@ -229,15 +237,29 @@ class TcpDestination final : public Destination {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
       why = ErrnoText("connection to " + peer_, errno);
+      reset_ = true;
       return true;
     }
     return false;
   }
 
-  void Fail(WriteResult& result, std::string why) {
+  void SampleWindow() {
+    tcp_info info{};
+    socklen_t info_len = sizeof info;
+    if (::getsockopt(fd_, IPPROTO_TCP, TCP_INFO, &info, &info_len) == 0) {
+      max_window_ = std::max<std::uint64_t>(max_window_, info.tcpi_snd_wnd);
+    }
+  }
+
+  // `reset`: broken by a reset or error rather than closed.
+  void Fail(WriteResult& result, std::string why, bool reset) {
     result.failed = true;
     result.error = std::move(why);
     result.unconfirmed = Unconfirmed();
+    if (reset) {
+      result.unread_acknowledged =
+          std::min(written_on_connection_ - result.unconfirmed, max_window_);
+    }
     ::close(fd_);
     fd_ = -1;
     last_unconfirmed_ = 0;
@@ -255,6 +277,8 @@ class TcpDestination final : public Destination {
   int fd_ = -1;
   std::uint64_t written_on_connection_ = 0;
   std::uint64_t last_unconfirmed_ = 0;
+  std::uint64_t max_window_ = 0;  // largest receive window the peer advertised (TCP_INFO)
+  bool reset_ = false;            // the last PeerGone saw a reset or error
 };
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include <string>
 #include <utility>
 
+#include "daemon/outputs/buffered_sink.h"
+#include "daemon/outputs/loss_counter.h"
 #include "daemon/outputs/syslog_event_encoder.h"
 #include "daemon/runtime/thread_name.h"
 #include "daemon/runtime/wall_clock.h"
@@ -220,6 +222,7 @@ struct WorkerPool::Worker {
   Metrics::Counter* stalls = nullptr;
   Metrics::Counter* discarded = nullptr;
   Metrics::Counter* dropped_output = nullptr;
+  LogThrottle abandon_log{std::chrono::seconds(5)};
 };
 
 WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metrics)
@@ -467,7 +470,14 @@ void WorkerPool::SubmitOutput(Worker& w) {
     const auto started = std::chrono::steady_clock::now();
     auto give_up = started + std::chrono::microseconds(o.options.block_timeout_us);
     bool stalled = false;
-    while (!s->Submit(buf, std::chrono::steady_clock::now() + std::chrono::milliseconds(200))) {
+    // Past the shutdown deadline a full sink gets one immediate try per batch, not 200 ms:
+    // the queues may still hold many batches, and each must not wait again.
+    auto slice = [&] {
+      return abandon_output_.load()
+                 ? std::chrono::steady_clock::now()
+                 : std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    };
+    while (!s->Submit(buf, slice())) {
       if (!stalled) ++*w.stalls;
       stalled = true;
       // A reload replaced this full sink: the batch goes to the output's new sink instead,
@@ -487,21 +497,30 @@ void WorkerPool::SubmitOutput(Worker& w) {
         }
         if (same == current->end()) {
           *w.discarded += buf.size();
-          spdlog::warn("sink {}: removed by a reload with {} bytes of events not accepted",
-                       s->name(), buf.size());
+          const EventTally t = LossCounter(metrics_, s->name(), "reload").Count(buf, s->encoding());
+          spdlog::warn("sink {}: removed by a reload with {} events ({} lines) not accepted",
+                       s->name(), t.events, t.lines);
           break;
         }
       }
       if (o.options.when_full == WhenFull::kDrop && std::chrono::steady_clock::now() >= give_up) {
         *w.dropped_output += buf.size();
-        spdlog::warn("sink {}: full for {} ms, dropped {} bytes of events (when_full: drop)",
-                     s->name(), o.options.block_timeout_us / 1000, buf.size());
+        const EventTally t =
+            LossCounter(metrics_, s->name(), "when_full").Count(buf, s->encoding());
+        spdlog::warn("sink {}: full for {} ms, dropped {} events ({} lines; when_full: drop)",
+                     s->name(), o.options.block_timeout_us / 1000, t.events, t.lines);
         break;
       }
       if (abandon_output_.load()) {
         *w.discarded += buf.size();
-        spdlog::error("sink {}: shutdown deadline passed with {} bytes of events not accepted",
-                      s->name(), buf.size());
+        const EventTally t =
+            LossCounter(metrics_, s->name(), "abandoned").Count(buf, s->encoding());
+        std::string note;
+        if (w.abandon_log.Allow(note)) {
+          spdlog::error(
+              "sink {}: shutdown deadline passed with {} events ({} lines) not accepted{}",
+              s->name(), t.events, t.lines, note);
+        }
         break;
       }
     }

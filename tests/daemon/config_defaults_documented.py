@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 # Only the keys each entry needs (required ones, and those that make an optional key
-# printed: format json, fsync interval, when_full drop, format loki). A key set here is not
+# printed: format json, fsync interval, when_full drop, format loki, disk_buffer). A key set here is not
 # checked on that entry; the other entries of the type cover it.
 SOURCE = {
     "inputs": [
@@ -24,7 +24,8 @@ SOURCE = {
     ],
     "outputs": [
         {"name": "o", "type": "stdout"},
-        {"name": "f1", "type": "file", "path": "/nonexistent/a.ndjson"},
+        {"name": "f1", "type": "file", "path": "/nonexistent/a.ndjson",
+         "disk_buffer": "/nonexistent/disk"},
         {"name": "f2", "type": "file", "path": "/nonexistent/b.ndjson", "fsync": "interval",
          "when_full": "drop"},
         {"name": "t", "type": "tcp", "address": "collector", "port": 1},

@@ -575,6 +575,37 @@ TEST(ConfigErrorTest, WhenFullPolicy) {
   EXPECT_EQ(c.outputs[0].sink.block_timeout_us, 250 * kMillisecond);
 }
 
+TEST(ConfigErrorTest, DiskBufferAndShutdownTimeout) {
+  EXPECT_THAT(
+      Errors(R"({
+        "inputs": [{"name": "u", "type": "udp", "port": 1}],
+        "workers": {"shutdown_timeout": "100ms"},
+        "outputs": [
+          {"name": "a", "type": "file", "path": "/a", "disk_buffer_max_size": "1GiB"},
+          {"name": "b", "type": "file", "path": "/b", "disk_buffer": "/q",
+           "disk_buffer_max_size": "1KiB"},
+          {"name": "c", "type": "stdout", "disk_buffer": "/q"}
+        ]})"),
+      ElementsAre(
+          E("workers.shutdown_timeout", "must be between 1s and 1h, got \"100ms\""),
+          E("outputs[0].disk_buffer_max_size", "only allowed with disk_buffer"),
+          E("outputs[1].disk_buffer_max_size", "must be between 1MiB and 1TiB, got \"1KiB\""),
+          E("outputs[2].disk_buffer", "directory is already the disk buffer of output \"b\"")));
+  Config c;
+  std::vector<ConfigError> errors;
+  ASSERT_TRUE(ParseConfig(R"({
+        "inputs": [{"name": "u", "type": "udp", "port": 1}],
+        "workers": {"shutdown_timeout": "5s"},
+        "outputs": [{"name": "f", "type": "file", "path": "/f", "disk_buffer": "/var/q",
+                     "disk_buffer_max_size": "2GiB"}]})",
+                          c, errors))
+      << FormatConfigErrors(errors);
+  EXPECT_EQ(c.workers.shutdown_timeout_us, 5 * kSecond);
+  EXPECT_EQ(c.outputs[0].sink.disk_buffer.directory, "/var/q");
+  EXPECT_EQ(c.outputs[0].sink.disk_buffer.max_size, 2 * kGiB);
+  EXPECT_EQ(Config{}.workers.shutdown_timeout_us, 30 * kSecond);
+}
+
 TEST(ConfigErrorTest, KeysThatDoNotApplyToTheType) {
   EXPECT_THAT(
       Errors(R"({

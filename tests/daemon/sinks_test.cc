@@ -638,6 +638,10 @@ TEST(TcpSinkTest, ResendsWhatAResetPeerNeverAcknowledged) {
   ASSERT_EQ(seqs.size(), static_cast<std::size_t>(kRecords - first));
   for (std::size_t i = 0; i < seqs.size(); ++i) EXPECT_EQ(seqs[i], first + static_cast<int>(i));
   EXPECT_GT(metrics.Value("logfold_sink_resent_bytes_total", kLabels), 0u);
+  // The events the crashed collector's kernel acknowledged and nobody read are not hidden.
+  EXPECT_GT(first, 0);
+  EXPECT_GE(metrics.Value("logfold_sink_unconfirmed_events_total", kLabels),
+            static_cast<std::uint64_t>(first));
 }
 
 TEST(TcpSinkTest, BackpressureWhenCollectorStopsReading) {

@@ -52,7 +52,8 @@ class MemorySink final : public Sink {
     released_.notify_all();
   }
   void Reopen() override {}
-  bool Stop(std::chrono::steady_clock::time_point) override { return true; }
+  using Sink::Stop;
+  bool Stop(std::chrono::steady_clock::time_point, std::string*) override { return true; }
   std::size_t buffered_bytes() const override { return 0; }
   std::string text() const {
     std::lock_guard lock(mu_);

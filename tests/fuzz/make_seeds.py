@@ -13,6 +13,7 @@ import pathlib
 import shutil
 import socket
 import subprocess
+import zlib
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -113,6 +114,31 @@ def frame_input(stream, framing=0, nul=False, max_size=None, chunks=()):
     return stream + chunk_part + bytes(reversed(consumed))
 
 
+def disk_record(payload):
+    """A disk-buffer record (daemon/outputs/disk_queue.h): magic, length, CRC-32 of the payload,
+    CRC-32 of those 12 bytes, little-endian; then the payload."""
+    head = (0x3152464C).to_bytes(4, "little") + len(payload).to_bytes(4, "little")
+    head += zlib.crc32(payload).to_bytes(4, "little")
+    return head + zlib.crc32(head).to_bytes(4, "little") + payload
+
+
+def disk_queue_inputs():
+    """disk_queue_fuzz's layout: its last byte (odd: a cursor follows at the front, up to the
+    first lone backslash), then the segment file's bytes."""
+    events = [b'{"kind":"first","group_id":"00000000000000a1","message":"disk full"}\n',
+              b'{"kind":"summary","count":41}\n{"kind":"first"}\n', b"x" * 300]
+    sound = b"LFDBSEG1" + b"".join(disk_record(e) for e in events)
+    bad_crc = bytearray(sound)
+    bad_crc[40] ^= 0xFF  # inside the first payload
+    bad_len = bytearray(sound)
+    bad_len[12] ^= 0x01  # the first record's length
+    torn = sound[:-50]
+    no_magic = sound[8:]
+    cursor = b"0000010000000000 16\ncrc 0\n\\x"
+    return [sound + b"\x00", bytes(bad_crc) + b"\x00", bytes(bad_len) + b"\x00",
+            torn + b"\x00", no_magic + b"\x00", cursor + sound + b"\x01", b"\x00"]
+
+
 def write(target, inputs):
     d = CORPUS / target
     shutil.rmtree(d, ignore_errors=True)
@@ -181,6 +207,7 @@ def main():
     fingerprint += [m + b"\x00\x01\x00" for m in messages[-5:]]
     fingerprint += [m + bytes(reversed(custom)) for m in messages[-5:]]
     write("fingerprint", fingerprint)
+    write("disk_queue", disk_queue_inputs())
 
 
 if __name__ == "__main__":

@@ -16,6 +16,14 @@ namespace logfold {
 // output's events and count them (the other outputs carry on).
 enum class WhenFull : std::uint8_t { kBlock, kDrop };
 
+// outputs[].disk_buffer, disk_buffer_max_size: where events spill when the output's buffer is
+// full, fed back in order and kept across restarts.
+struct DiskBufferOptions {
+  std::string directory;          // "" = no disk buffer
+  std::uint64_t max_size = kGiB;  // with a directory
+  bool operator==(const DiskBufferOptions&) const = default;
+};
+
 struct SinkOptions {
   // Labels metrics and log lines unescaped; the config allows only [A-Za-z0-9_.-]+.
   std::string name;
@@ -25,6 +33,7 @@ struct SinkOptions {
   // The events this output receives (default: all). Outputs that select all share one
   // encoding per format in the workers; each selective output gets a buffer of its own.
   EventSelection select{};
+  DiskBufferOptions disk_buffer;  // see DiskBufferOptions
   bool operator==(const SinkOptions&) const = default;
 };
 
