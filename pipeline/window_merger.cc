@@ -1257,6 +1257,13 @@ void WindowMerger::VisitOpenGroups(
   }
 }
 
+std::span<const SlotSummary> WindowMerger::OpenGroupSlots(std::uint32_t handle) {
+  if (handle >= impl_->groups.size() || !impl_->groups[handle].live) return {};
+  const auto& extras = impl_->groups[handle].extras;
+  if (extras == nullptr) return {};
+  return impl_->SlotSummaries(*extras);
+}
+
 std::string WindowMerger::OpenGroupTemplate(std::uint32_t handle) {
   if (handle >= impl_->groups.size() || !impl_->groups[handle].live) return {};
   return std::string(impl_->Template(handle));

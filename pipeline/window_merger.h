@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,9 @@ class WindowMerger {
   // The template of the open group `handle` names, as its events show it. Valid only until the
   // merger next adds, flushes or reconfigures.
   std::string OpenGroupTemplate(std::uint32_t handle);
+  // The slot statistics of the open group `handle` names, as its summaries show them (empty
+  // when no position varied yet). Valid until the next call or the merger next changes.
+  std::span<const SlotSummary> OpenGroupSlots(std::uint32_t handle);
 
  private:
   struct Impl;

@@ -166,6 +166,15 @@ std::string LiveApi::GroupsJson(const GroupsQuery& query) {
   Json groups = Json::array();
   for (std::size_t i = 0; i < n; ++i) {
     const GroupRow& r = *rows[i];
+    Json slots = Json::array();
+    for (const SlotRow& s : r.slots) {
+      Json top = Json::array();
+      for (const auto& [value, count] : s.top) top.push_back({{"value", value}, {"count", count}});
+      slots.push_back({{"token", s.token},
+                       {"distinct", s.distinct},
+                       {"lines", s.lines},
+                       {"top", std::move(top)}});
+    }
     groups.push_back({{"id", Hex64(r.id)},
                       {"template", r.template_text},
                       {"host", r.host},
@@ -174,7 +183,8 @@ std::string LiveApi::GroupsJson(const GroupsQuery& query) {
                       {"count_recent", r.count_recent},
                       {"rate", r.rate},
                       {"first_seen", Seconds(r.first_seen_us)},
-                      {"last_seen", Seconds(r.last_seen_us)}});
+                      {"last_seen", Seconds(r.last_seen_us)},
+                      {"slots", std::move(slots)}});
   }
   Json out = {{"now", Seconds(now)},
               {"snapshot_age_s", oldest_taken != 0 ? Seconds(now - oldest_taken) : 0.0},

@@ -108,6 +108,11 @@ void GroupTracker::Walk(WindowMerger& merger, TimeUs now_us) {
       row.rate = interval_s > 0 ? static_cast<double>(c.since_previous) / interval_s : 0;
       row.first_seen_us = c.info.first_seen_us;
       row.last_seen_us = c.info.last_seen_us;
+      for (const SlotSummary& s : merger.OpenGroupSlots(c.info.handle)) {
+        SlotRow slot{s.token, s.distinct, s.lines, {}};
+        for (const SlotValueCount& v : s.top) slot.top.emplace_back(std::string(v.value), v.count);
+        row.slots.push_back(std::move(slot));
+      }
       snapshot->rows.push_back(std::move(row));
     }
   }

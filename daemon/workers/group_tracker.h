@@ -10,12 +10,20 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pipeline/log_record.h"
 #include "pipeline/window_merger.h"
 
 namespace logfold {
+
+// One variable slot of a group in a snapshot: its most frequent values (see SlotSummary).
+struct SlotRow {
+  std::uint32_t token = 0;
+  std::uint64_t distinct = 0, lines = 0;
+  std::vector<std::pair<std::string, std::uint64_t>> top;
+};
 
 // One open group in a snapshot.
 struct GroupRow {
@@ -25,6 +33,7 @@ struct GroupRow {
   std::uint64_t count_recent = 0;  // lines in the snapshot's recent window
   double rate = 0;                 // lines per second over the last interval
   TimeUs first_seen_us = 0, last_seen_us = 0;
+  std::vector<SlotRow> slots;  // the engine's per-slot statistics
 };
 
 // A worker's published view. Immutable once published; readers share it.

@@ -113,6 +113,12 @@ TEST_F(LiveViewTest, GroupsApiSortsFiltersAndLimits) {
   EXPECT_EQ(by_count["groups"][0]["host"], "web1");
   EXPECT_EQ(by_count["groups"][0]["app"], "api");
   EXPECT_EQ(by_count["open_groups"], 3);
+  // The engine's slot statistics: the request group's first slot took 300 distinct values.
+  ASSERT_FALSE(by_count["groups"][0]["slots"].empty()) << by_count.dump();
+  // (distinct is an estimate past a few hundred values)
+  EXPECT_GE(by_count["groups"][0]["slots"][0]["distinct"].get<int>(), kRequests * 8 / 10);
+  EXPECT_LE(by_count["groups"][0]["slots"][0]["distinct"].get<int>(), kRequests * 12 / 10);
+  EXPECT_EQ(by_count["groups"][0]["slots"][0]["top"].size(), 5u);
   EXPECT_EQ(Groups("sort=count&limit=2")["groups"].size(), 2u);
   EXPECT_THAT(Templates(Groups("host=web2")), ::testing::ElementsAre(kRefusedTemplate));
   EXPECT_THAT(Templates(Groups("app=cron")), ::testing::ElementsAre(kJobTemplate));
