@@ -23,9 +23,12 @@
 #include <vector>
 
 #include "daemon/config/config.h"
+#include "daemon/inputs/file_input.h"
+#include "daemon/inputs/journald_input.h"
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
 #include "daemon/inputs/udp_listener.h"
+#include "daemon/inputs/unix_listener.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/metrics.h"
 #include "daemon/runtime/metrics_server.h"
@@ -152,6 +155,9 @@ class Server {
     }
     pool_->Start();
     for (auto& s : streams_) s->Start();
+    for (auto& f : files_) f->Start();
+    for (auto& u : unix_) u->Start();
+    for (auto& j : journals_) j->Start();
     WaitSignal();
     ScheduleStats();
     ScheduleWatchdog();
@@ -181,6 +187,9 @@ class Server {
     done_cv_.notify_all();
     deadline.join();
     streams_.clear();
+    files_.clear();
+    unix_.clear();
+    journals_.clear();
     const bool flushed = StopSinks(sinks_, config_.outputs);
     for (RetiringSinks& r : retiring_) r.thread.join();  // each bounded by its own drain deadline
     LogStats();
@@ -344,10 +353,41 @@ class Server {
         tcp_.push_back(std::move(l));
         break;
       }
-      case InputType::kStdin:
       case InputType::kFile: {
+        FileInput::Options o;
+        o.pattern = in.path;
+        o.state_directory = in.state_directory;
+        o.read_from = in.read_from == ReadFrom::kEnd ? FileInput::ReadFrom::kEnd
+                                                     : FileInput::ReadFrom::kBeginning;
+        o.multiline_start = in.multiline_start;
+        o.multiline_timeout_us = in.multiline_timeout_us;
+        o.poll_interval_us = in.poll_interval_us;
+        o.max_message_size = in.max_message_size;
+        files_.push_back(std::make_unique<FileInput>(id, in.name, o, *pool_, metrics_));
+        break;
+      }
+      case InputType::kUnix: {
+        UnixListener::Options o;
+        o.path = in.path;
+        o.stream = in.socket_type == UnixSocketType::kStream;
+        o.mode = in.socket_mode;
+        o.max_message_size = in.max_message_size;
+        unix_.push_back(std::make_unique<UnixListener>(id, in.name, o, *pool_, metrics_));
+        break;
+      }
+      case InputType::kJournald: {
+        JournaldInput::Options o;
+        o.directory = in.journal_directory;
+        o.state_directory = in.state_directory;
+        o.from_end = in.read_from == ReadFrom::kEnd;
+        o.units = in.units;
+        o.max_message_size = in.max_message_size;
+        journals_.push_back(std::make_unique<JournaldInput>(id, in.name, o, *pool_, metrics_));
+        break;
+      }
+      case InputType::kStdin: {
         StreamInput::Options o;
-        o.path = in.type == InputType::kStdin ? "-" : in.path;
+        o.path = "-";
         o.max_message_size = in.max_message_size;
         streams_.push_back(std::make_unique<StreamInput>(
             id, in.name, o, *pool_, metrics_,
@@ -385,7 +425,9 @@ class Server {
     for (const auto& s : streams_) {
       if (!s->finished()) return;
     }
-    if (udp_.empty() && tcp_.empty()) BeginShutdown();
+    if (udp_.empty() && tcp_.empty() && files_.empty() && unix_.empty() && journals_.empty()) {
+      BeginShutdown();
+    }
   }
 
   void WaitSignal() {
@@ -410,7 +452,7 @@ class Server {
     stats_timer_.cancel();
     watchdog_timer_.cancel();
     if (metrics_server_) metrics_server_->Stop();
-    for (auto& s : streams_) s->Stop();
+    StopOwnThreadInputs();
     for (auto& u : udp_) u->Stop();
     pending_drains_ = tcp_.size();
     if (pending_drains_ == 0) {
@@ -434,8 +476,22 @@ class Server {
     }
   }
 
-  void StopInputsNow() {
+  // Inputs with their own threads: each stops at its next read or wait and is joined, so
+  // that nothing more reaches the queues once the io thread ends. What they read and did not
+  // deliver is not lost: files and the journal did not save its position, and a local socket
+  // that is closed rejects further writes.
+  void StopOwnThreadInputs() {
     for (auto& s : streams_) s->Stop();
+    for (auto& f : files_) f->Stop();
+    for (auto& u : unix_) u->Stop();
+    for (auto& j : journals_) j->Stop();
+    for (auto& f : files_) f->Join();
+    for (auto& u : unix_) u->Join();
+    for (auto& j : journals_) j->Join();
+  }
+
+  void StopInputsNow() {
+    StopOwnThreadInputs();
     for (auto& u : udp_) u->Stop();
     for (auto& t : tcp_) t->Close();
     streams_.clear();
@@ -532,6 +588,9 @@ class Server {
   std::vector<std::unique_ptr<UdpListener>> udp_;
   std::vector<std::unique_ptr<TcpListener>> tcp_;
   std::vector<std::unique_ptr<StreamInput>> streams_;
+  std::vector<std::unique_ptr<FileInput>> files_;
+  std::vector<std::unique_ptr<UnixListener>> unix_;
+  std::vector<std::unique_ptr<JournaldInput>> journals_;
   std::unique_ptr<MetricsServer> metrics_server_;
   std::thread io_thread_;
   // Sinks a reload replaced, draining to their old destinations on their own threads.

@@ -17,6 +17,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <regex>
+#include <string>
 #include <utility>
 
 #include "daemon/config/http_url.h"
@@ -41,15 +43,21 @@ constexpr EnumName<LogLevel> kLogLevels[] = {
     {"off", LogLevel::kOff},
 };
 constexpr EnumName<InputType> kInputTypes[] = {
-    {"udp", InputType::kUdp},
-    {"tcp", InputType::kTcp},
-    {"stdin", InputType::kStdin},
-    {"file", InputType::kFile},
+    {"udp", InputType::kUdp},   {"tcp", InputType::kTcp},   {"stdin", InputType::kStdin},
+    {"file", InputType::kFile}, {"unix", InputType::kUnix}, {"journald", InputType::kJournald},
 };
 constexpr EnumName<InputFormat> kInputFormats[] = {
     {"syslog", InputFormat::kSyslog},
     {"raw", InputFormat::kRaw},
     {"json", InputFormat::kJson},
+};
+constexpr EnumName<ReadFrom> kReadFroms[] = {
+    {"beginning", ReadFrom::kBeginning},
+    {"end", ReadFrom::kEnd},
+};
+constexpr EnumName<UnixSocketType> kUnixSocketTypes[] = {
+    {"datagram", UnixSocketType::kDatagram},
+    {"stream", UnixSocketType::kStream},
 };
 constexpr EnumName<TcpFraming> kTcpFramings[] = {
     {"auto", TcpFraming::kAuto},
@@ -655,7 +663,52 @@ class Validator {
              false, only_for({InputType::kTcp})},
             {"path",
              [&](const Json& j, const std::string& p) { path_ok = NonEmptyString(j, p, in.path); },
-             type == InputType::kFile, only_for({InputType::kFile})},
+             type == InputType::kFile || type == InputType::kUnix,
+             only_for({InputType::kFile, InputType::kUnix})},
+            {"state_directory",
+             [&](const Json& j, const std::string& p) { NonEmptyString(j, p, in.state_directory); },
+             false, only_for({InputType::kFile, InputType::kJournald})},
+            {"read_from",
+             [&](const Json& j, const std::string& p) { Enum(j, p, kReadFroms, in.read_from); },
+             false, only_for({InputType::kFile, InputType::kJournald})},
+            {"multiline_start",
+             [&](const Json& j, const std::string& p) {
+               if (!NonEmptyString(j, p, in.multiline_start)) return;
+               try {
+                 std::regex check(in.multiline_start, std::regex::ECMAScript);
+               } catch (const std::regex_error& e) {
+                 Error(p, std::string("invalid regular expression: ") + e.what());
+               }
+             },
+             false, only_for({InputType::kFile})},
+            {"multiline_timeout",
+             [&](const Json& j, const std::string& p) {
+               Duration(j, p, kMillisecond, kHour, in.multiline_timeout_us);
+             },
+             false,
+             type == InputType::kFile && !Has(v, "multiline_start")
+                 ? "only allowed with multiline_start"
+                 : only_for({InputType::kFile})},
+            {"poll_interval",
+             [&](const Json& j, const std::string& p) {
+               Duration(j, p, kMillisecond, kHour, in.poll_interval_us);
+             },
+             false, only_for({InputType::kFile})},
+            {"socket_type",
+             [&](const Json& j, const std::string& p) {
+               Enum(j, p, kUnixSocketTypes, in.socket_type);
+             },
+             false, only_for({InputType::kUnix})},
+            {"socket_mode",
+             [&](const Json& j, const std::string& p) { FileMode(j, p, in.socket_mode); }, false,
+             only_for({InputType::kUnix})},
+            {"journal_directory",
+             [&](const Json& j, const std::string& p) {
+               NonEmptyString(j, p, in.journal_directory);
+             },
+             false, only_for({InputType::kJournald})},
+            {"units", [&](const Json& j, const std::string& p) { Words(j, p, in.units); }, false,
+             only_for({InputType::kJournald})},
         });
 
     const std::string label = name_ok ? "input " + Quote(in.name) : path;
@@ -681,10 +734,10 @@ class Validator {
         Error(Join(path, "socket_name"), socket + " is already adopted by " + it->second);
       }
     }
-    if (type == InputType::kFile && path_ok) {
+    if ((type == InputType::kFile || type == InputType::kUnix) && path_ok) {
       auto [it, inserted] = input_files_.emplace(in.path, label);
       if (!inserted) {
-        Error(Join(path, "path"), "file is already read by " + it->second);
+        Error(Join(path, "path"), "path is already used by " + it->second);
       } else if (auto out = output_files_.find(in.path); out != output_files_.end()) {
         Error(Join(path, "path"),
               "file is written by " + out->second + "; reading it would feed events back in");
@@ -766,6 +819,20 @@ class Validator {
       }
       scope.push_back(field);
     }
+  }
+
+  // Permissions as an octal string, e.g. "0660" or "666".
+  bool FileMode(const Json& v, const std::string& p, std::uint32_t& out) {
+    std::string s;
+    if (!String(v, p, s)) return false;
+    const bool octal =
+        !s.empty() && s.size() <= 4 && s.find_first_not_of("01234567") == std::string::npos;
+    if (!octal) {
+      Error(p, "expected permissions as an octal string such as \"0666\", got " + Dump(v));
+      return false;
+    }
+    out = static_cast<std::uint32_t>(std::stoul(s, nullptr, 8));
+    return true;
   }
 
   void Words(const Json& v, const std::string& path, std::vector<std::string>& words) {
@@ -1226,7 +1293,28 @@ Json InputToJson(const InputConfig& in) {
     j["max_connections"] = in.max_connections;
     j["idle_timeout"] = FormatDuration(in.idle_timeout_us);
   }
-  if (in.type == InputType::kFile) j["path"] = in.path;
+  if (in.type == InputType::kFile || in.type == InputType::kUnix) j["path"] = in.path;
+  if (in.type == InputType::kFile || in.type == InputType::kJournald) {
+    if (!in.state_directory.empty()) j["state_directory"] = in.state_directory;
+    j["read_from"] = NameOf(kReadFroms, in.read_from);
+  }
+  if (in.type == InputType::kFile) {
+    if (!in.multiline_start.empty()) {
+      j["multiline_start"] = in.multiline_start;
+      j["multiline_timeout"] = FormatDuration(in.multiline_timeout_us);
+    }
+    j["poll_interval"] = FormatDuration(in.poll_interval_us);
+  }
+  if (in.type == InputType::kUnix) {
+    j["socket_type"] = NameOf(kUnixSocketTypes, in.socket_type);
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(in.socket_mode));
+    j["socket_mode"] = mode;
+  }
+  if (in.type == InputType::kJournald) {
+    if (!in.journal_directory.empty()) j["journal_directory"] = in.journal_directory;
+    j["units"] = in.units;
+  }
   return j;
 }
 

@@ -32,8 +32,11 @@ struct LogConfig {
   bool operator==(const LogConfig&) const = default;
 };
 
-enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile };
+enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile, kUnix, kJournald };
 enum class TcpFraming : std::uint8_t { kAuto, kOctetCounted, kNewline };
+// file, journald: where reading starts when there is no saved position.
+enum class ReadFrom : std::uint8_t { kBeginning, kEnd };
+enum class UnixSocketType : std::uint8_t { kDatagram, kStream };
 
 // Fields that do not apply to `type` keep their defaults (validation rejects them in JSON).
 struct InputConfig {
@@ -45,14 +48,23 @@ struct InputConfig {
   // udp, tcp: an inherited systemd socket to adopt, by FileDescriptorName. When set,
   // address and port are unused (the socket is already bound).
   std::string socket_name;
-  std::string address = "127.0.0.1";        // udp, tcp: IP literal to bind
-  std::uint16_t port = 0;                   // udp, tcp: 0 = ephemeral
-  std::uint64_t receive_buffer = 4 * kMiB;  // udp: SO_RCVBUF request; 0 = system default
-  TcpFraming framing = TcpFraming::kAuto;   // tcp
-  bool nul_terminator = false;              // tcp: NUL also ends a newline frame
-  std::uint32_t max_connections = 1024;     // tcp
-  TimeUs idle_timeout_us = 5 * kMinute;     // tcp: 0 = never
-  std::string path;                         // file
+  std::string address = "127.0.0.1";          // udp, tcp: IP literal to bind
+  std::uint16_t port = 0;                     // udp, tcp: 0 = ephemeral
+  std::uint64_t receive_buffer = 4 * kMiB;    // udp: SO_RCVBUF request; 0 = system default
+  TcpFraming framing = TcpFraming::kAuto;     // tcp
+  bool nul_terminator = false;                // tcp: NUL also ends a newline frame
+  std::uint32_t max_connections = 1024;       // tcp
+  TimeUs idle_timeout_us = 5 * kMinute;       // tcp: 0 = never
+  std::string path;                           // file: glob pattern; unix: the socket
+  std::string state_directory;                // file, journald: "" = positions not kept
+  ReadFrom read_from = ReadFrom::kBeginning;  // file, journald
+  std::string multiline_start;                // file: ECMAScript regex; "" = no joining
+  TimeUs multiline_timeout_us = kSecond;      // file, with multiline_start
+  TimeUs poll_interval_us = kSecond;          // file
+  UnixSocketType socket_type = UnixSocketType::kDatagram;  // unix
+  std::uint32_t socket_mode = 0666;                        // unix: permissions of the socket file
+  std::string journal_directory;                           // journald: "" = the system journal
+  std::vector<std::string> units;                          // journald: "" = every unit
   bool operator==(const InputConfig&) const = default;
 };
 
