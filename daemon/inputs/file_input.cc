@@ -521,6 +521,12 @@ class FileInput::Impl {
   // Reads what `f` has gained and delivers its complete records.
   void ReadFile(const FileKey& key, File& f) {
     const std::size_t max = options_.max_message_size;
+    struct stat st {};
+    if (fstat(f.fd, &st) != 0) {
+      read_errors_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    CheckReplaced(key, f, static_cast<std::uint64_t>(st.st_size));
     while (!stop_.load()) {
       if (f.buf.size() < f.buf_len + kReadSize) f.buf.resize(f.buf_len + kReadSize);
       const ssize_t n =
@@ -532,6 +538,12 @@ class FileInput::Impl {
         return;
       }
       if (n == 0) return;
+      // Truncated and rewritten while we read: those bytes may be the new content at the old
+      // offset. Dropped unread; the start of the new content is read next.
+      if (f.fp.length > 0 && HashPrefix(f.fd, f.fp.length) != f.fp.hash) {
+        if (fstat(f.fd, &st) == 0) CheckReplaced(key, f, static_cast<std::uint64_t>(st.st_size));
+        continue;
+      }
       f.last_data = Clock::now();
       bytes_.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
       f.buf_len += static_cast<std::size_t>(n);
