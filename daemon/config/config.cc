@@ -737,7 +737,10 @@ class Validator {
     if ((type == InputType::kFile || type == InputType::kUnix) && path_ok) {
       auto [it, inserted] = input_files_.emplace(in.path, label);
       if (!inserted) {
-        Error(Join(path, "path"), "path is already used by " + it->second);
+        Error(Join(path, "path"),
+              std::string(type == InputType::kFile ? "file is already read by "
+                                                   : "path is already used by ") +
+                  it->second);
       } else if (auto out = output_files_.find(in.path); out != output_files_.end()) {
         Error(Join(path, "path"),
               "file is written by " + out->second + "; reading it would feed events back in");
