@@ -121,8 +121,9 @@ TEST(ConfigTest, ExampleFileLoadsAndUsesEveryInputAndOutputType) {
       << FormatConfigErrors(errors);
   std::vector<InputType> input_types;
   for (const InputConfig& in : config.inputs) input_types.push_back(in.type);
-  EXPECT_THAT(input_types, ::testing::IsSupersetOf({InputType::kUdp, InputType::kTcp,
-                                                    InputType::kStdin, InputType::kFile}));
+  EXPECT_THAT(input_types,
+              ::testing::IsSupersetOf({InputType::kUdp, InputType::kTcp, InputType::kStdin,
+                                       InputType::kFile, InputType::kUnix, InputType::kJournald}));
   std::vector<OutputType> output_types;
   for (const OutputConfig& out : config.outputs) output_types.push_back(out.type);
   EXPECT_THAT(output_types,
