@@ -200,8 +200,11 @@ class FileInput::Impl {
     [[maybe_unused]] const ssize_t ignored = write(wake_fd_, &one, sizeof one);
   }
 
+  // On the starting thread, before Run(): when the daemon says it is serving, the files
+  // present are known and `read_from` "end" has fixed their start.
+  void FirstScan() { Scan(/*first=*/true); }
+
   void Run() {
-    Scan(/*first=*/true);
     auto last_scan = Clock::now();
     const auto poll_interval =
         std::chrono::microseconds(std::max<TimeUs>(options_.poll_interval_us, 1000));
@@ -672,6 +675,7 @@ FileInput::~FileInput() {
 
 void FileInput::Start() {
   if (thread_.joinable()) return;
+  impl_->FirstScan();
   thread_ = std::thread([this] { impl_->Run(); });
   NameThread(thread_, "lf-in-" + name_);
 }

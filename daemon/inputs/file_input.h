@@ -43,6 +43,8 @@ class FileInput {
   FileInput(const FileInput&) = delete;
   FileInput& operator=(const FileInput&) = delete;
 
+  // Scans the pattern on the calling thread (the files present now are known, and
+  // `read_from` has fixed where each starts), then follows them on a thread of its own.
   void Start();
   // Thread-safe. Lines read but not yet delivered are not lost: their position was not
   // saved, so the next start reads them again.

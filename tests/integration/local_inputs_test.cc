@@ -144,6 +144,7 @@ TEST_F(LocalInputsTest, FollowedFileRotationsAndRestartsDeliverEveryLineExactlyO
   ASSERT_TRUE(WaitUntil([&] { return written.load() >= kLines / 3; }, milliseconds(60000)));
   ASSERT_TRUE(daemon.Signal(SIGTERM));
   ASSERT_EQ(daemon.WaitExit(milliseconds(30000)), std::optional<int>(0)) << daemon.Stderr();
+  std::string logs = daemon.Stderr();  // every run's log, for a failure's message
   ASSERT_TRUE(daemon.Start(config)) << daemon.Stderr();
   // kill -9 once the output holds every line written so far (the writer pauses mid-file).
   ASSERT_TRUE(WaitUntil([&] { return paused.load(); }, milliseconds(60000)));
@@ -152,6 +153,7 @@ TEST_F(LocalInputsTest, FollowedFileRotationsAndRestartsDeliverEveryLineExactlyO
       << Events(events).size() << " of " << written.load();
   ASSERT_TRUE(daemon.Signal(SIGKILL));
   daemon.WaitExit(milliseconds(10000));
+  logs += "--- killed\n" + daemon.Stderr();
   resume.store(true);
   ASSERT_TRUE(
       WaitUntil([&] { return written.load() > 13 * kLines / 20 + 1000; }, milliseconds(10000)));
@@ -183,8 +185,9 @@ TEST_F(LocalInputsTest, FollowedFileRotationsAndRestartsDeliverEveryLineExactlyO
       ADD_FAILURE() << "seq " << i << " seen " << seen[static_cast<std::size_t>(i)] << " times";
     }
   }
-  EXPECT_EQ(missing, 0);
-  EXPECT_EQ(repeated, 0);
+  logs += "--- last run\n" + daemon.Stderr();
+  EXPECT_EQ(missing, 0) << logs;
+  EXPECT_EQ(repeated, 0) << logs;
   EXPECT_EQ(other, 0u);
   // The last run saw the second copytruncate (the first was seen by an earlier run).
   EXPECT_NE(daemon.Stderr().find("was truncated"), std::string::npos) << daemon.Stderr();
@@ -259,6 +262,36 @@ TEST_F(LocalInputsTest, FileOnlyDaemonKeepsFollowingAcrossReload) {
   EXPECT_EQ(daemon.WaitExit(milliseconds(30000)), std::optional<int>(0));
 }
 
+// A wildcard in the directory part leaves inotify out (no single directory to watch): the
+// rescan every poll_interval finds new files and new lines.
+TEST_F(LocalInputsTest, PollingFollowsWhereInotifyCannotWatch) {
+  std::filesystem::create_directories(dir_ / "svc-a");
+  const std::string events = dir_ / "events.ndjson";
+  const Json inputs = Json::array({{{"name", "polled"},
+                                    {"type", "file"},
+                                    {"format", "raw"},
+                                    {"path", std::string(dir_ / "svc-*" / "*.log")},
+                                    {"poll_interval", "100ms"}}});
+  DaemonProcess daemon(dir_);
+  ASSERT_TRUE(daemon.Start(WriteConfig(dir_, AnnotateConfig(events, inputs)))) << daemon.Stderr();
+  WriteFile(dir_ / "svc-a" / "a.log", "from a\n");
+  std::filesystem::create_directories(dir_ / "svc-b");
+  WriteFile(dir_ / "svc-b" / "b.log", "from b\n");
+  ASSERT_TRUE(WaitUntil([&] { return Events(events).size() >= 2; }, milliseconds(10000)))
+      << daemon.Stderr();
+  {
+    std::FILE* f = std::fopen((dir_ / "svc-a" / "a.log").c_str(), "a");
+    std::fputs("more from a\n", f);
+    std::fclose(f);
+  }
+  ASSERT_TRUE(WaitUntil([&] { return Events(events).size() >= 3; }, milliseconds(10000)));
+  std::set<std::string> messages;
+  for (const Json& e : Events(events)) messages.insert(e.value("message", ""));
+  EXPECT_EQ(messages, (std::set<std::string>{"from a", "from b", "more from a"}));
+  ASSERT_TRUE(daemon.Signal(SIGTERM));
+  EXPECT_EQ(daemon.WaitExit(milliseconds(30000)), std::optional<int>(0));
+}
+
 // ------------------------------------------------------------------ unix socket
 
 // logger(1) and Python's SysLogHandler, each over a datagram and a stream socket. A
@@ -321,6 +354,18 @@ TEST_F(LocalInputsTest, UnixSocketDatagramAndStreamFromLoggerAndPython) {
   EXPECT_EQ(count("py-dgram", "trace line one\n  continued"), 1) << ReadFile(events);
   EXPECT_EQ(count("py-stream", "trace line one"), 1) << ReadFile(events);
   EXPECT_EQ(Events(events).size(), 7u) << ReadFile(events);
+  // A reload keeps both sockets serving.
+  ASSERT_TRUE(daemon.Signal(SIGHUP));
+  ASSERT_TRUE(daemon.WaitForStderr("reload applied"));
+  EXPECT_EQ(
+      RunCommand({"logger", "-u", dgram, "-t", "lg-dgram", "after the reload"}, dir_).exit_code, 0);
+  EXPECT_EQ(RunCommand({"logger", "-u", stream, "-T", "-t", "lg-stream", "after the reload"}, dir_)
+                .exit_code,
+            0);
+  ASSERT_TRUE(WaitUntil([&] { return Events(events).size() >= 9; }, milliseconds(10000)))
+      << ReadFile(events);
+  EXPECT_EQ(count("lg-dgram", "after the reload"), 1);
+  EXPECT_EQ(count("lg-stream", "after the reload"), 1);
   ASSERT_TRUE(daemon.Signal(SIGTERM));
   EXPECT_EQ(daemon.WaitExit(milliseconds(30000)), std::optional<int>(0));
   EXPECT_FALSE(std::filesystem::exists(dgram));
