@@ -246,6 +246,7 @@ class FileInput::Impl {
   struct Saved {
     Fingerprint fp;
     std::uint64_t offset = 0;
+    bool claimed = false;  // taken by a copy of this file's old content
   };
   struct Retired {
     std::string head;  // the truncated content's first bytes (at most kFingerprintBytes)
@@ -352,6 +353,11 @@ class FileInput::Impl {
       f.path = path;
       CheckReplaced(it->first, f, static_cast<std::uint64_t>(st.st_size));
     }
+    // Files with a saved position of their own first: a copy made while the daemon was
+    // down is then compared with its original's current content (see Track).
+    std::stable_partition(fresh.begin(), fresh.end(), [&](std::size_t i) {
+      return saved_.contains(FileKey{found[i].second.st_dev, found[i].second.st_ino});
+    });
     for (const std::size_t i : fresh) {
       const auto& [path, st] = found[i];
       Track(FileKey{st.st_dev, st.st_ino}, path, first);
@@ -469,6 +475,25 @@ class FileInput::Impl {
       const bool same =
           s.fp.length == 0 || (s.fp.length <= size && HashPrefix(fd, s.fp.length) == s.fp.hash);
       start = same && s.offset <= size ? s.offset : 0;
+    }
+    if (!start && first) {
+      // No position of its own, but the first bytes of a file whose position was saved and
+      // which no longer has them (truncated, or gone): a copytruncate or a move while the
+      // daemon was down. It continues from that file's position.
+      for (auto& [other_key, s] : saved_) {
+        if (s.claimed || s.fp.length == 0 || s.fp.length > size || s.offset > size) continue;
+        if (HashPrefix(fd, s.fp.length) != s.fp.hash) continue;
+        const auto live = files_.find(other_key);
+        if (live != files_.end() && live->second.fp.length >= s.fp.length &&
+            Fnv1a(std::string_view(live->second.head).substr(0, s.fp.length)) == s.fp.hash) {
+          continue;
+        }
+        s.claimed = true;
+        start = s.offset;
+        spdlog::info("input {}: {} holds the old content of a file saved at byte {}", name_, path,
+                     s.offset);
+        break;
+      }
     }
     if (!start) start = first && options_.read_from == ReadFrom::kEnd ? size : 0;
     File f;

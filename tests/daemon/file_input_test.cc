@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -104,6 +105,35 @@ TEST_F(FileInputTest, OnlyDeliveredLinesMoveTheSavedPosition) {
   Append("five\n");
   ASSERT_TRUE(target.WaitForLines(2));
   EXPECT_EQ(target.Lines(), (std::vector<std::string>{"four", "five"}));
+}
+
+// logrotate's copytruncate while the daemon is down: the copy (matched by the pattern)
+// continues from the original's saved position, the truncated original starts afresh.
+TEST_F(FileInputTest, CopytruncateWhileStoppedResumesInTheCopy) {
+  Append("one\ntwo\n");
+  FileInput::Options options = Options();
+  options.pattern = log_ + "*";
+  {
+    RecordingTarget target;
+    Metrics metrics;
+    FileInput input(0, "app", options, target, metrics);
+    input.Start();
+    ASSERT_TRUE(target.WaitForLines(2));
+  }
+  Append("three\n");
+  std::filesystem::copy_file(log_, log_ + ".1");
+  std::filesystem::resize_file(log_, 0);
+  Append("four\n");
+  RecordingTarget target;
+  Metrics metrics;
+  FileInput input(0, "app", options, target, metrics);
+  input.Start();
+  ASSERT_TRUE(target.WaitForLines(2));
+  Append("five\n");
+  ASSERT_TRUE(target.WaitForLines(3));
+  std::vector<std::string> lines = target.Lines();
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{"five", "four", "three"}));
 }
 
 TEST_F(FileInputTest, DamagedPositionFileIsCountedAndTheFileReadFromItsStart) {
