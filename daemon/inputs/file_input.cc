@@ -282,7 +282,7 @@ class FileInput::Impl {
 
   void SetUpInotify() {
     // Watch the pattern's directory when it is a plain one; otherwise polling alone.
-    const std::filesystem::path p(options_.pattern);
+    const std::filesystem::path p(options_.path);
     const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
     if (dir.find_first_of("*?[") != std::string::npos) return;
     inotify_fd_ = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
@@ -327,7 +327,7 @@ class FileInput::Impl {
 
   void Scan(bool first) {
     glob_t g{};
-    const int rc = glob(options_.pattern.c_str(), GLOB_NOSORT, nullptr, &g);
+    const int rc = glob(options_.path.c_str(), GLOB_NOSORT, nullptr, &g);
     std::vector<std::pair<std::string, struct stat>> found;
     if (rc == 0) {
       for (std::size_t i = 0; i < g.gl_pathc; ++i) {

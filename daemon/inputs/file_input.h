@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "daemon/config/options/file_input_options.h"
 #include "daemon/inputs/ingest_target.h"
 #include "daemon/runtime/metrics.h"
 #include "pipeline/log_record.h"
@@ -19,20 +20,9 @@ namespace logfold {
 
 class FileInput {
  public:
-  enum class ReadFrom : std::uint8_t { kBeginning, kEnd };
-  // Filled by the config layer, which holds the defaults (InputConfig).
-  struct Options {
-    std::string pattern;          // glob(7) pattern; a plain path matches itself
-    std::string state_directory;  // "": positions are not kept across restarts
-    // Where a file found at the first scan with no saved position starts. Files that appear
-    // later (a rotation's new file) are always read from their beginning.
-    ReadFrom read_from = ReadFrom::kBeginning;
-    std::string multiline_start;      // ECMAScript regex; "": every line is a record
-    TimeUs multiline_timeout_us = 0;  // a held record is delivered after this long idle
-    TimeUs poll_interval_us = 0;      // rescan (and read) at least this often
-    std::size_t max_message_size = 0;
-    bool operator==(const Options&) const = default;
-  };
+  // path (the glob pattern), state_directory, read_from, multiline_start and _timeout,
+  // poll_interval, max_message_size; defaults and meaning in the options header.
+  using Options = FileInputOptions;
 
   // Throws std::runtime_error for a bad multiline pattern or an unusable state directory.
   // `target` and `metrics` must outlive this object.

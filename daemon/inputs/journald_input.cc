@@ -178,7 +178,7 @@ class JournaldInput::Impl {
       spdlog::info("input {}: resuming the journal after the saved cursor", name_);
       return;
     }
-    if (options_.from_end) {
+    if (options_.read_from == ReadFrom::kEnd) {
       sd_journal_seek_tail(j_);
       // The tail's last entry is old: step onto it, so the next read is the first new one.
       sd_journal_previous(j_);

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/config/options/journald_input_options.h"
 #include "daemon/inputs/ingest_target.h"
 #include "daemon/runtime/metrics.h"
 
@@ -18,15 +19,8 @@ namespace logfold {
 
 class JournaldInput {
  public:
-  // Filled by the config layer, which holds the defaults (InputConfig).
-  struct Options {
-    std::string directory;           // "": the local system journal
-    std::string state_directory;     // "": the cursor is not kept across restarts
-    bool from_end = false;           // without a saved cursor: only entries written from now on
-    std::vector<std::string> units;  // _SYSTEMD_UNIT values to keep; empty: every entry
-    std::size_t max_message_size = 0;
-    bool operator==(const Options&) const = default;
-  };
+  // directory, state_directory, read_from, units, max_message_size.
+  using Options = JournaldInputOptions;
 
   // Opens the journal (throws std::runtime_error naming the input if it cannot).
   JournaldInput(std::uint32_t input, std::string name, const Options& options, IngestTarget& target,

@@ -54,20 +54,24 @@ class UnixListener::Impl {
       : name_(name),
         options_(options),
         delivery_(input, target),
-        received_(metrics.GetCounter("logfold_received_total", "Lines received.",
-                                     Labels(name, options.stream))),
+        received_(
+            metrics.GetCounter("logfold_received_total", "Lines received.",
+                               Labels(name, (options.socket_type == UnixSocketType::kStream)))),
         bytes_(metrics.GetCounter("logfold_received_bytes_total",
                                   "Bytes received (datagram payloads, frames).",
-                                  Labels(name, options.stream))),
-        truncated_(metrics.GetCounter("logfold_truncated_total",
-                                      "Messages cut to max_message_size.",
-                                      Labels(name, options.stream))),
+                                  Labels(name, (options.socket_type == UnixSocketType::kStream)))),
+        truncated_(
+            metrics.GetCounter("logfold_truncated_total", "Messages cut to max_message_size.",
+                               Labels(name, (options.socket_type == UnixSocketType::kStream)))),
         dropped_(metrics.GetCounter("logfold_dropped_total", "Lines dropped on intake.",
-                                    Labels(name, options.stream) + ",reason=\"shutdown\"")),
+                                    Labels(name, (options.socket_type == UnixSocketType::kStream)) +
+                                        ",reason=\"shutdown\"")),
         refused_(metrics.GetCounter("logfold_input_errors_total", "Input errors.",
-                                    Labels(name, options.stream) + ",error=\"connections\"")),
-        read_errors_(metrics.GetCounter("logfold_input_errors_total", "Input errors.",
-                                        Labels(name, options.stream) + ",error=\"read\"")) {
+                                    Labels(name, (options.socket_type == UnixSocketType::kStream)) +
+                                        ",error=\"connections\"")),
+        read_errors_(metrics.GetCounter(
+            "logfold_input_errors_total", "Input errors.",
+            Labels(name, (options.socket_type == UnixSocketType::kStream)) + ",error=\"read\"")) {
     auto fail = [&](const std::string& what) {
       const std::string reason = std::strerror(errno);
       if (fd_ >= 0) close(fd_);
@@ -87,17 +91,16 @@ class UnixListener::Impl {
     if (lstat(options_.path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) {
       unlink(options_.path.c_str());
     }
-    fd_ = socket(AF_UNIX,
-                 (options_.stream ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    fd_ = socket(AF_UNIX, (stream_ ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd_ < 0) fail("socket");
     if (bind(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) fail("bind");
     bound_ = true;
     if (chmod(options_.path.c_str(), options_.mode) != 0) fail("chmod");
-    if (options_.stream && listen(fd_, SOMAXCONN) != 0) fail("listen");
+    if (stream_ && listen(fd_, SOMAXCONN) != 0) fail("listen");
     wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (wake_fd_ < 0) fail("eventfd for");
-    spdlog::info("input {}: listening on unix {} socket {}", name_,
-                 options_.stream ? "stream" : "datagram", options_.path);
+    spdlog::info("input {}: listening on unix {} socket {}", name_, stream_ ? "stream" : "datagram",
+                 options_.path);
   }
 
   ~Impl() {
@@ -125,7 +128,7 @@ class UnixListener::Impl {
       if (r < 0 && errno == EINTR) continue;
       if (r < 0 || fds[0].revents != 0) break;
       if (fds[1].revents != 0) {
-        if (options_.stream) {
+        if (stream_) {
           Accept();
         } else if (!ReadDatagrams()) {
           break;
@@ -226,6 +229,7 @@ class UnixListener::Impl {
 
   const std::string name_;
   const Options options_;
+  const bool stream_ = options_.socket_type == UnixSocketType::kStream;
   BlockingDelivery delivery_;
   int fd_ = -1;
   bool bound_ = false;

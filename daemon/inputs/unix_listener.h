@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "daemon/config/options/unix_input_options.h"
 #include "daemon/inputs/ingest_target.h"
 #include "daemon/runtime/metrics.h"
 
@@ -16,14 +17,7 @@ namespace logfold {
 
 class UnixListener {
  public:
-  // Filled by the config layer, which holds the defaults (InputConfig).
-  struct Options {
-    std::string path;        // the socket file; a stale socket there is replaced
-    bool stream = false;     // SOCK_STREAM (lines ended by LF or NUL) instead of datagrams
-    std::uint32_t mode = 0;  // permissions of the socket file
-    std::size_t max_message_size = 0;
-    bool operator==(const Options&) const = default;
-  };
+  using Options = UnixInputOptions;  // path, socket_type, mode, max_message_size
 
   // Creates, binds and chmods the socket (throws std::runtime_error naming the input and the
   // path if it cannot); reading starts at Start(). `target` and `metrics` must outlive this.

@@ -50,7 +50,7 @@ class FileInputTest : public ::testing::Test {
   }
   FileInput::Options Options() const {
     FileInput::Options o;
-    o.pattern = log_;
+    o.path = log_;
     o.state_directory = (dir_ / "state").string();
     o.poll_interval_us = 50'000;
     o.multiline_timeout_us = 100'000;
@@ -112,7 +112,7 @@ TEST_F(FileInputTest, OnlyDeliveredLinesMoveTheSavedPosition) {
 TEST_F(FileInputTest, CopytruncateWhileStoppedResumesInTheCopy) {
   Append("one\ntwo\n");
   FileInput::Options options = Options();
-  options.pattern = log_ + "*";
+  options.path = log_ + "*";
   {
     RecordingTarget target;
     Metrics metrics;
