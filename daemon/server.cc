@@ -25,10 +25,13 @@
 
 #include "daemon/api/live_api.h"
 #include "daemon/config/config.h"
+#include "daemon/inputs/file_input.h"
+#include "daemon/inputs/journald_input.h"
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
 #include "daemon/inputs/udp_listener.h"
 #include "daemon/outputs/loss_counter.h"
+#include "daemon/inputs/unix_listener.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/metrics.h"
 #include "daemon/runtime/metrics_server.h"
@@ -110,6 +113,9 @@ class Server {
     }
     pool_->Start();
     for (auto& s : streams_) s->Start();
+    for (auto& f : files_) f->Start();
+    for (auto& u : unix_) u->Start();
+    for (auto& j : journals_) j->Start();
     WaitSignal();
     ScheduleStats();
     ScheduleWatchdog();
@@ -142,6 +148,9 @@ class Server {
     done_cv_.notify_all();
     deadline.join();
     streams_.clear();
+    files_.clear();
+    unix_.clear();
+    journals_.clear();
     // Sinks a reload replaced hand what they hold to their successors while those still
     // accept; each is bounded by its own drain deadline and this flag.
     retire_stop_->store(true);
@@ -388,8 +397,21 @@ class Server {
         tcp_.push_back(std::move(l));
         break;
       }
-      case InputType::kStdin:
       case InputType::kFile: {
+        files_.push_back(std::make_unique<FileInput>(id, in.name, in.file, *pool_, metrics_));
+        break;
+      }
+      case InputType::kUnix: {
+        unix_.push_back(
+            std::make_unique<UnixListener>(id, in.name, in.unix_socket, *pool_, metrics_));
+        break;
+      }
+      case InputType::kJournald: {
+        journals_.push_back(
+            std::make_unique<JournaldInput>(id, in.name, in.journald, *pool_, metrics_));
+        break;
+      }
+      case InputType::kStdin: {
         streams_.push_back(std::make_unique<StreamInput>(
             id, in.name, in.stream, *pool_, metrics_,
             [this](bool) { asio::post(io_, [this] { OnStreamDone(); }); }));
@@ -431,7 +453,9 @@ class Server {
     for (const auto& s : streams_) {
       if (!s->finished()) return;
     }
-    if (udp_.empty() && tcp_.empty()) BeginShutdown();
+    if (udp_.empty() && tcp_.empty() && files_.empty() && unix_.empty() && journals_.empty()) {
+      BeginShutdown();
+    }
   }
 
   void WaitSignal() {
@@ -457,7 +481,7 @@ class Server {
     stats_timer_.cancel();
     watchdog_timer_.cancel();
     if (metrics_server_) metrics_server_->Stop();
-    for (auto& s : streams_) s->Stop();
+    StopOwnThreadInputs();
     for (auto& u : udp_) u->Stop();
     pending_drains_ = tcp_.size();
     if (pending_drains_ == 0) {
@@ -483,8 +507,22 @@ class Server {
     }
   }
 
-  void StopInputsNow() {
+  // Inputs with their own threads: each stops at its next read or wait and is joined, so
+  // that nothing more reaches the queues once the io thread ends. What they read and did not
+  // deliver is not lost: files and the journal did not save its position, and a local socket
+  // that is closed rejects further writes.
+  void StopOwnThreadInputs() {
     for (auto& s : streams_) s->Stop();
+    for (auto& f : files_) f->Stop();
+    for (auto& u : unix_) u->Stop();
+    for (auto& j : journals_) j->Stop();
+    for (auto& f : files_) f->Join();
+    for (auto& u : unix_) u->Join();
+    for (auto& j : journals_) j->Join();
+  }
+
+  void StopInputsNow() {
+    StopOwnThreadInputs();
     for (auto& u : udp_) u->Stop();
     for (auto& t : tcp_) t->Close();
     streams_.clear();
@@ -583,6 +621,9 @@ class Server {
   std::vector<std::unique_ptr<UdpListener>> udp_;
   std::vector<std::unique_ptr<TcpListener>> tcp_;
   std::vector<std::unique_ptr<StreamInput>> streams_;
+  std::vector<std::unique_ptr<FileInput>> files_;
+  std::vector<std::unique_ptr<UnixListener>> unix_;
+  std::vector<std::unique_ptr<JournaldInput>> journals_;
   std::unique_ptr<MetricsServer> metrics_server_;
   std::unique_ptr<LiveApi> live_api_;  // serves the metrics listener's live view
   std::thread io_thread_;

@@ -9,14 +9,17 @@
 #include <string_view>
 #include <vector>
 
+#include "daemon/config/options/file_input_options.h"
 #include "daemon/config/options/file_sink_options.h"
 #include "daemon/config/options/http_sink_options.h"
+#include "daemon/config/options/journald_input_options.h"
 #include "daemon/config/options/sink_options.h"
 #include "daemon/config/options/stream_input_options.h"
 #include "daemon/config/options/syslog_sink_options.h"
 #include "daemon/config/options/tcp_input_options.h"
 #include "daemon/config/options/tcp_sink_options.h"
 #include "daemon/config/options/udp_input_options.h"
+#include "daemon/config/options/unix_input_options.h"
 #include "daemon/config/options/worker_options.h"
 #include "daemon/config/units.h"
 #include "pipeline/log_record.h"
@@ -42,7 +45,7 @@ struct LogConfig {
   bool operator==(const LogConfig&) const = default;
 };
 
-enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile };
+enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile, kUnix, kJournald };
 
 // One input: what every type has, and the options of each type. Only the options of `type`
 // are used; the others keep their defaults (validation rejects their keys in JSON).
@@ -52,7 +55,10 @@ struct InputConfig {
   SyslogParser::Options parser;  // format, json_message_field
   UdpInputOptions udp;
   TcpInputOptions tcp;
-  StreamInputOptions stream;  // stdin (path stays empty) and file
+  StreamInputOptions stream;  // stdin (its path stays empty)
+  FileInputOptions file;
+  UnixInputOptions unix_socket;
+  JournaldInputOptions journald;
   bool operator==(const InputConfig&) const = default;
 };
 

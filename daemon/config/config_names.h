@@ -35,15 +35,21 @@ inline constexpr EnumName<LogLevel> kLogLevels[] = {
     {"off", LogLevel::kOff},
 };
 inline constexpr EnumName<InputType> kInputTypes[] = {
-    {"udp", InputType::kUdp},
-    {"tcp", InputType::kTcp},
-    {"stdin", InputType::kStdin},
-    {"file", InputType::kFile},
+    {"udp", InputType::kUdp},   {"tcp", InputType::kTcp},   {"stdin", InputType::kStdin},
+    {"file", InputType::kFile}, {"unix", InputType::kUnix}, {"journald", InputType::kJournald},
 };
 inline constexpr EnumName<InputFormat> kInputFormats[] = {
     {"syslog", InputFormat::kSyslog},
     {"raw", InputFormat::kRaw},
     {"json", InputFormat::kJson},
+};
+inline constexpr EnumName<ReadFrom> kReadFroms[] = {
+    {"beginning", ReadFrom::kBeginning},
+    {"end", ReadFrom::kEnd},
+};
+inline constexpr EnumName<UnixSocketType> kUnixSocketTypes[] = {
+    {"datagram", UnixSocketType::kDatagram},
+    {"stream", UnixSocketType::kStream},
 };
 inline constexpr EnumName<Framing> kTcpFramings[] = {
     {"auto", Framing::kAuto},

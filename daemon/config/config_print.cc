@@ -1,5 +1,7 @@
 // ConfigToJson: the effective configuration as canonical JSON, every key that applies
 // present with its value (defaults filled in), in schema order.
+#include <cstdio>
+
 #include "daemon/config/config.h"
 #include "daemon/config/config_names.h"
 
@@ -15,11 +17,13 @@ using config_internal::kInputTypes;
 using config_internal::kLogLevels;
 using config_internal::kModes;
 using config_internal::kOutputTypes;
+using config_internal::kReadFroms;
 using config_internal::kScopeFields;
 using config_internal::kSyslogFramings;
 using config_internal::kSyslogProtocols;
 using config_internal::kTcpFramings;
 using config_internal::kTimeSources;
+using config_internal::kUnixSocketTypes;
 using config_internal::kWhenFull;
 using config_internal::NameOf;
 
@@ -57,8 +61,33 @@ Json InputToJson(const InputConfig& in) {
       j["max_message_size"] = FormatSize(in.stream.max_message_size);
       break;
     case InputType::kFile:
-      j["max_message_size"] = FormatSize(in.stream.max_message_size);
-      j["path"] = in.stream.path;
+      j["max_message_size"] = FormatSize(in.file.max_message_size);
+      j["path"] = in.file.path;
+      if (!in.file.state_directory.empty()) j["state_directory"] = in.file.state_directory;
+      j["read_from"] = NameOf(kReadFroms, in.file.read_from);
+      if (!in.file.multiline_start.empty()) {
+        j["multiline_start"] = in.file.multiline_start;
+        j["multiline_timeout"] = FormatDuration(in.file.multiline_timeout_us);
+      }
+      j["poll_interval"] = FormatDuration(in.file.poll_interval_us);
+      break;
+    case InputType::kUnix: {
+      j["max_message_size"] = FormatSize(in.unix_socket.max_message_size);
+      j["path"] = in.unix_socket.path;
+      j["socket_type"] = NameOf(kUnixSocketTypes, in.unix_socket.socket_type);
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(in.unix_socket.mode));
+      j["socket_mode"] = mode;
+      break;
+    }
+    case InputType::kJournald:
+      j["max_message_size"] = FormatSize(in.journald.max_message_size);
+      if (!in.journald.directory.empty()) j["journal_directory"] = in.journald.directory;
+      j["units"] = in.journald.units;
+      if (!in.journald.state_directory.empty()) {
+        j["state_directory"] = in.journald.state_directory;
+      }
+      j["read_from"] = NameOf(kReadFroms, in.journald.read_from);
       break;
   }
   return j;

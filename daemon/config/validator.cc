@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <regex>
+#include <string>
 #include <utility>
 
 namespace logfold {
@@ -276,9 +278,17 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
   std::string& address = tcp ? in.tcp.address : in.udp.address;
   std::uint16_t& port = tcp ? in.tcp.port : in.udp.port;
   std::string& socket_name = tcp ? in.tcp.socket_name : in.udp.socket_name;
-  std::uint64_t& max_message_size = tcp       ? in.tcp.max_message_size
-                                    : network ? in.udp.max_message_size
-                                              : in.stream.max_message_size;
+  std::uint64_t& max_message_size = tcp                            ? in.tcp.max_message_size
+                                    : network                      ? in.udp.max_message_size
+                                    : type == InputType::kFile     ? in.file.max_message_size
+                                    : type == InputType::kUnix     ? in.unix_socket.max_message_size
+                                    : type == InputType::kJournald ? in.journald.max_message_size
+                                                                   : in.stream.max_message_size;
+  // Keys that land in the options of more than one type.
+  const bool journald = type == InputType::kJournald;
+  std::string& path_key = type == InputType::kUnix ? in.unix_socket.path : in.file.path;
+  std::string& state_directory = journald ? in.journald.state_directory : in.file.state_directory;
+  ReadFrom& read_from = journald ? in.journald.read_from : in.file.read_from;
 
   auto only_for = [&](std::initializer_list<InputType> types) -> std::string {
     if (!type || std::find(types.begin(), types.end(), *type) != types.end()) return {};
@@ -344,10 +354,53 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
            },
            false, only_for({InputType::kTcp})},
           {"path",
+           [&](const Json& j, const std::string& p) { path_ok = NonEmptyString(j, p, path_key); },
+           type == InputType::kFile || type == InputType::kUnix,
+           only_for({InputType::kFile, InputType::kUnix})},
+          {"state_directory",
+           [&](const Json& j, const std::string& p) { NonEmptyString(j, p, state_directory); },
+           false, only_for({InputType::kFile, InputType::kJournald})},
+          {"read_from",
+           [&](const Json& j, const std::string& p) { Enum(j, p, kReadFroms, read_from); }, false,
+           only_for({InputType::kFile, InputType::kJournald})},
+          {"multiline_start",
            [&](const Json& j, const std::string& p) {
-             path_ok = NonEmptyString(j, p, in.stream.path);
+             if (!NonEmptyString(j, p, in.file.multiline_start)) return;
+             try {
+               std::regex check(in.file.multiline_start, std::regex::ECMAScript);
+             } catch (const std::regex_error& e) {
+               Error(p, std::string("invalid regular expression: ") + e.what());
+             }
            },
-           type == InputType::kFile, only_for({InputType::kFile})},
+           false, only_for({InputType::kFile})},
+          {"multiline_timeout",
+           [&](const Json& j, const std::string& p) {
+             Duration(j, p, kMillisecond, kHour, in.file.multiline_timeout_us);
+           },
+           false,
+           type == InputType::kFile && !Has(v, "multiline_start")
+               ? "only allowed with multiline_start"
+               : only_for({InputType::kFile})},
+          {"poll_interval",
+           [&](const Json& j, const std::string& p) {
+             Duration(j, p, kMillisecond, kHour, in.file.poll_interval_us);
+           },
+           false, only_for({InputType::kFile})},
+          {"socket_type",
+           [&](const Json& j, const std::string& p) {
+             Enum(j, p, kUnixSocketTypes, in.unix_socket.socket_type);
+           },
+           false, only_for({InputType::kUnix})},
+          {"socket_mode",
+           [&](const Json& j, const std::string& p) { FileMode(j, p, in.unix_socket.mode); }, false,
+           only_for({InputType::kUnix})},
+          {"journal_directory",
+           [&](const Json& j, const std::string& p) {
+             NonEmptyString(j, p, in.journald.directory);
+           },
+           false, only_for({InputType::kJournald})},
+          {"units", [&](const Json& j, const std::string& p) { Words(j, p, in.journald.units); },
+           false, only_for({InputType::kJournald})},
       });
   // Raw lines may start with a number ("42 items processed"), which auto framing could
   // take for an octet count.
@@ -378,11 +431,13 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
       Error(Join(path, "socket_name"), socket + " is already adopted by " + it->second);
     }
   }
-  if (type == InputType::kFile && path_ok) {
-    auto [it, inserted] = input_files_.emplace(in.stream.path, label);
+  if ((type == InputType::kFile || type == InputType::kUnix) && path_ok) {
+    auto [it, inserted] = input_files_.emplace(path_key, label);
     if (!inserted) {
-      Error(Join(path, "path"), "file is already read by " + it->second);
-    } else if (auto out = output_files_.find(in.stream.path); out != output_files_.end()) {
+      Error(Join(path, "path"), std::string(type == InputType::kFile ? "file is already read by "
+                                                                     : "path is already used by ") +
+                                    it->second);
+    } else if (auto out = output_files_.find(path_key); out != output_files_.end()) {
       Error(Join(path, "path"),
             "file is written by " + out->second + "; reading it would feed events back in");
     }
@@ -463,6 +518,20 @@ void Validator::Scope(const Json& v, const std::string& path, std::vector<ScopeF
     }
     scope.push_back(field);
   }
+}
+
+// Permissions as an octal string, e.g. "0660" or "666".
+bool Validator::FileMode(const Json& v, const std::string& p, std::uint32_t& out) {
+  std::string s;
+  if (!String(v, p, s)) return false;
+  const bool octal =
+      !s.empty() && s.size() <= 4 && s.find_first_not_of("01234567") == std::string::npos;
+  if (!octal) {
+    Error(p, "expected permissions as an octal string such as \"0666\", got " + Dump(v));
+    return false;
+  }
+  out = static_cast<std::uint32_t>(std::stoul(s, nullptr, 8));
+  return true;
 }
 
 void Validator::Words(const Json& v, const std::string& path, std::vector<std::string>& words) {

@@ -197,6 +197,9 @@ class Validator {
 
   void Scope(const Json& v, const std::string& path, std::vector<ScopeField>& scope);
 
+  // Permissions as an octal string, e.g. "0660" or "666".
+  bool FileMode(const Json& v, const std::string& p, std::uint32_t& out);
+
   void Words(const Json& v, const std::string& path, std::vector<std::string>& words);
 
   void Workers(const Json& v, const std::string& path, WorkersConfig& workers);

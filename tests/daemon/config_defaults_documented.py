@@ -21,6 +21,9 @@ SOURCE = {
         {"name": "t", "type": "tcp", "port": 2},
         {"name": "f", "type": "file", "path": "/nonexistent/in.log", "format": "json"},
         {"name": "s", "type": "stdin"},
+        {"name": "fm", "type": "file", "path": "/nonexistent/m.log", "multiline_start": "^x"},
+        {"name": "x", "type": "unix", "path": "/nonexistent/log.sock"},
+        {"name": "j", "type": "journald"},
     ],
     "outputs": [
         {"name": "o", "type": "stdout"},
@@ -45,6 +48,8 @@ SECTIONS = {
     ("inputs", "udp only"): ("inputs", {"udp"}),
     ("inputs", "tcp only"): ("inputs", {"tcp"}),
     ("inputs", "file only"): ("inputs", {"file"}),
+    ("inputs", "unix only"): ("inputs", {"unix"}),
+    ("inputs", "journald only"): ("inputs", {"journald"}),
     ("engine", None): ("engine", None),
     ("workers", None): ("workers", None),
     ("outputs", "Keys for every output type"): ("outputs", None),

@@ -10,6 +10,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -121,8 +122,9 @@ TEST(ConfigTest, ExampleFileLoadsAndUsesEveryInputAndOutputType) {
       << FormatConfigErrors(errors);
   std::vector<InputType> input_types;
   for (const InputConfig& in : config.inputs) input_types.push_back(in.type);
-  EXPECT_THAT(input_types, ::testing::IsSupersetOf({InputType::kUdp, InputType::kTcp,
-                                                    InputType::kStdin, InputType::kFile}));
+  EXPECT_THAT(input_types,
+              ::testing::IsSupersetOf({InputType::kUdp, InputType::kTcp, InputType::kStdin,
+                                       InputType::kFile, InputType::kUnix, InputType::kJournald}));
   std::vector<OutputType> output_types;
   for (const OutputConfig& out : config.outputs) output_types.push_back(out.type);
   EXPECT_THAT(output_types,
@@ -175,7 +177,7 @@ TEST(ConfigTest, EveryKeyIsMappedOntoTheStruct) {
   EXPECT_EQ(c.inputs[1].tcp.idle_timeout_us, 90 * kSecond);
   EXPECT_EQ(c.inputs[2].tcp.socket_name, "syslog");
   EXPECT_EQ(c.inputs[2].tcp.framing, Framing::kOctetCounted);
-  EXPECT_EQ(c.inputs[3].stream.path, "/tmp/in.log");
+  EXPECT_EQ(c.inputs[3].file.path, "/tmp/in.log");
   EXPECT_EQ(c.inputs[4].type, InputType::kStdin);
   const MergerOptions& m = c.engine.merger;
   EXPECT_EQ(m.max_distance, 0);
@@ -524,7 +526,8 @@ TEST(ConfigErrorTest, BadEnumValues) {
       DocErrors(doc),
       ElementsAre(
           E("log.level", "must be one of: trace, debug, info, warn, error, critical, off"),
-          E("inputs[0].type", "must be one of: udp, tcp, stdin, file; did you mean \"tcp\"?"),
+          E("inputs[0].type",
+            "must be one of: udp, tcp, stdin, file, unix, journald; did you mean \"tcp\"?"),
           E("inputs[0].format", "must be one of: syslog, raw, json"),
           E("engine.scope[1]", "must be one of: host, app, procid, msgid, severity, facility"),
           E("engine.scope[2]", "duplicate scope field \"host\""),
@@ -645,13 +648,14 @@ TEST(ConfigErrorTest, KeysThatDoNotApplyToTheType) {
 }
 
 TEST(ConfigErrorTest, InvalidTypeStillValidatesTheOtherKeys) {
-  EXPECT_THAT(Errors(R"({"inputs": [{"name": "x", "type": "sctp", "port": 99999,
+  EXPECT_THAT(
+      Errors(R"({"inputs": [{"name": "x", "type": "sctp", "port": 99999,
                                      "path": ""}],
                          "outputs": [{"name": "o", "type": "stdout"}]})"),
-              ElementsAre(E("inputs[0].type",
-                            "must be one of: udp, tcp, stdin, file; did you mean \"tcp\"?"),
-                          E("inputs[0].port", "must be between 0 and 65535, got 99999"),
-                          E("inputs[0].path", "must not be empty")));
+      ElementsAre(E("inputs[0].type",
+                    "must be one of: udp, tcp, stdin, file, unix, journald; did you mean \"tcp\"?"),
+                  E("inputs[0].port", "must be between 0 and 65535, got 99999"),
+                  E("inputs[0].path", "must not be empty")));
 }
 
 TEST(ConfigErrorTest, NamesAddressesAndStrings) {
@@ -974,6 +978,85 @@ TEST(EngineConfigTest, ComparisonSeesEveryEngineOption) {
     next.engine = changed;
     EXPECT_NE(next, running) << "mutation " << i;
   }
+}
+
+}  // namespace
+}  // namespace logfold
+
+namespace logfold {
+namespace {
+
+TEST(ConfigTest, LocalInputKeysAreMappedAndRoundTrip) {
+  Config config;
+  std::vector<ConfigError> errors;
+  ASSERT_TRUE(ParseConfig(R"({
+      "inputs": [
+        {"name": "f", "type": "file", "path": "/var/log/app/*.log", "state_directory": "/s",
+         "read_from": "end", "multiline_start": "^\\d{4}-", "multiline_timeout": "2s",
+         "poll_interval": "250ms"},
+        {"name": "u", "type": "unix", "path": "/dev/log", "socket_type": "stream",
+         "socket_mode": "0660"},
+        {"name": "j", "type": "journald", "journal_directory": "/var/log/journal",
+         "units": ["ssh.service", "cron.service"], "state_directory": "/s"}],
+      "outputs": [{"name": "o", "type": "stdout"}]})",
+                          config, errors))
+      << FormatConfigErrors(errors);
+  const InputConfig& f = config.inputs[0];
+  EXPECT_EQ(f.type, InputType::kFile);
+  EXPECT_EQ(f.file.path, "/var/log/app/*.log");
+  EXPECT_EQ(f.file.state_directory, "/s");
+  EXPECT_EQ(f.file.read_from, ReadFrom::kEnd);
+  EXPECT_EQ(f.file.multiline_start, "^\\d{4}-");
+  EXPECT_EQ(f.file.multiline_timeout_us, 2 * kSecond);
+  EXPECT_EQ(f.file.poll_interval_us, 250 * kMillisecond);
+  const InputConfig& u = config.inputs[1];
+  EXPECT_EQ(u.type, InputType::kUnix);
+  EXPECT_EQ(u.unix_socket.socket_type, UnixSocketType::kStream);
+  EXPECT_EQ(u.unix_socket.path, "/dev/log");
+  EXPECT_EQ(u.unix_socket.mode, 0660u);
+  const InputConfig& j = config.inputs[2];
+  EXPECT_EQ(j.type, InputType::kJournald);
+  EXPECT_EQ(j.journald.directory, "/var/log/journal");
+  EXPECT_EQ(j.journald.state_directory, "/s");
+  EXPECT_EQ(j.journald.units, (std::vector<std::string>{"ssh.service", "cron.service"}));
+  EXPECT_EQ(j.journald.read_from, ReadFrom::kBeginning);
+  Config reparsed;
+  ASSERT_TRUE(ParseConfig(ConfigToJson(config), reparsed, errors)) << FormatConfigErrors(errors);
+  EXPECT_EQ(reparsed, config);
+}
+
+std::string RegexError(const std::string& pattern) {
+  try {
+    std::regex r(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ConfigErrorTest, LocalInputBadValuesNameTheirPath) {
+  EXPECT_THAT(
+      Errors(R"({
+        "inputs": [
+          {"name": "f", "type": "file", "path": "/a", "multiline_start": "(", "read_from": "middle",
+           "socket_mode": "0666"},
+          {"name": "g", "type": "file", "path": "/b", "multiline_timeout": "1s"},
+          {"name": "u", "type": "unix", "path": "/dev/log", "socket_mode": "rw", "socket_type": "seq",
+           "poll_interval": "1s"},
+          {"name": "v", "type": "unix", "path": "/dev/log"},
+          {"name": "j", "type": "journald", "units": [""], "path": "/x"}],
+        "outputs": [{"name": "o", "type": "stdout"}]})"),
+      ElementsAre(E("inputs[0].multiline_start", "invalid regular expression: " + RegexError("(")),
+                  E("inputs[0].read_from", "must be one of: beginning, end"),
+                  E("inputs[0].socket_mode", "not allowed for type file"),
+                  E("inputs[1].multiline_timeout", "only allowed with multiline_start"),
+                  E("inputs[2].socket_mode",
+                    "expected permissions as an octal string such as \"0666\", got \"rw\""),
+                  E("inputs[2].socket_type", "must be one of: datagram, stream"),
+                  E("inputs[2].poll_interval", "not allowed for type unix"),
+                  E("inputs[3].path", "path is already used by input \"u\""),
+                  E("inputs[4].units[0]", "must not be empty"),
+                  E("inputs[4].path", "not allowed for type journald")));
 }
 
 }  // namespace

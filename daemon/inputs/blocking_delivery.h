@@ -1,0 +1,45 @@
+// BlockingDelivery: hands lines to an IngestTarget from an input's own thread, waiting while
+// the target is full, so that inputs which can wait (followed files, the journal, a local
+// socket) never drop. Stop() interrupts a wait from any thread.
+#ifndef LOGFOLD_DAEMON_INPUTS_BLOCKING_DELIVERY_H_
+#define LOGFOLD_DAEMON_INPUTS_BLOCKING_DELIVERY_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string_view>
+
+#include "daemon/inputs/ingest_target.h"
+#include "pipeline/log_record.h"
+
+namespace logfold {
+
+class BlockingDelivery {
+ public:
+  // `target` must outlive this object.
+  BlockingDelivery(std::uint32_t input, IngestTarget& target);
+
+  // True once `lines` were taken (at once or after waiting); false if Stop() came first,
+  // and then none of them were taken.
+  bool Deliver(std::span<const std::string_view> lines, TimeUs arrival_us);
+  void Stop();
+  bool stopped() const;
+
+ private:
+  // Shared with OnWritable callbacks, which may outlive this object inside the target.
+  struct Gate {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool signaled = false;
+    bool stop = false;
+  };
+  const std::uint32_t input_;
+  IngestTarget& target_;
+  std::shared_ptr<Gate> gate_;
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_DAEMON_INPUTS_BLOCKING_DELIVERY_H_
