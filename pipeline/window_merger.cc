@@ -28,6 +28,9 @@ static_assert(kNil == ShapeMap::kAbsent);
 constexpr std::size_t kMaxAliases = 16;     // shapes remembered per group for the fast path
 constexpr std::size_t kMaxBucketScan = 64;  // same-length groups confirmed per line, newest first
 constexpr std::size_t kMaxOtherLengthScan = 16;  // per nearby length
+// Bucket-scan candidates per line over all lengths: bounds the cost of a line that matches
+// nothing (a garbage flood opens a group a line and would touch 64 + 12 x 16 groups).
+constexpr std::size_t kMaxScanPerLine = 16;
 constexpr std::uint64_t kScopeSeed = 0x73636f7065ULL;
 
 // Per-position flags of a group's template.
@@ -330,6 +333,7 @@ struct WindowMerger::Impl {
   std::vector<Mark> marks;
   std::vector<std::uint16_t> lcs;
   std::vector<std::uint32_t> tried;
+  std::size_t scan_budget = 0;  // bucket-scan candidates left for the current line
   std::vector<std::uint8_t> skip;
   std::vector<Token> group_tokens;
   // The latest candidate Fits ruled out without Confirm, kNil once Confirm ran after it: its
@@ -545,7 +549,7 @@ struct WindowMerger::Impl {
     // group position has.
     int words = 0;
     for (std::size_t j = 0; j < n; ++j) {
-      if (tokens[j].cls != TokenClass::kWord) continue;
+      if (tokens[j].cls != TokenClass::kWord || !g.tokens.MayContain(hashes[j])) continue;
       for (std::size_t i = 0; i < m; ++i) {
         if (!(g.tokens.flags(i) & kWild) && g.tokens.hash(i) == hashes[j]) {
           if (++words == 2) return false;
@@ -946,10 +950,13 @@ struct WindowMerger::Impl {
     if (opt.confirm) {
       // Same token count first, then lengths a multi-token variable could explain.
       const auto n = static_cast<std::int64_t>(tokens.size());
-      for (std::int64_t delta = 0; delta <= static_cast<std::int64_t>(kMaxLengthChange);
+      scan_budget = kMaxScanPerLine;
+      for (std::int64_t delta = 0;
+           delta <= static_cast<std::int64_t>(kMaxLengthChange) && scan_budget > 0;
            delta = delta > 0 ? -delta : -delta + 1) {
         if (n + delta <= 0) continue;
-        const std::size_t limit = delta == 0 ? kMaxBucketScan : kMaxOtherLengthScan;
+        const std::size_t limit =
+            std::min(delta == 0 ? kMaxBucketScan : kMaxOtherLengthScan, scan_budget);
         if (const std::uint32_t slot =
                 ScanBucket(BucketKey(scope, static_cast<std::size_t>(n + delta)), limit, r.message);
             slot != kNil) {
@@ -983,6 +990,7 @@ struct WindowMerger::Impl {
     for (std::uint32_t slot = b->second.tail; slot != kNil && scanned < limit;
          slot = groups[slot].bucket_prev, ++scanned) {
       if (std::find(tried.begin(), tried.end(), slot) != tried.end()) continue;
+      --scan_budget;
       ++stats.candidates_checked;
       ++decision.candidates;
       if (Fits(slot, message)) return slot;
