@@ -1021,21 +1021,25 @@ struct WindowMerger::Impl {
   std::size_t MemoryUsage() const {
     // Every heap block with glibc's size word in front of it (as GroupIndex counts them);
     // the bucket map's nodes and slots estimated.
-    constexpr std::size_t kMallocOverhead = sizeof(std::size_t);
-    auto block = [](std::size_t n) { return n == 0 ? 0 : n + kMallocOverhead; };
     std::size_t bytes = groups.capacity() * sizeof(Group) + index.MemoryUsage() +
                         exact.MemoryUsage() + buckets.size() * 48 +
                         buckets.bucket_count() * sizeof(void*) + template_text.capacity() +
                         free_slots.capacity() * sizeof(std::uint32_t);
-    for (const Group& g : groups) {
-      bytes += block(g.tokens.MemoryUsage()) + block(g.first.MemoryUsage()) +
-               block(g.last.MemoryUsage());
-      if (g.extras != nullptr) {
-        bytes += block(sizeof(GroupExtras)) + block(g.extras->aliases.capacity() * 8) +
-                 block(g.extras->hosts.capacity() * sizeof(std::string));
-        for (const std::string& h : g.extras->hosts) {
-          if (h.capacity() > 15) bytes += block(h.capacity() + 1);
-        }
+    for (const Group& g : groups) bytes += GroupBlocks(g);
+    return bytes;
+  }
+
+  // The heap blocks one group holds (0 for a closed slot), as MemoryUsage counts them.
+  static std::size_t GroupBlocks(const Group& g) {
+    constexpr std::size_t kMallocOverhead = sizeof(std::size_t);
+    auto block = [](std::size_t n) { return n == 0 ? 0 : n + kMallocOverhead; };
+    std::size_t bytes =
+        block(g.tokens.MemoryUsage()) + block(g.first.MemoryUsage()) + block(g.last.MemoryUsage());
+    if (g.extras != nullptr) {
+      bytes += block(sizeof(GroupExtras)) + block(g.extras->aliases.capacity() * 8) +
+               block(g.extras->hosts.capacity() * sizeof(std::string));
+      for (const std::string& h : g.extras->hosts) {
+        if (h.capacity() > 15) bytes += block(h.capacity() + 1);
       }
     }
     return bytes;
@@ -1097,5 +1101,14 @@ const MergeDecision& WindowMerger::last_decision() const { return impl_->decisio
 const MergerStats& WindowMerger::stats() const { return impl_->stats; }
 const MergerOptions& WindowMerger::options() const { return impl_->opt; }
 std::size_t WindowMerger::MemoryUsage() const { return impl_->MemoryUsage(); }
+
+std::size_t WindowMerger::CloseOldest(EventSink& sink) {
+  Impl& m = *impl_;
+  if (m.lru.head == kNil) return 0;
+  const std::size_t freed = Impl::GroupBlocks(m.groups[m.lru.head]);
+  m.Close(m.lru.head, SummaryReason::kMemory, sink);
+  ++m.stats.groups_closed_memory;
+  return freed;
+}
 
 }  // namespace logfold

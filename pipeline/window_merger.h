@@ -56,7 +56,8 @@ struct MergerStats {
   std::uint64_t lines_merged = 0;  // lines that joined an existing group
   std::uint64_t groups_opened = 0;
   std::uint64_t groups_closed = 0;
-  std::uint64_t groups_evicted = 0;  // closed early because max_groups was reached
+  std::uint64_t groups_evicted = 0;        // closed early because max_groups was reached
+  std::uint64_t groups_closed_memory = 0;  // closed early by CloseOldest (memory budget)
   std::uint64_t events_first = 0;
   std::uint64_t events_summary = 0;
   std::uint64_t events_annotate = 0;
@@ -108,6 +109,10 @@ class WindowMerger {
   const MergerOptions& options() const;
   // Approximate heap bytes held for open groups (samples included).
   std::size_t MemoryUsage() const;
+
+  // Closes the least recently active group now (its summary says reason "memory") and
+  // returns the bytes of MemoryUsage() its own blocks held; 0 when no group is open.
+  std::size_t CloseOldest(EventSink& sink);
 
  private:
   struct Impl;

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -283,6 +284,7 @@ class Validator {
              {"outputs", [&](const Json& v, const std::string& p) { Outputs(v, p, config); }, true},
              {"metrics",
               [&](const Json& v, const std::string& p) { Metrics(v, p, config.metrics); }},
+             {"limits", [&](const Json& v, const std::string& p) { Limits(v, p, config.limits); }},
          });
   }
 
@@ -646,6 +648,11 @@ class Validator {
             {"max_connections",
              [&](const Json& j, const std::string& p) {
                Integer(j, p, 1, 65535, in.max_connections);
+             },
+             false, only_for({InputType::kTcp})},
+            {"max_connections_per_source",
+             [&](const Json& j, const std::string& p) {
+               Integer(j, p, 0, 65535, in.max_connections_per_source);
              },
              false, only_for({InputType::kTcp})},
             {"idle_timeout",
@@ -1186,6 +1193,27 @@ class Validator {
     return true;
   }
 
+  void Limits(const Json& v, const std::string& path, LimitsConfig& limits) {
+    Walk(v, path,
+         {
+             {"memory",
+              [&](const Json& j, const std::string& p) {
+                if (j.is_string() && j.get<std::string>() == "auto") {
+                  limits.memory.reset();
+                  return;
+                }
+                std::uint64_t bytes = 0;
+                if (Size(j, p, 0, 1024 * kGiB, bytes)) {
+                  if (bytes != 0 && bytes < 16 * kMiB) {
+                    Error(p, "must be \"auto\", 0 or at least 16MiB, got " + j.dump());
+                    return;
+                  }
+                  limits.memory = bytes;
+                }
+              }},
+         });
+  }
+
   void Metrics(const Json& v, const std::string& path, MetricsConfig& metrics) {
     Walk(v, path,
          {
@@ -1224,6 +1252,7 @@ Json InputToJson(const InputConfig& in) {
     j["framing"] = NameOf(kTcpFramings, in.framing);
     j["nul_terminator"] = in.nul_terminator;
     j["max_connections"] = in.max_connections;
+    j["max_connections_per_source"] = in.max_connections_per_source;
     j["idle_timeout"] = FormatDuration(in.idle_timeout_us);
   }
   if (in.type == InputType::kFile) j["path"] = in.path;
@@ -1365,10 +1394,93 @@ std::string ConfigToJson(const Config& config) {
   root["outputs"] = Json::array();
   for (const OutputConfig& out : config.outputs) root["outputs"].push_back(OutputToJson(out));
 
+  root["limits"]["memory"] =
+      config.limits.memory ? Json(FormatSize(*config.limits.memory)) : Json("auto");
   root["metrics"]["enabled"] = config.metrics.enabled;
   root["metrics"]["address"] = config.metrics.address;
   root["metrics"]["port"] = config.metrics.port;
   return root.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+namespace {
+
+// An IP literal's bytes (4 or 16), or 0 when it is not one.
+int AddressBytes(const std::string& text, unsigned char out[16]) {
+  if (inet_pton(AF_INET, text.c_str(), out) == 1) return 4;
+  if (inet_pton(AF_INET6, text.c_str(), out) == 1) return 16;
+  return 0;
+}
+
+bool IsWildcard(const std::string& address) {
+  unsigned char b[16] = {};
+  const int n = AddressBytes(address, b);
+  return n > 0 && std::all_of(b, b + n, [](unsigned char c) { return c == 0; });
+}
+
+bool IsLoopbackHost(const std::string& host) {
+  if (host == "localhost") return true;
+  unsigned char b[16] = {};
+  const int n = AddressBytes(host, b);
+  if (n == 4) return b[0] == 127;
+  if (n != 16) return false;
+  static constexpr unsigned char kV4Mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (std::equal(b, b + 12, kV4Mapped)) return b[12] == 127;
+  return std::all_of(b, b + 15, [](unsigned char c) { return c == 0; }) && b[15] == 1;
+}
+
+}  // namespace
+
+std::vector<ConfigError> ConfigWarnings(const Config& config, std::uint64_t memory_budget) {
+  std::vector<ConfigError> out;
+  for (std::size_t i = 0; i < config.inputs.size(); ++i) {
+    const InputConfig& in = config.inputs[i];
+    const std::string path = "inputs[" + std::to_string(i) + "]";
+    const bool network = in.type == InputType::kUdp || in.type == InputType::kTcp;
+    if (network && in.socket_name.empty() && IsWildcard(in.address)) {
+      out.push_back({path + ".address", "listens on every interface (" + in.address +
+                                            "): any host that can reach it can send lines"});
+    }
+    if (in.type == InputType::kTcp && memory_budget > 0) {
+      const std::uint64_t worst = std::uint64_t{in.max_connections} * in.max_message_size;
+      if (worst > memory_budget) {
+        out.push_back({path + ".max_connections",
+                       std::to_string(in.max_connections) + " connections x max_message_size " +
+                           FormatSize(in.max_message_size) + " = " + FormatSize(worst) +
+                           " of unfinished frames exceeds limits.memory (" +
+                           FormatSize(memory_budget) + "); reading pauses when it fills"});
+      }
+    }
+  }
+  for (std::size_t i = 0; i < config.outputs.size(); ++i) {
+    const OutputConfig& o = config.outputs[i];
+    if (o.type != OutputType::kHttp) continue;
+    const std::string path = "outputs[" + std::to_string(i) + "]";
+    HttpUrl url;
+    std::string error;
+    for (const auto& [name, value] : o.headers) {
+      std::string lower = name;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (lower == "authorization" && HttpUrl::Parse(o.url, url, error) &&
+          !IsLoopbackHost(url.host)) {
+        out.push_back({path + ".headers." + name,
+                       "sent over plain http to " + url.host +
+                           ", which is not a loopback address: anyone on the path can read it"});
+      }
+    }
+    if (o.buffer < 2 * o.batch_max_bytes) {
+      out.push_back({path + ".buffer",
+                     FormatSize(o.buffer) + " holds less than two batches of batch_max_bytes (" +
+                         FormatSize(o.batch_max_bytes) +
+                         "): a batch stays in the buffer while it is sent, so the next cannot "
+                         "fill and throughput falls towards one request per batch_max_delay"});
+    }
+  }
+  if (config.metrics.enabled && IsWildcard(config.metrics.address)) {
+    out.push_back({"metrics.address", "serves metrics on every interface (" +
+                                          config.metrics.address +
+                                          "): they reveal traffic volumes and host names"});
+  }
+  return out;
 }
 
 std::string FormatConfigErrors(const std::vector<ConfigError>& errors) {

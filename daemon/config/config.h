@@ -4,6 +4,7 @@
 #define LOGFOLD_DAEMON_CONFIG_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -45,14 +46,15 @@ struct InputConfig {
   // udp, tcp: an inherited systemd socket to adopt, by FileDescriptorName. When set,
   // address and port are unused (the socket is already bound).
   std::string socket_name;
-  std::string address = "127.0.0.1";        // udp, tcp: IP literal to bind
-  std::uint16_t port = 0;                   // udp, tcp: 0 = ephemeral
-  std::uint64_t receive_buffer = 4 * kMiB;  // udp: SO_RCVBUF request; 0 = system default
-  TcpFraming framing = TcpFraming::kAuto;   // tcp
-  bool nul_terminator = false;              // tcp: NUL also ends a newline frame
-  std::uint32_t max_connections = 1024;     // tcp
-  TimeUs idle_timeout_us = 5 * kMinute;     // tcp: 0 = never
-  std::string path;                         // file
+  std::string address = "127.0.0.1";              // udp, tcp: IP literal to bind
+  std::uint16_t port = 0;                         // udp, tcp: 0 = ephemeral
+  std::uint64_t receive_buffer = 4 * kMiB;        // udp: SO_RCVBUF request; 0 = system default
+  TcpFraming framing = TcpFraming::kAuto;         // tcp
+  bool nul_terminator = false;                    // tcp: NUL also ends a newline frame
+  std::uint32_t max_connections = 1024;           // tcp
+  std::uint32_t max_connections_per_source = 64;  // tcp: per peer address; 0 = no limit
+  TimeUs idle_timeout_us = 5 * kMinute;           // tcp: 0 = never
+  std::string path;                               // file
   bool operator==(const InputConfig&) const = default;
 };
 
@@ -130,8 +132,17 @@ struct MetricsConfig {
   bool operator==(const MetricsConfig&) const = default;
 };
 
+struct LimitsConfig {
+  // Budget for groups, queued lines, TCP frames and output buffers. nullopt ("auto"): the
+  // cgroup's memory limit when there is one, else half the physical memory
+  // (ResolveMemoryBudget). 0: no budget.
+  std::optional<std::uint64_t> memory;
+  bool operator==(const LimitsConfig&) const = default;
+};
+
 struct Config {
   LogConfig log;
+  LimitsConfig limits;
   std::vector<InputConfig> inputs;
   EngineConfig engine;
   WorkersConfig workers;
@@ -159,6 +170,13 @@ std::string ConfigToJson(const Config& config);
 // One "path: reason" line per error (just "reason" when the path is empty), each ending in
 // a newline.
 std::string FormatConfigErrors(const std::vector<ConfigError>& errors);
+
+// Settings that are valid but risky, as ConfigErrors (path and reason) that do not refuse
+// the file: metrics or inputs bound on every interface, an Authorization header sent in the
+// clear to another host, TCP connections whose frames could exceed `memory_budget` (the
+// resolved limits.memory; 0: none), an http output buffer too small for its batches.
+// `check-config` prints them, `serve` logs them at start.
+std::vector<ConfigError> ConfigWarnings(const Config& config, std::uint64_t memory_budget);
 
 // The names used in the file, e.g. for log lines and metric labels.
 std::string_view LogLevelName(LogLevel level);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "daemon/inputs/ingest_target.h"
+#include "daemon/runtime/memory_budget.h"
 #include "daemon/runtime/metrics.h"
 #include "pipeline/frame_decoder.h"
 #include "pipeline/log_record.h"
@@ -31,8 +32,13 @@ class TcpListener {
     std::size_t receive_buffer = 0;
     Framing framing = Framing::kAuto;
     bool nul_terminator = false;
-    std::uint32_t max_connections = 1024;      // further clients are closed at once; 0: no limit
-    TimeUs idle_timeout_us = 300 * 1000000LL;  // no data for this long: close; 0: never
+    std::uint32_t max_connections = 1024;  // further clients are closed at once; 0: no limit
+    // Connections one source address may hold at once, so that one host cannot take every
+    // slot of max_connections; further ones are closed at once. 0: no limit.
+    std::uint32_t max_connections_per_source = 64;
+    // No complete message for this long: close; 0: never. Bytes that complete no message
+    // (a sender trickling one byte a second) do not keep a connection open.
+    TimeUs idle_timeout_us = 300 * 1000000LL;
   };
 
   // Opens, binds and listens (or adopts options.adopted_fd); throws
@@ -44,8 +50,13 @@ class TcpListener {
   // Each read (up to 64 KiB) is decoded and its messages go to IngestTarget::TryDeliver in
   // one call. When the target refuses, the connection copies those messages aside, stops
   // reading (so TCP flow control slows the sender) and retries when OnWritable fires.
+  //
+  // With a `budget` (which must outlive the listener), each connection's unfinished frame
+  // and held-back lines are accounted in it, and connections stop reading while it refuses
+  // intake, retrying every 100 ms.
   TcpListener(std::uint32_t input, std::string name, const Options& options,
-              boost::asio::io_context& io, IngestTarget& target, Metrics& metrics);
+              boost::asio::io_context& io, IngestTarget& target, Metrics& metrics,
+              MemoryBudget* budget = nullptr);
   // Close().
   ~TcpListener();
 
