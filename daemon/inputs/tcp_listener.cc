@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -47,6 +48,20 @@ constexpr std::size_t kReadSize = 64 * 1024;
 constexpr auto kRetryInterval = std::chrono::seconds(1);
 constexpr auto kAcceptRetry = std::chrono::milliseconds(100);
 constexpr auto kMemoryRetry = std::chrono::milliseconds(100);
+// Descriptors a listener leaves free for the rest of the daemon: the metrics endpoint,
+// outputs reconnecting, files reopened on SIGHUP.
+constexpr int kDescriptorHeadroom = 32;
+
+// The lowest descriptor number a connection may not have: the kernel hands out the lowest
+// free number, so a number this high means fewer than kDescriptorHeadroom are left.
+int DescriptorCeiling() {
+  rlimit r{};
+  if (::getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY ||
+      r.rlim_cur > static_cast<rlim_t>(INT_MAX)) {
+    return INT_MAX;
+  }
+  return std::max(0, static_cast<int>(r.rlim_cur) - kDescriptorHeadroom);
+}
 
 tcp ProtocolOfSocket(int fd) {
   sockaddr_storage addr{};
@@ -89,6 +104,7 @@ struct TcpListener::Impl : std::enable_shared_from_this<Impl> {
   void Unregister(const Connection* connection, const asio::ip::address& source);
   bool AdmitSource(const asio::ip::address& source);
   void OnAcceptError(const boost::system::error_code& ec);
+  bool LeavesDescriptorHeadroom(Socket& socket);
   void FireDrainedIfDone(std::unique_lock<std::mutex>& lock);
 
   asio::io_context& io;
@@ -101,6 +117,7 @@ struct TcpListener::Impl : std::enable_shared_from_this<Impl> {
   tcp::acceptor acceptor;
   asio::steady_timer accept_retry;
   std::uint16_t port = 0;
+  const int descriptor_ceiling = DescriptorCeiling();
   bool accepting_stopped = false;   // on strand
   std::uint64_t accept_errors = 0;  // on strand
 
@@ -280,6 +297,7 @@ void TcpListener::Impl::OnAccept(const boost::system::error_code& ec, Socket soc
     OnAcceptError(ec);
     return;
   }
+  if (!LeavesDescriptorHeadroom(socket)) return;
   if (options.max_connections > 0 &&
       open->load() >= static_cast<std::int64_t>(options.max_connections)) {
     const std::uint64_t n = rejected.fetch_add(1) + 1;
@@ -334,6 +352,16 @@ void TcpListener::Impl::OnAcceptError(const boost::system::error_code& ec) {
   accept_retry.async_wait([self = shared_from_this()](const boost::system::error_code& tec) {
     if (!tec) self->DoAccept();
   });
+}
+
+// A connection that took one of the last kDescriptorHeadroom descriptors is closed at once
+// and counted as a descriptor failure, and accepting backs off as for EMFILE.
+bool TcpListener::Impl::LeavesDescriptorHeadroom(Socket& socket) {
+  if (socket.native_handle() < descriptor_ceiling) return true;
+  boost::system::error_code ignored;
+  socket.close(ignored);
+  OnAcceptError(asio::error::no_descriptors);
+  return false;
 }
 
 // Takes a slot for `source`, or counts a refusal when it holds max_connections_per_source.
