@@ -111,7 +111,8 @@ class WindowMerger {
   std::size_t MemoryUsage() const;
 
   // Closes the least recently active group now (its summary says reason "memory") and
-  // returns the bytes of MemoryUsage() its own blocks held; 0 when no group is open.
+  // returns the bytes its own blocks held, by which MemoryUsage() drops at least (its index
+  // entries go too); 0 when no group is open.
   std::size_t CloseOldest(EventSink& sink);
 
  private:
