@@ -47,13 +47,14 @@ namespace {
 
 class MetricsConnection : public std::enable_shared_from_this<MetricsConnection> {
  public:
-  MetricsConnection(tcp::socket socket, const Metrics& metrics,
+  MetricsConnection(tcp::socket socket, const Metrics& metrics, HttpHandler handler,
                     std::shared_ptr<MetricsServer::Reserve> reserve)
       : reserve_(std::move(reserve)),
         socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         request_(kMaxRequest),
-        metrics_(metrics) {}
+        metrics_(metrics),
+        handler_(std::move(handler)) {}
 
   ~MetricsConnection() {
     boost::system::error_code ignored;
@@ -92,6 +93,10 @@ class MetricsConnection : public std::enable_shared_from_this<MetricsConnection>
     } else if (line.rfind("GET ", 0) != 0) {
       status = "405 Method Not Allowed";
       body = "only GET\n";
+    } else if (HttpResponse r; handler_ && handler_(RequestTarget(line), r)) {
+      status = std::move(r.status);
+      type = std::move(r.content_type);
+      body = std::move(r.body);
     } else {
       status = "404 Not Found";
       body = "try /metrics\n";
@@ -110,11 +115,18 @@ class MetricsConnection : public std::enable_shared_from_this<MetricsConnection>
   }
 
   std::shared_ptr<MetricsServer::Reserve> reserve_;
+  // "GET /api/groups?sort=rate HTTP/1.1" -> "/api/groups?sort=rate".
+  static std::string_view RequestTarget(std::string_view line) {
+    line.remove_prefix(4);
+    return line.substr(0, line.find(' '));
+  }
+
   tcp::socket socket_;
   asio::steady_timer timer_;
   asio::streambuf request_;
   std::string response_;
   const Metrics& metrics_;
+  HttpHandler handler_;
 };
 
 }  // namespace
@@ -148,7 +160,7 @@ void MetricsServer::Accept() {
       OnAcceptError(ec);
       return;
     }
-    std::make_shared<MetricsConnection>(std::move(socket), metrics_, reserve_)->Start();
+    std::make_shared<MetricsConnection>(std::move(socket), metrics_, handler_, reserve_)->Start();
     Accept();
   });
 }

@@ -1,6 +1,7 @@
 // MetricsServer: a minimal HTTP/1.1 endpoint on the daemon's io_context that serves
-// GET /metrics (Prometheus text) and GET /healthz. One request per connection. It keeps a
-// spare descriptor of its own, so that it still answers when the process has run out.
+// GET /metrics (Prometheus text), GET /healthz and whatever else its handler (the live view's
+// API and page) answers. One request per connection. It keeps a spare descriptor of its own,
+// so that it still answers when the process has run out.
 #ifndef LOGFOLD_DAEMON_METRICS_SERVER_H_
 #define LOGFOLD_DAEMON_METRICS_SERVER_H_
 
@@ -8,12 +9,24 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "daemon/runtime/metrics.h"
 
 namespace logfold {
+
+// A response of the endpoint's handler.
+struct HttpResponse {
+  std::string status = "200 OK";
+  std::string content_type = "application/json";
+  std::string body;
+};
+// Answers a GET for `target` (path and query) other than /metrics and /healthz; false when
+// it has nothing there (404). Runs on the io_context's thread: its work must be bounded.
+using HttpHandler = std::function<bool(std::string_view target, HttpResponse& response)>;
 
 class MetricsServer {
  public:
@@ -25,6 +38,8 @@ class MetricsServer {
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;
 
+  // Serves other paths than /metrics and /healthz; set before Start.
+  void SetHandler(HttpHandler handler) { handler_ = std::move(handler); }
   void Start();
   void Stop();
   std::uint16_t local_port() const;
@@ -39,6 +54,7 @@ class MetricsServer {
   boost::asio::steady_timer retry_;
   const Metrics& metrics_;
   std::shared_ptr<Reserve> reserve_;  // shared with the connections, which refill it
+  HttpHandler handler_;
 };
 
 }  // namespace logfold

@@ -20,6 +20,8 @@
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/memory_budget.h"
 #include "daemon/runtime/metrics.h"
+#include "daemon/workers/group_tracker.h"
+#include "pipeline/event_filter.h"
 #include "pipeline/syslog_parser.h"
 #include "pipeline/window_merger.h"
 
@@ -49,6 +51,7 @@ class WorkerPool : public IngestTarget {
     // that lose what is refused (UDP), so that a flood on one TCP connection pauses that
     // connection instead of making every datagram drop. Ids past the end: no reservation.
     std::vector<bool> waiting_inputs;
+    GroupTracker::Options groups;  // the live view's snapshots
   };
 
   // The sinks must outlive the pool (or be replaced with SetSinks before they are destroyed).
@@ -86,6 +89,9 @@ class WorkerPool : public IngestTarget {
   void AbandonBlockedOutput() { abandon_output_.store(true); }
 
   std::size_t threads() const { return workers_.size(); }
+  // The live view: marks the groups as watched at `now_us` (workers keep their snapshots fresh
+  // while watched) and returns each worker's latest snapshot (null until its first).
+  std::vector<std::shared_ptr<const GroupSnapshot>> WatchGroups(TimeUs now_us);
   std::size_t queued_lines() const;
   std::size_t open_groups() const;
   // Settings versions not yet freed: the current one and any an ingest thread or worker may
