@@ -1171,9 +1171,7 @@ struct WindowMerger::Impl {
     std::size_t bytes = groups.capacity() * sizeof(Group) + index.MemoryUsage() +
                         exact.MemoryUsage() + buckets.size() * 48 +
                         buckets.bucket_count() * sizeof(void*) + template_text.capacity() +
-                        free_slots.capacity() * sizeof(std::uint32_t) +
-                        slot_summaries.capacity() * sizeof(SlotSummary) +
-                        slot_values.capacity() * sizeof(SlotValueCount);
+                        free_slots.capacity() * sizeof(std::uint32_t);
     for (const Group& g : groups) bytes += GroupBlocks(g);
     return bytes;
   }
