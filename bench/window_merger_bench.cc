@@ -120,6 +120,46 @@ void BM_MergerAddNdjson(benchmark::State& state) {
 }
 BENCHMARK(BM_MergerAddNdjson);
 
+// Hostile input (issue #19): 100 k random printable lines of 20-120 bytes, from one host and
+// app, as a garbage flood on one connection delivers them. Almost every line opens a group
+// after being confirmed against every bucket-scan candidate, so this is the per-line cost
+// bound (1 ms apart, as `logfold replay` spaces lines: a line's group has closed, after
+// `window`, long before the line comes round again); BM_MergerAddNdjson on the corpus is the
+// baseline to compare with in one run.
+constexpr TimeUs kGarbageGapUs = 1000;
+
+const std::vector<LogRecord>& GarbageRecords() {
+  static const std::vector<LogRecord> records = [] {
+    std::mt19937_64 rng(19);
+    std::vector<LogRecord> out(kLines);
+    for (LogRecord& r : out) {
+      const std::size_t len = 20 + rng() % 101;
+      r.message.resize(len);
+      for (char& c : r.message) c = static_cast<char>(' ' + rng() % 95);
+      r.raw = r.message;
+      r.hostname = "flood01";
+      r.app_name = "garbage";
+    }
+    return out;
+  }();
+  return records;
+}
+
+void BM_MergerAddGarbageNdjson(benchmark::State& state) {
+  WindowMerger merger{MergerOptions{}};
+  NdjsonSink sink;
+  TimeUs now = kT0;
+  const std::vector<LogRecord>& records = GarbageRecords();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    merger.Add(records[i], now, sink);
+    now += kGarbageGapUs;
+    if (++i == records.size()) i = 0;
+  }
+  ReportMerger(state, merger, MergerStats{});
+}
+BENCHMARK(BM_MergerAddGarbageNdjson);
+
 // A unique line of random lowercase words: never merges with another (the first word
 // differs, and a line's first token is no value context).
 // `words` 0: 4 to 10 words.

@@ -33,6 +33,7 @@
 #include "daemon/outputs/loss_counter.h"
 #include "daemon/inputs/unix_listener.h"
 #include "daemon/outputs/sink.h"
+#include "daemon/runtime/memory_budget.h"
 #include "daemon/runtime/metrics.h"
 #include "daemon/runtime/metrics_server.h"
 #include "daemon/runtime/systemd_notify.h"
@@ -83,13 +84,21 @@ class Server {
         config_path_(std::move(config_path)),
         signals_(io_, SIGINT, SIGTERM, SIGHUP),
         stats_timer_(io_),
-        watchdog_timer_(io_) {}
+        watchdog_timer_(io_),
+        budget_timer_(io_) {}
 
   int Run() {
     std::string error;
     if (!BuildSinks(config_, sinks_, error)) {
       spdlog::critical("{}", error);
       return 1;
+    }
+    budget_ = std::make_unique<MemoryBudget>(ResolveMemoryBudget(config_.limits.memory));
+    budget_->ExportTo(metrics_);
+    spdlog::info("memory budget (limits.memory): {} bytes{}", budget_->limit(),
+                 config_.limits.memory ? "" : " (auto)");
+    for (const ConfigError& w : ConfigWarnings(config_, budget_->limit())) {
+      spdlog::warn("config warning: {}: {}", w.path, w.reason);
     }
     WorkerPool::Options po;
     static_cast<WorkerOptions&>(po) = config_.workers;
@@ -100,7 +109,9 @@ class Server {
     std::random_device entropy;
     po.merger.id_seed = (std::uint64_t{entropy()} << 32) | entropy();
     po.inputs = ParserOptions(config_);
-    pool_ = std::make_unique<WorkerPool>(po, Outputs(config_, sinks_), metrics_);
+    for (const InputConfig& in : config_.inputs)
+      po.waiting_inputs.push_back(in.type != InputType::kUdp);
+    pool_ = std::make_unique<WorkerPool>(po, Outputs(config_, sinks_), metrics_, budget_.get());
     try {
       StartInputs();
       StartMetricsServer();
@@ -119,6 +130,7 @@ class Server {
     WaitSignal();
     ScheduleStats();
     ScheduleWatchdog();
+    ScheduleOutputAccounting();
     spdlog::info("logfold serving: {} inputs, {} outputs, {} workers", config_.inputs.size(),
                  config_.outputs.size(), pool_->threads());
     notify_.Ready(StatusLine());
@@ -392,7 +404,8 @@ class Server {
         o.octet_content_start = in.parser.format == InputFormat::kSyslog ? '<'
                                 : in.parser.format == InputFormat::kJson ? '{'
                                                                          : '\0';
-        auto l = std::make_unique<TcpListener>(id, in.name, o, io_, *pool_, metrics_);
+        auto l =
+            std::make_unique<TcpListener>(id, in.name, o, io_, *pool_, metrics_, budget_.get());
         l->Start();
         tcp_.push_back(std::move(l));
         break;
@@ -480,6 +493,7 @@ class Server {
     signals_.cancel(ignored);
     stats_timer_.cancel();
     watchdog_timer_.cancel();
+    budget_timer_.cancel();
     if (metrics_server_) metrics_server_->Stop();
     StopOwnThreadInputs();
     for (auto& u : udp_) u->Stop();
@@ -581,6 +595,19 @@ class Server {
     });
   }
 
+  // The outputs' buffers count against the memory budget; they are sampled, as only each
+  // sink knows what it holds.
+  void ScheduleOutputAccounting() {
+    std::int64_t held = 0;
+    for (const auto& sink : sinks_) held += static_cast<std::int64_t>(sink->buffered_bytes());
+    budget_->Set(MemoryBudget::Part::kOutputs, held);
+    budget_timer_.expires_after(std::chrono::milliseconds(100));
+    budget_timer_.async_wait([this](boost::system::error_code ec) {
+      if (ec || shutting_down_) return;
+      ScheduleOutputAccounting();
+    });
+  }
+
   // WATCHDOG=1 from the event loop itself, so that a stalled loop stops the pings.
   void ScheduleWatchdog() {
     if (notify_.watchdog_interval_us() <= 0) return;
@@ -608,10 +635,12 @@ class Server {
   Config config_;
   std::string config_path_;
   Metrics metrics_;
+  std::unique_ptr<MemoryBudget> budget_;  // its gauges are in metrics_: destroyed first
   asio::io_context io_;
   asio::signal_set signals_;
   asio::steady_timer stats_timer_;
   asio::steady_timer watchdog_timer_;
+  asio::steady_timer budget_timer_;
   SystemdNotifier notify_;
   InheritedSockets inherited_;
   // Written on the event loop only; sinks_mu_ guards it for the hand-off threads' reads.

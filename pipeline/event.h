@@ -25,6 +25,7 @@ enum class SummaryReason : std::uint8_t {
   kMaxHold,   // periodic summary of a group that keeps receiving
   kEvicted,   // max_groups reached: the least recently active group was closed early
   kShutdown,  // FlushAll (shutdown, reload that changes scoping)
+  kMemory,    // the daemon's memory budget neared: the least recently active group went first
 };
 
 std::string_view EventKindName(EventKind kind);

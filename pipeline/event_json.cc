@@ -194,6 +194,8 @@ std::string_view SummaryReasonName(SummaryReason reason) {
       return "evicted";
     case SummaryReason::kShutdown:
       return "shutdown";
+    case SummaryReason::kMemory:
+      return "memory";
   }
   return "?";
 }

@@ -30,6 +30,9 @@ static_assert(kNil == ShapeMap::kAbsent);
 constexpr std::size_t kMaxAliases = 16;     // shapes remembered per group for the fast path
 constexpr std::size_t kMaxBucketScan = 64;  // same-length groups confirmed per line, newest first
 constexpr std::size_t kMaxOtherLengthScan = 16;  // per nearby length
+// Bucket-scan candidates per line over all lengths: bounds the cost of a line that matches
+// nothing (a garbage flood opens a group a line and would touch 64 + 12 x 16 groups).
+constexpr std::size_t kMaxScanPerLine = 16;
 constexpr std::uint64_t kScopeSeed = 0x73636f7065ULL;
 
 // Per-position flags of a group's template.
@@ -348,6 +351,7 @@ struct WindowMerger::Impl {
   std::vector<Mark> marks;
   std::vector<std::uint16_t> lcs;
   std::vector<std::uint32_t> tried;
+  std::size_t scan_budget = 0;  // bucket-scan candidates left for the current line
   std::vector<std::uint8_t> skip;
   std::vector<Token> group_tokens;
   // The latest candidate Fits ruled out without Confirm, kNil once Confirm ran after it: its
@@ -585,7 +589,7 @@ struct WindowMerger::Impl {
     // group position has.
     int words = 0;
     for (std::size_t j = 0; j < n; ++j) {
-      if (tokens[j].cls != TokenClass::kWord) continue;
+      if (tokens[j].cls != TokenClass::kWord || !g.tokens.MayContain(hashes[j])) continue;
       for (std::size_t i = 0; i < m; ++i) {
         if (!(g.tokens.flags(i) & kWild) && g.tokens.hash(i) == hashes[j]) {
           if (++words == 2) return false;
@@ -1049,10 +1053,13 @@ struct WindowMerger::Impl {
     if (opt.confirm) {
       // Same token count first, then lengths a multi-token variable could explain.
       const auto n = static_cast<std::int64_t>(tokens.size());
-      for (std::int64_t delta = 0; delta <= static_cast<std::int64_t>(kMaxLengthChange);
+      scan_budget = kMaxScanPerLine;
+      for (std::int64_t delta = 0;
+           delta <= static_cast<std::int64_t>(kMaxLengthChange) && scan_budget > 0;
            delta = delta > 0 ? -delta : -delta + 1) {
         if (n + delta <= 0) continue;
-        const std::size_t limit = delta == 0 ? kMaxBucketScan : kMaxOtherLengthScan;
+        const std::size_t limit =
+            std::min(delta == 0 ? kMaxBucketScan : kMaxOtherLengthScan, scan_budget);
         if (const std::uint32_t slot =
                 ScanBucket(BucketKey(scope, static_cast<std::size_t>(n + delta)), limit, r.message);
             slot != kNil) {
@@ -1130,6 +1137,7 @@ struct WindowMerger::Impl {
     for (std::uint32_t slot = b->second.tail; slot != kNil && scanned < limit;
          slot = groups[slot].bucket_prev, ++scanned) {
       if (std::find(tried.begin(), tried.end(), slot) != tried.end()) continue;
+      --scan_budget;
       ++stats.candidates_checked;
       ++decision.candidates;
       if (Fits(slot, message)) return slot;
@@ -1160,22 +1168,26 @@ struct WindowMerger::Impl {
   std::size_t MemoryUsage() const {
     // Every heap block with glibc's size word in front of it (as GroupIndex counts them);
     // the bucket map's nodes and slots estimated.
-    constexpr std::size_t kMallocOverhead = sizeof(std::size_t);
-    auto block = [](std::size_t n) { return n == 0 ? 0 : n + kMallocOverhead; };
     std::size_t bytes = groups.capacity() * sizeof(Group) + index.MemoryUsage() +
                         exact.MemoryUsage() + buckets.size() * 48 +
                         buckets.bucket_count() * sizeof(void*) + template_text.capacity() +
                         free_slots.capacity() * sizeof(std::uint32_t);
-    for (const Group& g : groups) {
-      bytes += block(g.tokens.MemoryUsage()) + block(g.first.MemoryUsage()) +
-               block(g.last.MemoryUsage());
-      if (g.extras != nullptr) {
-        bytes += block(sizeof(GroupExtras)) + block(g.extras->aliases.capacity() * 8) +
-                 block(g.extras->slots.capacity() * sizeof(SlotStats)) +
-                 block(g.extras->hosts.capacity() * sizeof(std::string));
-        for (const std::string& h : g.extras->hosts) {
-          if (h.capacity() > 15) bytes += block(h.capacity() + 1);
-        }
+    for (const Group& g : groups) bytes += GroupBlocks(g);
+    return bytes;
+  }
+
+  // The heap blocks one group holds (0 for a closed slot), as MemoryUsage counts them.
+  static std::size_t GroupBlocks(const Group& g) {
+    constexpr std::size_t kMallocOverhead = sizeof(std::size_t);
+    auto block = [](std::size_t n) { return n == 0 ? 0 : n + kMallocOverhead; };
+    std::size_t bytes =
+        block(g.tokens.MemoryUsage()) + block(g.first.MemoryUsage()) + block(g.last.MemoryUsage());
+    if (g.extras != nullptr) {
+      bytes += block(sizeof(GroupExtras)) + block(g.extras->aliases.capacity() * 8) +
+               block(g.extras->slots.capacity() * sizeof(SlotStats)) +
+               block(g.extras->hosts.capacity() * sizeof(std::string));
+      for (const std::string& h : g.extras->hosts) {
+        if (h.capacity() > 15) bytes += block(h.capacity() + 1);
       }
     }
     return bytes;
@@ -1239,8 +1251,16 @@ const MergerStats& WindowMerger::stats() const { return impl_->stats; }
 const MergerOptions& WindowMerger::options() const { return impl_->opt; }
 std::size_t WindowMerger::MemoryUsage() const { return impl_->MemoryUsage(); }
 
-void WindowMerger::VisitOpenGroups(
-    const std::function<void(const OpenGroupInfo&)>& visit) const {
+std::size_t WindowMerger::CloseOldest(EventSink& sink) {
+  Impl& m = *impl_;
+  if (m.lru.head == kNil) return 0;
+  const std::size_t freed = Impl::GroupBlocks(m.groups[m.lru.head]);
+  m.Close(m.lru.head, SummaryReason::kMemory, sink);
+  ++m.stats.groups_closed_memory;
+  return freed;
+}
+
+void WindowMerger::VisitOpenGroups(const std::function<void(const OpenGroupInfo&)>& visit) const {
   OpenGroupInfo info;
   const auto& groups = impl_->groups;
   for (std::uint32_t slot = 0; slot < groups.size(); ++slot) {

@@ -66,7 +66,8 @@ struct MergerStats {
   std::uint64_t lines_merged = 0;  // lines that joined an existing group
   std::uint64_t groups_opened = 0;
   std::uint64_t groups_closed = 0;
-  std::uint64_t groups_evicted = 0;  // closed early because max_groups was reached
+  std::uint64_t groups_evicted = 0;        // closed early because max_groups was reached
+  std::uint64_t groups_closed_memory = 0;  // closed early by CloseOldest (memory budget)
   std::uint64_t events_first = 0;
   std::uint64_t events_summary = 0;
   std::uint64_t events_annotate = 0;
@@ -129,6 +130,10 @@ class WindowMerger {
   // Approximate heap bytes held for open groups (samples included).
   std::size_t MemoryUsage() const;
 
+  // Closes the least recently active group now (its summary says reason "memory") and
+  // returns the bytes its own blocks held, by which MemoryUsage() drops at least (its index
+  // entries go too); 0 when no group is open.
+  std::size_t CloseOldest(EventSink& sink);
   // Visits every open group. It walks them all: call it from the owning thread, and rarely
   // (the live view's snapshots, not per line).
   void VisitOpenGroups(const std::function<void(const OpenGroupInfo&)>& visit) const;

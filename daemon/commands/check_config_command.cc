@@ -2,6 +2,7 @@
 #include "daemon/commands/check_config_command.h"
 
 #include "daemon/config/config.h"
+#include "daemon/runtime/memory_budget.h"
 
 namespace logfold {
 
@@ -29,6 +30,10 @@ int RunCheckConfig(const std::vector<std::string>& args, std::FILE* out, std::FI
     std::fprintf(err, "%s: invalid config\n%s", path.empty() ? "(embedded default)" : path.c_str(),
                  FormatConfigErrors(errors).c_str());
     return 1;
+  }
+  // Warnings go to stderr, so that --print's output stays a valid config.
+  for (const ConfigError& w : ConfigWarnings(config, ResolveMemoryBudget(config.limits.memory))) {
+    std::fprintf(err, "warning: %s: %s\n", w.path.c_str(), w.reason.c_str());
   }
   if (print) {
     std::fprintf(out, "%s\n", ConfigToJson(config).c_str());

@@ -5,6 +5,7 @@
 #define LOGFOLD_DAEMON_CONFIG_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -99,8 +100,17 @@ struct MetricsConfig {
   bool operator==(const MetricsConfig&) const = default;
 };
 
+struct LimitsConfig {
+  // Budget for groups, queued lines, TCP frames and output buffers. nullopt ("auto"): the
+  // cgroup's memory limit when there is one, else half the physical memory
+  // (ResolveMemoryBudget). 0: no budget.
+  std::optional<std::uint64_t> memory;
+  bool operator==(const LimitsConfig&) const = default;
+};
+
 struct Config {
   LogConfig log;
+  LimitsConfig limits;
   std::vector<InputConfig> inputs;
   EngineConfig engine;
   WorkersConfig workers;
@@ -128,6 +138,13 @@ std::string ConfigToJson(const Config& config);
 // One "path: reason" line per error (just "reason" when the path is empty), each ending in
 // a newline.
 std::string FormatConfigErrors(const std::vector<ConfigError>& errors);
+
+// Settings that are valid but risky, as ConfigErrors (path and reason) that do not refuse
+// the file: metrics or inputs bound on every interface, an Authorization header sent in the
+// clear to another host, TCP connections whose frames could exceed `memory_budget` (the
+// resolved limits.memory; 0: none), an http output buffer too small for its batches.
+// `check-config` prints them, `serve` logs them at start.
+std::vector<ConfigError> ConfigWarnings(const Config& config, std::uint64_t memory_budget);
 
 // The names used in the file, e.g. for log lines and metric labels.
 std::string_view LogLevelName(LogLevel level);

@@ -55,6 +55,7 @@ Json InputToJson(const InputConfig& in) {
       j["framing"] = NameOf(kTcpFramings, in.tcp.framing);
       j["nul_terminator"] = in.tcp.nul_terminator;
       j["max_connections"] = in.tcp.max_connections;
+      j["max_connections_per_source"] = in.tcp.max_connections_per_source;
       j["idle_timeout"] = FormatDuration(in.tcp.idle_timeout_us);
       break;
     case InputType::kStdin:
@@ -207,6 +208,8 @@ std::string ConfigToJson(const Config& config) {
   root["outputs"] = Json::array();
   for (const OutputConfig& out : config.outputs) root["outputs"].push_back(OutputToJson(out));
 
+  root["limits"]["memory"] =
+      config.limits.memory ? Json(FormatSize(*config.limits.memory)) : Json("auto");
   root["metrics"]["enabled"] = config.metrics.enabled;
   root["metrics"]["address"] = config.metrics.address;
   root["metrics"]["port"] = config.metrics.port;

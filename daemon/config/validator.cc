@@ -44,6 +44,7 @@ void Validator::Document(const Json& root, Config& config) {
            {"workers", [&](const Json& v, const std::string& p) { Workers(v, p, config.workers); }},
            {"outputs", [&](const Json& v, const std::string& p) { Outputs(v, p, config); }, true},
            {"metrics", [&](const Json& v, const std::string& p) { Metrics(v, p, config.metrics); }},
+           {"limits", [&](const Json& v, const std::string& p) { Limits(v, p, config.limits); }},
        });
 }
 
@@ -348,6 +349,11 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
              Integer(j, p, 1, 65535, in.tcp.max_connections);
            },
            false, only_for({InputType::kTcp})},
+          {"max_connections_per_source",
+           [&](const Json& j, const std::string& p) {
+             Integer(j, p, 0, 65535, in.tcp.max_connections_per_source);
+           },
+           false, only_for({InputType::kTcp})},
           {"idle_timeout",
            [&](const Json& j, const std::string& p) {
              Duration(j, p, 0, kMaxTime, in.tcp.idle_timeout_us);
@@ -574,6 +580,27 @@ void Validator::Metrics(const Json& v, const std::string& path, MetricsConfig& m
             [&](const Json& j, const std::string& p) { IpLiteral(j, p, metrics.address); }},
            {"port",
             [&](const Json& j, const std::string& p) { Integer(j, p, 0, 65535, metrics.port); }},
+       });
+}
+
+void Validator::Limits(const Json& v, const std::string& path, LimitsConfig& limits) {
+  Walk(v, path,
+       {
+           {"memory",
+            [&](const Json& j, const std::string& p) {
+              if (j.is_string() && j.get<std::string>() == "auto") {
+                limits.memory.reset();
+                return;
+              }
+              std::uint64_t bytes = 0;
+              if (Size(j, p, 0, 1024 * kGiB, bytes)) {
+                if (bytes != 0 && bytes < 16 * kMiB) {
+                  Error(p, "must be \"auto\", 0 or at least 16MiB, got " + j.dump());
+                  return;
+                }
+                limits.memory = bytes;
+              }
+            }},
        });
 }
 

@@ -280,6 +280,9 @@ class Validator {
 
   void Metrics(const Json& v, const std::string& path, MetricsConfig& metrics);
 
+  // limits.memory: "auto", 0 (no budget) or a size of at least 16MiB.
+  void Limits(const Json& v, const std::string& path, LimitsConfig& limits);
+
   std::vector<ConfigError>& errors_;
   // Cross-entry checks, keyed by what must be unique; values say who holds it.
   std::map<std::string, std::string> input_names_, output_names_;

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -20,6 +21,7 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <map>
 #include <mutex>
 #include <span>
 #include <string_view>
@@ -45,6 +47,21 @@ constexpr std::size_t kReadSize = 64 * 1024;
 // a lost wakeup in the target costs latency rather than a stuck connection.
 constexpr auto kRetryInterval = std::chrono::seconds(1);
 constexpr auto kAcceptRetry = std::chrono::milliseconds(100);
+constexpr auto kMemoryRetry = std::chrono::milliseconds(100);
+// Descriptors a listener leaves free for the rest of the daemon: the metrics endpoint,
+// outputs reconnecting, files reopened on SIGHUP.
+constexpr int kDescriptorHeadroom = 32;
+
+// The lowest descriptor number a connection may not have: the kernel hands out the lowest
+// free number, so a number this high means fewer than kDescriptorHeadroom are left.
+int DescriptorCeiling() {
+  rlimit r{};
+  if (::getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY ||
+      r.rlim_cur > static_cast<rlim_t>(INT_MAX)) {
+    return INT_MAX;
+  }
+  return std::max(0, static_cast<int>(r.rlim_cur) - kDescriptorHeadroom);
+}
 
 tcp ProtocolOfSocket(int fd) {
   sockaddr_storage addr{};
@@ -69,7 +86,7 @@ tcp ProtocolOfSocket(int fd) {
 
 struct TcpListener::Impl : std::enable_shared_from_this<Impl> {
   Impl(std::uint32_t input_id, std::string input_name, const Options& opts, asio::io_context& ctx,
-       IngestTarget& ingest, Metrics& metrics);
+       IngestTarget& ingest, Metrics& metrics, MemoryBudget* memory);
 
   std::string Labels() const {
     return "input=\"" + Metrics::EscapeLabelValue(name) + "\",proto=\"tcp\"";
@@ -84,7 +101,10 @@ struct TcpListener::Impl : std::enable_shared_from_this<Impl> {
   void OnAccept(const boost::system::error_code& ec, Socket socket);
   void StopAccepting();
   std::vector<std::shared_ptr<Connection>> Snapshot();
-  void Unregister(const Connection* connection);
+  void Unregister(const Connection* connection, const asio::ip::address& source);
+  bool AdmitSource(const asio::ip::address& source);
+  void OnAcceptError(const boost::system::error_code& ec);
+  bool LeavesDescriptorHeadroom(Socket& socket);
   void FireDrainedIfDone(std::unique_lock<std::mutex>& lock);
 
   asio::io_context& io;
@@ -92,16 +112,19 @@ struct TcpListener::Impl : std::enable_shared_from_this<Impl> {
   const std::string name;
   const Options options;
   IngestTarget& target;
+  MemoryBudget* budget;
   Strand strand;
   tcp::acceptor acceptor;
   asio::steady_timer accept_retry;
   std::uint16_t port = 0;
+  const int descriptor_ceiling = DescriptorCeiling();
   bool accepting_stopped = false;   // on strand
   std::uint64_t accept_errors = 0;  // on strand
 
   // Connections register from the acceptor strand and unregister from their own strands.
   std::mutex mu;
   std::unordered_map<const Connection*, std::weak_ptr<Connection>> connections;
+  std::map<asio::ip::address, std::uint32_t> per_source;  // open connections by peer
   bool draining = false;
   std::function<void()> on_drained;
 
@@ -118,13 +141,17 @@ struct TcpListener::Impl : std::enable_shared_from_this<Impl> {
   Metrics::Counter& accepted;
   Metrics::Counter& closed;
   Metrics::Counter& rejected;
+  Metrics::Counter& rejected_per_source;
+  Metrics::Counter& accept_failed_descriptors;
+  Metrics::Counter& accept_failed_other;
   Metrics::Counter& idle_timeouts;
   Metrics::Counter& dropped_shutdown;
+  Metrics::Counter& memory_pauses;
 };
 
 class TcpListener::Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(std::shared_ptr<Impl> impl, Socket socket);
+  Connection(std::shared_ptr<Impl> impl, Socket socket, const tcp::endpoint& remote);
 
   // Each posts onto the connection's strand.
   void Start();
@@ -150,6 +177,10 @@ class TcpListener::Connection : public std::enable_shared_from_this<Connection> 
   // idle timeout has none to read).
   void StopReadingNow(bool drain);
   void CloseNow();
+  // Memory budget: whether to wait before reading (and arms the wait), and the accounting of
+  // the bytes this connection holds between reads.
+  bool WaitForMemory();
+  void AccountFrames();
 
   std::shared_ptr<Impl> impl_;
   Socket socket_;
@@ -158,6 +189,7 @@ class TcpListener::Connection : public std::enable_shared_from_this<Connection> 
   FrameDecoder decoder_;
   FrameDecoder::Counters accounted_;  // decoder counters already added to the metrics
   std::vector<char> buf_;
+  asio::ip::address source_;
   std::string peer_;
 
   // Messages TryDeliver refused, copied out of buf_ so reading can stop holding them.
@@ -177,18 +209,21 @@ class TcpListener::Connection : public std::enable_shared_from_this<Connection> 
   bool closed_ = false;
   bool framing_error_logged_ = false;
   std::uint64_t resume_generation_ = 0;  // tells a stale OnWritable callback from the current
+  std::int64_t frames_accounted_ = 0;    // added to MemoryBudget::Part::kFrames
   SteadyClock::time_point last_activity_;
 };
 
 // ---------------------------------------------------------------------------- Impl
 
 TcpListener::Impl::Impl(std::uint32_t input_id, std::string input_name, const Options& opts,
-                        asio::io_context& ctx, IngestTarget& ingest, Metrics& metrics)
+                        asio::io_context& ctx, IngestTarget& ingest, Metrics& metrics,
+                        MemoryBudget* memory)
     : io(ctx),
       input(input_id),
       name(std::move(input_name)),
       options(opts),
       target(ingest),
+      budget(memory),
       strand(asio::make_strand(ctx)),
       acceptor(strand),
       accept_retry(strand),
@@ -206,10 +241,21 @@ TcpListener::Impl::Impl(std::uint32_t input_id, std::string input_name, const Op
       closed(Counter(metrics, "logfold_connections_closed_total", "TCP connections closed.")),
       rejected(Counter(metrics, "logfold_connections_rejected_total",
                        "TCP connections refused because max_connections were open.")),
+      rejected_per_source(Counter(metrics, "logfold_connections_rejected_per_source_total",
+                                  "TCP connections refused because their source address held "
+                                  "max_connections_per_source.")),
+      accept_failed_descriptors(Counter(metrics, "logfold_accept_errors_total",
+                                        "accept() failures (the listener backs off and retries).",
+                                        ",reason=\"descriptors\"")),
+      accept_failed_other(Counter(metrics, "logfold_accept_errors_total",
+                                  "accept() failures (the listener backs off and retries).",
+                                  ",reason=\"other\"")),
       idle_timeouts(
           Counter(metrics, "logfold_idle_timeouts_total", "TCP connections closed for idleness.")),
       dropped_shutdown(Counter(metrics, "logfold_dropped_total", "Lines dropped on intake.",
-                               ",reason=\"shutdown\"")) {
+                               ",reason=\"shutdown\"")),
+      memory_pauses(Counter(metrics, "logfold_tcp_memory_pauses_total",
+                            "Times a TCP connection stopped reading for the memory budget.")) {
   metrics.AddGauge("logfold_connections_open", "TCP connections open.", Labels(),
                    [gauge = open] { return static_cast<double>(gauge->load()); });
 }
@@ -249,14 +295,10 @@ void TcpListener::Impl::DoAccept() {
 void TcpListener::Impl::OnAccept(const boost::system::error_code& ec, Socket socket) {
   if (accepting_stopped || ec == asio::error::operation_aborted) return;
   if (ec) {
-    // EMFILE and friends: retrying at once would spin, since the backlog stays readable.
-    if (accept_errors++ % 100 == 0) spdlog::warn("input {}: accept: {}", name, ec.message());
-    accept_retry.expires_after(kAcceptRetry);
-    accept_retry.async_wait([self = shared_from_this()](const boost::system::error_code& tec) {
-      if (!tec) self->DoAccept();
-    });
+    OnAcceptError(ec);
     return;
   }
+  if (!LeavesDescriptorHeadroom(socket)) return;
   if (options.max_connections > 0 &&
       open->load() >= static_cast<std::int64_t>(options.max_connections)) {
     const std::uint64_t n = rejected.fetch_add(1) + 1;
@@ -269,15 +311,74 @@ void TcpListener::Impl::OnAccept(const boost::system::error_code& ec, Socket soc
     DoAccept();
     return;
   }
+  boost::system::error_code peer_ec;
+  const tcp::endpoint remote = socket.remote_endpoint(peer_ec);
+  if (peer_ec) {  // reset before we got to it
+    boost::system::error_code ignored;
+    socket.close(ignored);
+    DoAccept();
+    return;
+  }
+  if (!AdmitSource(remote.address())) {
+    boost::system::error_code ignored;
+    socket.close(ignored);
+    DoAccept();
+    return;
+  }
   accepted.fetch_add(1, std::memory_order_relaxed);
   open->fetch_add(1);
-  auto connection = std::make_shared<Connection>(shared_from_this(), std::move(socket));
+  auto connection = std::make_shared<Connection>(shared_from_this(), std::move(socket), remote);
   {
     std::lock_guard lock(mu);
     connections.emplace(connection.get(), connection);
   }
   connection->Start();
   DoAccept();
+}
+
+// EMFILE, ENFILE, ENOBUFS, ENOMEM: the pending connection stays in the backlog, which stays
+// readable, so retrying at once would spin a core. Back off, count, and leave the descriptors
+// that are left to the connections already open and the metrics endpoint.
+void TcpListener::Impl::OnAcceptError(const boost::system::error_code& ec) {
+  const int e = ec.value();
+  const bool descriptors = ec.category() == boost::system::system_category() &&
+                           (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM);
+  (descriptors ? accept_failed_descriptors : accept_failed_other)
+      .fetch_add(1, std::memory_order_relaxed);
+  if (accept_errors++ % 100 == 0) {
+    spdlog::warn("input {}: accept: {}; retrying in {} ms", name, ec.message(),
+                 std::chrono::duration_cast<std::chrono::milliseconds>(kAcceptRetry).count());
+  }
+  accept_retry.expires_after(kAcceptRetry);
+  accept_retry.async_wait([self = shared_from_this()](const boost::system::error_code& tec) {
+    if (!tec) self->DoAccept();
+  });
+}
+
+// A connection that took one of the last kDescriptorHeadroom descriptors is closed at once
+// and counted as a descriptor failure, and accepting backs off as for EMFILE.
+bool TcpListener::Impl::LeavesDescriptorHeadroom(Socket& socket) {
+  if (socket.native_handle() < descriptor_ceiling) return true;
+  boost::system::error_code ignored;
+  socket.close(ignored);
+  OnAcceptError(asio::error::no_descriptors);
+  return false;
+}
+
+// Takes a slot for `source`, or counts a refusal when it holds max_connections_per_source.
+bool TcpListener::Impl::AdmitSource(const asio::ip::address& source) {
+  std::lock_guard lock(mu);
+  std::uint32_t& held = per_source[source];
+  if (options.max_connections_per_source == 0 || held < options.max_connections_per_source) {
+    ++held;
+    return true;
+  }
+  const std::uint64_t n = rejected_per_source.fetch_add(1) + 1;
+  if ((n & (n - 1)) == 0) {
+    spdlog::warn("input {}: {} holds max_connections_per_source ({}); refused {} so far", name,
+                 source.to_string(), options.max_connections_per_source, n);
+  }
+  return false;
 }
 
 void TcpListener::Impl::StopAccepting() {
@@ -297,9 +398,12 @@ std::vector<std::shared_ptr<TcpListener::Connection>> TcpListener::Impl::Snapsho
   return out;
 }
 
-void TcpListener::Impl::Unregister(const Connection* connection) {
+void TcpListener::Impl::Unregister(const Connection* connection, const asio::ip::address& source) {
   std::unique_lock lock(mu);
   connections.erase(connection);
+  if (auto it = per_source.find(source); it != per_source.end() && --it->second == 0) {
+    per_source.erase(it);
+  }
   FireDrainedIfDone(lock);
 }
 
@@ -313,7 +417,8 @@ void TcpListener::Impl::FireDrainedIfDone(std::unique_lock<std::mutex>& lock) {
 
 // ---------------------------------------------------------------------------- Connection
 
-TcpListener::Connection::Connection(std::shared_ptr<Impl> impl, Socket socket)
+TcpListener::Connection::Connection(std::shared_ptr<Impl> impl, Socket socket,
+                                    const tcp::endpoint& remote)
     : impl_(std::move(impl)),
       socket_(std::move(socket)),
       idle_timer_(socket_.get_executor()),
@@ -323,12 +428,9 @@ TcpListener::Connection::Connection(std::shared_ptr<Impl> impl, Socket socket)
                 .octet_content_start = impl_->options.octet_content_start,
                 .max_message_size = impl_->options.max_message_size}),
       buf_(kReadSize),
-      last_activity_(SteadyClock::now()) {
-  boost::system::error_code ec;
-  const tcp::endpoint remote = socket_.remote_endpoint(ec);
-  peer_ =
-      ec ? std::string("?") : remote.address().to_string() + ":" + std::to_string(remote.port());
-}
+      source_(remote.address()),
+      peer_(remote.address().to_string() + ":" + std::to_string(remote.port())),
+      last_activity_(SteadyClock::now()) {}
 
 void TcpListener::Connection::Start() {
   asio::dispatch(socket_.get_executor(), [self = shared_from_this()] {
@@ -362,6 +464,7 @@ void TcpListener::Connection::DoRead() {
     FinishInput();
     return;
   }
+  if (!read_stopped_ && WaitForMemory()) return;
   reading_ = true;
   const std::size_t want = read_stopped_ ? std::min(buf_.size(), drain_left_) : buf_.size();
   socket_.async_read_some(asio::buffer(buf_.data(), want),
@@ -374,11 +477,14 @@ void TcpListener::Connection::OnRead(const boost::system::error_code& ec, std::s
   if (closed_) return;
   if (n > 0) {
     if (read_stopped_) drain_left_ -= std::min(n, drain_left_);
-    last_activity_ = SteadyClock::now();
     impl_->bytes.fetch_add(n, std::memory_order_relaxed);
     const std::span<const std::string_view> messages = decoder_.Feed({buf_.data(), n});
+    // Only complete messages count as activity (see Options::idle_timeout_us).
+    if (!messages.empty()) last_activity_ = SteadyClock::now();
     Account();
-    if (!Deliver(messages, WallClockNowUs())) return;  // Unpause() continues
+    const bool delivered = Deliver(messages, WallClockNowUs());
+    AccountFrames();
+    if (!delivered) return;  // Unpause() continues
   }
   if (ec) {
     if (ec != asio::error::eof && ec != asio::error::operation_aborted) {
@@ -465,6 +571,7 @@ bool TcpListener::Connection::DeliverPending() {
   }
   pending_count_ = 0;
   pending_views_.clear();
+  AccountFrames();
   return true;
 }
 
@@ -554,17 +661,44 @@ void TcpListener::Connection::CloseNow() {
   socket_.close(ignored);
   idle_timer_.cancel();
   retry_timer_.cancel();
+  if (impl_->budget != nullptr) {
+    impl_->budget->Add(MemoryBudget::Part::kFrames, -std::exchange(frames_accounted_, 0));
+  }
   impl_->closed.fetch_add(1, std::memory_order_relaxed);
   impl_->open->fetch_sub(1);
   spdlog::debug("input {}: connection from {} closed", impl_->name, peer_);
-  impl_->Unregister(this);
+  impl_->Unregister(this, source_);
+}
+
+bool TcpListener::Connection::WaitForMemory() {
+  if (impl_->budget == nullptr || impl_->budget->IntakeAllowed(kReadSize)) return false;
+  impl_->memory_pauses.fetch_add(1, std::memory_order_relaxed);
+  // Not paused_ (nothing is pending), and not idle: the wait is ours, so it refreshes the
+  // activity time as a backpressure pause does.
+  last_activity_ = SteadyClock::now();
+  retry_timer_.expires_after(kMemoryRetry);
+  retry_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    if (!ec && !self->reading_ && !self->paused_) self->DoRead();
+  });
+  return true;
+}
+
+void TcpListener::Connection::AccountFrames() {
+  if (impl_->budget == nullptr) return;
+  std::int64_t held = static_cast<std::int64_t>(decoder_.buffered_bytes());
+  for (std::size_t i = 0; i < pending_count_; ++i) {
+    held += static_cast<std::int64_t>(pending_[i].capacity());
+  }
+  impl_->budget->Add(MemoryBudget::Part::kFrames, held - frames_accounted_);
+  frames_accounted_ = held;
 }
 
 // ---------------------------------------------------------------------------- TcpListener
 
 TcpListener::TcpListener(std::uint32_t input, std::string name, const Options& options,
-                         asio::io_context& io, IngestTarget& target, Metrics& metrics)
-    : impl_(std::make_shared<Impl>(input, std::move(name), options, io, target, metrics)) {
+                         asio::io_context& io, IngestTarget& target, Metrics& metrics,
+                         MemoryBudget* budget)
+    : impl_(std::make_shared<Impl>(input, std::move(name), options, io, target, metrics, budget)) {
   impl_->Open();
 }
 

@@ -12,6 +12,7 @@
 
 #include "daemon/config/options/tcp_input_options.h"
 #include "daemon/inputs/ingest_target.h"
+#include "daemon/runtime/memory_budget.h"
 #include "daemon/runtime/metrics.h"
 #include "pipeline/frame_decoder.h"
 #include "pipeline/log_record.h"
@@ -32,8 +33,13 @@ class TcpListener {
   // Each read (up to 64 KiB) is decoded and its messages go to IngestTarget::TryDeliver in
   // one call. When the target refuses, the connection copies those messages aside, stops
   // reading (so TCP flow control slows the sender) and retries when OnWritable fires.
+  //
+  // With a `budget` (which must outlive the listener), each connection's unfinished frame
+  // and held-back lines are accounted in it, and connections stop reading while it refuses
+  // intake, retrying every 100 ms.
   TcpListener(std::uint32_t input, std::string name, const Options& options,
-              boost::asio::io_context& io, IngestTarget& target, Metrics& metrics);
+              boost::asio::io_context& io, IngestTarget& target, Metrics& metrics,
+              MemoryBudget* budget = nullptr);
   // Close().
   ~TcpListener();
 

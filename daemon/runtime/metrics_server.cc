@@ -2,10 +2,15 @@
 // (as in the Asio HTTP server example) and is closed after one response or 5 s.
 #include "daemon/runtime/metrics_server.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/streambuf.hpp>
 #include <boost/asio/write.hpp>
+#include <cerrno>
+#include <chrono>
 #include <memory>
 
 namespace logfold {
@@ -14,14 +19,48 @@ namespace {
 namespace asio = boost::asio;
 using asio::ip::tcp;
 
+constexpr auto kAcceptRetry = std::chrono::milliseconds(100);
+
+}  // namespace
+
+// One descriptor held open (on /dev/null) while nothing needs it. When accept fails for want
+// of descriptors, it is given up so the pending scrape can be accepted; the connection
+// takes it back when it closes, before a listener retrying its accept can.
+struct MetricsServer::Reserve {
+  int fd = -1;
+  Reserve() { Refill(); }
+  ~Reserve() { Release(); }
+  Reserve(const Reserve&) = delete;
+  Reserve& operator=(const Reserve&) = delete;
+  void Refill() {
+    if (fd < 0) fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  }
+  bool Release() {
+    if (fd < 0) return false;
+    ::close(fd);
+    fd = -1;
+    return true;
+  }
+};
+
+namespace {
+
 class MetricsConnection : public std::enable_shared_from_this<MetricsConnection> {
  public:
-  MetricsConnection(tcp::socket socket, const Metrics& metrics, HttpHandler handler)
-      : socket_(std::move(socket)),
+  MetricsConnection(tcp::socket socket, const Metrics& metrics, HttpHandler handler,
+                    std::shared_ptr<MetricsServer::Reserve> reserve)
+      : reserve_(std::move(reserve)),
+        socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         request_(kMaxRequest),
         metrics_(metrics),
         handler_(std::move(handler)) {}
+
+  ~MetricsConnection() {
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+    reserve_->Refill();
+  }
 
   void Start() {
     auto self = shared_from_this();
@@ -75,6 +114,7 @@ class MetricsConnection : public std::enable_shared_from_this<MetricsConnection>
                       });
   }
 
+  std::shared_ptr<MetricsServer::Reserve> reserve_;
   // "GET /api/groups?sort=rate HTTP/1.1" -> "/api/groups?sort=rate".
   static std::string_view RequestTarget(std::string_view line) {
     line.remove_prefix(4);
@@ -93,7 +133,10 @@ class MetricsConnection : public std::enable_shared_from_this<MetricsConnection>
 
 MetricsServer::MetricsServer(asio::io_context& io, const std::string& address, std::uint16_t port,
                              const Metrics& metrics)
-    : acceptor_(io, tcp::endpoint(asio::ip::make_address(address), port)), metrics_(metrics) {}
+    : acceptor_(io, tcp::endpoint(asio::ip::make_address(address), port)),
+      retry_(io),
+      metrics_(metrics),
+      reserve_(std::make_shared<Reserve>()) {}
 
 MetricsServer::~MetricsServer() { Stop(); }
 
@@ -102,6 +145,7 @@ void MetricsServer::Start() { Accept(); }
 void MetricsServer::Stop() {
   boost::system::error_code ignored;
   acceptor_.close(ignored);
+  retry_.cancel();
 }
 
 std::uint16_t MetricsServer::local_port() const {
@@ -112,8 +156,26 @@ std::uint16_t MetricsServer::local_port() const {
 void MetricsServer::Accept() {
   acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
-    if (!ec) std::make_shared<MetricsConnection>(std::move(socket), metrics_, handler_)->Start();
+    if (ec) {
+      OnAcceptError(ec);
+      return;
+    }
+    std::make_shared<MetricsConnection>(std::move(socket), metrics_, handler_, reserve_)->Start();
     Accept();
+  });
+}
+
+// Out of descriptors: spend the reserve on the waiting scrape. Otherwise (or with the reserve
+// already in use) back off, since the backlog stays readable and an immediate retry spins.
+void MetricsServer::OnAcceptError(const boost::system::error_code& ec) {
+  const bool descriptors = ec == asio::error::no_descriptors || ec.value() == ENFILE;
+  if (descriptors && reserve_->Release()) {
+    Accept();
+    return;
+  }
+  retry_.expires_after(kAcceptRetry);
+  retry_.async_wait([this](boost::system::error_code tec) {
+    if (!tec && acceptor_.is_open()) Accept();
   });
 }
 

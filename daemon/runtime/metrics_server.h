@@ -1,13 +1,16 @@
 // MetricsServer: a minimal HTTP/1.1 endpoint on the daemon's io_context that serves
 // GET /metrics (Prometheus text), GET /healthz and whatever else its handler (the live view's
-// API and page) answers. One request per connection.
+// API and page) answers. One request per connection. It keeps a spare descriptor of its own,
+// so that it still answers when the process has run out.
 #ifndef LOGFOLD_DAEMON_METRICS_SERVER_H_
 #define LOGFOLD_DAEMON_METRICS_SERVER_H_
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -41,11 +44,16 @@ class MetricsServer {
   void Stop();
   std::uint16_t local_port() const;
 
+  struct Reserve;  // the spare descriptor; defined in the .cc, public for its connections
+
  private:
   void Accept();
+  void OnAcceptError(const boost::system::error_code& ec);
 
   boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer retry_;
   const Metrics& metrics_;
+  std::shared_ptr<Reserve> reserve_;  // shared with the connections, which refill it
   HttpHandler handler_;
 };
 

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -51,6 +52,7 @@ struct WorkerPool::Batch {
   bool parsed = true;
   std::string bytes;
   std::vector<LogRecordView> views;  // into `bytes`
+  std::int64_t accounted = 0;        // bytes added to MemoryBudget::Part::kQueued
 };
 
 // Settings replaced as a whole on reload. A reader keeps a reference to the version it read
@@ -223,10 +225,24 @@ struct WorkerPool::Worker {
   Metrics::Counter* discarded = nullptr;
   Metrics::Counter* dropped_output = nullptr;
   LogThrottle abandon_log{std::chrono::seconds(5)};
+  Metrics::Counter* dropped_memory = nullptr;
+  Metrics::Counter* closed_memory = nullptr;
+  // Memory budget: the merger's usage as last measured (and accounted), and line bytes
+  // folded since, which bound how far it can have grown.
+  std::int64_t groups_bytes = 0;
+  std::uint64_t folded_since_measure = 0;
 };
 
-WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metrics)
-    : options_(std::move(options)), metrics_(metrics), shared_(std::make_unique<Shared>()) {
+WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metrics,
+                       MemoryBudget* budget)
+    : options_(std::move(options)),
+      metrics_(metrics),
+      budget_(budget),
+      refused_memory_(metrics.GetCounter(
+          "logfold_intake_refused_total",
+          "Deliveries refused (TCP pauses, UDP drops and counts them as queue_full)",
+          R"(reason="memory")")),
+      shared_(std::make_unique<Shared>()) {
   if (options_.threads == 0) {
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
     options_.threads = cores > 0 ? static_cast<std::uint32_t>(cores) : 1;
@@ -272,6 +288,11 @@ WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metr
     w->dropped_output = &metrics_.GetCounter(
         "logfold_output_dropped_bytes_total",
         "Encoded event bytes dropped for an output with when_full: drop that stayed full");
+    w->closed_memory = &metrics_.GetCounter(
+        "logfold_groups_closed_memory_total",
+        "Groups summarised early because the memory budget neared (reason \"memory\")");
+    w->dropped_memory = &metrics_.GetCounter("logfold_dropped_total", "Lines dropped on intake.",
+                                             R"(reason="memory")");
     Worker* wp = w.get();
     metrics_.AddGauge("logfold_queue_depth", "Lines queued for a worker", label,
                       [wp] { return static_cast<double>(wp->pending.load()); });
@@ -357,11 +378,21 @@ bool WorkerPool::TryDeliver(std::uint32_t input, std::span<const std::string_vie
     ++counts[shard_of[i]];
     bytes[shard_of[i]] += views[i].raw.size();
   }
+  if (budget_ != nullptr) {
+    std::size_t total = 0;
+    for (std::size_t s = 0; s < n_workers; ++s) total += bytes[s];
+    if (!budget_->IntakeAllowed(total)) {
+      refused_memory_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+  }
   // Reserve room in every target queue, all or nothing.
+  const bool waits = input < options_.waiting_inputs.size() && options_.waiting_inputs[input];
+  const std::size_t limit = waits ? options_.queue_capacity / 4 * 3 : options_.queue_capacity;
   for (std::size_t s = 0; s < n_workers; ++s) {
     if (counts[s] == 0) continue;
     const std::size_t before = workers_[s]->pending.fetch_add(counts[s]);
-    if (before + counts[s] > options_.queue_capacity && before > 0) {
+    if (before + counts[s] > limit && before > 0) {
       for (std::size_t r = 0; r <= s; ++r) {
         if (counts[r] > 0) workers_[r]->pending.fetch_sub(counts[r]);
       }
@@ -385,6 +416,9 @@ bool WorkerPool::TryDeliver(std::uint32_t input, std::span<const std::string_vie
       b->bytes.append(views[i].raw);
       b->views.push_back(views[i].Rebased({b->bytes.data() + at, views[i].raw.size()}));
     }
+    b->accounted = static_cast<std::int64_t>(b->bytes.capacity() +
+                                             b->views.capacity() * sizeof(LogRecordView));
+    if (budget_ != nullptr) budget_->Add(MemoryBudget::Part::kQueued, b->accounted);
     w.queue.enqueue(b);
   }
   return true;
@@ -560,6 +594,7 @@ void WorkerPool::Run(Worker& w) {
     *w.lines += s.lines - w.last_stats.lines;
     *w.merged += s.lines_merged - w.last_stats.lines_merged;
     *w.evicted += s.groups_evicted - w.last_stats.groups_evicted;
+    *w.closed_memory += s.groups_closed_memory - w.last_stats.groups_closed_memory;
     *w.clock_backwards += s.clock_backwards - w.last_stats.clock_backwards;
     w.last_stats = s;
     for (int k = 0; k < 3; ++k) {
@@ -598,9 +633,14 @@ void WorkerPool::Run(Worker& w) {
           t = w.record.EventTime();
           if (t > w.event_clock) w.event_clock = t, w.event_clock_wall = b->arrival_us;
         }
-        w.merger->Add(w.record, t, w.encoder);
+        Fold(w, w.record, t);
       }
       w.pending.fetch_sub(b->views.size());
+      if (budget_ != nullptr) {
+        budget_->Add(MemoryBudget::Part::kQueued, -b->accounted);
+        w.folded_since_measure += b->bytes.size();
+        KeepGroupsInBudget(w, false);
+      }
       // A recycled batch keeps its buffers' capacity, so an unbounded or large free list is
       // memory that only grows: every burst that outran the list left new batches behind,
       // each as large as the biggest delivery it ever held (the soak saw the live heap climb
@@ -620,16 +660,64 @@ void WorkerPool::Run(Worker& w) {
     if (n == 0 || now - last_flush >= options_.flush_interval_us) {
       w.merger->Flush(flush_time(now), w.encoder);
       last_flush = now;
+      if (budget_ != nullptr) KeepGroupsInBudget(w, true);
     }
     w.tracker.MaybePublish(*w.merger, now);
     SubmitOutput(w);
     publish_stats();
-    if (has_waiters_.load() && w.pending.load() < options_.queue_capacity / 2) NotifyWritable();
+    if (has_waiters_.load() && w.pending.load() < options_.queue_capacity / 2 &&
+        (budget_ == nullptr || budget_->IntakeAllowed(0))) {
+      NotifyWritable();
+    }
     if (stopping_.load() && n == 0 && w.pending.load() == 0) break;
   }
   w.merger->FlushAll(w.encoder);
+  if (budget_ != nullptr)
+    budget_->Add(MemoryBudget::Part::kGroups, -std::exchange(w.groups_bytes, 0));
   SubmitOutput(w);
   publish_stats();
+}
+
+// Folds one line. An allocation failure drops that line (counted) rather than the process,
+// and takes back the bytes the line's events had begun to add to the output buffers, so no
+// output ever gets a truncated event; the oldest group is closed to make room.
+void WorkerPool::Fold(Worker& w, const LogRecord& record, TimeUs t) {
+  const std::size_t ndjson_before = w.ndjson.size(), syslog_before = w.syslog.size();
+  try {
+    w.merger->Add(record, t, w.encoder);
+  } catch (const std::bad_alloc&) {
+    w.ndjson.resize(ndjson_before);
+    w.syslog.resize(syslog_before);
+    ++*w.dropped_memory;
+    try {
+      w.merger->CloseOldest(w.encoder);
+    } catch (const std::bad_alloc&) {
+      w.ndjson.resize(ndjson_before);
+      w.syslog.resize(syslog_before);
+    }
+  }
+}
+
+// Measures the merger when it may have grown by 1/64 of the budget since it was last
+// measured (or when asked, once a flush interval), then closes least recently active groups
+// while the budget is past its groups threshold. Each worker keeps at least 1/8 of the
+// budget, shared between the workers, so that a full output buffer or queue does not wipe
+// every window.
+void WorkerPool::KeepGroupsInBudget(Worker& w, bool measure_now) {
+  const std::uint64_t limit = budget_->limit();
+  const std::uint64_t step = std::max<std::uint64_t>(limit / 64, 64 * 1024);
+  if (!measure_now && w.folded_since_measure < step) return;
+  const auto usage = static_cast<std::int64_t>(w.merger->MemoryUsage());
+  budget_->Add(MemoryBudget::Part::kGroups, usage - w.groups_bytes);
+  w.groups_bytes = usage;
+  w.folded_since_measure = 0;
+  const auto floor = static_cast<std::int64_t>(limit / 8 / workers_.size());
+  while (budget_->GroupsOverLimit() && w.groups_bytes > floor && w.merger->open_groups() > 0) {
+    const auto freed = static_cast<std::int64_t>(w.merger->CloseOldest(w.encoder));
+    budget_->Add(MemoryBudget::Part::kGroups, -freed);
+    w.groups_bytes -= freed;
+    if (w.ndjson.size() + w.syslog.size() >= 256 * 1024) SubmitOutput(w);
+  }
 }
 
 void WorkerPool::Stop() {

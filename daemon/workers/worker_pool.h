@@ -18,6 +18,7 @@
 #include "daemon/config/options/worker_options.h"
 #include "daemon/inputs/ingest_target.h"
 #include "daemon/outputs/sink.h"
+#include "daemon/runtime/memory_budget.h"
 #include "daemon/runtime/metrics.h"
 #include "daemon/workers/group_tracker.h"
 #include "pipeline/event_filter.h"
@@ -45,11 +46,20 @@ class WorkerPool : public IngestTarget {
     bool event_time = false;  // windows follow the lines' own timestamps
     MergerOptions merger;
     std::vector<SyslogParser::Options> inputs;  // parser per input id
-    GroupTracker::Options groups;               // the live view's snapshots
+    // Per input id: true for an input that waits when refused (TCP, files, stdin). Such an
+    // input may fill only 3/4 of a worker's queue: the last quarter is kept for the inputs
+    // that lose what is refused (UDP), so that a flood on one TCP connection pauses that
+    // connection instead of making every datagram drop. Ids past the end: no reservation.
+    std::vector<bool> waiting_inputs;
+    GroupTracker::Options groups;  // the live view's snapshots
   };
 
   // The sinks must outlive the pool (or be replaced with SetSinks before they are destroyed).
-  WorkerPool(Options options, std::vector<Output> outputs, Metrics& metrics);
+  // `budget`, when given, must outlive it too: queued lines and open groups are accounted in
+  // it, deliveries are refused past its intake threshold, and workers close their least
+  // recently active groups early (summary reason "memory") past its groups threshold.
+  WorkerPool(Options options, std::vector<Output> outputs, Metrics& metrics,
+             MemoryBudget* budget = nullptr);
   ~WorkerPool() override;
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -98,11 +108,15 @@ class WorkerPool : public IngestTarget {
   struct Shared;
 
   void Run(Worker& w);
+  void Fold(Worker& w, const LogRecord& record, TimeUs t);
+  void KeepGroupsInBudget(Worker& w, bool measure_now);
   void SubmitOutput(Worker& w);
   void NotifyWritable();
 
   Options options_;
   Metrics& metrics_;
+  MemoryBudget* budget_;
+  Metrics::Counter& refused_memory_;
   std::shared_ptr<Shared> shared_;  // shared with the waits SetSinks hands out
   std::vector<std::unique_ptr<Worker>> workers_;
   std::atomic<bool> stopping_{false};

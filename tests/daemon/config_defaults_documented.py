@@ -58,6 +58,7 @@ SECTIONS = {
     ("outputs", "syslog"): ("outputs", {"syslog"}),
     ("outputs", "http"): ("outputs", {"http"}),
     ("metrics", None): ("metrics", None),
+    ("limits", None): ("limits", None),
 }
 
 DURATION = re.compile(r"^(\d+)(us|ms|s|m|h|d)$")

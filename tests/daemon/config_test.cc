@@ -740,6 +740,80 @@ TEST(ConfigErrorTest, SingleStdioEndpointsAndFileLoops) {
           E("outputs[4].path", "file is already written by output \"v\"")));
 }
 
+// ---- Hostile-load settings (issue #19) ----
+
+TEST(ConfigTest, LimitsAndPerSourceConnectionsAreMapped) {
+  Json doc = Minimal();
+  doc["inputs"].push_back(
+      {{"name", "t"}, {"type", "tcp"}, {"port", 0}, {"max_connections_per_source", 5}});
+  EXPECT_FALSE(DocParsed(doc).limits.memory.has_value());  // "auto" by default
+  EXPECT_EQ(DocParsed(doc).inputs[1].tcp.max_connections_per_source, 5u);
+  doc["limits"] = {{"memory", "512MiB"}};
+  EXPECT_EQ(DocParsed(doc).limits.memory, std::optional<std::uint64_t>(512 * kMiB));
+  doc["limits"] = {{"memory", 0}};
+  EXPECT_EQ(DocParsed(doc).limits.memory, std::optional<std::uint64_t>(0));
+  doc["limits"] = {{"memory", "auto"}};
+  const Config c = DocParsed(doc);
+  EXPECT_FALSE(c.limits.memory.has_value());
+  // The canonical form parses back to the same settings.
+  EXPECT_EQ(Parsed(ConfigToJson(c)), c);
+  doc["limits"] = {{"memory", "512MiB"}};
+  EXPECT_EQ(Parsed(ConfigToJson(DocParsed(doc))), DocParsed(doc));
+}
+
+TEST(ConfigErrorTest, BadMemoryLimitIsRefusedWithItsPath) {
+  Json doc = Minimal();
+  doc["limits"] = {{"memory", "1MiB"}};
+  EXPECT_THAT(
+      DocErrors(doc),
+      ElementsAre(E("limits.memory", "must be \"auto\", 0 or at least 16MiB, got \"1MiB\"")));
+  doc["limits"] = {{"memory", "lots"}};
+  ASSERT_EQ(DocErrors(doc).size(), 1u);
+  EXPECT_EQ(DocErrors(doc)[0].path, "limits.memory");
+  doc["limits"] = {{"memroy", "1GiB"}};
+  ASSERT_EQ(DocErrors(doc).size(), 1u);
+  EXPECT_EQ(DocErrors(doc)[0].path, "limits.memroy");
+  doc = Minimal();
+  doc["inputs"].push_back(
+      {{"name", "t"}, {"type", "tcp"}, {"port", 0}, {"max_connections_per_source", 70000}});
+  ASSERT_EQ(DocErrors(doc).size(), 1u);
+  EXPECT_EQ(DocErrors(doc)[0].path, "inputs[1].max_connections_per_source");
+}
+
+TEST(ConfigWarningsTest, RiskySettingsWarnWithTheirPaths) {
+  Json doc = Minimal();
+  EXPECT_TRUE(ConfigWarnings(DocParsed(doc), 0).empty());
+  doc["inputs"][0]["address"] = "0.0.0.0";
+  doc["inputs"].push_back({{"name", "t"},
+                           {"type", "tcp"},
+                           {"address", "::"},
+                           {"port", 0},
+                           {"max_connections", 65535},
+                           {"max_message_size", "16MiB"}});
+  doc["outputs"].push_back({{"name", "store"},
+                            {"type", "http"},
+                            {"url", "http://10.1.2.3:8123/"},
+                            {"format", "clickhouse"},
+                            {"table", "logs"},
+                            {"headers", {{"authorization", "Basic eDp5"}}},
+                            {"buffer", "1MiB"},
+                            {"batch_max_bytes", "1MiB"}});
+  doc["outputs"].push_back({{"name", "local"},
+                            {"type", "http"},
+                            {"url", "http://127.0.0.1:8123/"},
+                            {"format", "clickhouse"},
+                            {"table", "logs"},
+                            {"headers", {{"Authorization", "Basic eDp5"}}}});
+  doc["metrics"] = {{"address", "::"}};
+  std::vector<std::string> paths;
+  for (const ConfigError& w : ConfigWarnings(DocParsed(doc), kGiB)) paths.push_back(w.path);
+  EXPECT_THAT(paths, ElementsAre("inputs[0].address", "inputs[1].address",
+                                 "inputs[1].max_connections", "outputs[1].headers.authorization",
+                                 "outputs[1].buffer", "metrics.address"));
+  // No budget: no connections x frame size warning. A valid file stays valid.
+  EXPECT_EQ(ConfigWarnings(DocParsed(doc), 0).size(), 5u);
+}
+
 TEST(ConfigErrorTest, AllErrorsAreReportedInDocumentOrder) {
   // Sections out of their usual order: errors follow the text, not the schema.
   EXPECT_THAT(Errors(R"({

@@ -577,8 +577,9 @@ TEST(SystemdUnits, GeneratedServiceUsesTheInstallPaths) {
   const std::string bin = std::string(LOGFOLD_INSTALL_BINDIR) + "/logfold";
   for (const std::string& line : std::vector<std::string>{
            "Type=notify", "Sockets=logfold.socket", "WatchdogSec=30s", "DynamicUser=yes",
-           "ExecReload=/bin/kill -HUP $MAINPID", "ExecStartPre=" + bin + " check-config ",
-           "ExecStart=" + bin + " serve --config ", "ExecReload=" + bin + " check-config "}) {
+           "MemoryHigh=1792M", "MemoryMax=2G", "ExecReload=/bin/kill -HUP $MAINPID",
+           "ExecStartPre=" + bin + " check-config ", "ExecStart=" + bin + " serve --config ",
+           "ExecReload=" + bin + " check-config "}) {
     EXPECT_NE(service.find("\n" + line), std::string::npos) << line;
   }
   const std::string socket = ReadFile(fs::path(LOGFOLD_UNIT_DIR) / "logfold.socket");

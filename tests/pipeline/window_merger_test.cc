@@ -517,6 +517,33 @@ TEST(WindowMergerTest, MaxGroupsEvictsTheLeastRecentlyActive) {
   EXPECT_TRUE(saw_a);
 }
 
+// The memory budget's lever: the least recently active group is summarised now, with reason
+// "memory", and the bytes it held leave MemoryUsage.
+TEST(WindowMergerTest, CloseOldestSummarisesTheLeastRecentlyActiveGroup) {
+  Harness h;
+  EXPECT_EQ(h.merger.CloseOldest(h.sink), 0u);          // nothing open
+  h.Add("disk quota exceeded on volume 3", kT0);        // A
+  h.Add("fan speed changed to 1200 rpm now", kT0 + 1);  // B
+  h.Add("disk quota exceeded on volume 4", kT0 + 2);    // A joins: B is now the oldest
+  h.Add("fan speed changed to 1300 rpm now", kT0 + 3);  // B joins: A is the oldest
+  std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 2u);
+  const std::uint64_t id_a = ev[0].group_id;
+  const std::size_t before = h.merger.MemoryUsage();
+  const std::size_t freed = h.merger.CloseOldest(h.sink);
+  EXPECT_GT(freed, 0u);
+  EXPECT_LE(h.merger.MemoryUsage(), before - freed);  // its index entries went too
+  ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].group_id, id_a);
+  EXPECT_EQ(ev[0].reason, SummaryReason::kMemory);
+  EXPECT_TRUE(ev[0].closed);
+  EXPECT_EQ(ev[0].count, 1u);
+  EXPECT_EQ(h.merger.open_groups(), 1u);
+  EXPECT_EQ(h.merger.stats().groups_closed_memory, 1u);
+  EXPECT_EQ(SummaryReasonName(SummaryReason::kMemory), "memory");
+}
+
 // --- scope -----------------------------------------------------------------------------------
 
 TEST(WindowMergerTest, DefaultScopeKeepsHostsAndAppsApart) {

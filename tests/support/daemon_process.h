@@ -466,8 +466,12 @@ class DaemonProcess {
 
   // Spawns the daemon and waits until it logged "logfold serving" (listeners bound, signals
   // handled). False if it exited or did not get there within `timeout`; Stderr() tells why.
-  bool Start(const std::string& config_path, milliseconds timeout = milliseconds(10000)) {
-    pid_ = Spawn({LOGFOLD_BINARY, "serve", "--config", config_path}, stdout_path_, stderr_path_);
+  // `prefix`: a command the daemon runs under, e.g. {"prlimit", "--nofile=64"}.
+  bool Start(const std::string& config_path, milliseconds timeout = milliseconds(10000),
+             std::vector<std::string> prefix = {}) {
+    for (const char* a : {LOGFOLD_BINARY, "serve", "--config"}) prefix.emplace_back(a);
+    prefix.push_back(config_path);
+    pid_ = Spawn(prefix, stdout_path_, stderr_path_);
     if (pid_ < 0) return false;
     bool exited = false;
     const bool up = WaitUntil(

@@ -34,7 +34,12 @@ struct TcpInputOptions {
   // format ('<' for syslog, '{' for JSON), never by the file.
   char octet_content_start = '<';
   std::uint32_t max_connections = 1024;  // further clients are closed at once; 0: no limit
-  TimeUs idle_timeout_us = 5 * kMinute;  // no data for this long: close; 0: never
+  // Connections one source address may hold at once, so that one host cannot take every
+  // slot of max_connections; further ones are closed at once. 0: no limit.
+  std::uint32_t max_connections_per_source = 64;
+  // No complete message for this long: close; 0: never. Bytes that complete no message
+  // (a sender trickling one byte a second) do not keep a connection open.
+  TimeUs idle_timeout_us = 5 * kMinute;
   bool operator==(const TcpInputOptions&) const = default;
 };
 
