@@ -244,7 +244,8 @@ TEST(ConfigErrorTest, EnumTyposGetASuggestion) {
   EXPECT_THAT(
       DocErrors(doc),
       ElementsAre(
-          E("inputs[0].type", "must be one of: udp, tcp, stdin, file; did you mean \"udp\"?"),
+          E("inputs[0].type",
+            "must be one of: udp, tcp, stdin, file, unix, journald; did you mean \"udp\"?"),
           E("inputs[0].format", "must be one of: syslog, raw, json; did you mean \"syslog\"?"),
           E("outputs[0].type",
             "must be one of: stdout, file, tcp, syslog, http; \"elasticsearch\" is a format of "
