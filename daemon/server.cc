@@ -25,12 +25,14 @@
 #include "daemon/config/config.h"
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
+#include "daemon/inputs/tls_listener.h"
 #include "daemon/inputs/udp_listener.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/metrics.h"
 #include "daemon/runtime/metrics_server.h"
 #include "daemon/runtime/systemd_notify.h"
 #include "daemon/runtime/thread_name.h"
+#include "daemon/runtime/tls_context.h"
 #include "daemon/workers/worker_pool.h"
 
 namespace logfold {
@@ -107,6 +109,36 @@ std::vector<SyslogParser::Options> ParserOptions(const Config& c) {
   return v;
 }
 
+TlsServerOptions TlsOptions(const TlsInputConfig& t) {
+  TlsServerOptions o;
+  o.cert_file = t.cert_file;
+  o.key_file = t.key_file;
+  o.password_file = t.password_file;
+  o.ca_file = t.ca_file;
+  o.min_version = t.min_version == TlsMinVersion::kTls13 ? TlsVersion::kTls13 : TlsVersion::kTls12;
+  o.ciphers = t.ciphers;
+  o.client_auth = t.client_auth == TlsClientAuth::kRequired   ? ClientAuth::kRequired
+                  : t.client_auth == TlsClientAuth::kOptional ? ClientAuth::kOptional
+                                                              : ClientAuth::kNone;
+  o.permitted_peers = t.permitted_peers;
+  return o;
+}
+
+// Builds the TLS context of every tls input in `c`, reading each certificate, key and CA
+// file now. Empty on success; else the first failure, naming the input and the file.
+std::string BuildTlsContexts(const Config& c,
+                             std::vector<std::shared_ptr<const TlsServerContext>>& out) {
+  out.clear();
+  for (const InputConfig& in : c.inputs) {
+    if (in.type != InputType::kTls) continue;
+    std::string error;
+    auto context = MakeTlsServerContext(TlsOptions(in.tls), error);
+    if (!context) return "input " + in.name + ": " + error;
+    out.push_back(std::move(context));
+  }
+  return "";
+}
+
 std::size_t WorkerThreads(const Config& c) {
   if (c.workers.threads > 0) return c.workers.threads;
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -141,6 +173,8 @@ class Server {
     po.inputs = ParserOptions(config_);
     pool_ = std::make_unique<WorkerPool>(po, Outputs(config_, sinks_), metrics_);
     try {
+      const std::string tls_error = BuildTlsContexts(config_, tls_contexts_);
+      if (!tls_error.empty()) throw std::runtime_error(tls_error);
       StartInputs();
       StartMetricsServer();
     } catch (const std::exception& e) {
@@ -322,6 +356,7 @@ class Server {
         o.adopted_fd = fd;
         o.max_message_size = in.max_message_size;
         o.receive_buffer = in.receive_buffer;
+        o.allowed_senders = SenderAllowList(in.allowed_senders);
         auto l = std::make_unique<UdpListener>(id, in.name, o, io_, *pool_, metrics_);
         l->Start();
         udp_.push_back(std::move(l));
@@ -339,9 +374,29 @@ class Server {
         o.nul_terminator = in.nul_terminator;
         o.max_connections = in.max_connections;
         o.idle_timeout_us = in.idle_timeout_us;
+        o.allowed_senders = SenderAllowList(in.allowed_senders);
         auto l = std::make_unique<TcpListener>(id, in.name, o, io_, *pool_, metrics_);
         l->Start();
         tcp_.push_back(std::move(l));
+        break;
+      }
+      case InputType::kTls: {
+        TlsListener::Options o;
+        o.address = in.address;
+        o.port = in.port;
+        o.adopted_fd = fd;
+        o.max_message_size = in.max_message_size;
+        o.framing = in.framing == TcpFraming::kAuto           ? Framing::kAuto
+                    : in.framing == TcpFraming::kOctetCounted ? Framing::kOctetCounted
+                                                              : Framing::kNewline;
+        o.max_connections = in.max_connections;
+        o.idle_timeout_us = in.idle_timeout_us;
+        o.handshake_timeout_us = in.handshake_timeout_us;
+        o.allowed_senders = SenderAllowList(in.allowed_senders);
+        auto l = std::make_unique<TlsListener>(id, in.name, o, tls_contexts_.at(tls_.size()), io_,
+                                               *pool_, metrics_);
+        l->Start();
+        tls_.push_back(std::move(l));
         break;
       }
       case InputType::kStdin:
@@ -385,7 +440,7 @@ class Server {
     for (const auto& s : streams_) {
       if (!s->finished()) return;
     }
-    if (udp_.empty() && tcp_.empty()) BeginShutdown();
+    if (udp_.empty() && tcp_.empty() && tls_.empty()) BeginShutdown();
   }
 
   void WaitSignal() {
@@ -412,7 +467,7 @@ class Server {
     if (metrics_server_) metrics_server_->Stop();
     for (auto& s : streams_) s->Stop();
     for (auto& u : udp_) u->Stop();
-    pending_drains_ = tcp_.size();
+    pending_drains_ = tcp_.size() + tls_.size();
     if (pending_drains_ == 0) {
       io_.stop();
       return;
@@ -423,21 +478,23 @@ class Server {
       spdlog::error("shutdown: TCP connections not drained after {}s; closing them",
                     kDrainTimeout.count());
       for (auto& t : tcp_) t->Close();
+      for (auto& t : tls_) t->Close();
     });
-    for (auto& t : tcp_) {
-      t->StopReading([this, timer] {
-        if (--pending_drains_ == 0) {
-          timer->cancel();
-          io_.stop();
-        }
-      });
-    }
+    auto on_drained = [this, timer] {
+      if (--pending_drains_ == 0) {
+        timer->cancel();
+        io_.stop();
+      }
+    };
+    for (auto& t : tcp_) t->StopReading(on_drained);
+    for (auto& t : tls_) t->StopReading(on_drained);
   }
 
   void StopInputsNow() {
     for (auto& s : streams_) s->Stop();
     for (auto& u : udp_) u->Stop();
     for (auto& t : tcp_) t->Close();
+    for (auto& t : tls_) t->Close();
     streams_.clear();
   }
 
@@ -458,9 +515,15 @@ class Server {
       notify_.Ready(StatusLine());
       return;
     }
-    if (next.inputs != config_.inputs) {
-      spdlog::warn("reload: input changes take effect at the next restart");
-      next.inputs = config_.inputs;
+    next.inputs = LiveInputs(next.inputs);
+    // Certificates, keys and CA bundles are re-read on every reload (rotation keeps the file
+    // names); one that does not load refuses the whole reload, so nothing changes.
+    std::vector<std::shared_ptr<const TlsServerContext>> contexts;
+    if (const std::string tls_error = BuildTlsContexts(next, contexts); !tls_error.empty()) {
+      ++*reload_failures_;
+      spdlog::error("reload refused, keeping the running config and certificates: {}", tls_error);
+      notify_.Ready(StatusLine());
+      return;
     }
     if (next.workers != config_.workers) {
       spdlog::warn("reload: worker changes take effect at the next restart");
@@ -476,11 +539,33 @@ class Server {
     }
     pool_->Reconfigure(next.engine.merger, ParserOptions(next),
                        next.engine.time == TimeSource::kEvent);
+    // Open connections keep their session; new ones get the new certificate.
+    for (std::size_t i = 0; i < tls_.size() && i < contexts.size(); ++i) {
+      tls_[i]->SetContext(contexts[i]);
+    }
+    tls_contexts_ = std::move(contexts);
     spdlog::set_level(SpdLevel(next.log.level));
     config_ = std::move(next);
     ++*reloads_;
     spdlog::info("reload applied");
     notify_.Ready(StatusLine());
+  }
+
+  // What a reload may change in the inputs: the tls block of a tls input (certificates,
+  // client authentication) applies live; anything else waits for a restart (logged).
+  std::vector<InputConfig> LiveInputs(const std::vector<InputConfig>& next) const {
+    std::vector<InputConfig> live = config_.inputs;
+    std::vector<InputConfig> others = next;
+    for (std::size_t i = 0; i < live.size() && i < others.size(); ++i) {
+      if (live[i].type == InputType::kTls && others[i].type == InputType::kTls) {
+        live[i].tls = others[i].tls;
+        others[i].tls = config_.inputs[i].tls;
+      }
+    }
+    if (others != config_.inputs) {
+      spdlog::warn("reload: input changes other than tls blocks take effect at the next restart");
+    }
+    return live;
   }
 
   void ScheduleStats() {
@@ -531,6 +616,9 @@ class Server {
   std::unique_ptr<WorkerPool> pool_;
   std::vector<std::unique_ptr<UdpListener>> udp_;
   std::vector<std::unique_ptr<TcpListener>> tcp_;
+  std::vector<std::unique_ptr<TlsListener>> tls_;
+  // One per tls input, in input order: the context its listener hands new connections.
+  std::vector<std::shared_ptr<const TlsServerContext>> tls_contexts_;
   std::vector<std::unique_ptr<StreamInput>> streams_;
   std::unique_ptr<MetricsServer> metrics_server_;
   std::thread io_thread_;

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -45,6 +46,16 @@ constexpr EnumName<InputType> kInputTypes[] = {
     {"tcp", InputType::kTcp},
     {"stdin", InputType::kStdin},
     {"file", InputType::kFile},
+    {"tls", InputType::kTls},
+};
+constexpr EnumName<TlsMinVersion> kTlsVersions[] = {
+    {"1.2", TlsMinVersion::kTls12},
+    {"1.3", TlsMinVersion::kTls13},
+};
+constexpr EnumName<TlsClientAuth> kClientAuths[] = {
+    {"none", TlsClientAuth::kNone},
+    {"optional", TlsClientAuth::kOptional},
+    {"required", TlsClientAuth::kRequired},
 };
 constexpr EnumName<InputFormat> kInputFormats[] = {
     {"syslog", InputFormat::kSyslog},
@@ -586,13 +597,14 @@ class Validator {
     const std::optional<InputFormat> format =
         Has(v, "format") ? Peek(v, "format", kInputFormats) : InputFormat::kSyslog;
     const bool adopts_socket = Has(v, "socket_name");
-    const bool network = type == InputType::kUdp || type == InputType::kTcp;
+    const bool network =
+        type == InputType::kUdp || type == InputType::kTcp || type == InputType::kTls;
 
     auto only_for = [&](std::initializer_list<InputType> types) -> std::string {
       if (!type || std::find(types.begin(), types.end(), *type) != types.end()) return {};
       return "not allowed for type " + std::string(NameOf(kInputTypes, *type));
     };
-    std::string bind_rule = only_for({InputType::kUdp, InputType::kTcp});
+    std::string bind_rule = only_for({InputType::kUdp, InputType::kTcp, InputType::kTls});
     if (bind_rule.empty() && adopts_socket) {
       bind_rule = "not allowed together with socket_name (the inherited socket is already bound)";
     }
@@ -625,7 +637,7 @@ class Validator {
              [&](const Json& j, const std::string& p) {
                socket_ok = NonEmptyString(j, p, in.socket_name);
              },
-             false, only_for({InputType::kUdp, InputType::kTcp})},
+             false, only_for({InputType::kUdp, InputType::kTcp, InputType::kTls})},
             {"address",
              [&](const Json& j, const std::string& p) { address_ok = IpLiteral(j, p, in.address); },
              false, bind_rule},
@@ -639,7 +651,7 @@ class Validator {
              false, only_for({InputType::kUdp})},
             {"framing",
              [&](const Json& j, const std::string& p) { Enum(j, p, kTcpFramings, in.framing); },
-             false, only_for({InputType::kTcp})},
+             false, only_for({InputType::kTcp, InputType::kTls})},
             {"nul_terminator",
              [&](const Json& j, const std::string& p) { Bool(j, p, in.nul_terminator); }, false,
              only_for({InputType::kTcp})},
@@ -647,12 +659,22 @@ class Validator {
              [&](const Json& j, const std::string& p) {
                Integer(j, p, 1, 65535, in.max_connections);
              },
-             false, only_for({InputType::kTcp})},
+             false, only_for({InputType::kTcp, InputType::kTls})},
             {"idle_timeout",
              [&](const Json& j, const std::string& p) {
                Duration(j, p, 0, kMaxTime, in.idle_timeout_us);
              },
-             false, only_for({InputType::kTcp})},
+             false, only_for({InputType::kTcp, InputType::kTls})},
+            {"allowed_senders",
+             [&](const Json& j, const std::string& p) { Cidrs(j, p, in.allowed_senders); }, false,
+             only_for({InputType::kUdp, InputType::kTcp, InputType::kTls})},
+            {"handshake_timeout",
+             [&](const Json& j, const std::string& p) {
+               Duration(j, p, kMillisecond, 10 * kMinute, in.handshake_timeout_us);
+             },
+             false, only_for({InputType::kTls})},
+            {"tls", [&](const Json& j, const std::string& p) { TlsInput(j, p, in.tls); },
+             type == InputType::kTls, only_for({InputType::kTls})},
             {"path",
              [&](const Json& j, const std::string& p) { path_ok = NonEmptyString(j, p, in.path); },
              type == InputType::kFile, only_for({InputType::kFile})},
@@ -667,15 +689,16 @@ class Validator {
         stdin_input_ = label;
       }
     }
+    // tls and tcp share the TCP port space.
+    const std::string_view transport = type == InputType::kUdp ? "udp" : "tcp";
     if (network && port_ok && address_ok && !adopts_socket && in.port != 0) {
-      const std::string bind = std::string(NameOf(kInputTypes, *type)) + " " +
+      const std::string bind = std::string(transport) + " " +
                                *ParseIp(in.address) + ":" + std::to_string(in.port);
       auto [it, inserted] = binds_.emplace(bind, label);
       if (!inserted) Error(Join(path, "port"), bind + " is already bound by " + it->second);
     }
     if (network && socket_ok) {
-      const std::string socket =
-          std::string(NameOf(kInputTypes, *type)) + " socket " + Quote(in.socket_name);
+      const std::string socket = std::string(transport) + " socket " + Quote(in.socket_name);
       auto [it, inserted] = sockets_.emplace(socket, label);
       if (!inserted) {
         Error(Join(path, "socket_name"), socket + " is already adopted by " + it->second);
@@ -765,6 +788,126 @@ class Validator {
         continue;
       }
       scope.push_back(field);
+    }
+  }
+
+  void TlsInput(const Json& v, const std::string& path, TlsInputConfig& t) {
+    const std::optional<TlsClientAuth> auth =
+        v.is_object() && Has(v, "client_auth") ? Peek(v, "client_auth", kClientAuths)
+                                               : TlsClientAuth::kNone;
+    const std::string peers_rule = auth == TlsClientAuth::kNone
+                                       ? "only allowed when client_auth is \"optional\" or "
+                                         "\"required\""
+                                       : "";
+    bool pinned = false;  // a fingerprint in permitted_peers vouches without a CA
+    Walk(v, path,
+         {
+             {"cert_file",
+              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.cert_file); },
+              true},
+             {"key_file",
+              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.key_file); },
+              true},
+             {"password_file",
+              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.password_file); }},
+             {"ca_file",
+              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.ca_file); }},
+             {"min_version",
+              [&](const Json& j, const std::string& p) { Enum(j, p, kTlsVersions, t.min_version); }},
+             {"ciphers",
+              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.ciphers); }},
+             {"client_auth",
+              [&](const Json& j, const std::string& p) { Enum(j, p, kClientAuths, t.client_auth); }},
+             {"permitted_peers",
+              [&](const Json& j, const std::string& p) {
+                pinned = PermittedPeers(j, p, t.permitted_peers);
+              },
+              false, peers_rule},
+         });
+    if (v.is_object() && auth && *auth != TlsClientAuth::kNone && t.ca_file.empty() && !pinned) {
+      Error(Join(path, "ca_file"),
+            "required when client_auth is " + Quote(NameOf(kClientAuths, *auth)) +
+                " (or pin client certificates by \"sha256:\" fingerprint in permitted_peers)");
+    }
+  }
+
+  // Returns whether any entry is a fingerprint.
+  bool PermittedPeers(const Json& v, const std::string& path, std::vector<std::string>& out) {
+    if (!v.is_array()) {
+      TypeError(path, "an array", v);
+      return false;
+    }
+    out.clear();
+    bool fingerprint = false;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      std::string entry;
+      if (!NonEmptyString(v[i], Index(path, i), entry)) continue;
+      const std::string reason = PeerEntryError(entry);
+      if (!reason.empty()) {
+        Error(Index(path, i), reason + ", got " + Quote(entry));
+        continue;
+      }
+      fingerprint = fingerprint || IsFingerprint(entry);
+      out.push_back(std::move(entry));
+    }
+    return fingerprint;
+  }
+
+  static bool IsFingerprint(std::string_view e) {
+    return e.size() >= 7 && (e.substr(0, 7) == "sha256:" || e.substr(0, 7) == "SHA256:");
+  }
+
+  // The same rules as runtime/peer_match.h's PeerPatternError, which the TLS input applies;
+  // the config part may not include runtime, so the syntax is checked here too.
+  static std::string PeerEntryError(std::string_view e) {
+    if (IsFingerprint(e)) {
+      std::size_t digits = 0;
+      for (char c : e.substr(7)) {
+        if (c == ':') continue;
+        if (!std::isxdigit(static_cast<unsigned char>(c))) digits = 1000;
+        ++digits;
+      }
+      return digits == 64 ? "" : "not a SHA-256 fingerprint (\"sha256:\" and 64 hex digits)";
+    }
+    for (char c : e) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.' &&
+          c != '*') {
+        return "a peer name may hold letters, digits, '-', '_', '.' and '*' only";
+      }
+    }
+    if (e.front() == '.' || e.back() == '.' || e.find("..") != std::string_view::npos) {
+      return "a peer name must not have an empty label";
+    }
+    return "";
+  }
+
+  void Cidrs(const Json& v, const std::string& path, std::vector<std::string>& out) {
+    if (!v.is_array()) {
+      TypeError(path, "an array", v);
+      return;
+    }
+    out.clear();
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      std::string cidr;
+      if (!NonEmptyString(v[i], Index(path, i), cidr)) continue;
+      const std::size_t slash = cidr.find('/');
+      const std::string address = cidr.substr(0, slash);
+      const std::optional<std::string> ip = ParseIp(address);
+      const int max_prefix = ip && ip->front() == '[' ? 128 : 32;
+      bool ok = ip.has_value();
+      if (ok && slash != std::string::npos) {
+        const std::string digits = cidr.substr(slash + 1);
+        ok = !digits.empty() && digits.size() <= 3 &&
+             digits.find_first_not_of("0123456789") == std::string::npos &&
+             std::stoi(digits) <= max_prefix;
+      }
+      if (!ok) {
+        Error(Index(path, i),
+              "must be an IP address or CIDR block such as \"10.0.0.0/8\" or \"::1\", got " +
+                  Quote(cidr));
+        continue;
+      }
+      out.push_back(std::move(cidr));
     }
   }
 
@@ -1211,20 +1354,36 @@ Json InputToJson(const InputConfig& in) {
   j["format"] = NameOf(kInputFormats, in.format);
   if (in.format == InputFormat::kJson) j["json_message_field"] = in.json_message_field;
   j["max_message_size"] = FormatSize(in.max_message_size);
-  if (in.type == InputType::kUdp || in.type == InputType::kTcp) {
+  const bool network =
+      in.type == InputType::kUdp || in.type == InputType::kTcp || in.type == InputType::kTls;
+  if (network) {
     if (!in.socket_name.empty()) {
       j["socket_name"] = in.socket_name;
     } else {
       j["address"] = in.address;
       j["port"] = in.port;
     }
+    j["allowed_senders"] = in.allowed_senders;
   }
   if (in.type == InputType::kUdp) j["receive_buffer"] = FormatSize(in.receive_buffer);
-  if (in.type == InputType::kTcp) {
+  if (in.type == InputType::kTcp || in.type == InputType::kTls) {
     j["framing"] = NameOf(kTcpFramings, in.framing);
-    j["nul_terminator"] = in.nul_terminator;
+    if (in.type == InputType::kTcp) j["nul_terminator"] = in.nul_terminator;
     j["max_connections"] = in.max_connections;
     j["idle_timeout"] = FormatDuration(in.idle_timeout_us);
+  }
+  if (in.type == InputType::kTls) {
+    j["handshake_timeout"] = FormatDuration(in.handshake_timeout_us);
+    Json t;
+    t["cert_file"] = in.tls.cert_file;
+    t["key_file"] = in.tls.key_file;
+    if (!in.tls.password_file.empty()) t["password_file"] = in.tls.password_file;
+    if (!in.tls.ca_file.empty()) t["ca_file"] = in.tls.ca_file;
+    t["min_version"] = NameOf(kTlsVersions, in.tls.min_version);
+    if (!in.tls.ciphers.empty()) t["ciphers"] = in.tls.ciphers;
+    t["client_auth"] = NameOf(kClientAuths, in.tls.client_auth);
+    if (in.tls.client_auth != TlsClientAuth::kNone) t["permitted_peers"] = in.tls.permitted_peers;
+    j["tls"] = t;
   }
   if (in.type == InputType::kFile) j["path"] = in.path;
   return j;

@@ -32,8 +32,23 @@ struct LogConfig {
   bool operator==(const LogConfig&) const = default;
 };
 
-enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile };
+enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile, kTls };
 enum class TcpFraming : std::uint8_t { kAuto, kOctetCounted, kNewline };
+enum class TlsMinVersion : std::uint8_t { kTls12, kTls13 };
+enum class TlsClientAuth : std::uint8_t { kNone, kOptional, kRequired };
+
+// A tls input's "tls" block: its certificate and how clients are authenticated.
+struct TlsInputConfig {
+  std::string cert_file;      // PEM certificate (chain)
+  std::string key_file;       // PEM private key
+  std::string password_file;  // the key's passphrase; "": the key is not encrypted
+  std::string ca_file;        // PEM bundle that client certificates must chain to
+  TlsMinVersion min_version = TlsMinVersion::kTls12;
+  std::string ciphers;  // OpenSSL cipher list (TLS 1.2); "": OpenSSL's defaults
+  TlsClientAuth client_auth = TlsClientAuth::kNone;
+  std::vector<std::string> permitted_peers;  // names (wildcards) or "sha256:" fingerprints
+  bool operator==(const TlsInputConfig&) const = default;
+};
 
 // Fields that do not apply to `type` keep their defaults (validation rejects them in JSON).
 struct InputConfig {
@@ -45,14 +60,17 @@ struct InputConfig {
   // udp, tcp: an inherited systemd socket to adopt, by FileDescriptorName. When set,
   // address and port are unused (the socket is already bound).
   std::string socket_name;
-  std::string address = "127.0.0.1";        // udp, tcp: IP literal to bind
-  std::uint16_t port = 0;                   // udp, tcp: 0 = ephemeral
+  std::string address = "127.0.0.1";        // udp, tcp, tls: IP literal to bind
+  std::uint16_t port = 0;                   // udp, tcp, tls: 0 = ephemeral
   std::uint64_t receive_buffer = 4 * kMiB;  // udp: SO_RCVBUF request; 0 = system default
-  TcpFraming framing = TcpFraming::kAuto;   // tcp
+  TcpFraming framing = TcpFraming::kAuto;   // tcp, tls
   bool nul_terminator = false;              // tcp: NUL also ends a newline frame
-  std::uint32_t max_connections = 1024;     // tcp
-  TimeUs idle_timeout_us = 5 * kMinute;     // tcp: 0 = never
+  std::uint32_t max_connections = 1024;     // tcp, tls
+  TimeUs idle_timeout_us = 5 * kMinute;     // tcp, tls: 0 = never
   std::string path;                         // file
+  std::vector<std::string> allowed_senders;  // udp, tcp, tls: CIDR blocks; empty = anyone
+  TimeUs handshake_timeout_us = 10 * kSecond;  // tls
+  TlsInputConfig tls;                          // tls
   bool operator==(const InputConfig&) const = default;
 };
 

@@ -118,6 +118,7 @@ struct TcpListener::Impl : std::enable_shared_from_this<Impl> {
   Metrics::Counter& accepted;
   Metrics::Counter& closed;
   Metrics::Counter& rejected;
+  Metrics::Counter& senders_refused;
   Metrics::Counter& idle_timeouts;
   Metrics::Counter& dropped_shutdown;
 };
@@ -205,6 +206,8 @@ TcpListener::Impl::Impl(std::uint32_t input_id, std::string input_name, const Op
       closed(Counter(metrics, "logfold_connections_closed_total", "TCP connections closed.")),
       rejected(Counter(metrics, "logfold_connections_rejected_total",
                        "TCP connections refused because max_connections were open.")),
+      senders_refused(Counter(metrics, "logfold_senders_refused_total",
+                              "Connections or datagrams refused by allowed_senders.")),
       idle_timeouts(
           Counter(metrics, "logfold_idle_timeouts_total", "TCP connections closed for idleness.")),
       dropped_shutdown(Counter(metrics, "logfold_dropped_total", "Lines dropped on intake.",
@@ -255,6 +258,17 @@ void TcpListener::Impl::OnAccept(const boost::system::error_code& ec, Socket soc
       if (!tec) self->DoAccept();
     });
     return;
+  }
+  if (!options.allowed_senders.empty()) {
+    boost::system::error_code rec;
+    const tcp::endpoint remote = socket.remote_endpoint(rec);
+    if (rec || !options.allowed_senders.Allows(remote.data())) {
+      senders_refused.fetch_add(1, std::memory_order_relaxed);  // counted, not logged
+      boost::system::error_code ignored;
+      socket.close(ignored);
+      DoAccept();
+      return;
+    }
   }
   if (options.max_connections > 0 &&
       open->load() >= static_cast<std::int64_t>(options.max_connections)) {

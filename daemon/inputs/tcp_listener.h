@@ -12,6 +12,7 @@
 
 #include "daemon/inputs/ingest_target.h"
 #include "daemon/runtime/metrics.h"
+#include "daemon/runtime/sender_allow_list.h"
 #include "pipeline/frame_decoder.h"
 #include "pipeline/log_record.h"
 
@@ -33,6 +34,9 @@ class TcpListener {
     bool nul_terminator = false;
     std::uint32_t max_connections = 1024;      // further clients are closed at once; 0: no limit
     TimeUs idle_timeout_us = 300 * 1000000LL;  // no data for this long: close; 0: never
+    // Connections from other addresses are closed at once and counted in
+    // logfold_senders_refused_total. Empty: any sender.
+    SenderAllowList allowed_senders;
   };
 
   // Opens, binds and listens (or adopts options.adopted_fd); throws

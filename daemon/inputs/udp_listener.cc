@@ -94,6 +94,9 @@ struct UdpListener::State : std::enable_shared_from_this<State> {
                                      Labels())),
         dropped(metrics.GetCounter("logfold_dropped_total", "Lines dropped on intake.",
                                    Labels() + ",reason=\"queue_full\"")),
+        senders_refused(metrics.GetCounter("logfold_senders_refused_total",
+                                           "Connections or datagrams refused by allowed_senders.",
+                                           Labels())),
         kernel_drops(metrics.GetCounter(
             "logfold_udp_kernel_drops_total",
             "Datagrams the kernel dropped because the socket's receive buffer was full "
@@ -125,6 +128,7 @@ struct UdpListener::State : std::enable_shared_from_this<State> {
   std::vector<char> storage;
   std::array<mmsghdr, kBatch> headers{};
   std::array<iovec, kBatch> iovecs{};
+  std::array<sockaddr_storage, kBatch> senders{};  // filled only with allowed_senders
   std::uint32_t kernel_drops_seen = 0;  // the socket's drop count when last read
   bool kernel_drops_readable = true;
   std::vector<std::string_view> lines;
@@ -140,6 +144,7 @@ struct UdpListener::State : std::enable_shared_from_this<State> {
   Metrics::Counter& bytes;
   Metrics::Counter& truncated;
   Metrics::Counter& dropped;
+  Metrics::Counter& senders_refused;
   Metrics::Counter& kernel_drops;
 };
 
@@ -160,6 +165,13 @@ void UdpListener::State::Open() {
     iovecs[i].iov_len = slot_size;
     headers[i].msg_hdr.msg_iov = &iovecs[i];
     headers[i].msg_hdr.msg_iovlen = 1;
+  }
+  // Only an allow-list needs the sender's address; without one the kernel need not copy it.
+  if (!options.allowed_senders.empty()) {
+    for (unsigned i = 0; i < kBatch; ++i) {
+      headers[i].msg_hdr.msg_name = &senders[i];
+      headers[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
+    }
   }
   lines.reserve(kBatch);
 }
@@ -224,6 +236,15 @@ void UdpListener::State::Drain() {
     }
     lines.clear();
     for (int i = 0; i < got; ++i) {
+      if (!options.allowed_senders.empty()) {
+        const bool allowed = options.allowed_senders.Allows(reinterpret_cast<sockaddr*>(&senders[i]));
+        // recvmmsg shrinks msg_namelen to each sender's size: restore it for the next batch.
+        headers[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
+        if (!allowed) {
+          senders_refused.fetch_add(1, std::memory_order_relaxed);
+          continue;
+        }
+      }
       const std::size_t real = headers[i].msg_len;
       bytes.fetch_add(real, std::memory_order_relaxed);
       if (real > slot_size || (headers[i].msg_hdr.msg_flags & MSG_TRUNC) != 0) {

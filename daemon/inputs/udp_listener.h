@@ -11,6 +11,7 @@
 
 #include "daemon/inputs/ingest_target.h"
 #include "daemon/runtime/metrics.h"
+#include "daemon/runtime/sender_allow_list.h"
 
 namespace logfold {
 
@@ -27,6 +28,9 @@ class UdpListener {
     // SO_RCVBUF request, best effort (the kernel caps it at net.core.rmem_max unless we may
     // use SO_RCVBUFFORCE); the effective size is logged. 0: system default.
     std::size_t receive_buffer = 4 * 1024 * 1024;
+    // Datagrams from other addresses are discarded and counted in
+    // logfold_senders_refused_total. Empty: any sender.
+    SenderAllowList allowed_senders;
   };
 
   // Opens and binds the socket (or adopts options.adopted_fd); throws
