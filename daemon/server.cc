@@ -79,6 +79,14 @@ SinkConfig ToSinkConfig(const OutputConfig& o) {
   s.protocol = o.protocol == SyslogProtocol::kTcp ? "tcp" : "udp";
   s.framing = o.framing == SyslogFraming::kOctetCounted ? "octet-counted" : "newline";
   s.app_name = o.app_name;
+  s.tls = o.tls.enabled;
+  s.tls_options.ca_file = o.tls.ca_file;
+  s.tls_options.verify = o.tls.verify;
+  s.tls_options.cert_file = o.tls.cert_file;
+  s.tls_options.key_file = o.tls.key_file;
+  s.tls_options.password_file = o.tls.password_file;
+  s.tls_options.min_version =
+      o.tls.min_version == TlsMinVersion::kTls13 ? TlsVersion::kTls13 : TlsVersion::kTls12;
   if (o.type == OutputType::kHttp) {
     s.url = o.url;
     s.http.format = std::string(HttpFormatName(o.http_format));

@@ -791,6 +791,30 @@ class Validator {
     }
   }
 
+  void TlsOutput(const Json& v, const std::string& path, TlsOutputConfig& t) {
+    Walk(v, path,
+         {
+             {"ca_file",
+              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.ca_file); }},
+             {"verify", [&](const Json& j, const std::string& p) { Bool(j, p, t.verify); }},
+             {"cert_file",
+              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.cert_file); }},
+             {"key_file",
+              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.key_file); }},
+             {"password_file",
+              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.password_file); }},
+             {"min_version",
+              [&](const Json& j, const std::string& p) { Enum(j, p, kTlsVersions, t.min_version); }},
+         });
+    if (t.cert_file.empty() != t.key_file.empty()) {
+      Error(Join(path, t.cert_file.empty() ? "cert_file" : "key_file"),
+            "required together with " + std::string(t.cert_file.empty() ? "key_file" : "cert_file"));
+    }
+    if (!t.password_file.empty() && t.key_file.empty()) {
+      Error(Join(path, "password_file"), "only allowed with key_file");
+    }
+  }
+
   void TlsInput(const Json& v, const std::string& path, TlsInputConfig& t) {
     const std::optional<TlsClientAuth> auth =
         v.is_object() && Has(v, "client_auth") ? Peek(v, "client_auth", kClientAuths)
@@ -994,6 +1018,13 @@ class Validator {
       return rule;
     };
     const std::string http_rule = only_for({OutputType::kHttp});
+    std::string tls_rule = reconnect_rule;  // a connection: tcp, syslog over tcp
+    if (http) {
+      const Json* url = Find(v, "url");
+      const bool https = url != nullptr && url->is_string() &&
+                         url->get_ref<const std::string&>().rfind("https://", 0) == 0;
+      tls_rule = https ? "" : "only allowed when url is https://";
+    }
 
     bool name_ok = false, path_ok = false, min_ok = false, max_ok = false;
     std::string min_text, max_text;
@@ -1059,6 +1090,12 @@ class Validator {
              false, only_for({OutputType::kSyslog})},
             {"url", [&](const Json& j, const std::string& p) { Url(j, p, out.url); }, http,
              http_rule},
+            {"tls",
+             [&](const Json& j, const std::string& p) {
+               out.tls.enabled = true;
+               TlsOutput(j, p, out.tls);
+             },
+             false, tls_rule},
             {"format",
              [&](const Json& j, const std::string& p) {
                Enum(j, p, kHttpFormats, out.http_format);
@@ -1144,6 +1181,7 @@ class Validator {
               "file is read by " + in->second + "; writing it would feed events back in");
       }
     }
+    if (http && out.url.rfind("https://", 0) == 0) out.tls.enabled = true;
     config.outputs.push_back(std::move(out));
   }
 
@@ -1418,6 +1456,18 @@ Json OutputToJson(const OutputConfig& out) {
     j["reconnect_max"] = FormatDuration(out.reconnect_max_us);
   }
   if (out.type == OutputType::kSyslog) j["app_name"] = out.app_name;
+  if (out.tls.enabled) {
+    Json t;
+    if (!out.tls.ca_file.empty()) t["ca_file"] = out.tls.ca_file;
+    t["verify"] = out.tls.verify;
+    if (!out.tls.cert_file.empty()) {
+      t["cert_file"] = out.tls.cert_file;
+      t["key_file"] = out.tls.key_file;
+    }
+    if (!out.tls.password_file.empty()) t["password_file"] = out.tls.password_file;
+    t["min_version"] = NameOf(kTlsVersions, out.tls.min_version);
+    j["tls"] = t;
+  }
   if (out.type == OutputType::kHttp) {
     j["url"] = out.url;
     j["format"] = NameOf(kHttpFormats, out.http_format);

@@ -107,6 +107,17 @@ enum class HttpFormat : std::uint8_t { kClickHouse, kElasticsearch, kLoki };
 enum class HttpCompression : std::uint8_t { kNone, kGzip };
 using StringPairs = std::vector<std::pair<std::string, std::string>>;
 
+// TLS of an output: a tcp or syslog (over tcp) output with a "tls" block, or an http output
+// whose url is https:// (its "tls" block is optional).
+struct TlsOutputConfig {
+  bool enabled = false;
+  std::string ca_file;  // PEM bundle the server must chain to; "": the system's store
+  bool verify = true;   // check the server's chain and that its name matches the address/host
+  std::string cert_file, key_file, password_file;  // client certificate, when asked for one
+  TlsMinVersion min_version = TlsMinVersion::kTls12;
+  bool operator==(const TlsOutputConfig&) const = default;
+};
+
 // Fields that do not apply to `type` keep their defaults (validation rejects them in JSON).
 struct OutputConfig {
   std::string name;
@@ -138,6 +149,7 @@ struct OutputConfig {
   TimeUs retry_initial_backoff_us = 100 * kMillisecond;  // http
   TimeUs retry_max_backoff_us = 30 * kSecond;            // http
   std::uint32_t max_retries = 5;                         // http
+  TlsOutputConfig tls;                                   // tcp, syslog over tcp, http
   bool operator==(const OutputConfig&) const = default;
 };
 

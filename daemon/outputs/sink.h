@@ -14,6 +14,7 @@
 
 #include "daemon/outputs/http/http_body_format.h"
 #include "daemon/runtime/metrics.h"
+#include "daemon/runtime/tls_options.h"
 #include "pipeline/log_record.h"
 
 namespace logfold {
@@ -67,6 +68,8 @@ struct SinkConfig {
   std::string address;  // IPv4/IPv6 literal or host name
   std::uint16_t port = 0;
   TimeUs reconnect_min_us = 100'000, reconnect_max_us = 30'000'000;
+  bool tls = false;  // tcp, syslog over tcp: TLS (RFC 5425 for syslog); http: an https:// url
+  TlsClientOptions tls_options;
   // syslog
   std::string protocol = "tcp";           // tcp | udp
   std::string framing = "octet-counted";  // octet-counted | newline (tcp only)

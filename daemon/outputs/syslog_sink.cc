@@ -172,8 +172,9 @@ std::unique_ptr<Sink> MakeSyslogSink(const SinkConfig& config, Metrics& metrics,
               config.framing + "\"";
       return nullptr;
     }
-    return std::make_unique<BufferedSink>(std::move(options), MakeTcpDestination(config, metrics),
-                                          metrics);
+    auto destination = MakeTcpDestination(config, metrics, error);
+    if (!destination) return nullptr;
+    return std::make_unique<BufferedSink>(std::move(options), std::move(destination), metrics);
   }
   if (config.protocol == "udp") {
     options.framing = SinkFraming::kStream;

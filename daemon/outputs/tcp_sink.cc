@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "daemon/outputs/sink_io.h"
+#include "daemon/outputs/tls_destination.h"
 
 namespace logfold {
 namespace {
@@ -275,15 +276,19 @@ bool ValidateNetworkTarget(const SinkConfig& config, std::string& error) {
   return true;
 }
 
-std::unique_ptr<Destination> MakeTcpDestination(const SinkConfig& config, Metrics& metrics) {
+std::unique_ptr<Destination> MakeTcpDestination(const SinkConfig& config, Metrics& metrics,
+                                                std::string& error) {
+  if (config.tls) return MakeTlsDestination(config, metrics, error);
   return std::make_unique<TcpDestination>(config, metrics);
 }
 
 std::unique_ptr<Sink> MakeTcpSink(const SinkConfig& config, Metrics& metrics, std::string& error) {
   if (!ValidateNetworkTarget(config, error)) return nullptr;
+  auto destination = MakeTcpDestination(config, metrics, error);
+  if (!destination) return nullptr;
   return std::make_unique<BufferedSink>(
       NetworkSinkOptions(config, SinkEncoding::kNdjson, SinkFraming::kNewline),
-      MakeTcpDestination(config, metrics), metrics);
+      std::move(destination), metrics);
 }
 
 }  // namespace logfold

@@ -16,9 +16,12 @@ namespace logfold {
 // Checks address, port and the reconnect range shared by tcp and syslog sinks.
 bool ValidateNetworkTarget(const SinkConfig& config, std::string& error);
 
-// A stream connection to address:port (IPv4 or IPv6, literal or resolved on every connect).
-// Registers logfold_sink_{connects,connect_failures,disconnects}_total.
-std::unique_ptr<Destination> MakeTcpDestination(const SinkConfig& config, Metrics& metrics);
+// A stream connection to address:port (IPv4 or IPv6, literal or resolved on every connect),
+// over TLS when config.tls (tls_destination.h). Registers
+// logfold_sink_{connects,connect_failures,disconnects}_total. nullptr and `error` when the
+// TLS files cannot be loaded.
+std::unique_ptr<Destination> MakeTcpDestination(const SinkConfig& config, Metrics& metrics,
+                                                std::string& error);
 
 // NDJSON over TCP, one record per line.
 std::unique_ptr<Sink> MakeTcpSink(const SinkConfig& config, Metrics& metrics, std::string& error);

@@ -14,34 +14,9 @@
 #include <vector>
 
 #include "daemon/runtime/peer_match.h"
+#include "daemon/runtime/tls_options.h"
 
 namespace logfold {
-
-enum class TlsVersion : std::uint8_t { kTls12, kTls13 };
-enum class ClientAuth : std::uint8_t { kNone, kOptional, kRequired };
-
-struct TlsServerOptions {
-  std::string cert_file;      // PEM, the server certificate (and its chain)
-  std::string key_file;       // PEM private key
-  std::string password_file;  // the key's passphrase (first line); "": key is not encrypted
-  std::string ca_file;        // PEM bundle that client certificates must chain to
-  TlsVersion min_version = TlsVersion::kTls12;
-  std::string ciphers;  // OpenSSL cipher list for TLS 1.2; "": OpenSSL's defaults
-  ClientAuth client_auth = ClientAuth::kNone;
-  // Client certificate names (CN, DNS SAN; wildcards) or "sha256:" fingerprints. Empty: any
-  // certificate the CA vouches for. A listed fingerprint admits a certificate even when it
-  // does not chain to ca_file (self-signed senders, as rsyslog's x509/fingerprint mode).
-  std::vector<std::string> permitted_peers;
-  bool operator==(const TlsServerOptions&) const = default;
-};
-
-struct TlsClientOptions {
-  std::string ca_file;  // PEM bundle that the server must chain to; "": the system store
-  bool verify = true;   // verify the server's chain and that its name matches the host
-  std::string cert_file, key_file, password_file;  // optional client certificate
-  TlsVersion min_version = TlsVersion::kTls12;
-  bool operator==(const TlsClientOptions&) const = default;
-};
 
 // A built server context and the allow-list its connections are checked against.
 struct TlsServerContext {

@@ -19,6 +19,7 @@
 #include "daemon/outputs/http/gzip.h"
 #include "daemon/outputs/http/http_body_format.h"
 #include "daemon/outputs/http/http_client.h"
+#include "daemon/runtime/tls_context.h"
 #include "daemon/runtime/wall_clock.h"
 
 namespace logfold {
@@ -61,12 +62,13 @@ std::string Excerpt(std::string_view text) {
 class HttpDestination final : public Destination {
  public:
   HttpDestination(const SinkConfig& config, const HttpUrl& url,
-                  std::unique_ptr<HttpBodyFormat> format, Metrics& metrics)
+                  std::unique_ptr<HttpBodyFormat> format, Metrics& metrics,
+                  std::shared_ptr<boost::asio::ssl::context> tls)
       : name_(config.name),
         config_(config),
         url_(url),
         format_(std::move(format)),
-        client_(url.host, url.port, config.name, metrics),
+        client_(url.host, url.port, config.name, metrics, std::move(tls), config.tls_options.verify),
         backoff_(std::chrono::microseconds(config.reconnect_min_us),
                  std::chrono::microseconds(config.reconnect_max_us)),
         retries_(Counter(metrics, "logfold_sink_retries_total",
@@ -139,6 +141,17 @@ class HttpDestination final : public Destination {
   WriteResult Flush(const StopSignal& stop) override {
     if (!event_ends_.empty()) SendBatch(stop);
     return {};
+  }
+
+  // SIGHUP on an https output: re-read the CA bundle and client certificate for the next
+  // connection; files that do not load leave the previous ones in use.
+  std::string Reopen() override {
+    if (!url_.tls) return "";
+    std::string error;
+    auto ctx = MakeTlsClientContext(config_.tls_options, error);
+    if (!ctx) return "TLS files not reloaded, keeping the previous ones: " + error;
+    client_.SetTlsContext(std::move(ctx));
+    return "";
   }
 
   void Close() override {
@@ -373,10 +386,20 @@ std::unique_ptr<Sink> MakeHttpSink(const SinkConfig& config, Metrics& metrics, s
             ": need request_timeout > 0 and 0 < retry_initial_backoff <= retry_max_backoff";
     return nullptr;
   }
+  std::shared_ptr<boost::asio::ssl::context> tls;
+  if (url.tls) {
+    std::string tls_error;
+    tls = MakeTlsClientContext(config.tls_options, tls_error);
+    if (!tls) {
+      error = "sink " + config.name + ": " + tls_error;
+      return nullptr;
+    }
+  }
   // Events stay buffered until their batch is delivered; Write takes whole records.
   return std::make_unique<BufferedSink>(
       NetworkSinkOptions(config, SinkEncoding::kNdjson, SinkFraming::kNewline),
-      std::make_unique<HttpDestination>(config, url, std::move(format), metrics), metrics);
+      std::make_unique<HttpDestination>(config, url, std::move(format), metrics, std::move(tls)),
+      metrics);
 }
 
 }  // namespace logfold
