@@ -317,5 +317,59 @@ TEST_F(TlsInputTest, CertificateRotationBySighupUnderLoad) {
   StopAndCheckAccounting(3000);
 }
 
+// logfold forwards its events with the syslog output over TLS (RFC 5425, client
+// certificate) to another logfold's tls input: every event the sender emitted arrives.
+TEST_F(TlsInputTest, LogfoldToLogfoldOverTlsExactAccounting) {
+  StartLogfold();  // the receiver
+  TempDir sender_dir;
+  DaemonProcess sender(sender_dir);
+  Json config = daemon_test::LoopbackConfig(sender_dir / "events.ndjson");
+  config["outputs"].push_back({{"name", "relay"},
+                               {"type", "syslog"},
+                               {"address", "localhost"},
+                               {"port", port_},
+                               {"tls",
+                                {{"ca_file", pki_.CaCert()},
+                                 {"cert_file", pki_.Cert("sender")},
+                                 {"key_file", pki_.Key("sender")}}}});
+  daemon_test::WriteFile(sender_dir / "logfold.json", config.dump(2));
+  ASSERT_TRUE(sender.Start(sender_dir / "logfold.json")) << sender.Stderr();
+  TcpClient feed(sender.InputPort("tcp-in", "tcp"));
+  ASSERT_TRUE(feed.connected());
+  constexpr int kLines = 3000;
+  std::string chunk;
+  for (int i = 0; i < kLines; ++i) {
+    // Three shapes on two hosts: folded into a handful of groups, each with a summary.
+    chunk += "<13>1 2024-05-01T12:00:00Z host-" + std::to_string(i % 2) + " app - - - " +
+             (i % 3 == 0 ? "user " + std::to_string(i) + " logged in"
+                         : i % 3 == 1 ? "disk sda" + std::to_string(i) + " is full"
+                                      : "request " + std::to_string(i) + " took 5 ms") +
+             "\n";
+  }
+  ASSERT_TRUE(feed.Send(chunk));
+  feed.Close();
+  ASSERT_TRUE(sender.WaitMetricAtLeast("logfold_lines_processed_total", {}, kLines,
+                                       milliseconds(30000)));
+  ASSERT_TRUE(sender.Signal(SIGTERM));  // closes every group: summaries go out too
+  const std::optional<int> code = sender.WaitExit(milliseconds(30000));
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 0) << sender.Stderr();
+  EXPECT_NE(sender.Stderr().find("sink relay: TLS connection to localhost:"), std::string::npos)
+      << sender.Stderr();
+
+  std::vector<Json> sent;
+  std::string error;
+  ASSERT_TRUE(daemon_test::ParseNdjson(daemon_test::ReadFile(sender_dir / "events.ndjson"), sent,
+                                       error))
+      << error;
+  EXPECT_EQ(daemon_test::LinesAccounted(sent), static_cast<std::uint64_t>(kLines));
+  ASSERT_GT(sent.size(), 0U);
+  ASSERT_TRUE(WaitReceived(static_cast<double>(sent.size()))) << Received();
+  EXPECT_EQ(daemon_.Metric("logfold_framing_errors_total"), 0);
+  EXPECT_EQ(daemon_.Metric("logfold_parse_total", {"outcome=\"ok\""}),
+            static_cast<double>(sent.size()));
+  StopAndCheckAccounting(static_cast<double>(sent.size()));
+}
+
 }  // namespace
 }  // namespace logfold
