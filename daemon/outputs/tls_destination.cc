@@ -39,10 +39,9 @@ constexpr std::size_t kChunk = 16 * 1024;
 std::string SslErrorText() {
   const unsigned long e = ERR_get_error();
   if (e == 0) return "unknown TLS error";
-  char buf[256];
-  ERR_error_string_n(e, buf, sizeof buf);
+  const char* reason = ERR_reason_error_string(e);
   ERR_clear_error();
-  return buf;
+  return reason != nullptr ? reason : "TLS error " + std::to_string(e);
 }
 
 class TlsDestination final : public Destination {

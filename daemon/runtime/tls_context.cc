@@ -20,9 +20,9 @@ namespace ssl = boost::asio::ssl;
 std::string OpenSslError(const boost::system::error_code& ec) {
   std::string text = ec.message();
   if (ec.category() == boost::asio::error::get_ssl_category()) {
-    char buf[256];
-    ERR_error_string_n(static_cast<unsigned long>(ec.value()), buf, sizeof buf);
-    text = buf;
+    // The reason alone ("certificate verify failed"), without OpenSSL's code prefix.
+    const char* reason = ERR_reason_error_string(static_cast<unsigned long>(ec.value()));
+    if (reason != nullptr) text = reason;
   }
   return text;
 }

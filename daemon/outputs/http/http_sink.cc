@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/beast/http/field.hpp>
 #include <boost/beast/http/verb.hpp>
 #include <charconv>
@@ -144,15 +145,10 @@ class HttpDestination final : public Destination {
   }
 
   // SIGHUP on an https output: re-read the CA bundle and client certificate for the next
-  // connection; files that do not load leave the previous ones in use.
-  std::string Reopen() override {
-    if (!url_.tls) return "";
-    std::string error;
-    auto ctx = MakeTlsClientContext(config_.tls_options, error);
-    if (!ctx) return "TLS files not reloaded, keeping the previous ones: " + error;
-    client_.SetTlsContext(std::move(ctx));
-    return "";
-  }
+  // connection; files that do not load leave the previous ones in use. Deliver's retry loop
+  // also checks the flag, so events waiting on a refused certificate flow once it is fixed.
+  void ReopenRequested() override { tls_reload_.store(true); }
+  std::string Reopen() override { return ReloadTls(); }
 
   void Close() override {
     client_.Close();
@@ -215,6 +211,9 @@ class HttpDestination final : public Destination {
     for (bool first_attempt = true;; first_attempt = false) {
       if (stop.Expired()) return false;
       if (!first_attempt) retries_.fetch_add(1, std::memory_order_relaxed);
+      if (const std::string tls_error = ReloadTls(); !tls_error.empty()) {
+        spdlog::error("sink {}: {}", name_, tls_error);
+      }
       HttpRequest request = MakeRequest(current);
       const HttpExchange ex =
           client_.Send(request, std::chrono::microseconds(config_.request_timeout_us), stop);
@@ -330,8 +329,19 @@ class HttpDestination final : public Destination {
     return false;
   }
 
+  std::string ReloadTls() {
+    if (!url_.tls || !tls_reload_.exchange(false)) return "";
+    std::string error;
+    auto ctx = MakeTlsClientContext(config_.tls_options, error);
+    if (!ctx) return "TLS files not reloaded, keeping the previous ones: " + error;
+    client_.SetTlsContext(std::move(ctx));
+    spdlog::info("sink {}: TLS files reloaded", name_);
+    return "";
+  }
+
   const std::string name_;
   const SinkConfig config_;
+  std::atomic<bool> tls_reload_{false};
   const HttpUrl url_;
   const std::unique_ptr<HttpBodyFormat> format_;
   HttpClient client_;
