@@ -98,7 +98,7 @@ TEST(ConfigTest, CanonicalJsonFillsInDefaultsInHumanUnits) {
   EXPECT_EQ(canonical["log"]["stats_interval"], "1m");
   EXPECT_EQ(canonical["inputs"][0], Json::parse(R"({"name": "in", "type": "udp", "format": "syslog",
                             "max_message_size": "64KiB", "address": "127.0.0.1",
-                            "port": 5514, "receive_buffer": "4MiB"})"));
+                            "port": 5514, "allowed_senders": [], "receive_buffer": "4MiB"})"));
   EXPECT_EQ(canonical["engine"]["window"], "10s");
   EXPECT_EQ(canonical["engine"]["max_hold"], "1m");
   EXPECT_EQ(canonical["engine"]["scope"], Json::parse(R"(["host", "app"])"));
@@ -423,7 +423,7 @@ TEST(ConfigErrorTest, HttpOutputErrors) {
       Errors(R"({
         "inputs": [{"name": "u", "type": "udp", "port": 1}],
         "outputs": [
-          {"name": "a", "type": "http", "url": "https://ch:8443/", "format": "clickhouse",
+          {"name": "a", "type": "http", "url": "ftp://ch:8443/", "format": "clickhouse",
            "table": "t"},
           {"name": "b", "type": "http", "format": "clickhouse", "index": "x"},
           {"name": "c", "type": "http", "url": "http://h/", "format": "loki",
@@ -443,8 +443,7 @@ TEST(ConfigErrorTest, HttpOutputErrors) {
         ]})"),
       ElementsAre(
           E("outputs[0].url",
-            "invalid URL \"https://ch:8443/\": https is not supported (logfold has no TLS "
-            "client); use http://, e.g. through a local TLS proxy such as stunnel"),
+            "invalid URL \"ftp://ch:8443/\": scheme must be http or https, not \"ftp\""),
           E("outputs[1].index", "only allowed when format is \"elasticsearch\""),
           E("outputs[1].url", "required key missing"),
           E("outputs[1].table", "required key missing"),
@@ -493,7 +492,7 @@ TEST(ConfigErrorTest, BadEnumValues) {
       DocErrors(doc),
       ElementsAre(
           E("log.level", "must be one of: trace, debug, info, warn, error, critical, off"),
-          E("inputs[0].type", "must be one of: udp, tcp, stdin, file"),
+          E("inputs[0].type", "must be one of: udp, tcp, stdin, file, tls"),
           E("inputs[0].format", "must be one of: syslog, raw, json"),
           E("engine.scope[1]", "must be one of: host, app, procid, msgid, severity, facility"),
           E("engine.scope[2]", "duplicate scope field \"host\""),
@@ -586,7 +585,7 @@ TEST(ConfigErrorTest, InvalidTypeStillValidatesTheOtherKeys) {
   EXPECT_THAT(Errors(R"({"inputs": [{"name": "x", "type": "sctp", "port": 99999,
                                      "path": ""}],
                          "outputs": [{"name": "o", "type": "stdout"}]})"),
-              ElementsAre(E("inputs[0].type", "must be one of: udp, tcp, stdin, file"),
+              ElementsAre(E("inputs[0].type", "must be one of: udp, tcp, stdin, file, tls"),
                           E("inputs[0].port", "must be between 0 and 65535, got 99999"),
                           E("inputs[0].path", "must not be empty")));
 }

@@ -103,8 +103,12 @@ TEST(HttpUrlTest, ParsesHostPortPathAndQuery) {
 TEST(HttpUrlTest, RefusesWhatItCannotSpeakWithAReason) {
   HttpUrl u;
   std::string error;
-  EXPECT_FALSE(HttpUrl::Parse("https://ch:8443/", u, error));
-  EXPECT_NE(error.find("https is not supported"), std::string::npos) << error;
+  EXPECT_TRUE(HttpUrl::Parse("https://ch/", u, error)) << error;
+  EXPECT_TRUE(u.tls);
+  EXPECT_EQ(u.port, 443);
+  EXPECT_EQ(u.host_header, "ch");
+  EXPECT_TRUE(HttpUrl::Parse("HTTPS://ch:8443/", u, error)) << error;
+  EXPECT_EQ(u.host_header, "ch:8443");
   for (const char* bad : {"ch:8123", "ftp://x/", "http://", "http://::1:80/", "http://[::1/",
                           "http://h:0/", "http://h:99999/", "http://h:/", "http://u:p@h/",
                           "http://h/#frag", "http://h/a b", "http://bad_host/", "http://h/%zz"}) {
@@ -597,8 +601,10 @@ TEST(HttpSinkTest, FactoryRefusesBadSettings) {
   Metrics metrics;
   std::string error;
   SinkConfig config = HttpConfig("https://ch:8443/");
+  config.tls = true;
+  config.tls_options.ca_file = "/nonexistent/ca.pem";
   EXPECT_EQ(MakeSink(config, metrics, error), nullptr);
-  EXPECT_NE(error.find("https is not supported"), std::string::npos) << error;
+  EXPECT_NE(error.find("CA bundle /nonexistent/ca.pem"), std::string::npos) << error;
   config = HttpConfig("http://ch:8123/");
   config.http.table.clear();
   EXPECT_EQ(MakeSink(config, metrics, error), nullptr);
