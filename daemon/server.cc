@@ -94,6 +94,7 @@ SinkConfig ToSinkConfig(const OutputConfig& o) {
     s.http.index = o.index;
     s.http.labels = o.labels;
     s.headers = o.headers;
+    s.header_files = o.header_files;
     s.compression = o.compression == HttpCompression::kGzip ? "gzip" : "none";
     s.batch_max_events = o.batch_max_events;
     s.batch_max_bytes = o.batch_max_bytes;

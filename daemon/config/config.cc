@@ -1109,6 +1109,9 @@ class Validator {
              only_for_format(HttpFormat::kElasticsearch)},
             {"labels", [&](const Json& j, const std::string& p) { LokiLabels(j, p, out.labels); },
              false, only_for_format(HttpFormat::kLoki)},
+            {"header_files",
+             [&](const Json& j, const std::string& p) { HeaderFiles(j, p, out.header_files); },
+             false, http_rule},
             {"headers", [&](const Json& j, const std::string& p) { Headers(j, p, out.headers); },
              false, http_rule},
             {"compression",
@@ -1323,6 +1326,30 @@ class Validator {
         });
   }
 
+  // Header values read from files (secrets kept out of the config): names as in `headers`,
+  // values paths.
+  void HeaderFiles(const Json& v, const std::string& p, StringPairs& out) {
+    StringMap(v, p, out, HeaderNameError, [](const std::string& path) -> std::string {
+      return path.empty() ? "must be a file path" : "";
+    });
+  }
+
+  static std::string HeaderNameError(const std::string& name) {
+    // RFC 9110 token.
+    bool valid = !name.empty();
+    for (char c : name) {
+      valid = valid && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                        std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos);
+    }
+    if (!valid) return "header name must be an HTTP token (letters, digits, !#$%&'*+-.^_`|~)";
+    std::string lower = name;
+    for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    for (std::string_view managed : kManagedHeaders) {
+      if (lower == managed) return "header " + Quote(name) + " is set by logfold itself";
+    }
+    return "";
+  }
+
   void Headers(const Json& v, const std::string& p, StringPairs& out) {
     StringMap(
         v, p, out,
@@ -1479,6 +1506,8 @@ Json OutputToJson(const OutputConfig& out) {
     }
     j["headers"] = Json::object();
     for (const auto& [name, value] : out.headers) j["headers"][name] = value;
+    j["header_files"] = Json::object();
+    for (const auto& [name, path] : out.header_files) j["header_files"][name] = path;
     j["compression"] = NameOf(kHttpCompressions, out.compression);
     j["batch_max_events"] = out.batch_max_events;
     j["batch_max_bytes"] = FormatSize(out.batch_max_bytes);

@@ -141,6 +141,7 @@ struct OutputConfig {
   std::string index;                                     // http, format elasticsearch
   StringPairs labels;                                    // http, format loki
   StringPairs headers;                                   // http
+  StringPairs header_files;  // http: header name -> file whose first line is the value
   HttpCompression compression = HttpCompression::kNone;  // http
   std::uint64_t batch_max_events = 5000;                 // http
   std::uint64_t batch_max_bytes = kMiB;                  // http

@@ -78,6 +78,9 @@ struct SinkConfig {
   std::string url;
   HttpFormatSettings http;                                   // format, table, index, labels
   std::vector<std::pair<std::string, std::string>> headers;  // extra request headers
+  // Headers whose value is the first line of a file (a secret kept out of the config), read
+  // when the sink is built.
+  std::vector<std::pair<std::string, std::string>> header_files;
   std::string compression = "none";                          // none | gzip
   std::uint64_t batch_max_events = 5000;
   std::uint64_t batch_max_bytes = 1 << 20;

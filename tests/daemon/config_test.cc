@@ -371,6 +371,7 @@ TEST(ConfigTest, HttpOutputKeysAreMappedOntoTheStruct) {
       {"name": "ch", "type": "http", "url": "http://[::1]:8123/?database=logs",
        "format": "clickhouse", "table": "logs.events",
        "headers": {"Authorization": "Basic dTpw", "X-Tenant": "a b"}, "compression": "gzip",
+       "header_files": {"X-ClickHouse-Key": "/run/credentials/logfold.service/ch-key"},
        "batch_max_events": 100, "batch_max_bytes": "64KiB", "batch_max_delay": "0",
        "request_timeout": "5s", "retry_initial_backoff": "1s", "retry_max_backoff": "1m",
        "max_retries": 0, "buffer": "1MiB", "when_full": "drop"},
@@ -386,6 +387,8 @@ TEST(ConfigTest, HttpOutputKeysAreMappedOntoTheStruct) {
   EXPECT_EQ(ch.http_format, HttpFormat::kClickHouse);
   EXPECT_EQ(ch.table, "logs.events");
   EXPECT_EQ(ch.headers, (StringPairs{{"Authorization", "Basic dTpw"}, {"X-Tenant", "a b"}}));
+  EXPECT_EQ(ch.header_files,
+            (StringPairs{{"X-ClickHouse-Key", "/run/credentials/logfold.service/ch-key"}}));
   EXPECT_EQ(ch.compression, HttpCompression::kGzip);
   EXPECT_EQ(ch.batch_max_events, 100u);
   EXPECT_EQ(ch.batch_max_bytes, 64 * kKiB);
@@ -412,7 +415,8 @@ TEST(ConfigTest, HttpOutputKeysAreMappedOntoTheStruct) {
             Json::parse(R"({"name": "es", "type": "http", "buffer": "64MiB",
                             "when_full": "block", "url": "http://es.example:9200",
                             "format": "elasticsearch", "index": "logfold-events",
-                            "headers": {}, "compression": "none", "batch_max_events": 5000,
+                            "headers": {}, "header_files": {}, "compression": "none",
+                            "batch_max_events": 5000,
                             "batch_max_bytes": "1MiB", "batch_max_delay": "1s",
                             "request_timeout": "30s", "retry_initial_backoff": "100ms",
                             "retry_max_backoff": "30s", "max_retries": 5})"));

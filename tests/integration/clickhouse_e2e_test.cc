@@ -501,11 +501,17 @@ class HttpsDeliveryTest : public DeliveryTest {
   daemon_test::TestPki other_pki_{dir_, "other-ca"};
 };
 
+// As a managed store would be used: HTTPS, and the password read from a file (a systemd
+// credential) rather than written in the config.
 TEST_F(HttpsDeliveryTest, EveryLineArrivesOverHttps) {
   std::filesystem::copy_file(pki_.CaCert(), dir_ / "trusted-ca.pem");
+  daemon_test::WriteFile(dir_ / "ch-key", std::string(ClickHouseServer::kPassword) + "\n");
   constexpr int kLines = 20000;
   const std::vector<Line> corpus = MakeCorpus(kLines, 23);
-  ASSERT_NO_FATAL_FAILURE(StartLogfold("logfold.events", Https()));
+  Json extra = Https();
+  extra["headers"] = {{"X-ClickHouse-User", "logfold"}};
+  extra["header_files"] = {{"X-ClickHouse-Key", (dir_ / "ch-key").string()}};
+  ASSERT_NO_FATAL_FAILURE(StartLogfold("logfold.events", extra));
   ASSERT_NO_FATAL_FAILURE(Send(corpus, 0, corpus.size()));
   EXPECT_TRUE(WaitLines("logfold.events", kLines)) << CountAndLines();
   EXPECT_EQ(Rejected(), 0);

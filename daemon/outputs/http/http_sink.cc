@@ -10,6 +10,7 @@
 #include <boost/beast/http/verb.hpp>
 #include <charconv>
 #include <ctime>
+#include <fstream>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -396,6 +397,25 @@ std::unique_ptr<Sink> MakeHttpSink(const SinkConfig& config, Metrics& metrics, s
             ": need request_timeout > 0 and 0 < retry_initial_backoff <= retry_max_backoff";
     return nullptr;
   }
+  SinkConfig with_secrets = config;
+  for (const auto& [name, path] : config.header_files) {
+    std::ifstream in(path);
+    std::string value;
+    if (!in || !std::getline(in, value)) {
+      error = "sink " + config.name + ": header " + name + ": cannot read " + path;
+      return nullptr;
+    }
+    if (!value.empty() && value.back() == '\r') value.pop_back();
+    for (char c : value) {
+      const auto u = static_cast<unsigned char>(c);
+      if ((u < 0x20 && c != '\t') || u == 0x7f) {
+        error = "sink " + config.name + ": header " + name + ": " + path +
+                " holds control characters";
+        return nullptr;
+      }
+    }
+    with_secrets.headers.emplace_back(name, std::move(value));
+  }
   std::shared_ptr<boost::asio::ssl::context> tls;
   if (url.tls) {
     std::string tls_error;
@@ -408,7 +428,8 @@ std::unique_ptr<Sink> MakeHttpSink(const SinkConfig& config, Metrics& metrics, s
   // Events stay buffered until their batch is delivered; Write takes whole records.
   return std::make_unique<BufferedSink>(
       NetworkSinkOptions(config, SinkEncoding::kNdjson, SinkFraming::kNewline),
-      std::make_unique<HttpDestination>(config, url, std::move(format), metrics, std::move(tls)),
+      std::make_unique<HttpDestination>(with_secrets, url, std::move(format), metrics,
+                                        std::move(tls)),
       metrics);
 }
 
