@@ -436,8 +436,12 @@ class Server {
                         const struct mallinfo2 m = mallinfo2();
                         return static_cast<double>(m.arena + m.hblkhd);
                       });
-    metrics_server_ = std::make_unique<MetricsServer>(io_, config_.metrics.address,
-                                                      config_.metrics.port, metrics_);
+    metrics_server_ = std::make_unique<MetricsServer>(
+        io_, config_.metrics.address, config_.metrics.port, metrics_,
+        SenderAllowList(config_.metrics.allowed_senders),
+        &metrics_.GetCounter("logfold_senders_refused_total",
+                             "Connections or datagrams refused by allowed_senders.",
+                             "input=\"metrics\",proto=\"http\""));
     metrics_server_->Start();
     spdlog::info("metrics on http://{}:{}/metrics", config_.metrics.address,
                  metrics_server_->local_port());

@@ -1402,6 +1402,8 @@ class Validator {
               [&](const Json& j, const std::string& p) { IpLiteral(j, p, metrics.address); }},
              {"port",
               [&](const Json& j, const std::string& p) { Integer(j, p, 0, 65535, metrics.port); }},
+             {"allowed_senders",
+              [&](const Json& j, const std::string& p) { Cidrs(j, p, metrics.allowed_senders); }},
          });
   }
 
@@ -1606,6 +1608,7 @@ std::string ConfigToJson(const Config& config) {
   root["metrics"]["enabled"] = config.metrics.enabled;
   root["metrics"]["address"] = config.metrics.address;
   root["metrics"]["port"] = config.metrics.port;
+  root["metrics"]["allowed_senders"] = config.metrics.allowed_senders;
   return root.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

@@ -158,6 +158,7 @@ struct MetricsConfig {
   bool enabled = true;
   std::string address = "127.0.0.1";
   std::uint16_t port = 9514;  // 0 = ephemeral
+  std::vector<std::string> allowed_senders;  // CIDR blocks that may scrape; empty = anyone
   bool operator==(const MetricsConfig&) const = default;
 };
 

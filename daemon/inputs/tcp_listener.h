@@ -36,7 +36,7 @@ class TcpListener {
     TimeUs idle_timeout_us = 300 * 1000000LL;  // no data for this long: close; 0: never
     // Connections from other addresses are closed at once and counted in
     // logfold_senders_refused_total. Empty: any sender.
-    SenderAllowList allowed_senders;
+    SenderAllowList allowed_senders = {};
   };
 
   // Opens, binds and listens (or adopts options.adopted_fd); throws

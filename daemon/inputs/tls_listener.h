@@ -32,7 +32,7 @@ class TlsListener {
     std::uint32_t max_connections = 1024;  // further clients are closed at once; 0: no limit
     TimeUs idle_timeout_us = 300 * 1000000LL;
     TimeUs handshake_timeout_us = 10 * 1000000LL;
-    SenderAllowList allowed_senders;  // empty: any address
+    SenderAllowList allowed_senders = {};  // empty: any address
   };
 
   // Binds and listens; throws boost::system::system_error when that fails. `context` is the

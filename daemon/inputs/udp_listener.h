@@ -30,7 +30,7 @@ class UdpListener {
     std::size_t receive_buffer = 4 * 1024 * 1024;
     // Datagrams from other addresses are discarded and counted in
     // logfold_senders_refused_total. Empty: any sender.
-    SenderAllowList allowed_senders;
+    SenderAllowList allowed_senders = {};
   };
 
   // Opens and binds the socket (or adopts options.adopted_fd); throws

@@ -80,8 +80,12 @@ class MetricsConnection : public std::enable_shared_from_this<MetricsConnection>
 }  // namespace
 
 MetricsServer::MetricsServer(asio::io_context& io, const std::string& address, std::uint16_t port,
-                             const Metrics& metrics)
-    : acceptor_(io, tcp::endpoint(asio::ip::make_address(address), port)), metrics_(metrics) {}
+                             const Metrics& metrics, SenderAllowList allowed,
+                             Metrics::Counter* refused)
+    : acceptor_(io, tcp::endpoint(asio::ip::make_address(address), port)),
+      metrics_(metrics),
+      allowed_(std::move(allowed)),
+      refused_(refused) {}
 
 MetricsServer::~MetricsServer() { Stop(); }
 
@@ -100,6 +104,16 @@ std::uint16_t MetricsServer::local_port() const {
 void MetricsServer::Accept() {
   acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    if (!ec && !allowed_.empty()) {
+      boost::system::error_code rec;
+      const tcp::endpoint remote = socket.remote_endpoint(rec);
+      if (rec || !allowed_.Allows(remote.data())) {
+        if (refused_ != nullptr) refused_->fetch_add(1, std::memory_order_relaxed);
+        socket.close(rec);
+        Accept();
+        return;
+      }
+    }
     if (!ec) std::make_shared<MetricsConnection>(std::move(socket), metrics_)->Start();
     Accept();
   });

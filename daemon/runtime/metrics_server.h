@@ -9,15 +9,18 @@
 #include <string>
 
 #include "daemon/runtime/metrics.h"
+#include "daemon/runtime/sender_allow_list.h"
 
 namespace logfold {
 
 class MetricsServer {
  public:
   // Binds address:port (port 0: ephemeral). Throws boost::system::system_error when the
-  // address cannot be bound; the caller reports it and refuses to start.
+  // address cannot be bound; the caller reports it and refuses to start. Connections from
+  // outside `allowed` (empty: anyone) are closed at once and counted in `refused`.
   MetricsServer(boost::asio::io_context& io, const std::string& address, std::uint16_t port,
-                const Metrics& metrics);
+                const Metrics& metrics, SenderAllowList allowed = {},
+                Metrics::Counter* refused = nullptr);
   ~MetricsServer();
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;
@@ -31,6 +34,8 @@ class MetricsServer {
 
   boost::asio::ip::tcp::acceptor acceptor_;
   const Metrics& metrics_;
+  const SenderAllowList allowed_;
+  Metrics::Counter* refused_;
 };
 
 }  // namespace logfold
