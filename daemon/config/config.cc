@@ -42,11 +42,8 @@ constexpr EnumName<LogLevel> kLogLevels[] = {
     {"off", LogLevel::kOff},
 };
 constexpr EnumName<InputType> kInputTypes[] = {
-    {"udp", InputType::kUdp},
-    {"tcp", InputType::kTcp},
-    {"stdin", InputType::kStdin},
-    {"file", InputType::kFile},
-    {"tls", InputType::kTls},
+    {"udp", InputType::kUdp},   {"tcp", InputType::kTcp}, {"stdin", InputType::kStdin},
+    {"file", InputType::kFile}, {"tls", InputType::kTls},
 };
 constexpr EnumName<TlsMinVersion> kTlsVersions[] = {
     {"1.2", TlsMinVersion::kTls12},
@@ -692,8 +689,8 @@ class Validator {
     // tls and tcp share the TCP port space.
     const std::string_view transport = type == InputType::kUdp ? "udp" : "tcp";
     if (network && port_ok && address_ok && !adopts_socket && in.port != 0) {
-      const std::string bind = std::string(transport) + " " +
-                               *ParseIp(in.address) + ":" + std::to_string(in.port);
+      const std::string bind =
+          std::string(transport) + " " + *ParseIp(in.address) + ":" + std::to_string(in.port);
       auto [it, inserted] = binds_.emplace(bind, label);
       if (!inserted) Error(Join(path, "port"), bind + " is already bound by " + it->second);
     }
@@ -792,23 +789,25 @@ class Validator {
   }
 
   void TlsOutput(const Json& v, const std::string& path, TlsOutputConfig& t) {
-    Walk(v, path,
-         {
-             {"ca_file",
-              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.ca_file); }},
-             {"verify", [&](const Json& j, const std::string& p) { Bool(j, p, t.verify); }},
-             {"cert_file",
-              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.cert_file); }},
-             {"key_file",
-              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.key_file); }},
-             {"password_file",
-              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.password_file); }},
-             {"min_version",
-              [&](const Json& j, const std::string& p) { Enum(j, p, kTlsVersions, t.min_version); }},
-         });
+    Walk(
+        v, path,
+        {
+            {"ca_file",
+             [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.ca_file); }},
+            {"verify", [&](const Json& j, const std::string& p) { Bool(j, p, t.verify); }},
+            {"cert_file",
+             [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.cert_file); }},
+            {"key_file",
+             [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.key_file); }},
+            {"password_file",
+             [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.password_file); }},
+            {"min_version",
+             [&](const Json& j, const std::string& p) { Enum(j, p, kTlsVersions, t.min_version); }},
+        });
     if (t.cert_file.empty() != t.key_file.empty()) {
-      Error(Join(path, t.cert_file.empty() ? "cert_file" : "key_file"),
-            "required together with " + std::string(t.cert_file.empty() ? "key_file" : "cert_file"));
+      Error(
+          Join(path, t.cert_file.empty() ? "cert_file" : "key_file"),
+          "required together with " + std::string(t.cert_file.empty() ? "key_file" : "cert_file"));
     }
     if (!t.password_file.empty() && t.key_file.empty()) {
       Error(Join(path, "password_file"), "only allowed with key_file");
@@ -816,38 +815,37 @@ class Validator {
   }
 
   void TlsInput(const Json& v, const std::string& path, TlsInputConfig& t) {
-    const std::optional<TlsClientAuth> auth =
-        v.is_object() && Has(v, "client_auth") ? Peek(v, "client_auth", kClientAuths)
-                                               : TlsClientAuth::kNone;
+    const std::optional<TlsClientAuth> auth = v.is_object() && Has(v, "client_auth")
+                                                  ? Peek(v, "client_auth", kClientAuths)
+                                                  : TlsClientAuth::kNone;
     const std::string peers_rule = auth == TlsClientAuth::kNone
                                        ? "only allowed when client_auth is \"optional\" or "
                                          "\"required\""
                                        : "";
     bool pinned = false;  // a fingerprint in permitted_peers vouches without a CA
-    Walk(v, path,
-         {
-             {"cert_file",
-              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.cert_file); },
-              true},
-             {"key_file",
-              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.key_file); },
-              true},
-             {"password_file",
-              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.password_file); }},
-             {"ca_file",
-              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.ca_file); }},
-             {"min_version",
-              [&](const Json& j, const std::string& p) { Enum(j, p, kTlsVersions, t.min_version); }},
-             {"ciphers",
-              [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.ciphers); }},
-             {"client_auth",
-              [&](const Json& j, const std::string& p) { Enum(j, p, kClientAuths, t.client_auth); }},
-             {"permitted_peers",
-              [&](const Json& j, const std::string& p) {
-                pinned = PermittedPeers(j, p, t.permitted_peers);
-              },
-              false, peers_rule},
-         });
+    Walk(
+        v, path,
+        {
+            {"cert_file",
+             [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.cert_file); }, true},
+            {"key_file",
+             [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.key_file); }, true},
+            {"password_file",
+             [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.password_file); }},
+            {"ca_file",
+             [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.ca_file); }},
+            {"min_version",
+             [&](const Json& j, const std::string& p) { Enum(j, p, kTlsVersions, t.min_version); }},
+            {"ciphers",
+             [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.ciphers); }},
+            {"client_auth",
+             [&](const Json& j, const std::string& p) { Enum(j, p, kClientAuths, t.client_auth); }},
+            {"permitted_peers",
+             [&](const Json& j, const std::string& p) {
+               pinned = PermittedPeers(j, p, t.permitted_peers);
+             },
+             false, peers_rule},
+        });
     if (v.is_object() && auth && *auth != TlsClientAuth::kNone && t.ca_file.empty() && !pinned) {
       Error(Join(path, "ca_file"),
             "required when client_auth is " + Quote(NameOf(kClientAuths, *auth)) +
@@ -1338,8 +1336,9 @@ class Validator {
     // RFC 9110 token.
     bool valid = !name.empty();
     for (char c : name) {
-      valid = valid && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                        std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos);
+      valid =
+          valid && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos);
     }
     if (!valid) return "header name must be an HTTP token (letters, digits, !#$%&'*+-.^_`|~)";
     std::string lower = name;

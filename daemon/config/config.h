@@ -60,15 +60,15 @@ struct InputConfig {
   // udp, tcp: an inherited systemd socket to adopt, by FileDescriptorName. When set,
   // address and port are unused (the socket is already bound).
   std::string socket_name;
-  std::string address = "127.0.0.1";        // udp, tcp, tls: IP literal to bind
-  std::uint16_t port = 0;                   // udp, tcp, tls: 0 = ephemeral
-  std::uint64_t receive_buffer = 4 * kMiB;  // udp: SO_RCVBUF request; 0 = system default
-  TcpFraming framing = TcpFraming::kAuto;   // tcp, tls
-  bool nul_terminator = false;              // tcp: NUL also ends a newline frame
-  std::uint32_t max_connections = 1024;     // tcp, tls
-  TimeUs idle_timeout_us = 5 * kMinute;     // tcp, tls: 0 = never
-  std::string path;                         // file
-  std::vector<std::string> allowed_senders;  // udp, tcp, tls: CIDR blocks; empty = anyone
+  std::string address = "127.0.0.1";           // udp, tcp, tls: IP literal to bind
+  std::uint16_t port = 0;                      // udp, tcp, tls: 0 = ephemeral
+  std::uint64_t receive_buffer = 4 * kMiB;     // udp: SO_RCVBUF request; 0 = system default
+  TcpFraming framing = TcpFraming::kAuto;      // tcp, tls
+  bool nul_terminator = false;                 // tcp: NUL also ends a newline frame
+  std::uint32_t max_connections = 1024;        // tcp, tls
+  TimeUs idle_timeout_us = 5 * kMinute;        // tcp, tls: 0 = never
+  std::string path;                            // file
+  std::vector<std::string> allowed_senders;    // udp, tcp, tls: CIDR blocks; empty = anyone
   TimeUs handshake_timeout_us = 10 * kSecond;  // tls
   TlsInputConfig tls;                          // tls
   bool operator==(const InputConfig&) const = default;
@@ -157,7 +157,7 @@ struct OutputConfig {
 struct MetricsConfig {
   bool enabled = true;
   std::string address = "127.0.0.1";
-  std::uint16_t port = 9514;  // 0 = ephemeral
+  std::uint16_t port = 9514;                 // 0 = ephemeral
   std::vector<std::string> allowed_senders;  // CIDR blocks that may scrape; empty = anyone
   bool operator==(const MetricsConfig&) const = default;
 };

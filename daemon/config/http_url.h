@@ -1,5 +1,5 @@
-// HttpUrl: the http:// or https:// URL of an HTTP output, parsed and checked once at configuration time
-// (host name or IPv4/[IPv6] literal, port, path, query), so a bad URL is a config error.
+// HttpUrl: the http:// or https:// URL of an HTTP output, parsed and checked once at configuration
+// time (host name or IPv4/[IPv6] literal, port, path, query), so a bad URL is a config error.
 #ifndef LOGFOLD_DAEMON_HTTP_URL_H_
 #define LOGFOLD_DAEMON_HTTP_URL_H_
 
@@ -10,8 +10,8 @@
 namespace logfold {
 
 struct HttpUrl {
-  std::string host;  // name or IP literal, without brackets
-  bool tls = false;          // https
+  std::string host;         // name or IP literal, without brackets
+  bool tls = false;         // https
   std::uint16_t port = 80;  // 443 for https
   std::string path = "/";   // starts with '/'; percent-escapes kept as written
   std::string query;        // without the '?'; empty when absent

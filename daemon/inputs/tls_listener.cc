@@ -205,7 +205,8 @@ TlsListener::Impl::Impl(std::uint32_t input_id, std::string input_name, const Op
                        "TCP connections refused because max_connections were open.")),
       senders_refused(Counter("logfold_senders_refused_total",
                               "Connections or datagrams refused by allowed_senders.")),
-      handshakes(Counter("logfold_tls_handshakes_total", "TLS handshakes completed and permitted.")),
+      handshakes(
+          Counter("logfold_tls_handshakes_total", "TLS handshakes completed and permitted.")),
       idle_timeouts(Counter("logfold_idle_timeouts_total", "TCP connections closed for idleness.")),
       dropped_shutdown(
           Counter("logfold_dropped_total", "Lines dropped on intake.", ",reason=\"shutdown\"")) {

@@ -129,7 +129,7 @@ struct UdpListener::State : std::enable_shared_from_this<State> {
   std::array<mmsghdr, kBatch> headers{};
   std::array<iovec, kBatch> iovecs{};
   std::array<sockaddr_storage, kBatch> senders{};  // filled only with allowed_senders
-  std::uint32_t kernel_drops_seen = 0;  // the socket's drop count when last read
+  std::uint32_t kernel_drops_seen = 0;             // the socket's drop count when last read
   bool kernel_drops_readable = true;
   std::vector<std::string_view> lines;
   char peek_byte = 0;
@@ -237,7 +237,8 @@ void UdpListener::State::Drain() {
     lines.clear();
     for (int i = 0; i < got; ++i) {
       if (!options.allowed_senders.empty()) {
-        const bool allowed = options.allowed_senders.Allows(reinterpret_cast<sockaddr*>(&senders[i]));
+        const bool allowed =
+            options.allowed_senders.Allows(reinterpret_cast<sockaddr*>(&senders[i]));
         // recvmmsg shrinks msg_namelen to each sender's size: restore it for the next batch.
         headers[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
         if (!allowed) {

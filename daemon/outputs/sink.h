@@ -81,7 +81,7 @@ struct SinkConfig {
   // Headers whose value is the first line of a file (a secret kept out of the config), read
   // when the sink is built.
   std::vector<std::pair<std::string, std::string>> header_files;
-  std::string compression = "none";                          // none | gzip
+  std::string compression = "none";  // none | gzip
   std::uint64_t batch_max_events = 5000;
   std::uint64_t batch_max_bytes = 1 << 20;
   TimeUs batch_max_delay_us = 1'000'000;

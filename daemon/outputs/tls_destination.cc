@@ -129,9 +129,8 @@ class TlsDestination final : public Destination {
       return last_unconfirmed_ = plain_written_;
     }
     const std::uint64_t cipher_sent = BIO_number_written(SSL_get_wbio(ssl_));
-    const std::uint64_t cipher_acked = cipher_sent - std::min<std::uint64_t>(
-                                                         static_cast<std::uint64_t>(queued),
-                                                         cipher_sent);
+    const std::uint64_t cipher_acked =
+        cipher_sent - std::min<std::uint64_t>(static_cast<std::uint64_t>(queued), cipher_sent);
     // Records whose ciphertext is wholly acknowledged confirm their plaintext.
     while (!records_.empty() && records_.front().cipher_end <= cipher_acked) {
       plain_confirmed_ = records_.front().plain_end;
@@ -212,8 +211,8 @@ class TlsDestination final : public Destination {
       const long verify = SSL_get_verify_result(ssl_);
       if (verify != X509_V_OK) {
         verify_failures_.fetch_add(1, std::memory_order_relaxed);
-        error = "TLS handshake with " + peer_ + ": server certificate refused: " +
-                X509_verify_cert_error_string(verify);
+        error = "TLS handshake with " + peer_ +
+                ": server certificate refused: " + X509_verify_cert_error_string(verify);
       } else {
         error = "TLS handshake with " + peer_ + ": " +
                 (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE ? "timed out"

@@ -137,8 +137,9 @@ std::shared_ptr<ssl::context> MakeTlsClientContext(const TlsClientOptions& optio
     ctx->load_verify_file(options.ca_file, ec);
   }
   if (ec) {
-    error = "CA bundle " + (options.ca_file.empty() ? std::string("(system store)") : options.ca_file) +
-            ": " + OpenSslError(ec);
+    error = "CA bundle " +
+            (options.ca_file.empty() ? std::string("(system store)") : options.ca_file) + ": " +
+            OpenSslError(ec);
     return nullptr;
   }
   ctx->set_verify_mode(options.verify ? ssl::verify_peer : ssl::verify_none);
@@ -178,8 +179,8 @@ std::vector<std::string> CertificateNames(X509* cert) {
     names.emplace_back(reinterpret_cast<const char*>(ASN1_STRING_get0_data(data)),
                        static_cast<std::size_t>(ASN1_STRING_length(data)));
   }
-  auto* sans = static_cast<GENERAL_NAMES*>(
-      X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+  auto* sans =
+      static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
   if (sans != nullptr) {
     for (int i = 0; i < sk_GENERAL_NAME_num(sans); ++i) {
       const GENERAL_NAME* gn = sk_GENERAL_NAME_value(sans, i);

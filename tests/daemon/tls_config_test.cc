@@ -47,7 +47,8 @@ TEST(PeerMatchTest, FingerprintsParseWithOrWithoutColons) {
   EXPECT_FALSE(ParseSha256Fingerprint("sha256::" + hex));
   EXPECT_EQ(PeerPatternError("sha256:zz"),
             "not a SHA-256 fingerprint (\"sha256:\" and 64 hex digits, colons allowed)");
-  EXPECT_EQ(PeerPatternError("a b"), "a peer name may hold letters, digits, '-', '_', '.' and '*' only");
+  EXPECT_EQ(PeerPatternError("a b"),
+            "a peer name may hold letters, digits, '-', '_', '.' and '*' only");
   EXPECT_EQ(PeerPatternError("*.example.net"), "");
 }
 
@@ -155,29 +156,31 @@ TEST(TlsConfigTest, BadTlsSettingsAreRefusedAtTheirPath) {
   const auto E = [](std::string path, std::string reason) {
     return ConfigError{std::move(path), std::move(reason)};
   };
-  EXPECT_THAT(Errors(std::string(R"({"inputs": [
+  EXPECT_THAT(
+      Errors(std::string(R"({"inputs": [
       {"name": "t", "type": "tls", "port": 1, "allowed_senders": ["10.0.0.0/33", "h"],
        "tls": {"key_file": "/k", "client_auth": "required",
                "permitted_peers": ["a b", "sha256:12"]}},
       {"name": "p", "type": "tcp", "port": 2, "tls": {}, "handshake_timeout": "1s"}],
-    )") + kOut + "}"),
-              ElementsAre(
-                  E("inputs[0].allowed_senders[0]",
-                    "must be an IP address or CIDR block such as \"10.0.0.0/8\" or \"::1\", got "
-                    "\"10.0.0.0/33\""),
-                  E("inputs[0].allowed_senders[1]",
-                    "must be an IP address or CIDR block such as \"10.0.0.0/8\" or \"::1\", got "
-                    "\"h\""),
-                  E("inputs[0].tls.permitted_peers[0]",
-                    "a peer name may hold letters, digits, '-', '_', '.' and '*' only, got \"a b\""),
-                  E("inputs[0].tls.permitted_peers[1]",
-                    "not a SHA-256 fingerprint (\"sha256:\" and 64 hex digits), got \"sha256:12\""),
-                  E("inputs[0].tls.cert_file", "required key missing"),
-                  E("inputs[0].tls.ca_file",
-                    "required when client_auth is \"required\" (or pin client certificates by "
-                    "\"sha256:\" fingerprint in permitted_peers)"),
-                  E("inputs[1].tls", "not allowed for type tcp"),
-                  E("inputs[1].handshake_timeout", "not allowed for type tcp")));
+    )") + kOut +
+             "}"),
+      ElementsAre(
+          E("inputs[0].allowed_senders[0]",
+            "must be an IP address or CIDR block such as \"10.0.0.0/8\" or \"::1\", got "
+            "\"10.0.0.0/33\""),
+          E("inputs[0].allowed_senders[1]",
+            "must be an IP address or CIDR block such as \"10.0.0.0/8\" or \"::1\", got "
+            "\"h\""),
+          E("inputs[0].tls.permitted_peers[0]",
+            "a peer name may hold letters, digits, '-', '_', '.' and '*' only, got \"a b\""),
+          E("inputs[0].tls.permitted_peers[1]",
+            "not a SHA-256 fingerprint (\"sha256:\" and 64 hex digits), got \"sha256:12\""),
+          E("inputs[0].tls.cert_file", "required key missing"),
+          E("inputs[0].tls.ca_file",
+            "required when client_auth is \"required\" (or pin client certificates by "
+            "\"sha256:\" fingerprint in permitted_peers)"),
+          E("inputs[1].tls", "not allowed for type tcp"),
+          E("inputs[1].handshake_timeout", "not allowed for type tcp")));
   EXPECT_THAT(Errors(R"({"inputs": [{"name": "s", "type": "stdin"}], "outputs": [
       {"name": "h", "type": "http", "url": "http://h/", "format": "loki", "tls": {}},
       {"name": "u", "type": "syslog", "address": "h", "port": 1, "protocol": "udp", "tls": {}},
@@ -186,8 +189,7 @@ TEST(TlsConfigTest, BadTlsSettingsAreRefusedAtTheirPath) {
               ElementsAre(E("outputs[0].tls", "only allowed when url is https://"),
                           E("outputs[1].tls", "only allowed when protocol is \"tcp\""),
                           E("outputs[2].tls.key_file", "required together with cert_file"),
-                          E("outputs[3].type",
-                            "must be one of: stdout, file, tcp, syslog, http")));
+                          E("outputs[3].type", "must be one of: stdout, file, tcp, syslog, http")));
 }
 
 }  // namespace

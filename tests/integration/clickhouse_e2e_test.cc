@@ -534,8 +534,9 @@ TEST_F(HttpsDeliveryTest, WrongCaFailsClearlyAndEventsWaitForTheFix) {
   EXPECT_TRUE(daemon_.WaitMetricAtLeast("logfold_sink_tls_verify_failures_total",
                                         {"sink=\"clickhouse\""}, 2, milliseconds(30000)))
       << daemon_.Metrics();
-  EXPECT_TRUE(daemon_.WaitForStderr("server certificate refused: certificate verify failed "
-                                    "(unable to get local issuer certificate)"))
+  EXPECT_TRUE(
+      daemon_.WaitForStderr("server certificate refused: certificate verify failed "
+                            "(unable to get local issuer certificate)"))
       << daemon_.Stderr();
   EXPECT_EQ(clickhouse_.QueryValue("SELECT count() FROM logfold.events"), "0");
   EXPECT_EQ(Rejected(), 0);

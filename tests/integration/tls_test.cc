@@ -53,10 +53,9 @@ class RsyslogTls {
     const std::string conf =
         "global(workDirectory=\"" + work.string() + "\" processInternalMessages=\"on\"\n" +
         "  defaultNetstreamDriverCAFile=\"" + ca + "\" defaultNetstreamDriverCertFile=\"" + cert +
-        "\" defaultNetstreamDriverKeyFile=\"" + key + "\")\n" +
-        "module(load=\"imtcp\")\n" + "input(type=\"imtcp\" address=\"127.0.0.1\" port=\"0\" " +
-        "listenPortFileName=\"" + PortFile() + "\" ruleset=\"fwd\")\n" +
-        "ruleset(name=\"fwd\") {\n" +
+        "\" defaultNetstreamDriverKeyFile=\"" + key + "\")\n" + "module(load=\"imtcp\")\n" +
+        "input(type=\"imtcp\" address=\"127.0.0.1\" port=\"0\" " + "listenPortFileName=\"" +
+        PortFile() + "\" ruleset=\"fwd\")\n" + "ruleset(name=\"fwd\") {\n" +
         "  action(type=\"omfwd\" target=\"127.0.0.1\" port=\"" + std::to_string(logfold_port) +
         "\" protocol=\"tcp\" TCP_Framing=\"octet-counted\" " +
         "template=\"RSYSLOG_SyslogProtocol23Format\" StreamDriver=\"ossl\" StreamDriverMode=\"1\" "
@@ -142,18 +141,17 @@ class TlsInputTest : public ::testing::Test {
   // A tls input requiring client certificates from *.example.net, events to a file.
   void StartLogfold() {
     Json config = daemon_test::LoopbackConfig(dir_ / "events.ndjson");
-    config["inputs"] = Json::array(
-        {{{"name", "tls-in"},
-          {"type", "tls"},
-          {"port", 0},
-          {"allowed_senders", Json::array({"127.0.0.0/8"})},
-          {"handshake_timeout", "5s"},
-          {"tls",
-           {{"cert_file", (dir_ / "live.pem").string()},
-            {"key_file", (dir_ / "live.key").string()},
-            {"ca_file", pki_.CaCert()},
-            {"client_auth", "required"},
-            {"permitted_peers", Json::array({"*.example.net"})}}}}});
+    config["inputs"] = Json::array({{{"name", "tls-in"},
+                                     {"type", "tls"},
+                                     {"port", 0},
+                                     {"allowed_senders", Json::array({"127.0.0.0/8"})},
+                                     {"handshake_timeout", "5s"},
+                                     {"tls",
+                                      {{"cert_file", (dir_ / "live.pem").string()},
+                                       {"key_file", (dir_ / "live.key").string()},
+                                       {"ca_file", pki_.CaCert()},
+                                       {"client_auth", "required"},
+                                       {"permitted_peers", Json::array({"*.example.net"})}}}}});
     std::filesystem::copy_file(pki_.Cert("server"), dir_ / "live.pem");
     std::filesystem::copy_file(pki_.Key("server"), dir_ / "live.key");
     daemon_test::WriteFile(dir_ / "logfold.json", config.dump(2));
@@ -191,12 +189,12 @@ class TlsInputTest : public ::testing::Test {
 
   // The PEM certificate logfold presents to a new connection (via `openssl s_client`).
   std::string PresentedCertificate() {
-    const daemon_test::CommandResult r = daemon_test::RunCommand(
-        {"/bin/sh", "-c",
-         "openssl s_client -connect 127.0.0.1:" + std::to_string(port_) + " -CAfile " +
-             pki_.CaCert() + " -cert " + pki_.Cert("sender") + " -key " + pki_.Key("sender") +
-             " </dev/null"},
-        dir_, milliseconds(20000));
+    const daemon_test::CommandResult r =
+        daemon_test::RunCommand({"/bin/sh", "-c",
+                                 "openssl s_client -connect 127.0.0.1:" + std::to_string(port_) +
+                                     " -CAfile " + pki_.CaCert() + " -cert " + pki_.Cert("sender") +
+                                     " -key " + pki_.Key("sender") + " </dev/null"},
+                                dir_, milliseconds(20000));
     const std::size_t begin = r.out.find("-----BEGIN CERTIFICATE-----");
     const std::string end_marker = "-----END CERTIFICATE-----\n";
     const std::size_t end = r.out.find(end_marker, begin);
@@ -341,15 +339,15 @@ TEST_F(TlsInputTest, LogfoldToLogfoldOverTlsExactAccounting) {
   for (int i = 0; i < kLines; ++i) {
     // Three shapes on two hosts: folded into a handful of groups, each with a summary.
     chunk += "<13>1 2024-05-01T12:00:00Z host-" + std::to_string(i % 2) + " app - - - " +
-             (i % 3 == 0 ? "user " + std::to_string(i) + " logged in"
-                         : i % 3 == 1 ? "disk sda" + std::to_string(i) + " is full"
-                                      : "request " + std::to_string(i) + " took 5 ms") +
+             (i % 3 == 0   ? "user " + std::to_string(i) + " logged in"
+              : i % 3 == 1 ? "disk sda" + std::to_string(i) + " is full"
+                           : "request " + std::to_string(i) + " took 5 ms") +
              "\n";
   }
   ASSERT_TRUE(feed.Send(chunk));
   feed.Close();
-  ASSERT_TRUE(sender.WaitMetricAtLeast("logfold_lines_processed_total", {}, kLines,
-                                       milliseconds(30000)));
+  ASSERT_TRUE(
+      sender.WaitMetricAtLeast("logfold_lines_processed_total", {}, kLines, milliseconds(30000)));
   ASSERT_TRUE(sender.Signal(SIGTERM));  // closes every group: summaries go out too
   const std::optional<int> code = sender.WaitExit(milliseconds(30000));
   ASSERT_TRUE(code.has_value());
@@ -359,8 +357,8 @@ TEST_F(TlsInputTest, LogfoldToLogfoldOverTlsExactAccounting) {
 
   std::vector<Json> sent;
   std::string error;
-  ASSERT_TRUE(daemon_test::ParseNdjson(daemon_test::ReadFile(sender_dir / "events.ndjson"), sent,
-                                       error))
+  ASSERT_TRUE(
+      daemon_test::ParseNdjson(daemon_test::ReadFile(sender_dir / "events.ndjson"), sent, error))
       << error;
   EXPECT_EQ(daemon_test::LinesAccounted(sent), static_cast<std::uint64_t>(kLines));
   ASSERT_GT(sent.size(), 0U);

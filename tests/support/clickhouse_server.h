@@ -102,11 +102,11 @@ inline std::vector<std::string> SplitSqlStatements(std::string_view script) {
   return out;
 }
 
-// clickhouse-server in the foreground with a minimal config: HTTP (and HTTPS when asked), on 127.0.0.1, data,
-// temporary and user files in `dir`, a password-less `default` user and a user `logfold`
-// with password kPassword, both limited to loopback.
-// Stop() and Start() again reuse the port and the data (a restart); the destructor kills a
-// server still running, and `dir` (owned by the caller) removes everything it wrote.
+// clickhouse-server in the foreground with a minimal config: HTTP (and HTTPS when asked), on
+// 127.0.0.1, data, temporary and user files in `dir`, a password-less `default` user and a user
+// `logfold` with password kPassword, both limited to loopback. Stop() and Start() again reuse the
+// port and the data (a restart); the destructor kills a server still running, and `dir` (owned by
+// the caller) removes everything it wrote.
 class ClickHouseServer {
  public:
   static constexpr std::string_view kPassword = "fold-secret";

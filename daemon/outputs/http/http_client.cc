@@ -30,9 +30,8 @@ constexpr auto kRunSlice = std::chrono::milliseconds(50);
 // request: nothing of the request was processed, so it may be sent again at once.
 bool IsClosedConnection(const beast::error_code& ec) {
   return ec == http::error::end_of_stream || ec == asio::error::eof ||
-         ec == asio::ssl::error::stream_truncated ||
-         ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
-         ec == asio::error::connection_aborted;
+         ec == asio::ssl::error::stream_truncated || ec == asio::error::connection_reset ||
+         ec == asio::error::broken_pipe || ec == asio::error::connection_aborted;
 }
 
 }  // namespace

@@ -70,7 +70,8 @@ class HttpDestination final : public Destination {
         config_(config),
         url_(url),
         format_(std::move(format)),
-        client_(url.host, url.port, config.name, metrics, std::move(tls), config.tls_options.verify),
+        client_(url.host, url.port, config.name, metrics, std::move(tls),
+                config.tls_options.verify),
         backoff_(std::chrono::microseconds(config.reconnect_min_us),
                  std::chrono::microseconds(config.reconnect_max_us)),
         retries_(Counter(metrics, "logfold_sink_retries_total",
@@ -409,8 +410,8 @@ std::unique_ptr<Sink> MakeHttpSink(const SinkConfig& config, Metrics& metrics, s
     for (char c : value) {
       const auto u = static_cast<unsigned char>(c);
       if ((u < 0x20 && c != '\t') || u == 0x7f) {
-        error = "sink " + config.name + ": header " + name + ": " + path +
-                " holds control characters";
+        error =
+            "sink " + config.name + ": header " + name + ": " + path + " holds control characters";
         return nullptr;
       }
     }
