@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/api/live_api.h"
 #include "daemon/config/config.h"
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
@@ -62,64 +63,15 @@ spdlog::level::level_enum SpdLevel(LogLevel l) {
   return spdlog::level::info;
 }
 
-SinkConfig ToSinkConfig(const OutputConfig& o) {
-  SinkConfig s;
-  s.name = o.name;
-  s.type = std::string(OutputTypeName(o.type));
-  s.buffer_bytes = o.buffer;
-  s.path = o.path;
-  s.fsync = o.fsync == FsyncPolicy::kNever      ? "never"
-            : o.fsync == FsyncPolicy::kInterval ? "interval"
-                                                : "always";
-  s.fsync_interval_us = o.fsync_interval_us;
-  s.address = o.address;
-  s.port = o.port;
-  s.reconnect_min_us = o.reconnect_min_us;
-  s.reconnect_max_us = o.reconnect_max_us;
-  s.protocol = o.protocol == SyslogProtocol::kTcp ? "tcp" : "udp";
-  s.framing = o.framing == SyslogFraming::kOctetCounted ? "octet-counted" : "newline";
-  s.app_name = o.app_name;
-  s.tls = o.tls.enabled;
-  s.tls_options.ca_file = o.tls.ca_file;
-  s.tls_options.verify = o.tls.verify;
-  s.tls_options.cert_file = o.tls.cert_file;
-  s.tls_options.key_file = o.tls.key_file;
-  s.tls_options.password_file = o.tls.password_file;
-  s.tls_options.min_version =
-      o.tls.min_version == TlsMinVersion::kTls13 ? TlsVersion::kTls13 : TlsVersion::kTls12;
-  if (o.type == OutputType::kHttp) {
-    s.url = o.url;
-    s.http.format = std::string(HttpFormatName(o.http_format));
-    s.http.table = o.table;
-    s.http.index = o.index;
-    s.http.labels = o.labels;
-    s.headers = o.headers;
-    s.header_files = o.header_files;
-    s.compression = o.compression == HttpCompression::kGzip ? "gzip" : "none";
-    s.batch_max_events = o.batch_max_events;
-    s.batch_max_bytes = o.batch_max_bytes;
-    s.batch_max_delay_us = o.batch_max_delay_us;
-    s.request_timeout_us = o.request_timeout_us;
-    s.reconnect_min_us = o.retry_initial_backoff_us;
-    s.reconnect_max_us = o.retry_max_backoff_us;
-    s.max_retries = o.max_retries;
-  }
-  return s;
-}
-
 std::vector<SyslogParser::Options> ParserOptions(const Config& c) {
   std::vector<SyslogParser::Options> v;
-  for (const InputConfig& in : c.inputs) {
-    SyslogParser::Options o;
-    o.format = in.format;
-    o.json_message_field = in.json_message_field;
-    v.push_back(o);
-  }
+  for (const InputConfig& in : c.inputs) v.push_back(in.parser);
   return v;
 }
 
-TlsServerOptions TlsOptions(const TlsInputConfig& t) {
-  TlsServerOptions o;
+// The runtime form of a tls input's "tls" block (every field; defaults are the config's).
+TlsServerOptions TlsOptions(const TlsServerConfig& t) {
+  TlsServerOptions o{};
   o.cert_file = t.cert_file;
   o.key_file = t.key_file;
   o.password_file = t.password_file;
@@ -141,17 +93,11 @@ std::string BuildTlsContexts(const Config& c,
   for (const InputConfig& in : c.inputs) {
     if (in.type != InputType::kTls) continue;
     std::string error;
-    auto context = MakeTlsServerContext(TlsOptions(in.tls), error);
+    auto context = MakeTlsServerContext(TlsOptions(in.tls.tls), error);
     if (!context) return "input " + in.name + ": " + error;
     out.push_back(std::move(context));
   }
   return "";
-}
-
-std::size_t WorkerThreads(const Config& c) {
-  if (c.workers.threads > 0) return c.workers.threads;
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  return cores > 0 ? static_cast<std::size_t>(cores) : 1;
 }
 
 class Server {
@@ -170,9 +116,7 @@ class Server {
       return 1;
     }
     WorkerPool::Options po;
-    po.threads = WorkerThreads(config_);
-    po.queue_capacity = config_.workers.queue_capacity;
-    po.flush_interval_us = config_.workers.flush_interval_us;
+    static_cast<WorkerOptions&>(po) = config_.workers;
     po.event_time = config_.engine.time == TimeSource::kEvent;
     po.merger = config_.engine.merger;
     // Random per run, so group ids from two runs of the daemon (rows in one log store) do not
@@ -236,11 +180,7 @@ class Server {
                                                  const std::vector<std::unique_ptr<Sink>>& sinks) {
     std::vector<WorkerPool::Output> v;
     for (std::size_t i = 0; i < sinks.size(); ++i) {
-      WorkerPool::Output o;
-      o.sink = sinks[i].get();
-      o.drop_when_full = c.outputs[i].when_full == WhenFull::kDrop;
-      o.block_timeout_us = c.outputs[i].block_timeout_us;
-      v.push_back(o);
+      v.push_back(WorkerPool::Output{sinks[i].get(), c.outputs[i].sink});
     }
     return v;
   }
@@ -248,9 +188,9 @@ class Server {
   bool BuildSinks(const Config& c, std::vector<std::unique_ptr<Sink>>& out, std::string& error) {
     for (const OutputConfig& o : c.outputs) {
       std::string e;
-      auto sink = MakeSink(ToSinkConfig(o), metrics_, e);
+      auto sink = MakeSink(o, metrics_, e);
       if (!sink) {
-        error = "outputs." + o.name + ": " + e;
+        error = "outputs." + o.sink.name + ": " + e;
         StopSinks(out, c.outputs);
         out.clear();
         return false;
@@ -269,8 +209,9 @@ class Server {
     const auto now = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < sinks.size(); ++i) {
       auto deadline = now + kDrainTimeout;
-      if (i < outputs.size() && outputs[i].when_full == WhenFull::kDrop) {
-        deadline = std::min(deadline, now + std::chrono::microseconds(outputs[i].block_timeout_us));
+      if (i < outputs.size() && outputs[i].sink.when_full == WhenFull::kDrop) {
+        deadline =
+            std::min(deadline, now + std::chrono::microseconds(outputs[i].sink.block_timeout_us));
       }
       ok = sinks[i]->Stop(deadline) && ok;
     }
@@ -296,11 +237,11 @@ class Server {
       }
       if (kept[i] >= 0) continue;
       std::string error;
-      built[i] = MakeSink(ToSinkConfig(next.outputs[i]), metrics_, error);
+      built[i] = MakeSink(next.outputs[i], metrics_, error);
       if (!built[i]) {
         ++*reload_failures_;
         spdlog::error("reload refused, keeping the running config: outputs.{}: {}",
-                      next.outputs[i].name, error);
+                      next.outputs[i].sink.name, error);
         for (auto& b : built) {
           if (b) b->Stop(std::chrono::steady_clock::now());  // empty: returns at once
         }
@@ -343,65 +284,65 @@ class Server {
   }
 
   void StartInputs() {
-    for (std::size_t i = 0; i < config_.inputs.size(); ++i) StartInput(i);
+    for (std::size_t i = 0; i < config_.inputs.size(); ++i) {
+      try {
+        StartInput(i);
+      } catch (const std::exception& e) {
+        throw std::runtime_error(InputLabel(config_.inputs[i]) + ": " + e.what());
+      }
+    }
+  }
+
+  // "input \"syslog-tcp\" (tcp 127.0.0.1:514)": which input failed, and where it listens.
+  static std::string InputLabel(const InputConfig& in) {
+    std::string label = "input \"" + in.name + "\"";
+    if (in.type != InputType::kUdp && in.type != InputType::kTcp) return label;
+    const bool udp = in.type == InputType::kUdp;
+    const std::string& socket_name = udp ? in.udp.socket_name : in.tcp.socket_name;
+    const std::string& address = udp ? in.udp.address : in.tcp.address;
+    const std::uint16_t port = udp ? in.udp.port : in.tcp.port;
+    label += udp ? " (udp " : " (tcp ";
+    if (!socket_name.empty()) return label + "inherited socket " + socket_name + ")";
+    const bool v6 = address.find(':') != std::string::npos;
+    return label + (v6 ? "[" + address + "]" : address) + ":" + std::to_string(port) + ")";
   }
 
   void StartInput(std::size_t i) {
     const InputConfig& in = config_.inputs[i];
     const auto id = static_cast<std::uint32_t>(i);
-    const int fd = in.socket_name.empty()
-                       ? -1
-                       : inherited_.Take(in.socket_name,
-                                         in.type == InputType::kUdp ? SOCK_DGRAM : SOCK_STREAM);
-    if (!in.socket_name.empty() && fd < 0) {
-      throw std::runtime_error("input " + in.name + ": no inherited socket named \"" +
-                               in.socket_name + "\"");
-    }
+    // An inherited systemd socket, by name: the listener adopts its descriptor.
+    auto adopt = [&](const std::string& socket_name, int type) {
+      if (socket_name.empty()) return -1;
+      const int fd = inherited_.Take(socket_name, type);
+      if (fd < 0) {
+        throw std::runtime_error("input " + in.name + ": no inherited socket named \"" +
+                                 socket_name + "\"");
+      }
+      return fd;
+    };
     switch (in.type) {
       case InputType::kUdp: {
-        UdpListener::Options o;
-        o.address = in.address;
-        o.port = in.port;
-        o.adopted_fd = fd;
-        o.max_message_size = in.max_message_size;
-        o.receive_buffer = in.receive_buffer;
-        o.allowed_senders = SenderAllowList(in.allowed_senders);
+        UdpListener::Options o = in.udp;
+        o.adopted_fd = adopt(o.socket_name, SOCK_DGRAM);
         auto l = std::make_unique<UdpListener>(id, in.name, o, io_, *pool_, metrics_);
         l->Start();
         udp_.push_back(std::move(l));
         break;
       }
       case InputType::kTcp: {
-        TcpListener::Options o;
-        o.address = in.address;
-        o.port = in.port;
-        o.adopted_fd = fd;
-        o.max_message_size = in.max_message_size;
-        o.framing = in.framing == TcpFraming::kAuto           ? Framing::kAuto
-                    : in.framing == TcpFraming::kOctetCounted ? Framing::kOctetCounted
-                                                              : Framing::kNewline;
-        o.nul_terminator = in.nul_terminator;
-        o.max_connections = in.max_connections;
-        o.idle_timeout_us = in.idle_timeout_us;
-        o.allowed_senders = SenderAllowList(in.allowed_senders);
+        TcpListener::Options o = in.tcp;
+        o.adopted_fd = adopt(o.socket_name, SOCK_STREAM);
+        o.octet_content_start = in.parser.format == InputFormat::kSyslog ? '<'
+                                : in.parser.format == InputFormat::kJson ? '{'
+                                                                         : '\0';
         auto l = std::make_unique<TcpListener>(id, in.name, o, io_, *pool_, metrics_);
         l->Start();
         tcp_.push_back(std::move(l));
         break;
       }
       case InputType::kTls: {
-        TlsListener::Options o;
-        o.address = in.address;
-        o.port = in.port;
-        o.adopted_fd = fd;
-        o.max_message_size = in.max_message_size;
-        o.framing = in.framing == TcpFraming::kAuto           ? Framing::kAuto
-                    : in.framing == TcpFraming::kOctetCounted ? Framing::kOctetCounted
-                                                              : Framing::kNewline;
-        o.max_connections = in.max_connections;
-        o.idle_timeout_us = in.idle_timeout_us;
-        o.handshake_timeout_us = in.handshake_timeout_us;
-        o.allowed_senders = SenderAllowList(in.allowed_senders);
+        TlsListener::Options o = in.tls;
+        o.adopted_fd = adopt(o.socket_name, SOCK_STREAM);
         auto l = std::make_unique<TlsListener>(id, in.name, o, tls_contexts_.at(tls_.size()), io_,
                                                *pool_, metrics_);
         l->Start();
@@ -410,11 +351,8 @@ class Server {
       }
       case InputType::kStdin:
       case InputType::kFile: {
-        StreamInput::Options o;
-        o.path = in.type == InputType::kStdin ? "-" : in.path;
-        o.max_message_size = in.max_message_size;
         streams_.push_back(std::make_unique<StreamInput>(
-            id, in.name, o, *pool_, metrics_,
+            id, in.name, in.stream, *pool_, metrics_,
             [this](bool) { asio::post(io_, [this] { OnStreamDone(); }); }));
         break;
       }
@@ -442,6 +380,11 @@ class Server {
         &metrics_.GetCounter("logfold_senders_refused_total",
                              "Connections or datagrams refused by allowed_senders.",
                              "input=\"metrics\",proto=\"http\""));
+    live_api_ = std::make_unique<LiveApi>(*pool_, metrics_);
+    metrics_server_->SetHandler(
+        [api = live_api_.get()](std::string_view target, HttpResponse& response) {
+          return api->Handle(target, response);
+        });
     metrics_server_->Start();
     spdlog::info("metrics on http://{}:{}/metrics", config_.metrics.address,
                  metrics_server_->local_port());
@@ -571,8 +514,8 @@ class Server {
     std::vector<InputConfig> others = next;
     for (std::size_t i = 0; i < live.size() && i < others.size(); ++i) {
       if (live[i].type == InputType::kTls && others[i].type == InputType::kTls) {
-        live[i].tls = others[i].tls;
-        others[i].tls = config_.inputs[i].tls;
+        live[i].tls.tls = others[i].tls.tls;
+        others[i].tls.tls = config_.inputs[i].tls.tls;
       }
     }
     if (others != config_.inputs) {
@@ -634,6 +577,7 @@ class Server {
   std::vector<std::shared_ptr<const TlsServerContext>> tls_contexts_;
   std::vector<std::unique_ptr<StreamInput>> streams_;
   std::unique_ptr<MetricsServer> metrics_server_;
+  std::unique_ptr<LiveApi> live_api_;  // serves the metrics listener's live view
   std::thread io_thread_;
   // Sinks a reload replaced, draining to their old destinations on their own threads.
   struct RetiringSinks {

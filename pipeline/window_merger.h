@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,11 @@ struct MergerOptions {
   // template token by token, every differing token looks variable, and no protected word
   // differs. Off: the nearest candidate within max_distance is joined (plain SimHash).
   bool confirm = true;
+  // Finds the application's own header at the start of each message (timestamp, level,
+  // thread, logger; pipeline/message_header.h) and leaves it out of the fingerprint and
+  // template (the level too: the same message at INFO and at FATAL is one event). Events
+  // carry the level and logger.
+  bool infer_header = true;
   // Words whose change must never merge two lines (compared case-insensitively).
   std::vector<std::string> protected_words = DefaultProtectedWords();
   // Words after which a plain word is taken as a value that may vary ("user alice"),
@@ -41,6 +47,9 @@ struct MergerOptions {
   Tokenizer::Options tokenizer;
   FeatureWeights weights;
   std::uint64_t id_seed = 0;  // mixed into group ids, so shards of one daemon never collide
+
+  // Every field, so that a reload notices any change (EngineConfig compares with this).
+  bool operator==(const MergerOptions&) const = default;
 
   static std::vector<std::string> DefaultProtectedWords();
   static std::vector<std::string> DefaultValueKeys();
@@ -77,6 +86,16 @@ struct MergeDecision {
   int distance = 0;  // Hamming distance line/group
 };
 
+// One open group as WindowMerger::VisitOpenGroups shows it; the views are valid until the
+// merger next adds, flushes or reconfigures.
+struct OpenGroupInfo {
+  std::uint32_t handle = 0;  // names the group to OpenGroupTemplate until the merger next changes
+  std::uint64_t id = 0;
+  std::uint64_t count_total = 0;
+  TimeUs first_seen_us = 0, last_seen_us = 0;
+  std::string_view host, app;  // of the group's first line
+};
+
 class WindowMerger {
  public:
   explicit WindowMerger(MergerOptions options);
@@ -108,6 +127,13 @@ class WindowMerger {
   const MergerOptions& options() const;
   // Approximate heap bytes held for open groups (samples included).
   std::size_t MemoryUsage() const;
+
+  // Visits every open group. It walks them all: call it from the owning thread, and rarely
+  // (the live view's snapshots, not per line).
+  void VisitOpenGroups(const std::function<void(const OpenGroupInfo&)>& visit) const;
+  // The template of the open group `handle` names, as its events show it. Valid only until the
+  // merger next adds, flushes or reconfigures.
+  std::string OpenGroupTemplate(std::uint32_t handle);
 
  private:
   struct Impl;

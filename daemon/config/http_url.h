@@ -16,6 +16,7 @@ struct HttpUrl {
   std::string path = "/";   // starts with '/'; percent-escapes kept as written
   std::string query;        // without the '?'; empty when absent
   std::string host_header;  // the Host header value: host (IPv6 bracketed), ":port" if not default
+  std::string text;         // the URL as written, for printing the configuration back
 
   // Parses `text`. User info (put credentials in `headers`) and fragments are refused with a
   // reason in `error`.
@@ -23,6 +24,8 @@ struct HttpUrl {
 
   // path with `suffix` appended (one '/' between them), e.g. "/es" + "_bulk" -> "/es/_bulk".
   std::string PathWith(std::string_view suffix) const;
+
+  bool operator==(const HttpUrl&) const = default;
 };
 
 // RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens.

@@ -91,6 +91,7 @@ struct TcpListener::Impl : std::enable_shared_from_this<Impl> {
   const std::uint32_t input;
   const std::string name;
   const Options options;
+  const SenderAllowList allowed_senders;  // built from options.allowed_senders
   IngestTarget& target;
   Strand strand;
   tcp::acceptor acceptor;
@@ -189,6 +190,7 @@ TcpListener::Impl::Impl(std::uint32_t input_id, std::string input_name, const Op
       input(input_id),
       name(std::move(input_name)),
       options(opts),
+      allowed_senders(options.allowed_senders),
       target(ingest),
       strand(asio::make_strand(ctx)),
       acceptor(strand),
@@ -199,7 +201,8 @@ TcpListener::Impl::Impl(std::uint32_t input_id, std::string input_name, const Op
                     "Bytes received (datagram payloads, frames).")),
       truncated(Counter(metrics, "logfold_truncated_total", "Messages cut to max_message_size.")),
       framing_errors(Counter(metrics, "logfold_framing_errors_total",
-                             "TCP frames with an invalid octet count (resynchronised).")),
+                             "TCP frames that looked octet-counted but were not (invalid length, "
+                             "or content not starting as the input format does); read as lines.")),
       partial_at_close(Counter(metrics, "logfold_partial_at_close_total",
                                "Octet-counted frames cut short by the connection closing.")),
       accepted(Counter(metrics, "logfold_connections_accepted_total", "TCP connections accepted.")),
@@ -259,10 +262,10 @@ void TcpListener::Impl::OnAccept(const boost::system::error_code& ec, Socket soc
     });
     return;
   }
-  if (!options.allowed_senders.empty()) {
+  if (!allowed_senders.empty()) {
     boost::system::error_code rec;
     const tcp::endpoint remote = socket.remote_endpoint(rec);
-    if (rec || !options.allowed_senders.Allows(remote.data())) {
+    if (rec || !allowed_senders.Allows(remote.data())) {
       senders_refused.fetch_add(1, std::memory_order_relaxed);  // counted, not logged
       boost::system::error_code ignored;
       socket.close(ignored);
@@ -333,6 +336,7 @@ TcpListener::Connection::Connection(std::shared_ptr<Impl> impl, Socket socket)
       retry_timer_(socket_.get_executor()),
       decoder_({.framing = impl_->options.framing,
                 .nul_terminator = impl_->options.nul_terminator,
+                .octet_content_start = impl_->options.octet_content_start,
                 .max_message_size = impl_->options.max_message_size}),
       buf_(kReadSize),
       last_activity_(SteadyClock::now()) {
@@ -502,8 +506,10 @@ void TcpListener::Connection::Account() {
                                     std::memory_order_relaxed);
     if (!framing_error_logged_) {
       framing_error_logged_ = true;
-      spdlog::warn("input {}: invalid octet count from {}; resynchronising at newlines",
-                   impl_->name, peer_);
+      spdlog::warn(
+          "input {}: a frame from {} looked octet-counted but was not; reading it and the rest of "
+          "the connection as lines",
+          impl_->name, peer_);
     }
   }
   accounted_ = now;

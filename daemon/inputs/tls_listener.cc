@@ -80,6 +80,7 @@ struct TlsListener::Impl : std::enable_shared_from_this<Impl> {
   const std::uint32_t input;
   const std::string name;
   const Options options;
+  const SenderAllowList allowed_senders;  // built from options.allowed_senders
   IngestTarget& target;
   Metrics& metrics;
   Strand strand;
@@ -185,6 +186,7 @@ TlsListener::Impl::Impl(std::uint32_t input_id, std::string input_name, const Op
       input(input_id),
       name(std::move(input_name)),
       options(opts),
+      allowed_senders(options.allowed_senders),
       target(ingest),
       metrics(m),
       strand(asio::make_strand(io_context)),
@@ -243,7 +245,7 @@ void TlsListener::Impl::Open() {
   port = acceptor.local_endpoint().port();
   spdlog::info("input {}: tls listening on port {} (max {} connections{})", name, port,
                options.max_connections,
-               options.allowed_senders.empty() ? "" : ", allowed senders only");
+               allowed_senders.empty() ? "" : ", allowed senders only");
 }
 
 void TlsListener::Impl::DoAccept() {
@@ -268,7 +270,7 @@ void TlsListener::Impl::OnAccept(const boost::system::error_code& ec, Socket soc
   boost::system::error_code rec;
   const tcp::endpoint remote = socket.remote_endpoint(rec);
   boost::system::error_code ignored;
-  if (rec || !options.allowed_senders.Allows(remote.data())) {
+  if (rec || !allowed_senders.Allows(remote.data())) {
     // Counted, not logged: a scanner must not be able to flood the log.
     senders_refused.fetch_add(1, std::memory_order_relaxed);
     socket.close(ignored);

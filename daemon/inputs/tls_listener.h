@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "daemon/config/options/tls_options.h"
 #include "daemon/inputs/ingest_target.h"
 #include "daemon/runtime/metrics.h"
 #include "daemon/runtime/sender_allow_list.h"
@@ -22,18 +23,8 @@ namespace logfold {
 
 class TlsListener {
  public:
-  struct Options {
-    std::string address = "127.0.0.1";
-    std::uint16_t port = 0;  // 0: ephemeral (see local_port())
-    int adopted_fd = -1;     // an inherited listening socket (systemd), owned; -1: none
-    std::size_t max_message_size = 64 * 1024;
-    // RFC 5425 mandates octet counting; auto also takes the newline framing some senders use.
-    Framing framing = Framing::kAuto;
-    std::uint32_t max_connections = 1024;  // further clients are closed at once; 0: no limit
-    TimeUs idle_timeout_us = 300 * 1000000LL;
-    TimeUs handshake_timeout_us = 10 * 1000000LL;
-    SenderAllowList allowed_senders = {};  // empty: any address
-  };
+  // Defaults and meaning of each option: daemon/config/options/tls_options.h.
+  using Options = TlsInputOptions;
 
   // Binds and listens; throws boost::system::system_error when that fails. `context` is the
   // TLS context new connections use until SetContext replaces it. Lifetimes as TcpListener's.

@@ -62,16 +62,16 @@ udp ProtocolOfSocket(int fd) {
                                     "adopted udp socket is neither IPv4 nor IPv6");
 }
 
-// Appends the lines of one datagram, trailing CR/NUL stripped, empty lines skipped.
-void SplitDatagram(std::string_view datagram, std::vector<std::string_view>& lines) {
-  while (!datagram.empty()) {
-    const std::size_t nl = datagram.find('\n');
-    std::string_view line = datagram.substr(0, nl);
-    while (!line.empty() && (line.back() == '\r' || line.back() == '\0')) line.remove_suffix(1);
-    if (!line.empty()) lines.push_back(line);
-    if (nl == std::string_view::npos) break;
-    datagram.remove_prefix(nl + 1);
+// Appends the message of one datagram: a datagram is one message (RFC 5426), so a stack
+// trace sent in one datagram stays one record, line breaks and all. Trailing LF, CR and NUL
+// (Python's SysLogHandler ends with a NUL, others with a LF) are no part of it; an empty
+// datagram is skipped.
+void AppendDatagram(std::string_view datagram, std::vector<std::string_view>& messages) {
+  while (!datagram.empty() &&
+         (datagram.back() == '\n' || datagram.back() == '\r' || datagram.back() == '\0')) {
+    datagram.remove_suffix(1);
   }
+  if (!datagram.empty()) messages.push_back(datagram);
 }
 
 }  // namespace
@@ -82,6 +82,7 @@ struct UdpListener::State : std::enable_shared_from_this<State> {
       : input(input_id),
         name(std::move(input_name)),
         options(opts),
+        allowed_senders(options.allowed_senders),
         target(ingest),
         strand(asio::make_strand(io)),
         socket(strand),
@@ -118,6 +119,7 @@ struct UdpListener::State : std::enable_shared_from_this<State> {
   const std::uint32_t input;
   const std::string name;
   const Options options;
+  const SenderAllowList allowed_senders;  // built from options.allowed_senders
   IngestTarget& target;
   asio::strand<asio::io_context::executor_type> strand;
   udp::socket socket;
@@ -167,7 +169,7 @@ void UdpListener::State::Open() {
     headers[i].msg_hdr.msg_iovlen = 1;
   }
   // Only an allow-list needs the sender's address; without one the kernel need not copy it.
-  if (!options.allowed_senders.empty()) {
+  if (!allowed_senders.empty()) {
     for (unsigned i = 0; i < kBatch; ++i) {
       headers[i].msg_hdr.msg_name = &senders[i];
       headers[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
@@ -236,9 +238,9 @@ void UdpListener::State::Drain() {
     }
     lines.clear();
     for (int i = 0; i < got; ++i) {
-      if (!options.allowed_senders.empty()) {
+      if (!allowed_senders.empty()) {
         const bool allowed =
-            options.allowed_senders.Allows(reinterpret_cast<sockaddr*>(&senders[i]));
+            allowed_senders.Allows(reinterpret_cast<sockaddr*>(&senders[i]));
         // recvmmsg shrinks msg_namelen to each sender's size: restore it for the next batch.
         headers[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
         if (!allowed) {
@@ -251,7 +253,7 @@ void UdpListener::State::Drain() {
       if (real > slot_size || (headers[i].msg_hdr.msg_flags & MSG_TRUNC) != 0) {
         truncated.fetch_add(1, std::memory_order_relaxed);
       }
-      SplitDatagram({storage.data() + i * slot_size, std::min(real, slot_size)}, lines);
+      AppendDatagram({storage.data() + i * slot_size, std::min(real, slot_size)}, lines);
     }
     CountKernelDrops();
     Deliver();

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "daemon/config/options/udp_input_options.h"
 #include "daemon/inputs/ingest_target.h"
 #include "daemon/runtime/metrics.h"
 #include "daemon/runtime/sender_allow_list.h"
@@ -17,29 +18,16 @@ namespace logfold {
 
 class UdpListener {
  public:
-  struct Options {
-    std::string address = "127.0.0.1";  // IP literal; "::" or "0.0.0.0" for all
-    std::uint16_t port = 0;             // 0: ephemeral (see local_port())
-    // An already bound datagram socket to use instead of address/port (systemd socket
-    // activation). The listener takes ownership of it. -1: none.
-    int adopted_fd = -1;
-    // Longer datagrams are cut to this size and counted in logfold_truncated_total.
-    std::size_t max_message_size = 64 * 1024;
-    // SO_RCVBUF request, best effort (the kernel caps it at net.core.rmem_max unless we may
-    // use SO_RCVBUFFORCE); the effective size is logged. 0: system default.
-    std::size_t receive_buffer = 4 * 1024 * 1024;
-    // Datagrams from other addresses are discarded and counted in
-    // logfold_senders_refused_total. Empty: any sender.
-    SenderAllowList allowed_senders = {};
-  };
+  // Defaults and meaning of each option: daemon/config/options/udp_input_options.h.
+  using Options = UdpInputOptions;
 
   // Opens and binds the socket (or adopts options.adopted_fd); throws
   // boost::system::system_error when that fails. Nothing is received before Start().
   // `target` and `metrics` must outlive every handler the listener runs on `io`, and the
   // listener must be destroyed before `io`.
   //
-  // Every datagram is one message, except that LF separated lines in one datagram are one
-  // message each; trailing CR and NUL are stripped and empty lines skipped. All lines of a
+  // Every datagram is one message (RFC 5426), line breaks inside it included; trailing LF,
+  // CR and NUL are stripped and empty datagrams skipped. All messages of a
   // receive batch (up to 256 datagrams) go to one IngestTarget::TryDeliver call; if it refuses,
   // they are counted in logfold_dropped_total{reason="queue_full"}: UDP has no backpressure.
   // Datagrams the kernel dropped because the receive buffer was full are counted in

@@ -46,28 +46,28 @@ std::string SslErrorText() {
 
 class TlsDestination final : public Destination {
  public:
-  TlsDestination(const SinkConfig& config, std::shared_ptr<boost::asio::ssl::context> ctx,
-                 Metrics& metrics)
-      : sink_name_(config.name),
+  TlsDestination(const std::string& sink_name, const TcpSinkOptions& config,
+                 std::shared_ptr<boost::asio::ssl::context> ctx, Metrics& metrics)
+      : sink_name_(sink_name),
         address_(config.address),
         port_(config.port),
         verify_(config.tls_options.verify),
-        options_(config.tls_options),
+        options_(ClientTlsOptions(config.tls_options)),
         peer_(config.address + ":" + std::to_string(config.port)),
         ctx_(std::move(ctx)),
         connects_(metrics.GetCounter("logfold_sink_connects_total",
                                      "Connections a network sink established",
-                                     "sink=\"" + config.name + "\"")),
+                                     "sink=\"" + sink_name + "\"")),
         connect_failures_(metrics.GetCounter("logfold_sink_connect_failures_total",
                                              "Connection attempts of a network sink that failed",
-                                             "sink=\"" + config.name + "\"")),
+                                             "sink=\"" + sink_name + "\"")),
         disconnects_(metrics.GetCounter("logfold_sink_disconnects_total",
                                         "Established connections of a network sink that were lost",
-                                        "sink=\"" + config.name + "\"")),
+                                        "sink=\"" + sink_name + "\"")),
         verify_failures_(metrics.GetCounter(
             "logfold_sink_tls_verify_failures_total",
             "TLS handshakes of a sink that failed because the peer's certificate was refused",
-            "sink=\"" + config.name + "\"")) {
+            "sink=\"" + sink_name + "\"")) {
     chunk_.reserve(kChunk);
   }
 
@@ -329,15 +329,27 @@ class TlsDestination final : public Destination {
 
 }  // namespace
 
-std::unique_ptr<Destination> MakeTlsDestination(const SinkConfig& config, Metrics& metrics,
+TlsClientOptions ClientTlsOptions(const TlsClientConfig& t) {
+  TlsClientOptions o{};
+  o.ca_file = t.ca_file;
+  o.verify = t.verify;
+  o.cert_file = t.cert_file;
+  o.key_file = t.key_file;
+  o.password_file = t.password_file;
+  o.min_version = t.min_version == TlsMinVersion::kTls13 ? TlsVersion::kTls13 : TlsVersion::kTls12;
+  return o;
+}
+
+std::unique_ptr<Destination> MakeTlsDestination(const std::string& sink_name,
+                                                const TcpSinkOptions& config, Metrics& metrics,
                                                 std::string& error) {
   std::string tls_error;
-  auto ctx = MakeTlsClientContext(config.tls_options, tls_error);
+  auto ctx = MakeTlsClientContext(ClientTlsOptions(config.tls_options), tls_error);
   if (!ctx) {
-    error = "sink " + config.name + ": " + tls_error;
+    error = "sink " + sink_name + ": " + tls_error;
     return nullptr;
   }
-  return std::make_unique<TlsDestination>(config, std::move(ctx), metrics);
+  return std::make_unique<TlsDestination>(sink_name, config, std::move(ctx), metrics);
 }
 
 }  // namespace logfold

@@ -6,16 +6,22 @@
 #include <memory>
 #include <string>
 
+#include "daemon/config/options/tcp_sink_options.h"
 #include "daemon/outputs/buffered_sink.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/metrics.h"
+#include "daemon/runtime/tls_options.h"
 
 namespace logfold {
 
-// A TLS connection to config.address:config.port verified as config.tls says. nullptr and
-// `error` when the TLS files cannot be loaded. Registers the logfold_sink_* connection
-// counters like the TCP destination.
-std::unique_ptr<Destination> MakeTlsDestination(const SinkConfig& config, Metrics& metrics,
+// The runtime form of an output's "tls" block (every field; defaults are the config's).
+TlsClientOptions ClientTlsOptions(const TlsClientConfig& t);
+
+// A TLS connection to target.address:target.port verified as target.tls_options say.
+// nullptr and `error` when the TLS files cannot be loaded. Registers the logfold_sink_*
+// connection counters like the TCP destination.
+std::unique_ptr<Destination> MakeTlsDestination(const std::string& sink_name,
+                                                const TcpSinkOptions& target, Metrics& metrics,
                                                 std::string& error);
 
 }  // namespace logfold

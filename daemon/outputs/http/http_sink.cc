@@ -21,6 +21,7 @@
 #include "daemon/outputs/http/gzip.h"
 #include "daemon/outputs/http/http_body_format.h"
 #include "daemon/outputs/http/http_client.h"
+#include "daemon/outputs/tls_destination.h"
 #include "daemon/runtime/tls_context.h"
 #include "daemon/runtime/wall_clock.h"
 
@@ -63,17 +64,16 @@ std::string Excerpt(std::string_view text) {
 
 class HttpDestination final : public Destination {
  public:
-  HttpDestination(const SinkConfig& config, const HttpUrl& url,
+  HttpDestination(const std::string& name, const HttpSinkOptions& options,
                   std::unique_ptr<HttpBodyFormat> format, Metrics& metrics,
                   std::shared_ptr<boost::asio::ssl::context> tls)
-      : name_(config.name),
-        config_(config),
-        url_(url),
+      : name_(name),
+        config_(options),
+        url_(options.url),
         format_(std::move(format)),
-        client_(url.host, url.port, config.name, metrics, std::move(tls),
-                config.tls_options.verify),
-        backoff_(std::chrono::microseconds(config.reconnect_min_us),
-                 std::chrono::microseconds(config.reconnect_max_us)),
+        client_(url_.host, url_.port, name, metrics, std::move(tls), options.tls.verify),
+        backoff_(std::chrono::microseconds(options.retry_initial_backoff_us),
+                 std::chrono::microseconds(options.retry_max_backoff_us)),
         retries_(Counter(metrics, "logfold_sink_retries_total",
                          "Write attempts a sink made after a failure")),
         errors_(Counter(metrics, "logfold_sink_errors_total",
@@ -291,7 +291,7 @@ class HttpDestination final : public Destination {
     request.set(http::field::content_type, std::string(format_->content_type()));
     for (const auto& [name, value] : config_.headers) request.set(name, value);
     std::string error;
-    if (config_.compression == "gzip" && GzipCompress(body_, compressed_, error)) {
+    if (config_.compression == HttpCompression::kGzip && GzipCompress(body_, compressed_, error)) {
       request.set(http::field::content_encoding, "gzip");
       request.body() = compressed_;
     } else {
@@ -334,7 +334,7 @@ class HttpDestination final : public Destination {
   std::string ReloadTls() {
     if (!url_.tls || !tls_reload_.exchange(false)) return "";
     std::string error;
-    auto ctx = MakeTlsClientContext(config_.tls_options, error);
+    auto ctx = MakeTlsClientContext(ClientTlsOptions(config_.tls), error);
     if (!ctx) return "TLS files not reloaded, keeping the previous ones: " + error;
     client_.SetTlsContext(std::move(ctx));
     spdlog::info("sink {}: TLS files reloaded", name_);
@@ -342,7 +342,7 @@ class HttpDestination final : public Destination {
   }
 
   const std::string name_;
-  const SinkConfig config_;
+  const HttpSinkOptions config_;
   std::atomic<bool> tls_reload_{false};
   const HttpUrl url_;
   const std::unique_ptr<HttpBodyFormat> format_;
@@ -371,39 +371,14 @@ class HttpDestination final : public Destination {
 
 }  // namespace
 
-std::unique_ptr<Sink> MakeHttpSink(const SinkConfig& config, Metrics& metrics, std::string& error) {
-  HttpUrl url;
-  std::string url_error;
-  if (!HttpUrl::Parse(config.url, url, url_error)) {
-    error = "sink " + config.name + ": url: " + url_error;
-    return nullptr;
-  }
-  std::string format_error;
-  auto format = MakeHttpBodyFormat(config.http, url, format_error);
-  if (!format) {
-    error = "sink " + config.name + ": " + format_error;
-    return nullptr;
-  }
-  if (config.compression != "none" && config.compression != "gzip") {
-    error = "sink " + config.name + ": compression must be none or gzip";
-    return nullptr;
-  }
-  if (config.batch_max_events == 0 || config.batch_max_bytes == 0) {
-    error = "sink " + config.name + ": batch_max_events and batch_max_bytes must be positive";
-    return nullptr;
-  }
-  if (config.request_timeout_us <= 0 || config.reconnect_min_us <= 0 ||
-      config.reconnect_max_us < config.reconnect_min_us) {
-    error = "sink " + config.name +
-            ": need request_timeout > 0 and 0 < retry_initial_backoff <= retry_max_backoff";
-    return nullptr;
-  }
-  SinkConfig with_secrets = config;
-  for (const auto& [name, path] : config.header_files) {
+std::unique_ptr<Sink> MakeHttpSink(const SinkOptions& sink, const HttpSinkOptions& http,
+                                   Metrics& metrics, std::string& error) {
+  HttpSinkOptions with_secrets = http;
+  for (const auto& [name, path] : http.header_files) {
     std::ifstream in(path);
     std::string value;
     if (!in || !std::getline(in, value)) {
-      error = "sink " + config.name + ": header " + name + ": cannot read " + path;
+      error = "sink " + sink.name + ": header " + name + ": cannot read " + path;
       return nullptr;
     }
     if (!value.empty() && value.back() == '\r') value.pop_back();
@@ -411,25 +386,26 @@ std::unique_ptr<Sink> MakeHttpSink(const SinkConfig& config, Metrics& metrics, s
       const auto u = static_cast<unsigned char>(c);
       if ((u < 0x20 && c != '\t') || u == 0x7f) {
         error =
-            "sink " + config.name + ": header " + name + ": " + path + " holds control characters";
+            "sink " + sink.name + ": header " + name + ": " + path + " holds control characters";
         return nullptr;
       }
     }
     with_secrets.headers.emplace_back(name, std::move(value));
   }
   std::shared_ptr<boost::asio::ssl::context> tls;
-  if (url.tls) {
+  if (http.url.tls) {
     std::string tls_error;
-    tls = MakeTlsClientContext(config.tls_options, tls_error);
+    tls = MakeTlsClientContext(ClientTlsOptions(http.tls), tls_error);
     if (!tls) {
-      error = "sink " + config.name + ": " + tls_error;
+      error = "sink " + sink.name + ": " + tls_error;
       return nullptr;
     }
   }
   // Events stay buffered until their batch is delivered; Write takes whole records.
   return std::make_unique<BufferedSink>(
-      NetworkSinkOptions(config, SinkEncoding::kNdjson, SinkFraming::kNewline),
-      std::make_unique<HttpDestination>(with_secrets, url, std::move(format), metrics,
+      NetworkSinkOptions(sink, "http", SinkEncoding::kNdjson, SinkFraming::kNewline,
+                         http.retry_initial_backoff_us, http.retry_max_backoff_us),
+      std::make_unique<HttpDestination>(sink.name, with_secrets, MakeHttpBodyFormat(http), metrics,
                                         std::move(tls)),
       metrics);
 }
