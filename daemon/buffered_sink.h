@@ -152,6 +152,8 @@ class BufferedSink final : public Sink {
   void Reopen() override;
   bool Stop(SinkClock::time_point deadline) override;
   std::size_t buffered_bytes() const override;
+  std::uint64_t accepted_position() const override;
+  std::uint64_t delivered_position() const override;
 
  private:
   // Bytes live in fixed-size blocks so that the sink thread can write from them without

@@ -283,6 +283,7 @@ class Validator {
              {"outputs", [&](const Json& v, const std::string& p) { Outputs(v, p, config); }, true},
              {"metrics",
               [&](const Json& v, const std::string& p) { Metrics(v, p, config.metrics); }},
+             {"state", [&](const Json& v, const std::string& p) { State(v, p, config.state); }},
          });
   }
 
@@ -1186,6 +1187,26 @@ class Validator {
     return true;
   }
 
+  void State(const Json& v, const std::string& path, StateOptions& state) {
+    Walk(v, path,
+         {
+             {"directory",
+              [&](const Json& j, const std::string& p) { String(j, p, state.directory); }},
+             {"checkpoint_interval",
+              [&](const Json& j, const std::string& p) {
+                Duration(j, p, 10 * kMillisecond, kHour, state.checkpoint_interval_us);
+              }},
+             {"journal", [&](const Json& j, const std::string& p) { Bool(j, p, state.journal); }},
+             {"journal_segment_size",
+              [&](const Json& j, const std::string& p) {
+                Size(j, p, kMiB, kGiB, state.journal_segment_bytes);
+              }},
+         });
+    if (state.journal && state.directory.empty()) {
+      Error(Join(path, "journal"), "needs state.directory (the journal is kept there)");
+    }
+  }
+
   void Metrics(const Json& v, const std::string& path, MetricsConfig& metrics) {
     Walk(v, path,
          {
@@ -1368,6 +1389,11 @@ std::string ConfigToJson(const Config& config) {
   root["metrics"]["enabled"] = config.metrics.enabled;
   root["metrics"]["address"] = config.metrics.address;
   root["metrics"]["port"] = config.metrics.port;
+
+  root["state"]["directory"] = config.state.directory;
+  root["state"]["checkpoint_interval"] = FormatDuration(config.state.checkpoint_interval_us);
+  root["state"]["journal"] = config.state.journal;
+  root["state"]["journal_segment_size"] = FormatSize(config.state.journal_segment_bytes);
   return root.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

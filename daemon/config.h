@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/state/state_options.h"
 #include "daemon/units.h"
 #include "pipeline/log_record.h"
 #include "pipeline/window_merger.h"
@@ -137,6 +138,7 @@ struct Config {
   WorkersConfig workers;
   std::vector<OutputConfig> outputs;
   MetricsConfig metrics;
+  StateOptions state;
   bool operator==(const Config&) const = default;
 };
 

@@ -24,6 +24,7 @@
 #include "daemon/config.h"
 #include "daemon/metrics.h"
 #include "daemon/metrics_server.h"
+#include "daemon/state/state_store.h"
 #include "daemon/sink.h"
 #include "daemon/stream_input.h"
 #include "daemon/systemd_notify.h"
@@ -138,7 +139,17 @@ class Server {
     std::random_device entropy;
     po.merger.id_seed = (std::uint64_t{entropy()} << 32) | entropy();
     po.inputs = ParserOptions(config_);
-    pool_ = std::make_unique<WorkerPool>(po, Outputs(config_, sinks_), metrics_);
+    RecoveredState recovered;
+    if (!config_.state.directory.empty()) {
+      state_ = std::make_unique<StateStore>(config_.state, static_cast<std::uint32_t>(po.threads),
+                                            metrics_);
+      if (!state_->Open(recovered, error)) {
+        spdlog::critical("cannot start: {}", error);
+        StopSinks(sinks_, config_.outputs);
+        return 1;
+      }
+    }
+    pool_ = std::make_unique<WorkerPool>(po, Outputs(config_, sinks_), metrics_, state_.get());
     try {
       StartInputs();
       StartMetricsServer();
@@ -149,7 +160,14 @@ class Server {
       StopSinks(sinks_, config_.outputs);
       return 1;
     }
-    pool_->Start();
+    if (!pool_->Start(&recovered, &error)) {
+      spdlog::critical("cannot start: state directory: {}", error);
+      StopInputsNow();
+      pool_->Stop();
+      StopSinks(sinks_, config_.outputs);
+      return 1;
+    }
+    recovered = RecoveredState{};  // the restored state is in the engine now
     for (auto& s : streams_) s->Start();
     WaitSignal();
     ScheduleStats();
@@ -182,6 +200,12 @@ class Server {
     streams_.clear();
     const bool flushed = StopSinks(sinks_, config_.outputs);
     for (RetiringSinks& r : retiring_) r.thread.join();  // each bounded by its own drain deadline
+    // Every group was summarised and delivered: nothing is left to restore. When an output
+    // could not take everything, the last checkpoints stay, so the next start re-emits
+    // rather than loses what they hold.
+    if (flushed && state_ != nullptr && !pool_->CommitFinalState(error)) {
+      spdlog::error("shutdown: could not clear the state directory: {}", error);
+    }
     LogStats();
     spdlog::info("logfold stopped{}", flushed ? "" : " (some output could not be delivered)");
     return 0;
@@ -462,6 +486,10 @@ class Server {
       spdlog::warn("reload: worker changes take effect at the next restart");
       next.workers = config_.workers;
     }
+    if (next.state != config_.state) {
+      spdlog::warn("reload: state changes take effect at the next restart");
+      next.state = config_.state;
+    }
     if (next.metrics != config_.metrics) {
       spdlog::warn("reload: metrics endpoint changes take effect at the next restart");
       next.metrics = config_.metrics;
@@ -524,6 +552,7 @@ class Server {
   SystemdNotifier notify_;
   InheritedSockets inherited_;
   std::vector<std::unique_ptr<Sink>> sinks_;
+  std::unique_ptr<StateStore> state_;  // before pool_: the pool uses it until destroyed
   std::unique_ptr<WorkerPool> pool_;
   std::vector<std::unique_ptr<UdpListener>> udp_;
   std::vector<std::unique_ptr<TcpListener>> tcp_;

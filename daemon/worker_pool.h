@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "daemon/ingest_target.h"
 #include "daemon/metrics.h"
 #include "daemon/sink.h"
+#include "daemon/state/state_store.h"
 #include "pipeline/syslog_parser.h"
 #include "pipeline/window_merger.h"
 
@@ -44,12 +46,20 @@ class WorkerPool : public IngestTarget {
   };
 
   // The sinks must outlive the pool (or be replaced with SetSinks before they are destroyed).
-  WorkerPool(Options options, std::vector<Output> outputs, Metrics& metrics);
+  // With `state` (opened), each worker checkpoints its groups there every
+  // state->options().checkpoint_interval_us, and in journal mode every accepted line is
+  // journalled before TryDeliver returns.
+  WorkerPool(Options options, std::vector<Output> outputs, Metrics& metrics,
+             StateStore* state = nullptr);
   ~WorkerPool() override;
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  void Start();
+  // Starts the workers. With a state store, first restores what `recovered` holds (groups
+  // from checkpoints, then journalled lines they lack), hands the events that produces to
+  // the sinks, waits (up to 30 s) for them to be delivered and commits the result as this
+  // run's first checkpoints. Returns false (with `error`) if that commit failed.
+  bool Start(RecoveredState* recovered = nullptr, std::string* error = nullptr);
 
   // IngestTarget. Thread-safe; parses on the caller's thread to find each line's shard.
   bool TryDeliver(std::uint32_t input, std::span<const std::string_view> lines,
@@ -73,6 +83,10 @@ class WorkerPool : public IngestTarget {
   // logfold_output_discarded_bytes_total) instead of waiting: the shutdown deadline passed.
   void AbandonBlockedOutput() { abandon_output_.store(true); }
 
+  // After Stop and a complete flush of the sinks: the state directory is emptied (groups all
+  // summarised and delivered), so the next start restores nothing twice.
+  bool CommitFinalState(std::string& error);
+
   std::size_t threads() const { return workers_.size(); }
   std::size_t queued_lines() const;
   std::size_t open_groups() const;
@@ -92,6 +106,12 @@ class WorkerPool : public IngestTarget {
   void Run(Worker& w);
   void SubmitOutput(Worker& w);
   void NotifyWritable();
+  void Recover(RecoveredState& recovered);
+  // Serialises worker w's groups into w.snapshot (on w's thread, or before it starts).
+  void Snapshot(Worker& w, TimeUs now);
+  void MaybeCheckpoint(Worker& w, TimeUs now);
+  void NoteJournalBatch(Worker& w, std::uint64_t seq, std::uint64_t prev_seq);
+  bool WaitDelivered(std::chrono::steady_clock::time_point deadline);
 
   Options options_;
   Metrics& metrics_;
@@ -102,6 +122,12 @@ class WorkerPool : public IngestTarget {
   std::mutex writable_mu_;
   std::vector<std::function<void()>> writable_waiters_;
   std::atomic<bool> has_waiters_{false};
+  StateStore* state_ = nullptr;
+  bool journal_ = false;
+  // Journal mode: sequence numbers are taken, written and enqueued under journal_mu_, so
+  // that each worker's batches are chained in sequence order (Batch::prev_seq).
+  std::mutex journal_mu_;
+  std::atomic<std::uint64_t> completed_seq_{0};  // every record up to it is enqueued
 };
 
 }  // namespace logfold

@@ -140,6 +140,8 @@ std::string_view SummaryReasonName(SummaryReason reason) {
       return "evicted";
     case SummaryReason::kShutdown:
       return "shutdown";
+    case SummaryReason::kRecovered:
+      return "recovered";
   }
   return "?";
 }
