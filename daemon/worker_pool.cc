@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -170,6 +171,9 @@ struct WorkerPool::Worker {
         w_.syslog += '\n';  // records are newline-separated in batches; the sink frames them
       }
       ++w_.events_since[static_cast<int>(e.kind)];
+      if (w_.log_summaries && e.kind == EventKind::kSummary) {
+        w_.summaries_new.push_back({e.group_id, e.count_total, e.closed});
+      }
     }
     bool want_ndjson = true;
     bool want_syslog = false;
@@ -221,6 +225,13 @@ struct WorkerPool::Worker {
   std::uint64_t watermark = 0;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> done_out_of_order;
   std::atomic<std::uint64_t> last_enqueued_seq{0};  // written under journal_mu_
+  // Summary logs: summaries emitted since the last batch was logged, and the batch waiting
+  // for its events to be delivered (then logged to this epoch's file).
+  bool log_summaries = false;
+  std::uint64_t summary_epoch = 0;
+  std::vector<SummaryRecord> summaries_new, summaries_waiting;
+  std::vector<std::pair<const Sink*, std::uint64_t>> summaries_targets;
+  std::string summary_bytes;
 };
 
 WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metrics,
@@ -306,7 +317,11 @@ bool WorkerPool::Start(RecoveredState* recovered, std::string* error) {
       return false;
     }
     // The commit's fsyncs can take a while on a busy disk: the interval starts after them.
-    for (auto& w : workers_) w->last_snapshot = WallClockNowUs();
+    for (auto& w : workers_) {
+      w->last_snapshot = WallClockNowUs();
+      w->log_summaries = true;
+      state_->OpenSummaryLog(static_cast<std::uint32_t>(w->index), w->summary_epoch);
+    }
     state_->Start();
   }
   for (auto& w : workers_) {
@@ -326,10 +341,26 @@ void WorkerPool::Recover(RecoveredState& recovered) {
   const std::size_t n = workers_.size();
   const std::uint64_t key = GroupKeySettings(options_.merger);
   std::uint64_t groups = 0, id_counter = 0;
-  for (const Checkpoint& c : recovered.checkpoints) {
+  std::map<std::uint64_t, SummaryRecord> logged;  // group id -> its latest logged summary
+  for (Checkpoint& c : recovered.checkpoints) {
     const bool resume = c.header.settings_key == key;
     id_counter = std::max(id_counter, c.header.id_counter);
-    for (const SavedGroup& g : c.groups) {
+    // Summaries delivered after this checkpoint was taken: their lines are out already.
+    logged.clear();
+    for (const RecoveredState::SummaryLog& log : recovered.summary_logs) {
+      if (log.worker != c.header.worker || log.epoch < c.header.summary_epoch) continue;
+      for (const SummaryRecord& r : log.records) {
+        SummaryRecord& latest = logged[r.group_id];
+        if (r.count_total >= latest.count_total) latest = r;
+      }
+    }
+    for (SavedGroup& g : c.groups) {
+      if (const auto it = logged.find(g.id);
+          it != logged.end() && it->second.count_total >= g.count_total) {
+        if (it->second.closed) continue;
+        g.count_total = it->second.count_total;
+        g.count_since = 0;
+      }
       Worker& w = *workers_[g.scope % n];
       w.merger->ImportGroup(g.View(), resume, w.encoder);
       ++groups;
@@ -375,6 +406,7 @@ void WorkerPool::Recover(RecoveredState& recovered) {
     }
   }
   state_->replayed_lines() += replayed;
+  for (auto& w : workers_) w->summaries_new.clear();  // the commit after recovery holds them
   const TimeUs now = WallClockNowUs();
   for (auto& w : workers_) {
     if (!options_.event_time) w->merger->Flush(now, w->encoder);
@@ -407,6 +439,10 @@ bool WorkerPool::WaitDelivered(std::chrono::steady_clock::time_point deadline) {
 
 void WorkerPool::Snapshot(Worker& w, TimeUs now) {
   CheckpointHeader h;
+  // Summaries delivered from now on go to a new log, which a restart from this checkpoint
+  // applies; the older logs become redundant once it is committed.
+  h.summary_epoch = ++w.summary_epoch;
+  if (w.log_summaries) state_->OpenSummaryLog(static_cast<std::uint32_t>(w.index), w.summary_epoch);
   h.worker = static_cast<std::uint32_t>(w.index);
   h.workers = static_cast<std::uint32_t>(workers_.size());
   h.settings_key = GroupKeySettings(w.merger->options());
@@ -429,30 +465,51 @@ void WorkerPool::MaybeCheckpoint(Worker& w, TimeUs now) {
   // checkpoint_interval is the most a crash may lose: snapshots are taken every 4/5 of it,
   // leaving the rest for the events before it to be delivered and the file to be written.
   const TimeUs period = state_->options().checkpoint_interval_us * 4 / 5;
-  if (!w.snapshot_pending && now - w.last_snapshot < period) return;
+  const bool snapshot_due = !w.snapshot_pending && now - w.last_snapshot >= period;
+  if (!snapshot_due && !w.snapshot_pending && w.summaries_waiting.empty() &&
+      w.summaries_new.empty()) {
+    return;
+  }
   const auto sinks = shared_->AcquireSinks(w.index);
   struct Release {
     Shared& shared;
     std::size_t worker;
     ~Release() { shared.ReleaseSinks(worker); }
   } release{*shared_, w.index};
-  if (!w.snapshot_pending) {
-    // Called right after SubmitOutput: every event emitted so far is in the sinks' buffers.
+  // Called right after SubmitOutput: every event emitted so far is in the sinks' buffers.
+  auto capture = [&](std::vector<std::pair<const Sink*, std::uint64_t>>& targets) {
+    targets.clear();
+    for (const Output& o : *sinks) targets.emplace_back(o.sink, o.sink->accepted_position());
+  };
+  auto delivered = [&](const std::vector<std::pair<const Sink*, std::uint64_t>>& targets) {
+    for (const auto& [sink, position] : targets) {
+      const bool current = std::any_of(sinks->begin(), sinks->end(),
+                                       [&](const Output& o) { return o.sink == sink; });
+      if (current && sink->delivered_position() < position) return false;
+    }
+    return true;
+  };
+  if (!w.summaries_waiting.empty() && delivered(w.summaries_targets)) {
+    w.summary_bytes.clear();
+    for (const SummaryRecord& r : w.summaries_waiting) AppendSummaryRecord(r, w.summary_bytes);
+    state_->AppendSummaryLog(static_cast<std::uint32_t>(w.index), w.summary_bytes);
+    w.summaries_waiting.clear();
+  }
+  if (w.summaries_waiting.empty() && !w.summaries_new.empty()) {
+    w.summaries_waiting.swap(w.summaries_new);
+    capture(w.summaries_targets);
+  }
+  if (snapshot_due) {
     Snapshot(w, now);
     w.last_snapshot = now;
-    w.snapshot_targets.clear();
-    for (const Output& o : *sinks) {
-      w.snapshot_targets.emplace_back(o.sink, o.sink->accepted_position());
-    }
+    capture(w.snapshot_targets);
     w.snapshot_pending = true;
   }
-  for (const auto& [sink, position] : w.snapshot_targets) {
-    const bool current = std::any_of(sinks->begin(), sinks->end(),
-                                     [&](const Output& o) { return o.sink == sink; });
-    if (current && sink->delivered_position() < position) return;  // not yet
+  if (w.snapshot_pending && delivered(w.snapshot_targets)) {
+    state_->Offer(static_cast<std::uint32_t>(w.index), w.snapshot, w.snapshot_coverage,
+                  w.summary_epoch);
+    w.snapshot_pending = false;
   }
-  state_->Offer(static_cast<std::uint32_t>(w.index), w.snapshot, w.snapshot_coverage);
-  w.snapshot_pending = false;
 }
 
 void WorkerPool::NoteJournalBatch(Worker& w, std::uint64_t seq, std::uint64_t prev_seq) {

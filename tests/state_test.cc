@@ -200,6 +200,23 @@ TEST(StateTest, JournalReadsBackItsRecordsAndStopsAtATornTail) {
   EXPECT_EQ(bad.Next(r), JournalReader::Status::kCorrupt);
 }
 
+TEST(StateTest, SummaryLogKeepsTheRecordsBeforeATornOrDamagedOne) {
+  std::string log;
+  AppendSummaryRecord({7, 120, false}, log);
+  AppendSummaryRecord({9, 3, true}, log);
+  std::vector<SummaryRecord> out;
+  EXPECT_EQ(ParseSummaryLog(log, out), "");
+  EXPECT_EQ(out, (std::vector<SummaryRecord>{{7, 120, false}, {9, 3, true}}));
+  out.clear();
+  EXPECT_EQ(ParseSummaryLog(std::string_view(log).substr(0, log.size() - 5), out),
+            "incomplete last record");
+  EXPECT_EQ(out.size(), 1u);
+  log[30] ^= 4;
+  out.clear();
+  EXPECT_EQ(ParseSummaryLog(log, out), "record checksum mismatch at byte 24");
+  EXPECT_EQ(out.size(), 1u);
+}
+
 class StateDirTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -281,7 +298,7 @@ TEST_F(StateDirTest, WriterCommitsOfferedCheckpointsAndJournalSurvivesUntilCover
     h.journal_generation = generation;
     h.journal_watermark = 2;
     std::string bytes = Save(m, h);
-    store.Offer(0, bytes, 2);
+    store.Offer(0, bytes, 2, 0);
     store.Stop();  // writes what was offered
   }  // the process "exits": its lock is released, nothing else is cleaned up
   StateStore again(options_, 1, metrics_);

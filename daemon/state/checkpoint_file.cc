@@ -23,6 +23,7 @@ enum : std::uint16_t {
   kJournalGeneration = 6,
   kJournalWatermark = 7,
   kJournalDone = 8,  // repeated
+  kSummaryEpoch = 9,
   kGroup = 16,       // repeated, nested
 };
 // Group fields.
@@ -245,6 +246,7 @@ void CheckpointWriter::Begin(const CheckpointHeader& h, std::string& out) {
   PutIntField(out, kJournalGeneration, h.journal_generation);
   PutIntField(out, kJournalWatermark, h.journal_watermark);
   for (std::uint64_t seq : h.journal_done) PutIntField(out, kJournalDone, seq);
+  PutIntField(out, kSummaryEpoch, h.summary_epoch);
 }
 
 void CheckpointWriter::AddGroup(const GroupState& g) {
@@ -275,6 +277,33 @@ void CheckpointWriter::Finish() {
   SetU32(out, 16, Crc32(body));
 }
 
+void AppendSummaryRecord(const SummaryRecord& record, std::string& out) {
+  const std::size_t at = out.size();
+  PutU64(out, record.group_id);
+  PutU64(out, record.count_total);
+  PutU32(out, record.closed ? 1 : 0);
+  PutU32(out, Crc32(std::string_view(out).substr(at, 20)));
+}
+
+std::string ParseSummaryLog(std::string_view bytes, std::vector<SummaryRecord>& out) {
+  for (std::size_t at = 0; at < bytes.size(); at += kSummaryRecordSize) {
+    if (bytes.size() - at < kSummaryRecordSize) return "incomplete last record";
+    Reader in(bytes.substr(at, kSummaryRecordSize));
+    SummaryRecord r;
+    std::uint32_t closed = 0, crc = 0;
+    in.GetU64(r.group_id);
+    in.GetU64(r.count_total);
+    in.GetU32(closed);
+    in.GetU32(crc);
+    if (crc != Crc32(bytes.substr(at, 20)) || closed > 1) {
+      return "record checksum mismatch at byte " + std::to_string(at);
+    }
+    r.closed = closed != 0;
+    out.push_back(r);
+  }
+  return "";
+}
+
 std::string ParseCheckpoint(std::string_view bytes, Checkpoint& out) {
   out = Checkpoint{};
   Reader prefix(bytes);
@@ -303,7 +332,7 @@ std::string ParseCheckpoint(std::string_view bytes, Checkpoint& out) {
       continue;
     }
     std::uint64_t n = 0;
-    const bool is_int = tag >= kWorker && tag <= kJournalDone;
+    const bool is_int = tag >= kWorker && tag <= kSummaryEpoch;
     if (is_int && !IntValue(v, n)) return "integer field of the wrong size";
     CheckpointHeader& h = out.header;
     switch (tag) {
@@ -332,6 +361,9 @@ std::string ParseCheckpoint(std::string_view bytes, Checkpoint& out) {
         break;
       case kJournalDone:
         h.journal_done.push_back(n);
+        break;
+      case kSummaryEpoch:
+        h.summary_epoch = n;
         break;
       default:
         break;

@@ -36,6 +36,9 @@ struct CheckpointHeader {
   std::uint64_t journal_generation = 0;
   std::uint64_t journal_watermark = 0;
   std::vector<std::uint64_t> journal_done;
+  // Summary logs (below) of this epoch and later may record summaries the groups here do not
+  // reflect yet; earlier ones are redundant.
+  std::uint64_t summary_epoch = 0;
   bool operator==(const CheckpointHeader&) const = default;
 };
 
@@ -71,6 +74,22 @@ class CheckpointWriter {
  private:
   std::string* out_ = nullptr;
 };
+
+// A summary log: one fixed-size record per summary whose event the outputs have delivered,
+// appended between checkpoints, so that a restart does not emit those lines a second time
+// from a checkpoint taken before the summary. A record: group id (u64), count_total at the
+// summary (u64), closed (u32), CRC-32 of those 20 bytes (u32).
+struct SummaryRecord {
+  std::uint64_t group_id = 0;
+  std::uint64_t count_total = 0;
+  bool closed = false;
+  bool operator==(const SummaryRecord&) const = default;
+};
+inline constexpr std::size_t kSummaryRecordSize = 24;
+void AppendSummaryRecord(const SummaryRecord& record, std::string& out);
+// Appends the valid records of a log to `out`. Returns "" if every byte was a valid record,
+// else why reading stopped (a torn last record, a checksum mismatch); what came before counts.
+std::string ParseSummaryLog(std::string_view bytes, std::vector<SummaryRecord>& out);
 
 // Parses a whole file. Returns "" on success, else why the bytes are not a valid checkpoint
 // (bad magic, unknown version, truncated, checksum mismatch, malformed field); `out` is then

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "daemon/thread_name.h"
 
@@ -25,6 +26,31 @@ constexpr std::string_view kCheckpointPrefix = "worker-";
 constexpr std::string_view kCheckpointSuffix = ".state";
 constexpr std::string_view kJournalPrefix = "journal-";
 constexpr std::string_view kJournalSuffix = ".log";
+constexpr std::string_view kSummaryLogInfix = ".summaries-";
+
+std::string SummaryLogName(std::uint32_t worker, std::uint64_t epoch) {
+  return std::string(kCheckpointPrefix) + std::to_string(worker) + std::string(kSummaryLogInfix) +
+         std::to_string(epoch);
+}
+
+// worker-N.summaries-E: N and E, or false.
+bool ParseSummaryLogName(std::string_view name, std::uint32_t& worker, std::uint64_t& epoch) {
+  const std::size_t infix = name.find(kSummaryLogInfix);
+  if (name.substr(0, kCheckpointPrefix.size()) != kCheckpointPrefix ||
+      infix == std::string_view::npos) {
+    return false;
+  }
+  const std::string n(name.substr(kCheckpointPrefix.size(), infix - kCheckpointPrefix.size()));
+  const std::string e(name.substr(infix + kSummaryLogInfix.size()));
+  if (n.empty() || e.empty() || n.size() > 9 || e.size() > 18 ||
+      n.find_first_not_of("0123456789") != std::string::npos ||
+      e.find_first_not_of("0123456789") != std::string::npos) {
+    return false;
+  }
+  worker = static_cast<std::uint32_t>(std::stoul(n));
+  epoch = std::stoull(e);
+  return true;
+}
 
 bool ReadWholeFile(const std::string& path, std::string& out) {
   std::ifstream in(path, std::ios::binary);
@@ -72,6 +98,7 @@ StateStore::StateStore(StateOptions options, std::uint32_t workers, Metrics& met
     : options_(std::move(options)),
       workers_(std::max<std::uint32_t>(workers, 1)),
       slots_(workers_),
+      summary_fds_(workers_, -1),
       checkpoints_(metrics.GetCounter("logfold_checkpoints_total",
                                       "Worker checkpoints written to the state directory")),
       checkpoint_errors_(metrics.GetCounter(
@@ -94,6 +121,9 @@ StateStore::StateStore(StateOptions options, std::uint32_t workers, Metrics& met
 
 StateStore::~StateStore() {
   Stop();
+  for (int fd : summary_fds_) {
+    if (fd >= 0) ::close(fd);
+  }
   if (journal_fd_ >= 0) ::close(journal_fd_);
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
@@ -140,6 +170,19 @@ bool StateStore::Open(RecoveredState& recovered, std::string& error) {
     const std::string path = Path(name);
     if (name.size() > 4 && name.substr(name.size() - 4) == ".tmp") {
       fs::remove(path, ec);  // a checkpoint the crash interrupted; the previous one stands
+      continue;
+    }
+    if (RecoveredState::SummaryLog log; ParseSummaryLogName(name, log.worker, log.epoch)) {
+      std::string bytes;
+      if (!ReadWholeFile(path, bytes)) {
+        SetAside(name, "unreadable");
+        continue;
+      }
+      if (std::string why = ParseSummaryLog(bytes, log.records); !why.empty()) {
+        spdlog::warn("state: {}: {}; {} records before it are used", path, why,
+                     log.records.size());
+      }
+      recovered.summary_logs.push_back(std::move(log));
       continue;
     }
     const bool checkpoint = StartsEnds(name, kCheckpointPrefix, kCheckpointSuffix);
@@ -225,7 +268,10 @@ bool StateStore::CommitAll(std::span<std::string> checkpoints, bool open_journal
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(options_.directory, ec)) {
     const std::string name = entry.path().filename().string();
-    if (StartsEnds(name, kJournalPrefix, kJournalSuffix)) {
+    std::uint32_t worker = 0;
+    std::uint64_t epoch = 0;
+    if (StartsEnds(name, kJournalPrefix, kJournalSuffix) ||
+        ParseSummaryLogName(name, worker, epoch)) {
       fs::remove(entry.path(), ec);
     } else if (StartsEnds(name, kCheckpointPrefix, kCheckpointSuffix)) {
       const std::string n =
@@ -240,7 +286,11 @@ bool StateStore::CommitAll(std::span<std::string> checkpoints, bool open_journal
   SyncDirectory(options_.directory);
   {
     std::lock_guard lock(mu_);
-    for (Slot& s : slots_) s.committed_coverage = 0;
+    for (Slot& s : slots_) s.committed_coverage = s.oldest_epoch = 0;
+  }
+  for (int& fd : summary_fds_) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
   }
   if (options_.journal && open_journal) return OpenJournalSegment(error);
   return true;
@@ -343,14 +393,32 @@ void StateStore::Start() {
   NameThread(thread_, "lf-state");
 }
 
+void StateStore::OpenSummaryLog(std::uint32_t worker, std::uint64_t epoch) {
+  int& fd = summary_fds_[worker];
+  if (fd >= 0) ::close(fd);
+  fd = ::open(Path(SummaryLogName(worker, epoch)).c_str(),
+              O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    ++checkpoint_errors_;
+    spdlog::error("state: cannot open {}: {}", Path(SummaryLogName(worker, epoch)),
+                  std::strerror(errno));
+  }
+}
+
+void StateStore::AppendSummaryLog(std::uint32_t worker, std::string_view records) {
+  const int fd = summary_fds_[worker];
+  if (fd < 0 || !WriteAll(fd, records)) ++checkpoint_errors_;
+}
+
 void StateStore::Offer(std::uint32_t worker, std::string& checkpoint,
-                       std::uint64_t journal_coverage) {
+                       std::uint64_t journal_coverage, std::uint64_t summary_epoch) {
   {
     std::lock_guard lock(mu_);
     Slot& s = slots_[worker];
     s.pending.swap(checkpoint);
     s.has_pending = true;
     s.coverage = journal_coverage;
+    s.epoch = summary_epoch;
   }
   cv_.notify_one();
 }
@@ -366,7 +434,7 @@ void StateStore::Stop() {
 
 void StateStore::Run() {
   std::vector<std::string> writing(workers_);
-  std::vector<std::uint64_t> coverage(workers_);
+  std::vector<std::uint64_t> coverage(workers_), epoch(workers_);
   std::vector<std::uint32_t> which;
   while (true) {
     which.clear();
@@ -382,6 +450,7 @@ void StateStore::Run() {
         slots_[i].has_pending = false;
         writing[i].swap(slots_[i].pending);
         coverage[i] = slots_[i].coverage;
+        epoch[i] = slots_[i].epoch;
         which.push_back(i);
       }
       stop = stopping_;
@@ -394,8 +463,14 @@ void StateStore::Run() {
         spdlog::error("state: checkpoint not written, the previous one stays: {}", error);
         continue;
       }
-      std::lock_guard lock(mu_);
-      slots_[i].committed_coverage = coverage[i];
+      std::uint64_t from = 0;
+      {
+        std::lock_guard lock(mu_);
+        slots_[i].committed_coverage = coverage[i];
+        from = std::exchange(slots_[i].oldest_epoch, std::max(slots_[i].oldest_epoch, epoch[i]));
+      }
+      // Summaries logged before this checkpoint was taken are in it.
+      for (std::uint64_t e = from; e < epoch[i]; ++e) ::unlink(Path(SummaryLogName(i, e)).c_str());
     }
     if (!which.empty()) {
       SyncDirectory(options_.directory);

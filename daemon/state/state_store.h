@@ -32,6 +32,12 @@ struct RecoveredState {
     std::size_t valid_bytes = 0;
   };
   std::vector<Segment> journal;  // in generation and file order
+  struct SummaryLog {
+    std::uint32_t worker = 0;
+    std::uint64_t epoch = 0;
+    std::vector<SummaryRecord> records;
+  };
+  std::vector<SummaryLog> summary_logs;
   std::uint64_t last_generation = 0;
 };
 
@@ -58,7 +64,8 @@ class StateStore {
   // buffer is swapped, so the caller gets an old one back to reuse) whose groups hold every
   // journal record up to `journal_coverage`. Cheap: one lock per call, once per interval.
   void Start();
-  void Offer(std::uint32_t worker, std::string& checkpoint, std::uint64_t journal_coverage);
+  void Offer(std::uint32_t worker, std::string& checkpoint, std::uint64_t journal_coverage,
+             std::uint64_t summary_epoch);
   // Writes what was offered last and stops the writer.
   void Stop();
 
@@ -68,6 +75,12 @@ class StateStore {
   std::uint64_t JournalAppend(std::uint32_t input, TimeUs arrival_us,
                               std::span<const std::string_view> lines);
   void JournalSync();
+
+  // Summary logs, called only from worker `worker`'s thread: a new log for the epoch a
+  // snapshot starts, and records of delivered summaries (one write(2), no fsync: a process
+  // crash keeps what the kernel has).
+  void OpenSummaryLog(std::uint32_t worker, std::uint64_t epoch);
+  void AppendSummaryLog(std::uint32_t worker, std::string_view records);
 
   const StateOptions& options() const { return options_; }
   std::uint64_t generation() const { return generation_; }
@@ -82,6 +95,8 @@ class StateStore {
     bool has_pending = false;
     std::uint64_t coverage = 0;
     std::uint64_t committed_coverage = 0;
+    std::uint64_t epoch = 0;         // of the pending checkpoint
+    std::uint64_t oldest_epoch = 0;  // summary logs before it are removed
   };
   struct JournalFile {
     std::string path;
@@ -103,6 +118,7 @@ class StateStore {
   std::mutex mu_;  // slots, stopping
   std::condition_variable cv_;
   std::vector<Slot> slots_;
+  std::vector<int> summary_fds_;  // per worker, used by that worker's thread only
   bool stopping_ = false;
   std::thread thread_;
 

@@ -1,10 +1,12 @@
-// Fuzz target: the checkpoint (state file) reader. Never crashes; an accepted file written
-// back by CheckpointWriter parses to the same header and groups and writes the same bytes.
+// Fuzz target: the checkpoint (state file) and summary log readers. Never crash; an accepted
+// checkpoint written back by CheckpointWriter parses to the same header and groups and writes
+// the same bytes; the summary records read re-encode to the bytes they came from.
 // The last input byte chooses: odd, the rest is a whole file as found on disk; even, the rest
 // is a body that gets a valid prefix and checksum, so the fuzzer reaches the field parser.
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "daemon/state/binary_codec.h"
 #include "daemon/state/checkpoint_file.h"
@@ -45,6 +47,12 @@ std::string Write(const logfold::Checkpoint& c) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   std::string_view input(reinterpret_cast<const char*>(data), size - 1);
+  std::vector<logfold::SummaryRecord> records;
+  const std::string why = logfold::ParseSummaryLog(input, records);
+  std::string encoded;
+  for (const auto& r : records) logfold::AppendSummaryRecord(r, encoded);
+  FUZZ_CHECK(input.substr(0, encoded.size()) == encoded, "summary records re-encode");
+  FUZZ_CHECK(why.empty() == (encoded.size() == input.size()), "a short read says why");
   std::string file;
   if (data[size - 1] % 2 == 0) {
     namespace codec = logfold::state_codec;
