@@ -4,7 +4,7 @@
 """Usage: tests/crash/crash_kill.py --logfold build/logfold [--kills 10] [--modes checkpoint,journal]
 
 Each round: start logfold (TCP input, file output, state directory), send syslog lines over
-one TCP connection at --rate lines/s for a random 1-3.5 s, freeze the daemon (SIGSTOP), read
+one TCP connection at --rate lines/s for a random 1-3.5 s (--after), freeze the daemon (SIGSTOP), read
 from /proc/net/tcp how many sent bytes it had not read, SIGKILL it, start it again on the same
 state directory (it restores what it checkpointed) and stop it with SIGTERM (which summarises
 every group). Then, per scope (host, app): lines in = lines the daemon had accepted; lines out
@@ -50,6 +50,9 @@ def parse_args():
     p.add_argument("--modes", default="checkpoint,journal")
     p.add_argument("--rate", type=int, default=20000, help="lines/s sent (default 20000)")
     p.add_argument("--interval", type=float, default=1.0, help="checkpoint_interval, seconds")
+    p.add_argument("--after", default="1.0,3.5",
+                   help="MIN,MAX seconds of traffic before each kill (default 1.0,3.5; the "
+                        "engine's max_hold is 3 s, so later kills follow summaries)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--keep", help="keep the run's files in this directory")
     return p.parse_args()
@@ -210,7 +213,7 @@ def run_round(args, daemon, rng, next_seq, offset):
     daemon.start()
     sock = socket.create_connection(("127.0.0.1", daemon.port))
     client_port = sock.getsockname()[1]
-    duration = rng.uniform(1.0, 3.5)
+    duration = rng.uniform(*(float(x) for x in args.after.split(",")))
     chunk = max(1, args.rate // 100)
     sent = []  # (end offset in the stream, scope, send time, sequence number)
     stream_bytes = 0
