@@ -1,5 +1,5 @@
 -- Example queries over logfold.events (the table in config/clickhouse.sql). Each is run by
--- tests/clickhouse_e2e_test.cc. Run one with e.g.
+-- tests/integration/clickhouse_e2e_test.cc. Run one with e.g.
 --   clickhouse-client --multiquery < config/clickhouse_queries.sql
 
 -- Top repeating groups in the last hour: the groups whose summaries stand for the most lines,

@@ -4,8 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "daemon/explain_command.h"
-#include "daemon/replay_command.h"
+#include "daemon/commands/check_config_command.h"
+#include "daemon/commands/explain_command.h"
+#include "daemon/commands/replay_command.h"
 #include "daemon/server.h"
 
 namespace {

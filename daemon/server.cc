@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -21,17 +22,17 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/config.h"
-#include "daemon/metrics.h"
-#include "daemon/metrics_server.h"
+#include "daemon/config/config.h"
+#include "daemon/inputs/stream_input.h"
+#include "daemon/inputs/tcp_listener.h"
+#include "daemon/inputs/udp_listener.h"
+#include "daemon/outputs/sink.h"
+#include "daemon/runtime/metrics.h"
+#include "daemon/runtime/metrics_server.h"
+#include "daemon/runtime/systemd_notify.h"
+#include "daemon/runtime/thread_name.h"
 #include "daemon/state/state_store.h"
-#include "daemon/sink.h"
-#include "daemon/stream_input.h"
-#include "daemon/systemd_notify.h"
-#include "daemon/tcp_listener.h"
-#include "daemon/thread_name.h"
-#include "daemon/udp_listener.h"
-#include "daemon/worker_pool.h"
+#include "daemon/workers/worker_pool.h"
 
 namespace logfold {
 namespace {
@@ -329,7 +330,10 @@ class Server {
   void StartInput(std::size_t i) {
     const InputConfig& in = config_.inputs[i];
     const auto id = static_cast<std::uint32_t>(i);
-    const int fd = in.socket_name.empty() ? -1 : inherited_.Take(in.socket_name, in.type);
+    const int fd = in.socket_name.empty()
+                       ? -1
+                       : inherited_.Take(in.socket_name,
+                                         in.type == InputType::kUdp ? SOCK_DGRAM : SOCK_STREAM);
     if (!in.socket_name.empty() && fd < 0) {
       throw std::runtime_error("input " + in.name + ": no inherited socket named \"" +
                                in.socket_name + "\"");
@@ -608,39 +612,6 @@ int RunServe(const std::vector<std::string>& args) {
   signal(SIGPIPE, SIG_IGN);
   Server server(std::move(config), path);
   return server.Run();
-}
-
-int RunCheckConfig(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
-  std::string path;
-  bool print = false;
-  for (const std::string& a : args) {
-    if (a == "--print") {
-      print = true;
-    } else if (a == "-h" || a == "--help") {
-      std::fputs("usage: logfold check-config [FILE] [--print]\n", out);
-      return 0;
-    } else if (path.empty()) {
-      path = a;
-    } else {
-      std::fprintf(err, "logfold check-config: unexpected argument \"%s\"\n", a.c_str());
-      return 2;
-    }
-  }
-  Config config;
-  std::vector<ConfigError> errors;
-  const bool ok = path.empty() ? ParseConfig(DefaultConfigJson(), config, errors)
-                               : LoadConfigFile(path, config, errors);
-  if (!ok) {
-    std::fprintf(err, "%s: invalid config\n%s", path.empty() ? "(embedded default)" : path.c_str(),
-                 FormatConfigErrors(errors).c_str());
-    return 1;
-  }
-  if (print) {
-    std::fprintf(out, "%s\n", ConfigToJson(config).c_str());
-  } else {
-    std::fprintf(out, "%s: ok\n", path.empty() ? "(embedded default)" : path.c_str());
-  }
-  return 0;
 }
 
 }  // namespace logfold

@@ -14,10 +14,6 @@ namespace logfold {
 // stream (stdin/file) that has been read to the end. Returns the process exit code.
 int RunServe(const std::vector<std::string>& args);
 
-// `logfold check-config [FILE] [--print]`: validates FILE (or the embedded default), prints
-// every error as "path: reason", or with --print the effective config. Exit 0 when valid.
-int RunCheckConfig(const std::vector<std::string>& args, std::FILE* out, std::FILE* err);
-
 }  // namespace logfold
 
 #endif  // LOGFOLD_DAEMON_SERVER_H_

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <utility>
 
-#include "daemon/thread_name.h"
+#include "daemon/runtime/thread_name.h"
 
 namespace logfold {
 namespace {

@@ -1,8 +1,8 @@
 // StateStore: the state directory of `serve` (crash durability): per-worker checkpoints
 // written atomically by a background thread, the journal of accepted lines (journal mode,
 // group-committed fsync), recovery reads with corrupt files set aside, and an exclusive lock
-// so that two daemons never share a directory. Part daemon/state: depends on pipeline/,
-// daemon/metrics (runtime) and spdlog; the worker pool drives it (daemon/worker_pool).
+// so that two daemons never share a directory. Part daemon/state: depends on pipeline,
+// config (StateOptions) and runtime (metrics, thread names); the workers part drives it.
 #ifndef LOGFOLD_DAEMON_STATE_STATE_STORE_H_
 #define LOGFOLD_DAEMON_STATE_STATE_STORE_H_
 
@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/metrics.h"
+#include "daemon/runtime/metrics.h"
 #include "daemon/state/checkpoint_file.h"
 #include "daemon/state/journal_file.h"
-#include "daemon/state/state_options.h"
+#include "daemon/config/state_options.h"
 #include "pipeline/log_record.h"
 
 namespace logfold {

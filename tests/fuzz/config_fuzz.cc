@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/config.h"
+#include "daemon/config/config.h"
 #include "tests/fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -6,7 +6,7 @@ Stopping is graceful, as a collector being restarted by its service manager woul
 listener closes (new connections are refused), every open connection gets a FIN
 (shutdown(SHUT_WR)) and is read until logfold closes it, so whatever logfold's kernel saw
 acknowledged has also been read. That is the case in which logfold's tcp output promises
-at-least-once delivery (daemon/tcp_sink.cc); a collector that dies with unread data in its
+at-least-once delivery (daemon/outputs/tcp_sink.cc); a collector that dies with unread data in its
 socket buffer loses it, which plain TCP cannot detect.
 """
 

@@ -1,0 +1,89 @@
+// TcpListener: accepts syslog-over-TCP clients (RFC 6587 framing), decodes each connection's
+// stream and delivers its messages with backpressure: nothing accepted is dropped.
+#ifndef LOGFOLD_DAEMON_TCP_LISTENER_H_
+#define LOGFOLD_DAEMON_TCP_LISTENER_H_
+
+#include <boost/asio/io_context.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "daemon/inputs/ingest_target.h"
+#include "daemon/runtime/metrics.h"
+#include "pipeline/frame_decoder.h"
+#include "pipeline/log_record.h"
+
+namespace logfold {
+
+class TcpListener {
+ public:
+  struct Options {
+    std::string address = "127.0.0.1";  // IP literal; "::" or "0.0.0.0" for all
+    std::uint16_t port = 0;             // 0: ephemeral (see local_port())
+    // An already listening stream socket to use instead of address/port (systemd socket
+    // activation). The listener takes ownership of it. -1: none.
+    int adopted_fd = -1;
+    std::size_t max_message_size = 64 * 1024;
+    // SO_RCVBUF for accepted connections (set on the listening socket, which they inherit).
+    // 0 keeps the kernel's receive buffer autotuning, which a fixed size would disable.
+    std::size_t receive_buffer = 0;
+    Framing framing = Framing::kAuto;
+    bool nul_terminator = false;
+    std::uint32_t max_connections = 1024;      // further clients are closed at once; 0: no limit
+    TimeUs idle_timeout_us = 300 * 1000000LL;  // no data for this long: close; 0: never
+  };
+
+  // Opens, binds and listens (or adopts options.adopted_fd); throws
+  // boost::system::system_error when that fails. Nothing is accepted before Start().
+  // `target` and `metrics` must outlive every handler the listener runs on `io`, and the
+  // listener must be destroyed before `io`. `io` may be run by several threads: each
+  // connection runs on its own strand.
+  //
+  // Each read (up to 64 KiB) is decoded and its messages go to IngestTarget::TryDeliver in
+  // one call. When the target refuses, the connection copies those messages aside, stops
+  // reading (so TCP flow control slows the sender) and retries when OnWritable fires.
+  TcpListener(std::uint32_t input, std::string name, const Options& options,
+              boost::asio::io_context& io, IngestTarget& target, Metrics& metrics);
+  // Close().
+  ~TcpListener();
+
+  TcpListener(const TcpListener&) = delete;
+  TcpListener& operator=(const TcpListener&) = delete;
+
+  void Start();
+
+  // Shutdown is two-phase so the daemon can drain on SIGTERM:
+  //
+  // StopReading(on_drained): stop accepting now. Every connection reads the bytes the kernel
+  // had already received on it at that moment (TCP acknowledged them, so the sender will not
+  // send them again) and nothing after them, then delivers what it read: messages held back
+  // by backpressure, then the decoder's unfinished frame (as at EOF, see
+  // FrameDecoder::Finish), still waiting for OnWritable as long as it takes, and closes.
+  // `on_drained` runs once, on an io_context thread, when no connection is left (at once if there
+  // is none).
+  //
+  // Close(): hard stop. Stops accepting and closes every connection now; messages still held
+  // back are lost and counted in logfold_dropped_total{reason="shutdown"}. Call it when a
+  // drain deadline passes, or instead of StopReading. on_drained, if given, still runs.
+  //
+  // Both are thread-safe and idempotent, and take effect asynchronously on the io_context,
+  // which must therefore keep running until on_drained (or Close) has done its work.
+  void StopReading(std::function<void()> on_drained = {});
+  void Close();
+
+  std::uint16_t local_port() const;
+  std::size_t open_connections() const;
+  const std::string& name() const;
+
+ private:
+  struct Impl;
+  class Connection;
+
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_DAEMON_TCP_LISTENER_H_

@@ -1,0 +1,102 @@
+// Sink: where encoded events leave the daemon (stdout, a file, a TCP collector, a syslog
+// relay, an HTTP log store), the configuration that describes one, and the factory that builds it.
+#ifndef LOGFOLD_DAEMON_SINK_H_
+#define LOGFOLD_DAEMON_SINK_H_
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "daemon/outputs/http/http_body_format.h"
+#include "daemon/runtime/metrics.h"
+#include "pipeline/log_record.h"
+
+namespace logfold {
+
+// What bytes a sink expects in Submit. In both encodings a batch is a sequence of complete
+// records, each followed by '\n'.
+enum class SinkEncoding {
+  kNdjson,      // AppendEventJson output
+  kSyslog5424,  // AppendEventSyslog output; the sink adds the transport framing
+};
+
+// One output. Every implementation owns a bounded byte buffer and one thread that drains it
+// to the destination, so a slow or dead destination stalls only the workers that wait on
+// its full buffer, never the other sinks.
+class Sink {
+ public:
+  virtual ~Sink();
+
+  virtual const std::string& name() const = 0;
+  virtual SinkEncoding encoding() const = 0;
+
+  // Thread-safe. Appends a batch of complete encoded records. Blocks while the buffer is
+  // full; returns false if `deadline` passed first, or once Stop has begun (nothing taken
+  // either way; the caller retries or gives up). A batch larger than the whole buffer is
+  // accepted when the buffer is empty, so it cannot wait forever.
+  virtual bool Submit(std::string_view batch, std::chrono::steady_clock::time_point deadline) = 0;
+
+  // SIGHUP: reopen output files (logrotate's move-then-HUP); no-op for other sinks. Data
+  // submitted after Reopen returns goes to the reopened file.
+  virtual void Reopen() = 0;
+
+  // Writes out everything buffered (waiting up to `deadline`), then closes. Returns true if
+  // all of it was written; what is left at the deadline is counted in
+  // logfold_sink_discarded_bytes_total and logged. Idempotent.
+  virtual bool Stop(std::chrono::steady_clock::time_point deadline) = 0;
+
+  // Bytes accepted and not yet known to be delivered (for a TCP sink this includes bytes
+  // written but not yet acknowledged by the peer).
+  virtual std::size_t buffered_bytes() const = 0;
+
+  // Positions in the sink's byte stream, for checkpoints (daemon/state): bytes Submit has
+  // accepted so far, and how many of them are delivered (or given up on and counted). A
+  // checkpoint is committed only once every event emitted before it is delivered, so a
+  // crash cannot lose an event whose lines the checkpoint no longer holds. A sink that
+  // holds nothing of its own returns 0 for both.
+  virtual std::uint64_t accepted_position() const { return 0; }
+  virtual std::uint64_t delivered_position() const { return 0; }
+};
+
+struct SinkConfig {
+  std::string name;
+  std::string type;  // stdout | file | tcp | syslog | http
+  std::uint64_t buffer_bytes = 64 << 20;
+  // file
+  std::string path;
+  std::string fsync = "never";  // never | interval | always
+  TimeUs fsync_interval_us = 1'000'000;
+  // tcp, syslog
+  std::string address;  // IPv4/IPv6 literal or host name
+  std::uint16_t port = 0;
+  TimeUs reconnect_min_us = 100'000, reconnect_max_us = 30'000'000;
+  // syslog
+  std::string protocol = "tcp";           // tcp | udp
+  std::string framing = "octet-counted";  // octet-counted | newline (tcp only)
+  std::string app_name = "logfold";       // APP-NAME for events whose record has none
+  // http
+  std::string url;
+  HttpFormatSettings http;                                   // format, table, index, labels
+  std::vector<std::pair<std::string, std::string>> headers;  // extra request headers
+  std::string compression = "none";                          // none | gzip
+  std::uint64_t batch_max_events = 5000;
+  std::uint64_t batch_max_bytes = 1 << 20;
+  TimeUs batch_max_delay_us = 1'000'000;
+  TimeUs request_timeout_us = 30'000'000;
+  std::uint32_t max_retries = 5;  // for unexplained server errors; transient ones: no limit
+  // retry_initial_backoff and retry_max_backoff are reconnect_min_us and reconnect_max_us
+};
+
+// Builds and starts the sink `config` describes. On an invalid config, or a file that
+// cannot be opened, returns nullptr and sets `error` (the daemon refuses to start).
+// Registers the sink's metrics in `metrics`, labelled sink="<name>".
+std::unique_ptr<Sink> MakeSink(const SinkConfig& config, Metrics& metrics, std::string& error);
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_DAEMON_SINK_H_

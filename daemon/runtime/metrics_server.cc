@@ -1,0 +1,108 @@
+// MetricsServer implementation: each connection owns itself through its pending handlers
+// (as in the Asio HTTP server example) and is closed after one response or 5 s.
+#include "daemon/runtime/metrics_server.h"
+
+#include <boost/asio/read_until.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/streambuf.hpp>
+#include <boost/asio/write.hpp>
+#include <memory>
+
+namespace logfold {
+namespace {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+class MetricsConnection : public std::enable_shared_from_this<MetricsConnection> {
+ public:
+  MetricsConnection(tcp::socket socket, const Metrics& metrics)
+      : socket_(std::move(socket)),
+        timer_(socket_.get_executor()),
+        request_(kMaxRequest),
+        metrics_(metrics) {}
+
+  void Start() {
+    auto self = shared_from_this();
+    timer_.expires_after(std::chrono::seconds(5));
+    timer_.async_wait([self](boost::system::error_code ec) {
+      if (!ec) self->socket_.close();
+    });
+    asio::async_read_until(socket_, request_, "\r\n\r\n",
+                           [self](boost::system::error_code ec, std::size_t) {
+                             if (!ec) {
+                               self->Respond();
+                             } else {
+                               self->timer_.cancel();
+                             }
+                           });
+  }
+
+ private:
+  static constexpr std::size_t kMaxRequest = 8192;
+
+  void Respond() {
+    std::string line;
+    std::istream in(&request_);
+    std::getline(in, line);
+    std::string status = "200 OK", body, type = "text/plain; version=0.0.4; charset=utf-8";
+    if (line.rfind("GET /metrics ", 0) == 0 || line.rfind("GET /metrics?", 0) == 0) {
+      body = metrics_.RenderPrometheus();
+    } else if (line.rfind("GET /healthz ", 0) == 0) {
+      body = "ok\n";
+    } else if (line.rfind("GET ", 0) != 0) {
+      status = "405 Method Not Allowed";
+      body = "only GET\n";
+    } else {
+      status = "404 Not Found";
+      body = "try /metrics\n";
+    }
+    response_ = "HTTP/1.1 " + status + "\r\nContent-Type: " + type +
+                "\r\nContent-Length: " + std::to_string(body.size()) +
+                "\r\nConnection: close\r\n\r\n" + body;
+    auto self = shared_from_this();
+    asio::async_write(socket_, asio::buffer(response_),
+                      [self](boost::system::error_code, std::size_t) {
+                        boost::system::error_code ignored;
+                        self->socket_.shutdown(tcp::socket::shutdown_both, ignored);
+                        self->socket_.close(ignored);
+                        self->timer_.cancel();
+                      });
+  }
+
+  tcp::socket socket_;
+  asio::steady_timer timer_;
+  asio::streambuf request_;
+  std::string response_;
+  const Metrics& metrics_;
+};
+
+}  // namespace
+
+MetricsServer::MetricsServer(asio::io_context& io, const std::string& address, std::uint16_t port,
+                             const Metrics& metrics)
+    : acceptor_(io, tcp::endpoint(asio::ip::make_address(address), port)), metrics_(metrics) {}
+
+MetricsServer::~MetricsServer() { Stop(); }
+
+void MetricsServer::Start() { Accept(); }
+
+void MetricsServer::Stop() {
+  boost::system::error_code ignored;
+  acceptor_.close(ignored);
+}
+
+std::uint16_t MetricsServer::local_port() const {
+  boost::system::error_code ec;
+  return acceptor_.local_endpoint(ec).port();
+}
+
+void MetricsServer::Accept() {
+  acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    if (!ec) std::make_shared<MetricsConnection>(std::move(socket), metrics_)->Start();
+    Accept();
+  });
+}
+
+}  // namespace logfold

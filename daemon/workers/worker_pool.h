@@ -1,0 +1,135 @@
+// WorkerPool: the engine threads of `serve`. Each worker owns one WindowMerger (a shard of the
+// scope keys), fed through a bounded lock-free queue; it encodes events and hands them to
+// every sink. Implements IngestTarget for the listeners.
+#ifndef LOGFOLD_DAEMON_WORKER_POOL_H_
+#define LOGFOLD_DAEMON_WORKER_POOL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "daemon/inputs/ingest_target.h"
+#include "daemon/outputs/sink.h"
+#include "daemon/runtime/metrics.h"
+#include "daemon/state/state_store.h"
+#include "pipeline/syslog_parser.h"
+#include "pipeline/window_merger.h"
+
+namespace logfold {
+
+class WorkerPool : public IngestTarget {
+ public:
+  // A sink and what to do when its buffer stays full.
+  struct Output {
+    Sink* sink = nullptr;
+    // false: wait as long as it takes (lossless; backs up to the TCP readers and stalls the
+    // other outputs too). true: after block_timeout_us, drop this batch for this sink only
+    // and count it (logfold_output_dropped_bytes_total), so the other outputs carry on.
+    bool drop_when_full = false;
+    TimeUs block_timeout_us = 5'000'000;
+  };
+
+  struct Options {
+    std::size_t threads = 1;
+    std::size_t queue_capacity = 65536;  // lines waiting per worker before TryDeliver refuses
+    TimeUs flush_interval_us = 100'000;  // how often idle workers check their windows
+    bool event_time = false;             // windows follow the lines' own timestamps
+    MergerOptions merger;
+    std::vector<SyslogParser::Options> inputs;  // parser per input id
+  };
+
+  // The sinks must outlive the pool (or be replaced with SetSinks before they are destroyed).
+  // With `state` (opened), each worker checkpoints its groups there every
+  // state->options().checkpoint_interval_us, and in journal mode every accepted line is
+  // journalled before TryDeliver returns.
+  WorkerPool(Options options, std::vector<Output> outputs, Metrics& metrics,
+             StateStore* state = nullptr);
+  ~WorkerPool() override;
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  // Starts the workers. With a state store, first restores what `recovered` holds (groups
+  // from checkpoints, then journalled lines they lack), hands the events that produces to
+  // the sinks, waits (up to 30 s) for them to be delivered and commits the result as this
+  // run's first checkpoints. Returns false (with `error`) if that commit failed.
+  bool Start(RecoveredState* recovered = nullptr, std::string* error = nullptr);
+
+  // IngestTarget. Thread-safe; parses on the caller's thread to find each line's shard.
+  bool TryDeliver(std::uint32_t input, std::span<const std::string_view> lines,
+                  TimeUs arrival_us) override;
+  void OnWritable(std::function<void()> resume) override;
+
+  // Applies new engine and input settings; open groups survive (see
+  // WindowMerger::Reconfigure). The thread count cannot change without a restart.
+  void Reconfigure(const MergerOptions& merger, std::vector<SyslogParser::Options> inputs,
+                   bool event_time);
+  // Replaces the sinks workers write to and returns at once. A worker may still be inside a
+  // Submit to a sink of the old list: call the returned function, which blocks until no
+  // worker uses the old list, before stopping or destroying a sink that left it.
+  std::function<void()> SetSinks(std::vector<Output> outputs);
+
+  // Processes everything queued, closes every open group (summaries out), hands all events
+  // to the sinks and joins the workers. Call after the inputs stopped delivering.
+  void Stop();
+
+  // From now on a worker whose sink stays full gives its pending output up (counted in
+  // logfold_output_discarded_bytes_total) instead of waiting: the shutdown deadline passed.
+  void AbandonBlockedOutput() { abandon_output_.store(true); }
+
+  // After Stop and a complete flush of the sinks: the state directory is emptied (groups all
+  // summarised and delivered), so the next start restores nothing twice.
+  bool CommitFinalState(std::string& error);
+
+  std::size_t threads() const { return workers_.size(); }
+  std::size_t queued_lines() const;
+  std::size_t open_groups() const;
+  // Settings versions not yet freed: the current one and any an ingest thread or worker may
+  // still be reading (old ones are freed once every reader moved on). For tests.
+  std::size_t retained_settings() const;
+  // Line batches kept in the workers' free lists for reuse (at most 32 per worker, none
+  // larger than 64 KiB). Exact while no delivery and no worker round is under way; only an
+  // approximation while the lists change. For tests.
+  std::size_t retained_batches() const;
+
+ private:
+  struct Batch;
+  struct Worker;
+  struct Shared;
+
+  void Run(Worker& w);
+  void SubmitOutput(Worker& w);
+  void NotifyWritable();
+  void Recover(RecoveredState& recovered);
+  // Serialises worker w's groups into w.snapshot (on w's thread, or before it starts).
+  void Snapshot(Worker& w, TimeUs now);
+  void MaybeCheckpoint(Worker& w, TimeUs now);
+  void NoteJournalBatch(Worker& w, std::uint64_t seq, std::uint64_t prev_seq);
+  bool WaitDelivered(std::chrono::steady_clock::time_point deadline);
+
+  Options options_;
+  Metrics& metrics_;
+  std::shared_ptr<Shared> shared_;  // shared with the waits SetSinks hands out
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> abandon_output_{false};
+  std::mutex writable_mu_;
+  std::vector<std::function<void()>> writable_waiters_;
+  std::atomic<bool> has_waiters_{false};
+  StateStore* state_ = nullptr;
+  bool journal_ = false;
+  // Journal mode: sequence numbers are taken, written and enqueued under journal_mu_, so
+  // that each worker's batches are chained in sequence order (Batch::prev_seq).
+  std::mutex journal_mu_;
+  std::atomic<std::uint64_t> completed_seq_{0};  // every record up to it is enqueued
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_DAEMON_WORKER_POOL_H_
