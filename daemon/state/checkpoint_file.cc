@@ -231,6 +231,26 @@ GroupState SavedGroup::View() const {
   return s;
 }
 
+SavedGroup SavedGroup::From(const GroupState& s) {
+  SavedGroup g;
+  g.id = s.id;
+  g.scope = s.scope;
+  g.count_total = s.count_total;
+  g.count_since = s.count_since;
+  g.first_seen_us = s.first_seen_us;
+  g.last_seen_us = s.last_seen_us;
+  g.last_activity_us = s.last_activity_us;
+  g.hold_start_us = s.hold_start_us;
+  g.max_distance = s.max_distance;
+  g.token_flags.assign(s.token_flags.begin(), s.token_flags.end());
+  if (s.first != nullptr) g.first = *s.first;
+  g.has_last = s.last != nullptr;
+  if (g.has_last) g.last = *s.last;
+  g.hosts.assign(s.hosts.begin(), s.hosts.end());
+  g.hosts_truncated = s.hosts_truncated;
+  return g;
+}
+
 void CheckpointWriter::Begin(const CheckpointHeader& h, std::string& out) {
   out_ = &out;
   out.clear();

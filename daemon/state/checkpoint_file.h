@@ -55,6 +55,8 @@ struct SavedGroup {
 
   // A view for WindowMerger::ImportGroup, valid while this object is unchanged.
   GroupState View() const;
+  // An owned copy of an exported group.
+  static SavedGroup From(const GroupState& g);
 };
 
 struct Checkpoint {

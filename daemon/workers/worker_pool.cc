@@ -44,6 +44,26 @@ std::uint64_t GroupKeySettings(const MergerOptions& o) {
   return XXH3_64bits(key.data(), key.size());
 }
 
+// Passes on the events of journal replay except summaries the outputs already received
+// before the crash (logged, with the same or a later count_total): replay reproduces them at
+// the same lines, and they must not go out twice.
+class ReplaySink : public EventSink {
+ public:
+  ReplaySink(EventSink& next, const std::map<std::uint64_t, SummaryRecord>& delivered)
+      : next_(next), delivered_(delivered) {}
+  void OnEvent(const Event& e) override {
+    if (e.kind == EventKind::kSummary) {
+      const auto it = delivered_.find(e.group_id);
+      if (it != delivered_.end() && e.count_total <= it->second.count_total) return;
+    }
+    next_.OnEvent(e);
+  }
+
+ private:
+  EventSink& next_;
+  const std::map<std::uint64_t, SummaryRecord>& delivered_;
+};
+
 // How long recovery waits for its events to reach the outputs before committing.
 constexpr auto kRecoveryDeliveryTimeout = std::chrono::seconds(30);
 
@@ -341,11 +361,15 @@ void WorkerPool::Recover(RecoveredState& recovered) {
   const std::size_t n = workers_.size();
   const std::uint64_t key = GroupKeySettings(options_.merger);
   std::uint64_t groups = 0, id_counter = 0;
+  // Summaries the outputs received after a checkpoint was taken: the lines up to their
+  // count_total are out already. Applied once the journal is replayed (the replayed lines
+  // that joined such a group before its summary are among them), or at once to groups that
+  // cannot resume folding.
   std::map<std::uint64_t, SummaryRecord> logged;  // group id -> its latest logged summary
+  std::map<std::uint64_t, SummaryRecord> logged_resumed;
   for (Checkpoint& c : recovered.checkpoints) {
     const bool resume = c.header.settings_key == key;
     id_counter = std::max(id_counter, c.header.id_counter);
-    // Summaries delivered after this checkpoint was taken: their lines are out already.
     logged.clear();
     for (const RecoveredState::SummaryLog& log : recovered.summary_logs) {
       if (log.worker != c.header.worker || log.epoch < c.header.summary_epoch) continue;
@@ -355,11 +379,16 @@ void WorkerPool::Recover(RecoveredState& recovered) {
       }
     }
     for (SavedGroup& g : c.groups) {
-      if (const auto it = logged.find(g.id);
-          it != logged.end() && it->second.count_total >= g.count_total) {
-        if (it->second.closed) continue;
-        g.count_total = it->second.count_total;
-        g.count_since = 0;
+      const auto it = logged.find(g.id);
+      if (it != logged.end() && it->second.count_total >= g.count_total) {
+        if (resume) {
+          logged_resumed[g.id] = it->second;
+        } else if (it->second.closed) {
+          continue;
+        } else {
+          g.count_total = it->second.count_total;
+          g.count_since = 0;
+        }
       }
       Worker& w = *workers_[g.scope % n];
       w.merger->ImportGroup(g.View(), resume, w.encoder);
@@ -399,13 +428,34 @@ void WorkerPool::Recover(RecoveredState& recovered) {
         if (held) continue;
         Worker& w = *workers_[scope % n];
         ++w.parse_since[static_cast<int>(record.outcome)];
-        w.merger->Add(record, options_.event_time ? record.EventTime() : jr.arrival_us,
-                      w.encoder);
+        ReplaySink sink(w.encoder, logged_resumed);
+        w.merger->Add(record, options_.event_time ? record.EventTime() : jr.arrival_us, sink);
         ++replayed;
       }
     }
   }
   state_->replayed_lines() += replayed;
+  if (!logged_resumed.empty()) {
+    // Rebuilt through export and import, the only way into a merger's groups.
+    std::vector<SavedGroup> saved;
+    for (auto& w : workers_) {
+      saved.clear();
+      w->merger->ExportGroups([&](const GroupState& g) { saved.push_back(SavedGroup::From(g)); });
+      auto fresh = std::make_unique<WindowMerger>(w->merger->options());
+      fresh->RestoreIdCounter(w->merger->id_counter());
+      for (SavedGroup& g : saved) {
+        if (const auto it = logged_resumed.find(g.id); it != logged_resumed.end()) {
+          const SummaryRecord& r = it->second;
+          if (r.closed && g.count_total <= r.count_total) continue;  // nothing after it
+          const std::uint64_t unsent = g.count_total > r.count_total ? g.count_total - r.count_total : 0;
+          g.count_since = std::min(g.count_since, unsent);
+          g.count_total = std::max(g.count_total, r.count_total);
+        }
+        fresh->ImportGroup(g.View(), true, w->encoder);
+      }
+      w->merger = std::move(fresh);
+    }
+  }
   for (auto& w : workers_) w->summaries_new.clear();  // the commit after recovery holds them
   const TimeUs now = WallClockNowUs();
   for (auto& w : workers_) {
