@@ -24,7 +24,7 @@ enum : std::uint16_t {
   kJournalWatermark = 7,
   kJournalDone = 8,  // repeated
   kSummaryEpoch = 9,
-  kGroup = 16,       // repeated, nested
+  kGroup = 16,  // repeated, nested
 };
 // Group fields.
 enum : std::uint16_t {
@@ -337,7 +337,7 @@ std::string ParseCheckpoint(std::string_view bytes, Checkpoint& out) {
   if (version != kCheckpointVersion) return "unsupported version " + std::to_string(version);
   if (length > kMaxBody || length != prefix.size()) {
     return length > prefix.size() ? "truncated (body shorter than its length)"
-                                   : "trailing bytes after the body";
+                                  : "trailing bytes after the body";
   }
   const std::string_view body = bytes.substr(kPrefix);
   if (Crc32(body) != crc) return "checksum mismatch";

@@ -9,7 +9,7 @@ namespace {
 using namespace state_codec;
 
 constexpr std::string_view kMagic = "LFJN";
-constexpr std::size_t kRecordPrefix = 8;            // length, CRC
+constexpr std::size_t kRecordPrefix = 8;              // length, CRC
 constexpr std::size_t kPayloadFixed = 8 + 4 + 8 + 4;  // seq, input, arrival, count
 
 }  // namespace

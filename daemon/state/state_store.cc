@@ -151,9 +151,9 @@ bool StateStore::Open(RecoveredState& recovered, std::string& error) {
   }
   lock_fd_ = ::open(Path("lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    error = "state directory " + options_.directory + ": " +
-            (lock_fd_ < 0 ? std::string(std::strerror(errno))
-                          : "locked by another logfold process");
+    error =
+        "state directory " + options_.directory + ": " +
+        (lock_fd_ < 0 ? std::string(std::strerror(errno)) : "locked by another logfold process");
     return false;
   }
   std::vector<std::string> names;
@@ -179,8 +179,7 @@ bool StateStore::Open(RecoveredState& recovered, std::string& error) {
         continue;
       }
       if (std::string why = ParseSummaryLog(bytes, log.records); !why.empty()) {
-        spdlog::warn("state: {}: {}; {} records before it are used", path, why,
-                     log.records.size());
+        spdlog::warn("state: {}: {}; {} records before it are used", path, why, log.records.size());
       }
       recovered.summary_logs.push_back(std::move(log));
       continue;
@@ -251,9 +250,9 @@ bool StateStore::WriteAtomically(const std::string& name, std::string_view bytes
 bool StateStore::CommitAll(std::span<std::string> checkpoints, bool open_journal,
                            std::string& error) {
   for (std::size_t i = 0; i < checkpoints.size(); ++i) {
-    if (!WriteAtomically(std::string(kCheckpointPrefix) + std::to_string(i) +
-                             std::string(kCheckpointSuffix),
-                         checkpoints[i], error)) {
+    if (!WriteAtomically(
+            std::string(kCheckpointPrefix) + std::to_string(i) + std::string(kCheckpointSuffix),
+            checkpoints[i], error)) {
       return false;
     }
   }
@@ -457,9 +456,9 @@ void StateStore::Run() {
     }
     for (std::uint32_t i : which) {
       std::string error;
-      if (!WriteAtomically(std::string(kCheckpointPrefix) + std::to_string(i) +
-                               std::string(kCheckpointSuffix),
-                           writing[i], error)) {
+      if (!WriteAtomically(
+              std::string(kCheckpointPrefix) + std::to_string(i) + std::string(kCheckpointSuffix),
+              writing[i], error)) {
         spdlog::error("state: checkpoint not written, the previous one stays: {}", error);
         continue;
       }

@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/config/state_options.h"
 #include "daemon/runtime/metrics.h"
 #include "daemon/state/checkpoint_file.h"
 #include "daemon/state/journal_file.h"
-#include "daemon/config/state_options.h"
 #include "pipeline/log_record.h"
 
 namespace logfold {

@@ -421,8 +421,8 @@ void WorkerPool::Recover(RecoveredState& recovered) {
           if (c.header.journal_generation > header.generation) held = true;
           if (c.header.journal_generation == header.generation) {
             held = jr.seq <= c.header.journal_watermark ||
-                   std::find(c.header.journal_done.begin(), c.header.journal_done.end(),
-                             jr.seq) != c.header.journal_done.end();
+                   std::find(c.header.journal_done.begin(), c.header.journal_done.end(), jr.seq) !=
+                       c.header.journal_done.end();
           }
         }
         if (held) continue;
@@ -447,7 +447,8 @@ void WorkerPool::Recover(RecoveredState& recovered) {
         if (const auto it = logged_resumed.find(g.id); it != logged_resumed.end()) {
           const SummaryRecord& r = it->second;
           if (r.closed && g.count_total <= r.count_total) continue;  // nothing after it
-          const std::uint64_t unsent = g.count_total > r.count_total ? g.count_total - r.count_total : 0;
+          const std::uint64_t unsent =
+              g.count_total > r.count_total ? g.count_total - r.count_total : 0;
           g.count_since = std::min(g.count_since, unsent);
           g.count_total = std::max(g.count_total, r.count_total);
         }

@@ -4,6 +4,7 @@
 // corrupt and partial files are set aside without failing the start; the writer thread
 // commits what workers offer.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
@@ -12,7 +13,6 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <unistd.h>
 #include <vector>
 
 #include "daemon/runtime/metrics.h"
@@ -44,10 +44,9 @@ class Collect : public EventSink {
       firsts.push_back(e.group_id);
       return;
     }
-    summaries[e.group_id].push_back(
-        {e.reason, e.count, e.count_total, std::string(e.template_text),
-         e.last_record != nullptr ? e.last_record->message : "",
-         std::vector<std::string>(e.hosts.begin(), e.hosts.end())});
+    summaries[e.group_id].push_back({e.reason, e.count, e.count_total, std::string(e.template_text),
+                                     e.last_record != nullptr ? e.last_record->message : "",
+                                     std::vector<std::string>(e.hosts.begin(), e.hosts.end())});
   }
   std::vector<std::uint64_t> firsts;
   std::map<std::uint64_t, std::vector<Summary>> summaries;
@@ -72,9 +71,9 @@ std::vector<LogRecord> Traffic(int n, TimeUs start) {
     const std::string host = "web" + std::to_string(i % 3);
     const TimeUs t = start + i * 10'000;
     if (i % 2 == 0) {
-      lines.push_back(Line(host, "request " + std::to_string(i) + " took " +
-                                     std::to_string(i * 7 % 100) + " ms",
-                           t));
+      lines.push_back(
+          Line(host,
+               "request " + std::to_string(i) + " took " + std::to_string(i * 7 % 100) + " ms", t));
     } else {
       lines.push_back(Line(host, "session opened for user u" + std::to_string(i), t));
     }
@@ -300,7 +299,7 @@ TEST_F(StateDirTest, WriterCommitsOfferedCheckpointsAndJournalSurvivesUntilCover
     std::string bytes = Save(m, h);
     store.Offer(0, bytes, 2, 0);
     store.Stop();  // writes what was offered
-  }  // the process "exits": its lock is released, nothing else is cleaned up
+  }                // the process "exits": its lock is released, nothing else is cleaned up
   StateStore again(options_, 1, metrics_);
   RecoveredState rec;
   std::string error;

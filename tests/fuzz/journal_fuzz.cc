@@ -20,8 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     namespace codec = logfold::state_codec;
     logfold::AppendJournalHeader({7, 2}, segment);
     while (!input.empty()) {
-      const std::size_t n = std::min<std::size_t>(static_cast<unsigned char>(input[0]),
-                                                  input.size() - 1);
+      const std::size_t n =
+          std::min<std::size_t>(static_cast<unsigned char>(input[0]), input.size() - 1);
       const std::string_view payload = input.substr(1, n);
       input.remove_prefix(1 + n);
       codec::PutU32(segment, static_cast<std::uint32_t>(payload.size()));
