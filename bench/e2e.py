@@ -17,8 +17,8 @@ Parts:
            growth of its output file (polled every 20 ms, idle for 1 s with every line in).
   scaling  the same TCP run with logfold workers.threads = 1 and 2.
   durability  the same TCP run with no state (the default), with checkpoints (state.directory,
-           checkpoint_interval 1s) and in journal mode, interleaved per run: each mode's
-           lines/s and its share of the default's.
+           checkpoint_interval 1s, and 100ms as a stress) and in journal mode, interleaved per
+           run: each mode's lines/s and its share of the default's.
   udp      fixed offered rates (--udp-rates), one datagram per line: loss for logfold (its
            output accounting, receive and queue-drop counters) and rsyslog (lines in its file),
            with the kernel's UDP RcvbufErrors delta (system-wide) and logfold's own count of
@@ -589,6 +589,8 @@ def main():
             state_dir = os.path.join(workdir, "state")
             modes = [("default (no state)", None),
                      ("checkpoints 1s", {"directory": state_dir, "checkpoint_interval": "1s"}),
+                     ("checkpoints 100ms",
+                      {"directory": state_dir, "checkpoint_interval": "100ms"}),
                      ("journal", {"directory": state_dir, "journal": True})]
             rows = {name: [] for name, _ in modes}
             for i in range(runs):

@@ -40,6 +40,8 @@ namespace {
 namespace asio = boost::asio;
 
 constexpr auto kDrainTimeout = std::chrono::seconds(30);
+// Journal mode: TCP bytes read per receive (each delivery waits for one fdatasync).
+constexpr std::size_t kJournalReadSize = 1 << 20;
 
 spdlog::level::level_enum SpdLevel(LogLevel l) {
   switch (l) {
@@ -363,6 +365,7 @@ class Server {
         o.nul_terminator = in.nul_terminator;
         o.max_connections = in.max_connections;
         o.idle_timeout_us = in.idle_timeout_us;
+        if (config_.state.journal) o.read_size = kJournalReadSize;
         auto l = std::make_unique<TcpListener>(id, in.name, o, io_, *pool_, metrics_);
         l->Start();
         tcp_.push_back(std::move(l));

@@ -40,7 +40,6 @@ using Socket = asio::basic_stream_socket<tcp, Strand>;
 using SteadyClock = std::chrono::steady_clock;
 using Timer = asio::basic_waitable_timer<SteadyClock, asio::wait_traits<SteadyClock>, Strand>;
 
-constexpr std::size_t kReadSize = 64 * 1024;
 // A safety net under OnWritable: a paused connection also retries this often on its own, so
 // a lost wakeup in the target costs latency rather than a stuck connection.
 constexpr auto kRetryInterval = std::chrono::seconds(1);
@@ -320,7 +319,7 @@ TcpListener::Connection::Connection(std::shared_ptr<Impl> impl, Socket socket)
       decoder_({.framing = impl_->options.framing,
                 .nul_terminator = impl_->options.nul_terminator,
                 .max_message_size = impl_->options.max_message_size}),
-      buf_(kReadSize),
+      buf_(std::max<std::size_t>(impl_->options.read_size, 4096)),
       last_activity_(SteadyClock::now()) {
   boost::system::error_code ec;
   const tcp::endpoint remote = socket_.remote_endpoint(ec);

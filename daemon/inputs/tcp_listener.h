@@ -33,6 +33,9 @@ class TcpListener {
     bool nul_terminator = false;
     std::uint32_t max_connections = 1024;      // further clients are closed at once; 0: no limit
     TimeUs idle_timeout_us = 300 * 1000000LL;  // no data for this long: close; 0: never
+    // Bytes read per receive. Journal mode reads more at a time: every delivery waits for an
+    // fsync, and the kernel buffers meanwhile, so larger reads share one fsync among more lines.
+    std::size_t read_size = 64 * 1024;
   };
 
   // Opens, binds and listens (or adopts options.adopted_fd); throws
