@@ -513,9 +513,10 @@ void WorkerPool::Snapshot(Worker& w, TimeUs now) {
 }
 
 void WorkerPool::MaybeCheckpoint(Worker& w, TimeUs now) {
-  // checkpoint_interval is the most a crash may lose: snapshots are taken every 4/5 of it,
-  // leaving the rest for the events before it to be delivered and the file to be written.
-  const TimeUs period = state_->options().checkpoint_interval_us * 4 / 5;
+  // checkpoint_interval is the most a crash may lose: snapshots are taken every half of it,
+  // leaving the rest for the events before it to be delivered and the file to be written and
+  // fdatasynced, which takes hundreds of milliseconds on a busy disk.
+  const TimeUs period = state_->options().checkpoint_interval_us / 2;
   const bool snapshot_due = !w.snapshot_pending && now - w.last_snapshot >= period;
   if (!snapshot_due && !w.snapshot_pending && w.summaries_waiting.empty() &&
       w.summaries_new.empty()) {
