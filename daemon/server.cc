@@ -63,57 +63,10 @@ spdlog::level::level_enum SpdLevel(LogLevel l) {
   return spdlog::level::info;
 }
 
-SinkConfig ToSinkConfig(const OutputConfig& o) {
-  SinkConfig s;
-  s.name = o.name;
-  s.type = std::string(OutputTypeName(o.type));
-  s.buffer_bytes = o.buffer;
-  s.path = o.path;
-  s.fsync = o.fsync == FsyncPolicy::kNever      ? "never"
-            : o.fsync == FsyncPolicy::kInterval ? "interval"
-                                                : "always";
-  s.fsync_interval_us = o.fsync_interval_us;
-  s.address = o.address;
-  s.port = o.port;
-  s.reconnect_min_us = o.reconnect_min_us;
-  s.reconnect_max_us = o.reconnect_max_us;
-  s.protocol = o.protocol == SyslogProtocol::kTcp ? "tcp" : "udp";
-  s.framing = o.framing == SyslogFraming::kOctetCounted ? "octet-counted" : "newline";
-  s.app_name = o.app_name;
-  if (o.type == OutputType::kHttp) {
-    s.url = o.url;
-    s.http.format = std::string(HttpFormatName(o.http_format));
-    s.http.table = o.table;
-    s.http.index = o.index;
-    s.http.labels = o.labels;
-    s.headers = o.headers;
-    s.compression = o.compression == HttpCompression::kGzip ? "gzip" : "none";
-    s.batch_max_events = o.batch_max_events;
-    s.batch_max_bytes = o.batch_max_bytes;
-    s.batch_max_delay_us = o.batch_max_delay_us;
-    s.request_timeout_us = o.request_timeout_us;
-    s.reconnect_min_us = o.retry_initial_backoff_us;
-    s.reconnect_max_us = o.retry_max_backoff_us;
-    s.max_retries = o.max_retries;
-  }
-  return s;
-}
-
 std::vector<SyslogParser::Options> ParserOptions(const Config& c) {
   std::vector<SyslogParser::Options> v;
-  for (const InputConfig& in : c.inputs) {
-    SyslogParser::Options o;
-    o.format = in.format;
-    o.json_message_field = in.json_message_field;
-    v.push_back(o);
-  }
+  for (const InputConfig& in : c.inputs) v.push_back(in.parser);
   return v;
-}
-
-std::size_t WorkerThreads(const Config& c) {
-  if (c.workers.threads > 0) return c.workers.threads;
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  return cores > 0 ? static_cast<std::size_t>(cores) : 1;
 }
 
 class Server {
@@ -132,9 +85,7 @@ class Server {
       return 1;
     }
     WorkerPool::Options po;
-    po.threads = WorkerThreads(config_);
-    po.queue_capacity = config_.workers.queue_capacity;
-    po.flush_interval_us = config_.workers.flush_interval_us;
+    static_cast<WorkerOptions&>(po) = config_.workers;
     po.event_time = config_.engine.time == TimeSource::kEvent;
     po.merger = config_.engine.merger;
     // Random per run, so group ids from two runs of the daemon (rows in one log store) do not
@@ -144,7 +95,7 @@ class Server {
     po.inputs = ParserOptions(config_);
     RecoveredState recovered;
     if (!config_.state.directory.empty()) {
-      state_ = std::make_unique<StateStore>(config_.state, static_cast<std::uint32_t>(po.threads),
+      state_ = std::make_unique<StateStore>(config_.state, WorkerPool::ResolvedThreads(po.threads),
                                             metrics_);
       if (!state_->Open(recovered, error)) {
         spdlog::critical("cannot start: {}", error);
@@ -219,11 +170,7 @@ class Server {
                                                  const std::vector<std::unique_ptr<Sink>>& sinks) {
     std::vector<WorkerPool::Output> v;
     for (std::size_t i = 0; i < sinks.size(); ++i) {
-      WorkerPool::Output o;
-      o.sink = sinks[i].get();
-      o.drop_when_full = c.outputs[i].when_full == WhenFull::kDrop;
-      o.block_timeout_us = c.outputs[i].block_timeout_us;
-      v.push_back(o);
+      v.push_back(WorkerPool::Output{sinks[i].get(), c.outputs[i].sink});
     }
     return v;
   }
@@ -231,9 +178,9 @@ class Server {
   bool BuildSinks(const Config& c, std::vector<std::unique_ptr<Sink>>& out, std::string& error) {
     for (const OutputConfig& o : c.outputs) {
       std::string e;
-      auto sink = MakeSink(ToSinkConfig(o), metrics_, e);
+      auto sink = MakeSink(o, metrics_, e);
       if (!sink) {
-        error = "outputs." + o.name + ": " + e;
+        error = "outputs." + o.sink.name + ": " + e;
         StopSinks(out, c.outputs);
         out.clear();
         return false;
@@ -252,8 +199,9 @@ class Server {
     const auto now = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < sinks.size(); ++i) {
       auto deadline = now + kDrainTimeout;
-      if (i < outputs.size() && outputs[i].when_full == WhenFull::kDrop) {
-        deadline = std::min(deadline, now + std::chrono::microseconds(outputs[i].block_timeout_us));
+      if (i < outputs.size() && outputs[i].sink.when_full == WhenFull::kDrop) {
+        deadline =
+            std::min(deadline, now + std::chrono::microseconds(outputs[i].sink.block_timeout_us));
       }
       ok = sinks[i]->Stop(deadline) && ok;
     }
@@ -279,11 +227,11 @@ class Server {
       }
       if (kept[i] >= 0) continue;
       std::string error;
-      built[i] = MakeSink(ToSinkConfig(next.outputs[i]), metrics_, error);
+      built[i] = MakeSink(next.outputs[i], metrics_, error);
       if (!built[i]) {
         ++*reload_failures_;
         spdlog::error("reload refused, keeping the running config: outputs.{}: {}",
-                      next.outputs[i].name, error);
+                      next.outputs[i].sink.name, error);
         for (auto& b : built) {
           if (b) b->Stop(std::chrono::steady_clock::now());  // empty: returns at once
         }
@@ -332,39 +280,28 @@ class Server {
   void StartInput(std::size_t i) {
     const InputConfig& in = config_.inputs[i];
     const auto id = static_cast<std::uint32_t>(i);
-    const int fd = in.socket_name.empty()
-                       ? -1
-                       : inherited_.Take(in.socket_name,
-                                         in.type == InputType::kUdp ? SOCK_DGRAM : SOCK_STREAM);
-    if (!in.socket_name.empty() && fd < 0) {
-      throw std::runtime_error("input " + in.name + ": no inherited socket named \"" +
-                               in.socket_name + "\"");
-    }
+    // An inherited systemd socket, by name: the listener adopts its descriptor.
+    auto adopt = [&](const std::string& socket_name, int type) {
+      if (socket_name.empty()) return -1;
+      const int fd = inherited_.Take(socket_name, type);
+      if (fd < 0) {
+        throw std::runtime_error("input " + in.name + ": no inherited socket named \"" +
+                                 socket_name + "\"");
+      }
+      return fd;
+    };
     switch (in.type) {
       case InputType::kUdp: {
-        UdpListener::Options o;
-        o.address = in.address;
-        o.port = in.port;
-        o.adopted_fd = fd;
-        o.max_message_size = in.max_message_size;
-        o.receive_buffer = in.receive_buffer;
+        UdpListener::Options o = in.udp;
+        o.adopted_fd = adopt(o.socket_name, SOCK_DGRAM);
         auto l = std::make_unique<UdpListener>(id, in.name, o, io_, *pool_, metrics_);
         l->Start();
         udp_.push_back(std::move(l));
         break;
       }
       case InputType::kTcp: {
-        TcpListener::Options o;
-        o.address = in.address;
-        o.port = in.port;
-        o.adopted_fd = fd;
-        o.max_message_size = in.max_message_size;
-        o.framing = in.framing == TcpFraming::kAuto           ? Framing::kAuto
-                    : in.framing == TcpFraming::kOctetCounted ? Framing::kOctetCounted
-                                                              : Framing::kNewline;
-        o.nul_terminator = in.nul_terminator;
-        o.max_connections = in.max_connections;
-        o.idle_timeout_us = in.idle_timeout_us;
+        TcpListener::Options o = in.tcp;
+        o.adopted_fd = adopt(o.socket_name, SOCK_STREAM);
         if (config_.state.journal) o.read_size = kJournalReadSize;
         auto l = std::make_unique<TcpListener>(id, in.name, o, io_, *pool_, metrics_);
         l->Start();
@@ -373,11 +310,8 @@ class Server {
       }
       case InputType::kStdin:
       case InputType::kFile: {
-        StreamInput::Options o;
-        o.path = in.type == InputType::kStdin ? "-" : in.path;
-        o.max_message_size = in.max_message_size;
         streams_.push_back(std::make_unique<StreamInput>(
-            id, in.name, o, *pool_, metrics_,
+            id, in.name, in.stream, *pool_, metrics_,
             [this](bool) { asio::post(io_, [this] { OnStreamDone(); }); }));
         break;
       }

@@ -34,6 +34,7 @@ struct FeatureWeights {
       0.2f,  // kDigitWord
   };
   bool pairs = true;  // add adjacent-token pair features
+  bool operator==(const FeatureWeights&) const = default;
   float Of(TokenClass cls) const {
     return cls == TokenClass::kWord ? word : by_class[static_cast<std::size_t>(cls)];
   }

@@ -17,6 +17,7 @@ class SyslogParser {
     // JSON mode: the field holding the message (a dotted path such as "log.message" is
     // followed into nested objects).
     std::string json_message_field = "message";
+    bool operator==(const Options&) const = default;
   };
 
   SyslogParser() = default;

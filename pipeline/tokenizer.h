@@ -76,6 +76,7 @@ class Tokenizer {
     std::uint32_t max_tokens = 128;
     // How token boundaries are found (every kernel gives the same tokens; tests pin one).
     ByteBlockKernel kernel = ByteBlockKernel::kAuto;
+    bool operator==(const Options&) const = default;
   };
 
   Tokenizer() = default;

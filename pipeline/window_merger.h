@@ -44,6 +44,9 @@ struct MergerOptions {
   FeatureWeights weights;
   std::uint64_t id_seed = 0;  // mixed into group ids, so shards of one daemon never collide
 
+  // Every field, so that a reload notices any change (EngineConfig compares with this).
+  bool operator==(const MergerOptions&) const = default;
+
   static std::vector<std::string> DefaultProtectedWords();
   static std::vector<std::string> DefaultValueKeys();
 };

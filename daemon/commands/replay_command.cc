@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include "daemon/config/units.h"
@@ -15,21 +16,52 @@
 namespace logfold {
 namespace {
 
-constexpr char kUsage[] =
-    "usage: logfold replay [options] [FILE...]\n"
-    "Folds the lines of FILEs (or stdin, also for '-') and writes NDJSON events to stdout.\n"
-    "  --format raw|syslog|json   how to read each line (default syslog)\n"
-    "  --json-field NAME          JSON input: the field holding the message (default message)\n"
-    "  --annotate                 one event per input line, in order, with its group\n"
-    "  --window DUR               close a group after DUR without lines (default 10s)\n"
-    "  --max-hold DUR             summarise a busy group every DUR (default 60s)\n"
-    "  --max-distance K           SimHash candidate distance, 0..31 (default 4)\n"
-    "  --max-groups N             open groups before the least recent closes (default 100000)\n"
-    "  --scope FIELDS             comma list of host,app,procid,msgid,severity,facility,\n"
-    "                             or '' to merge across all (default host,app)\n"
-    "  --no-confirm               plain SimHash: join the nearest candidate without checks\n"
-    "  --time order|event         clock driving windows: line order (line i arrives i ms\n"
-    "                             after the start) or the lines' own timestamps (default order)\n";
+// The defaults shown are those of MergerOptions and SyslogParser::Options, where they live.
+std::string Usage() {
+  const MergerOptions m;
+  const SyslogParser::Options p;
+  constexpr std::string_view kScopeNames[] = {"host",  "app",      "procid",
+                                              "msgid", "severity", "facility"};
+  std::string scope;
+  for (ScopeField f : m.scope) {
+    if (!scope.empty()) scope += ',';
+    scope += kScopeNames[static_cast<std::size_t>(f)];
+  }
+  const char* format = p.format == InputFormat::kRaw    ? "raw"
+                       : p.format == InputFormat::kJson ? "json"
+                                                        : "syslog";
+  return std::string(
+             "usage: logfold replay [options] [FILE...]\n"
+             "Folds the lines of FILEs (or stdin, also for '-') and writes NDJSON events to "
+             "stdout.\n"
+             "  --format raw|syslog|json   how to read each line (default ") +
+         format +
+         ")\n"
+         "  --json-field NAME          JSON input: the field holding the message (default " +
+         p.json_message_field +
+         ")\n"
+         "  --annotate                 one event per input line, in order, with its group\n"
+         "  --window DUR               close a group after DUR without lines (default " +
+         FormatDuration(m.window_us) +
+         ")\n"
+         "  --max-hold DUR             summarise a busy group every DUR (default " +
+         FormatDuration(m.max_hold_us) +
+         ")\n"
+         "  --max-distance K           SimHash candidate distance, 0..31 (default " +
+         std::to_string(m.max_distance) +
+         ")\n"
+         "  --max-groups N             open groups before the least recent closes (default " +
+         std::to_string(m.max_groups) +
+         ")\n"
+         "  --scope FIELDS             comma list of host,app,procid,msgid,severity,facility,\n"
+         "                             or '' to merge across all (default " +
+         scope +
+         ")\n"
+         "  --no-confirm               plain SimHash: join the nearest candidate without checks\n"
+         "  --time order|event         clock driving windows: line order (line i arrives i ms\n"
+         "                             after the start) or the lines' own timestamps (default "
+         "order)\n";
+}
 
 class BufferedNdjsonSink : public EventSink {
  public:
@@ -103,7 +135,7 @@ int RunReplay(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
   bool event_time = false;
   std::vector<std::string> files;
   auto fail = [&](const std::string& message) {
-    std::fprintf(err, "logfold replay: %s\n%s", message.c_str(), kUsage);
+    std::fprintf(err, "logfold replay: %s\n%s", message.c_str(), Usage().c_str());
     return 2;
   };
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -115,7 +147,7 @@ int RunReplay(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
     };
     std::string v, error;
     if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, out);
+      std::fputs(Usage().c_str(), out);
       return 0;
     } else if (a == "--annotate") {
       merger_options.annotate = true;

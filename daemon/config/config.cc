@@ -51,10 +51,10 @@ constexpr EnumName<InputFormat> kInputFormats[] = {
     {"raw", InputFormat::kRaw},
     {"json", InputFormat::kJson},
 };
-constexpr EnumName<TcpFraming> kTcpFramings[] = {
-    {"auto", TcpFraming::kAuto},
-    {"octet-counted", TcpFraming::kOctetCounted},
-    {"newline", TcpFraming::kNewline},
+constexpr EnumName<Framing> kTcpFramings[] = {
+    {"auto", Framing::kAuto},
+    {"octet-counted", Framing::kOctetCounted},
+    {"newline", Framing::kNewline},
 };
 constexpr EnumName<ScopeField> kScopeFields[] = {
     {"host", ScopeField::kHost},         {"app", ScopeField::kApp},
@@ -585,9 +585,17 @@ class Validator {
     InputConfig in;
     const std::optional<InputType> type = Peek(v, "type", kInputTypes);
     const std::optional<InputFormat> format =
-        Has(v, "format") ? Peek(v, "format", kInputFormats) : InputFormat::kSyslog;
+        Has(v, "format") ? Peek(v, "format", kInputFormats) : in.parser.format;
     const bool adopts_socket = Has(v, "socket_name");
     const bool network = type == InputType::kUdp || type == InputType::kTcp;
+    // The keys udp and tcp share land in the options of the input's type.
+    const bool tcp = type == InputType::kTcp;
+    std::string& address = tcp ? in.tcp.address : in.udp.address;
+    std::uint16_t& port = tcp ? in.tcp.port : in.udp.port;
+    std::string& socket_name = tcp ? in.tcp.socket_name : in.udp.socket_name;
+    std::uint64_t& max_message_size = tcp       ? in.tcp.max_message_size
+                                      : network ? in.udp.max_message_size
+                                                : in.stream.max_message_size;
 
     auto only_for = [&](std::initializer_list<InputType> types) -> std::string {
       if (!type || std::find(types.begin(), types.end(), *type) != types.end()) return {};
@@ -611,51 +619,53 @@ class Validator {
              true},
             {"type", [&](const Json& j, const std::string& p) { Enum(j, p, kInputTypes, in.type); },
              true},
-            {"format",
-             [&](const Json& j, const std::string& p) { Enum(j, p, kInputFormats, in.format); }},
+            {"format", [&](const Json& j,
+                           const std::string& p) { Enum(j, p, kInputFormats, in.parser.format); }},
             {"json_message_field",
              [&](const Json& j, const std::string& p) {
-               NonEmptyString(j, p, in.json_message_field);
+               NonEmptyString(j, p, in.parser.json_message_field);
              },
              false, json_rule},
             {"max_message_size",
              [&](const Json& j, const std::string& p) {
-               Size(j, p, kKiB, 16 * kMiB, in.max_message_size);
+               Size(j, p, kKiB, 16 * kMiB, max_message_size);
              }},
             {"socket_name",
              [&](const Json& j, const std::string& p) {
-               socket_ok = NonEmptyString(j, p, in.socket_name);
+               socket_ok = NonEmptyString(j, p, socket_name);
              },
              false, only_for({InputType::kUdp, InputType::kTcp})},
             {"address",
-             [&](const Json& j, const std::string& p) { address_ok = IpLiteral(j, p, in.address); },
+             [&](const Json& j, const std::string& p) { address_ok = IpLiteral(j, p, address); },
              false, bind_rule},
             {"port",
-             [&](const Json& j, const std::string& p) {
-               port_ok = Integer(j, p, 0, 65535, in.port);
-             },
+             [&](const Json& j, const std::string& p) { port_ok = Integer(j, p, 0, 65535, port); },
              network && !adopts_socket, bind_rule},
             {"receive_buffer",
-             [&](const Json& j, const std::string& p) { Size(j, p, 0, kGiB, in.receive_buffer); },
+             [&](const Json& j, const std::string& p) {
+               Size(j, p, 0, kGiB, in.udp.receive_buffer);
+             },
              false, only_for({InputType::kUdp})},
             {"framing",
-             [&](const Json& j, const std::string& p) { Enum(j, p, kTcpFramings, in.framing); },
+             [&](const Json& j, const std::string& p) { Enum(j, p, kTcpFramings, in.tcp.framing); },
              false, only_for({InputType::kTcp})},
             {"nul_terminator",
-             [&](const Json& j, const std::string& p) { Bool(j, p, in.nul_terminator); }, false,
+             [&](const Json& j, const std::string& p) { Bool(j, p, in.tcp.nul_terminator); }, false,
              only_for({InputType::kTcp})},
             {"max_connections",
              [&](const Json& j, const std::string& p) {
-               Integer(j, p, 1, 65535, in.max_connections);
+               Integer(j, p, 1, 65535, in.tcp.max_connections);
              },
              false, only_for({InputType::kTcp})},
             {"idle_timeout",
              [&](const Json& j, const std::string& p) {
-               Duration(j, p, 0, kMaxTime, in.idle_timeout_us);
+               Duration(j, p, 0, kMaxTime, in.tcp.idle_timeout_us);
              },
              false, only_for({InputType::kTcp})},
             {"path",
-             [&](const Json& j, const std::string& p) { path_ok = NonEmptyString(j, p, in.path); },
+             [&](const Json& j, const std::string& p) {
+               path_ok = NonEmptyString(j, p, in.stream.path);
+             },
              type == InputType::kFile, only_for({InputType::kFile})},
         });
 
@@ -668,25 +678,25 @@ class Validator {
         stdin_input_ = label;
       }
     }
-    if (network && port_ok && address_ok && !adopts_socket && in.port != 0) {
-      const std::string bind = std::string(NameOf(kInputTypes, *type)) + " " +
-                               *ParseIp(in.address) + ":" + std::to_string(in.port);
+    if (network && port_ok && address_ok && !adopts_socket && port != 0) {
+      const std::string bind = std::string(NameOf(kInputTypes, *type)) + " " + *ParseIp(address) +
+                               ":" + std::to_string(port);
       auto [it, inserted] = binds_.emplace(bind, label);
       if (!inserted) Error(Join(path, "port"), bind + " is already bound by " + it->second);
     }
     if (network && socket_ok) {
       const std::string socket =
-          std::string(NameOf(kInputTypes, *type)) + " socket " + Quote(in.socket_name);
+          std::string(NameOf(kInputTypes, *type)) + " socket " + Quote(socket_name);
       auto [it, inserted] = sockets_.emplace(socket, label);
       if (!inserted) {
         Error(Join(path, "socket_name"), socket + " is already adopted by " + it->second);
       }
     }
     if (type == InputType::kFile && path_ok) {
-      auto [it, inserted] = input_files_.emplace(in.path, label);
+      auto [it, inserted] = input_files_.emplace(in.stream.path, label);
       if (!inserted) {
         Error(Join(path, "path"), "file is already read by " + it->second);
-      } else if (auto out = output_files_.find(in.path); out != output_files_.end()) {
+      } else if (auto out = output_files_.find(in.stream.path); out != output_files_.end()) {
         Error(Join(path, "path"),
               "file is written by " + out->second + "; reading it would feed events back in");
       }
@@ -814,12 +824,14 @@ class Validator {
     OutputConfig out;
     const std::optional<OutputType> type = Peek(v, "type", kOutputTypes);
     const std::optional<FsyncPolicy> fsync =
-        Has(v, "fsync") ? Peek(v, "fsync", kFsyncPolicies) : FsyncPolicy::kNever;
+        Has(v, "fsync") ? Peek(v, "fsync", kFsyncPolicies) : out.file.fsync;
     const std::optional<SyslogProtocol> protocol =
-        Has(v, "protocol") ? Peek(v, "protocol", kSyslogProtocols) : SyslogProtocol::kTcp;
+        Has(v, "protocol") ? Peek(v, "protocol", kSyslogProtocols) : out.syslog.protocol;
     const bool remote = type == OutputType::kTcp || type == OutputType::kSyslog;
+    // tcp and syslog share the connection keys; they land in the options of the type.
+    TcpSinkOptions& target = type == OutputType::kSyslog ? out.syslog.target : out.tcp;
     const std::optional<WhenFull> when_full =
-        Has(v, "when_full") ? Peek(v, "when_full", kWhenFull) : WhenFull::kBlock;
+        Has(v, "when_full") ? Peek(v, "when_full", kWhenFull) : out.sink.when_full;
     const std::string block_timeout_rule =
         when_full && *when_full != WhenFull::kDrop ? "only allowed when when_full is \"drop\"" : "";
 
@@ -862,129 +874,145 @@ class Validator {
         {
             {"name",
              [&](const Json& j, const std::string& p) {
-               name_ok = Name(j, p, out.name) && UniqueName(p, out.name, output_names_);
+               name_ok = Name(j, p, out.sink.name) && UniqueName(p, out.sink.name, output_names_);
              },
              true},
             {"type",
              [&](const Json& j, const std::string& p) { Enum(j, p, kOutputTypes, out.type); },
              true},
-            {"buffer", [&](const Json& j,
-                           const std::string& p) { Size(j, p, 64 * kKiB, 4 * kGiB, out.buffer); }},
-            {"when_full",
-             [&](const Json& j, const std::string& p) { Enum(j, p, kWhenFull, out.when_full); }},
+            {"buffer",
+             [&](const Json& j, const std::string& p) {
+               Size(j, p, 64 * kKiB, 4 * kGiB, out.sink.buffer);
+             }},
+            {"when_full", [&](const Json& j,
+                              const std::string& p) { Enum(j, p, kWhenFull, out.sink.when_full); }},
             {"block_timeout",
              [&](const Json& j, const std::string& p) {
-               Duration(j, p, kMillisecond, kHour, out.block_timeout_us);
+               Duration(j, p, kMillisecond, kHour, out.sink.block_timeout_us);
              },
              false, block_timeout_rule},
             {"path",
-             [&](const Json& j, const std::string& p) { path_ok = NonEmptyString(j, p, out.path); },
+             [&](const Json& j, const std::string& p) {
+               path_ok = NonEmptyString(j, p, out.file.path);
+             },
              type == OutputType::kFile, only_for({OutputType::kFile})},
             {"fsync",
-             [&](const Json& j, const std::string& p) { Enum(j, p, kFsyncPolicies, out.fsync); },
+             [&](const Json& j, const std::string& p) {
+               Enum(j, p, kFsyncPolicies, out.file.fsync);
+             },
              false, only_for({OutputType::kFile})},
             {"fsync_interval",
              [&](const Json& j, const std::string& p) {
-               Duration(j, p, kMillisecond, kHour, out.fsync_interval_us);
+               Duration(j, p, kMillisecond, kHour, out.file.fsync_interval_us);
              },
              false, fsync_interval_rule},
-            {"address", [&](const Json& j, const std::string& p) { HostOrIp(j, p, out.address); },
-             remote, only_for({OutputType::kTcp, OutputType::kSyslog})},
+            {"address",
+             [&](const Json& j, const std::string& p) { HostOrIp(j, p, target.address); }, remote,
+             only_for({OutputType::kTcp, OutputType::kSyslog})},
             {"port",
-             [&](const Json& j, const std::string& p) { Integer(j, p, 1, 65535, out.port); },
+             [&](const Json& j, const std::string& p) { Integer(j, p, 1, 65535, target.port); },
              remote, only_for({OutputType::kTcp, OutputType::kSyslog})},
             {"reconnect_min",
              [&](const Json& j, const std::string& p) {
-               min_ok = Duration(j, p, kMillisecond, kHour, out.reconnect_min_us);
+               min_ok = Duration(j, p, kMillisecond, kHour, target.reconnect_min_us);
                min_text = Dump(j);
              },
              false, reconnect_rule},
             {"reconnect_max",
              [&](const Json& j, const std::string& p) {
-               max_ok = Duration(j, p, kMillisecond, kHour, out.reconnect_max_us);
+               max_ok = Duration(j, p, kMillisecond, kHour, target.reconnect_max_us);
                max_text = Dump(j);
              },
              false, reconnect_rule},
             {"protocol",
              [&](const Json& j, const std::string& p) {
-               Enum(j, p, kSyslogProtocols, out.protocol);
+               Enum(j, p, kSyslogProtocols, out.syslog.protocol);
              },
              false, only_for({OutputType::kSyslog})},
             {"framing",
-             [&](const Json& j, const std::string& p) { Enum(j, p, kSyslogFramings, out.framing); },
+             [&](const Json& j, const std::string& p) {
+               Enum(j, p, kSyslogFramings, out.syslog.framing);
+             },
              false, framing_rule},
-            {"app_name", [&](const Json& j, const std::string& p) { AppName(j, p, out.app_name); },
+            {"app_name",
+             [&](const Json& j, const std::string& p) { AppName(j, p, out.syslog.app_name); },
              false, only_for({OutputType::kSyslog})},
-            {"url", [&](const Json& j, const std::string& p) { Url(j, p, out.url); }, http,
+            {"url", [&](const Json& j, const std::string& p) { Url(j, p, out.http.url); }, http,
              http_rule},
             {"format",
              [&](const Json& j, const std::string& p) {
-               Enum(j, p, kHttpFormats, out.http_format);
+               Enum(j, p, kHttpFormats, out.http.format);
              },
              http, http_rule},
-            {"table", [&](const Json& j, const std::string& p) { TableName(j, p, out.table); },
+            {"table", [&](const Json& j, const std::string& p) { TableName(j, p, out.http.table); },
              http && http_format == HttpFormat::kClickHouse,
              only_for_format(HttpFormat::kClickHouse)},
-            {"index", [&](const Json& j, const std::string& p) { IndexName(j, p, out.index); },
+            {"index", [&](const Json& j, const std::string& p) { IndexName(j, p, out.http.index); },
              http && http_format == HttpFormat::kElasticsearch,
              only_for_format(HttpFormat::kElasticsearch)},
-            {"labels", [&](const Json& j, const std::string& p) { LokiLabels(j, p, out.labels); },
-             false, only_for_format(HttpFormat::kLoki)},
-            {"headers", [&](const Json& j, const std::string& p) { Headers(j, p, out.headers); },
-             false, http_rule},
+            {"labels",
+             [&](const Json& j, const std::string& p) { LokiLabels(j, p, out.http.labels); }, false,
+             only_for_format(HttpFormat::kLoki)},
+            {"headers",
+             [&](const Json& j, const std::string& p) { Headers(j, p, out.http.headers); }, false,
+             http_rule},
             {"compression",
              [&](const Json& j, const std::string& p) {
-               Enum(j, p, kHttpCompressions, out.compression);
+               Enum(j, p, kHttpCompressions, out.http.compression);
              },
              false, http_rule},
             {"batch_max_events",
              [&](const Json& j, const std::string& p) {
-               Integer(j, p, 1, 1'000'000, out.batch_max_events);
+               Integer(j, p, 1, 1'000'000, out.http.batch_max_events);
              },
              false, http_rule},
             {"batch_max_bytes",
              [&](const Json& j, const std::string& p) {
-               batch_bytes_ok = Size(j, p, kKiB, 256 * kMiB, out.batch_max_bytes);
+               batch_bytes_ok = Size(j, p, kKiB, 256 * kMiB, out.http.batch_max_bytes);
              },
              false, http_rule},
             {"batch_max_delay",
              [&](const Json& j, const std::string& p) {
-               Duration(j, p, 0, kHour, out.batch_max_delay_us);
+               Duration(j, p, 0, kHour, out.http.batch_max_delay_us);
              },
              false, http_rule},
             {"request_timeout",
              [&](const Json& j, const std::string& p) {
-               Duration(j, p, kMillisecond, kHour, out.request_timeout_us);
+               Duration(j, p, kMillisecond, kHour, out.http.request_timeout_us);
              },
              false, http_rule},
             {"retry_initial_backoff",
              [&](const Json& j, const std::string& p) {
-               retry_min_ok = Duration(j, p, kMillisecond, kHour, out.retry_initial_backoff_us);
+               retry_min_ok =
+                   Duration(j, p, kMillisecond, kHour, out.http.retry_initial_backoff_us);
                retry_min_text = Dump(j);
              },
              false, http_rule},
             {"retry_max_backoff",
              [&](const Json& j, const std::string& p) {
-               retry_max_ok = Duration(j, p, kMillisecond, kHour, out.retry_max_backoff_us);
+               retry_max_ok = Duration(j, p, kMillisecond, kHour, out.http.retry_max_backoff_us);
                retry_max_text = Dump(j);
              },
              false, http_rule},
             {"max_retries",
-             [&](const Json& j, const std::string& p) { Integer(j, p, 0, 1000, out.max_retries); },
+             [&](const Json& j, const std::string& p) {
+               Integer(j, p, 0, 1000, out.http.max_retries);
+             },
              false, http_rule},
         });
 
-    OrderedDurations(path, "reconnect_min", "reconnect_max", out.reconnect_min_us,
-                     out.reconnect_max_us, min_ok, max_ok, min_text, max_text);
+    OrderedDurations(path, "reconnect_min", "reconnect_max", target.reconnect_min_us,
+                     target.reconnect_max_us, min_ok, max_ok, min_text, max_text);
     OrderedDurations(path, "retry_initial_backoff", "retry_max_backoff",
-                     out.retry_initial_backoff_us, out.retry_max_backoff_us, retry_min_ok,
+                     out.http.retry_initial_backoff_us, out.http.retry_max_backoff_us, retry_min_ok,
                      retry_max_ok, retry_min_text, retry_max_text);
     // The batch being sent stays in the buffer until the store has it.
-    if (http && batch_bytes_ok && out.batch_max_bytes > out.buffer) {
-      Error(Join(path, "batch_max_bytes"), "must not exceed buffer (" + FormatSize(out.buffer) +
-                                               "), got " + FormatSize(out.batch_max_bytes));
+    if (http && batch_bytes_ok && out.http.batch_max_bytes > out.sink.buffer) {
+      Error(Join(path, "batch_max_bytes"), "must not exceed buffer (" +
+                                               FormatSize(out.sink.buffer) + "), got " +
+                                               FormatSize(out.http.batch_max_bytes));
     }
-    const std::string label = name_ok ? "output " + Quote(out.name) : path;
+    const std::string label = name_ok ? "output " + Quote(out.sink.name) : path;
     if (type == OutputType::kStdout) {
       if (!stdout_output_.empty()) {
         Error(Join(path, "type"),
@@ -994,10 +1022,10 @@ class Validator {
       }
     }
     if (type == OutputType::kFile && path_ok) {
-      auto [it, inserted] = output_files_.emplace(out.path, label);
+      auto [it, inserted] = output_files_.emplace(out.file.path, label);
       if (!inserted) {
         Error(Join(path, "path"), "file is already written by " + it->second);
-      } else if (auto in = input_files_.find(out.path); in != input_files_.end()) {
+      } else if (auto in = input_files_.find(out.file.path); in != input_files_.end()) {
         Error(Join(path, "path"),
               "file is read by " + in->second + "; writing it would feed events back in");
       }
@@ -1022,7 +1050,7 @@ class Validator {
     }
   }
 
-  bool Url(const Json& v, const std::string& p, std::string& out) {
+  bool Url(const Json& v, const std::string& p, HttpUrl& out) {
     std::string s;
     if (!String(v, p, s)) return false;
     HttpUrl url;
@@ -1031,7 +1059,7 @@ class Validator {
       Error(p, "invalid URL " + Quote(s) + ": " + error);
       return false;
     }
-    out = std::move(s);
+    out = std::move(url);
     return true;
   }
 
@@ -1229,93 +1257,108 @@ Json InputToJson(const InputConfig& in) {
   Json j;
   j["name"] = in.name;
   j["type"] = NameOf(kInputTypes, in.type);
-  j["format"] = NameOf(kInputFormats, in.format);
-  if (in.format == InputFormat::kJson) j["json_message_field"] = in.json_message_field;
-  j["max_message_size"] = FormatSize(in.max_message_size);
-  if (in.type == InputType::kUdp || in.type == InputType::kTcp) {
-    if (!in.socket_name.empty()) {
-      j["socket_name"] = in.socket_name;
+  j["format"] = NameOf(kInputFormats, in.parser.format);
+  if (in.parser.format == InputFormat::kJson) {
+    j["json_message_field"] = in.parser.json_message_field;
+  }
+  auto bind = [&j](const std::string& socket_name, const std::string& address, std::uint16_t port) {
+    if (!socket_name.empty()) {
+      j["socket_name"] = socket_name;
     } else {
-      j["address"] = in.address;
-      j["port"] = in.port;
+      j["address"] = address;
+      j["port"] = port;
     }
+  };
+  switch (in.type) {
+    case InputType::kUdp:
+      j["max_message_size"] = FormatSize(in.udp.max_message_size);
+      bind(in.udp.socket_name, in.udp.address, in.udp.port);
+      j["receive_buffer"] = FormatSize(in.udp.receive_buffer);
+      break;
+    case InputType::kTcp:
+      j["max_message_size"] = FormatSize(in.tcp.max_message_size);
+      bind(in.tcp.socket_name, in.tcp.address, in.tcp.port);
+      j["framing"] = NameOf(kTcpFramings, in.tcp.framing);
+      j["nul_terminator"] = in.tcp.nul_terminator;
+      j["max_connections"] = in.tcp.max_connections;
+      j["idle_timeout"] = FormatDuration(in.tcp.idle_timeout_us);
+      break;
+    case InputType::kStdin:
+      j["max_message_size"] = FormatSize(in.stream.max_message_size);
+      break;
+    case InputType::kFile:
+      j["max_message_size"] = FormatSize(in.stream.max_message_size);
+      j["path"] = in.stream.path;
+      break;
   }
-  if (in.type == InputType::kUdp) j["receive_buffer"] = FormatSize(in.receive_buffer);
-  if (in.type == InputType::kTcp) {
-    j["framing"] = NameOf(kTcpFramings, in.framing);
-    j["nul_terminator"] = in.nul_terminator;
-    j["max_connections"] = in.max_connections;
-    j["idle_timeout"] = FormatDuration(in.idle_timeout_us);
-  }
-  if (in.type == InputType::kFile) j["path"] = in.path;
   return j;
 }
 
 Json OutputToJson(const OutputConfig& out) {
   Json j;
-  j["name"] = out.name;
+  j["name"] = out.sink.name;
   j["type"] = NameOf(kOutputTypes, out.type);
-  j["buffer"] = FormatSize(out.buffer);
-  j["when_full"] = NameOf(kWhenFull, out.when_full);
-  if (out.when_full == WhenFull::kDrop) j["block_timeout"] = FormatDuration(out.block_timeout_us);
-  if (out.type == OutputType::kFile) {
-    j["path"] = out.path;
-    j["fsync"] = NameOf(kFsyncPolicies, out.fsync);
-    if (out.fsync == FsyncPolicy::kInterval) {
-      j["fsync_interval"] = FormatDuration(out.fsync_interval_us);
+  j["buffer"] = FormatSize(out.sink.buffer);
+  j["when_full"] = NameOf(kWhenFull, out.sink.when_full);
+  if (out.sink.when_full == WhenFull::kDrop) {
+    j["block_timeout"] = FormatDuration(out.sink.block_timeout_us);
+  }
+  auto reconnect = [&j](const TcpSinkOptions& target) {
+    j["reconnect_min"] = FormatDuration(target.reconnect_min_us);
+    j["reconnect_max"] = FormatDuration(target.reconnect_max_us);
+  };
+  switch (out.type) {
+    case OutputType::kStdout:
+      break;
+    case OutputType::kFile:
+      j["path"] = out.file.path;
+      j["fsync"] = NameOf(kFsyncPolicies, out.file.fsync);
+      if (out.file.fsync == FsyncPolicy::kInterval) {
+        j["fsync_interval"] = FormatDuration(out.file.fsync_interval_us);
+      }
+      break;
+    case OutputType::kTcp:
+      j["address"] = out.tcp.address;
+      j["port"] = out.tcp.port;
+      reconnect(out.tcp);
+      break;
+    case OutputType::kSyslog:
+      j["address"] = out.syslog.target.address;
+      j["port"] = out.syslog.target.port;
+      j["protocol"] = NameOf(kSyslogProtocols, out.syslog.protocol);
+      if (out.syslog.protocol == SyslogProtocol::kTcp) {
+        j["framing"] = NameOf(kSyslogFramings, out.syslog.framing);
+        reconnect(out.syslog.target);
+      }
+      j["app_name"] = out.syslog.app_name;
+      break;
+    case OutputType::kHttp: {
+      const HttpSinkOptions& h = out.http;
+      j["url"] = h.url.text;
+      j["format"] = NameOf(kHttpFormats, h.format);
+      if (h.format == HttpFormat::kClickHouse) j["table"] = h.table;
+      if (h.format == HttpFormat::kElasticsearch) j["index"] = h.index;
+      if (h.format == HttpFormat::kLoki) {
+        j["labels"] = Json::object();
+        for (const auto& [name, value] : h.labels) j["labels"][name] = value;
+      }
+      j["headers"] = Json::object();
+      for (const auto& [name, value] : h.headers) j["headers"][name] = value;
+      j["compression"] = NameOf(kHttpCompressions, h.compression);
+      j["batch_max_events"] = h.batch_max_events;
+      j["batch_max_bytes"] = FormatSize(h.batch_max_bytes);
+      j["batch_max_delay"] = FormatDuration(h.batch_max_delay_us);
+      j["request_timeout"] = FormatDuration(h.request_timeout_us);
+      j["retry_initial_backoff"] = FormatDuration(h.retry_initial_backoff_us);
+      j["retry_max_backoff"] = FormatDuration(h.retry_max_backoff_us);
+      j["max_retries"] = h.max_retries;
+      break;
     }
-  }
-  if (out.type == OutputType::kTcp || out.type == OutputType::kSyslog) {
-    j["address"] = out.address;
-    j["port"] = out.port;
-  }
-  if (out.type == OutputType::kSyslog) j["protocol"] = NameOf(kSyslogProtocols, out.protocol);
-  const bool connected = out.type == OutputType::kTcp ||
-                         (out.type == OutputType::kSyslog && out.protocol == SyslogProtocol::kTcp);
-  if (out.type == OutputType::kSyslog && connected) {
-    j["framing"] = NameOf(kSyslogFramings, out.framing);
-  }
-  if (connected) {
-    j["reconnect_min"] = FormatDuration(out.reconnect_min_us);
-    j["reconnect_max"] = FormatDuration(out.reconnect_max_us);
-  }
-  if (out.type == OutputType::kSyslog) j["app_name"] = out.app_name;
-  if (out.type == OutputType::kHttp) {
-    j["url"] = out.url;
-    j["format"] = NameOf(kHttpFormats, out.http_format);
-    if (out.http_format == HttpFormat::kClickHouse) j["table"] = out.table;
-    if (out.http_format == HttpFormat::kElasticsearch) j["index"] = out.index;
-    if (out.http_format == HttpFormat::kLoki) {
-      j["labels"] = Json::object();
-      for (const auto& [name, value] : out.labels) j["labels"][name] = value;
-    }
-    j["headers"] = Json::object();
-    for (const auto& [name, value] : out.headers) j["headers"][name] = value;
-    j["compression"] = NameOf(kHttpCompressions, out.compression);
-    j["batch_max_events"] = out.batch_max_events;
-    j["batch_max_bytes"] = FormatSize(out.batch_max_bytes);
-    j["batch_max_delay"] = FormatDuration(out.batch_max_delay_us);
-    j["request_timeout"] = FormatDuration(out.request_timeout_us);
-    j["retry_initial_backoff"] = FormatDuration(out.retry_initial_backoff_us);
-    j["retry_max_backoff"] = FormatDuration(out.retry_max_backoff_us);
-    j["max_retries"] = out.max_retries;
   }
   return j;
 }
 
 }  // namespace
-
-bool EngineConfig::operator==(const EngineConfig& other) const {
-  const MergerOptions& a = merger;
-  const MergerOptions& b = other.merger;
-  return time == other.time && a.max_distance == b.max_distance && a.window_us == b.window_us &&
-         a.max_hold_us == b.max_hold_us && a.max_groups == b.max_groups && a.scope == b.scope &&
-         a.max_summary_hosts == b.max_summary_hosts && a.annotate == b.annotate &&
-         a.confirm == b.confirm && a.protected_words == b.protected_words &&
-         a.tokenizer.max_tokens == b.tokenizer.max_tokens && a.weights.word == b.weights.word &&
-         a.weights.by_class == b.weights.by_class && a.weights.pairs == b.weights.pairs &&
-         a.id_seed == b.id_seed;
-}
 
 bool ParseConfig(std::string_view json_text, Config& out, std::vector<ConfigError>& errors) {
   const std::size_t errors_before = errors.size();

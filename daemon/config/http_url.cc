@@ -184,6 +184,7 @@ bool HttpUrl::Parse(std::string_view text, HttpUrl& out, std::string& error) {
   url.query = std::string(query);
   url.host_header = url.host.find(':') != std::string::npos ? "[" + url.host + "]" : url.host;
   if (url.port != 80) url.host_header += ":" + std::to_string(url.port);
+  url.text = std::string(text);
   out = std::move(url);
   return true;
 }

@@ -15,6 +15,7 @@ struct HttpUrl {
   std::string path = "/";   // starts with '/'; percent-escapes kept as written
   std::string query;        // without the '?'; empty when absent
   std::string host_header;  // the Host header value: host (IPv6 bracketed), ":port" if not 80
+  std::string text;         // the URL as written, for printing the configuration back
 
   // Parses `text`. Only plain http is accepted: https (no TLS in logfold), user info (put
   // credentials in `headers`) and fragments are refused with a reason in `error`.
@@ -22,6 +23,8 @@ struct HttpUrl {
 
   // path with `suffix` appended (one '/' between them), e.g. "/es" + "_bulk" -> "/es/_bulk".
   std::string PathWith(std::string_view suffix) const;
+
+  bool operator==(const HttpUrl&) const = default;
 };
 
 // RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens.

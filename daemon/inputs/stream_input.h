@@ -13,6 +13,7 @@
 #include <string_view>
 #include <thread>
 
+#include "daemon/config/options/stream_input_options.h"
 #include "daemon/inputs/ingest_target.h"
 #include "daemon/runtime/metrics.h"
 #include "pipeline/log_record.h"
@@ -21,13 +22,8 @@ namespace logfold {
 
 class StreamInput {
  public:
-  struct Options {
-    std::string path;  // the file to read; "" or "-": standard input
-    // Read this already open descriptor instead of `path` (a pipe, say). Not closed by us.
-    int fd = -1;
-    std::size_t max_message_size = 64 * 1024;  // longer lines are truncated and counted
-    bool nul_terminator = false;               // NUL also ends a line
-  };
+  // Defaults and meaning of each option: daemon/config/options/stream_input_options.h.
+  using Options = StreamInputOptions;
 
   // Called once, on the reader thread, when reading ends: `reached_eof` is true when the
   // whole input was read and every line delivered, false after a read error or Stop().

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "daemon/config/options/tcp_input_options.h"
 #include "daemon/inputs/ingest_target.h"
 #include "daemon/runtime/metrics.h"
 #include "pipeline/frame_decoder.h"
@@ -19,24 +20,8 @@ namespace logfold {
 
 class TcpListener {
  public:
-  struct Options {
-    std::string address = "127.0.0.1";  // IP literal; "::" or "0.0.0.0" for all
-    std::uint16_t port = 0;             // 0: ephemeral (see local_port())
-    // An already listening stream socket to use instead of address/port (systemd socket
-    // activation). The listener takes ownership of it. -1: none.
-    int adopted_fd = -1;
-    std::size_t max_message_size = 64 * 1024;
-    // SO_RCVBUF for accepted connections (set on the listening socket, which they inherit).
-    // 0 keeps the kernel's receive buffer autotuning, which a fixed size would disable.
-    std::size_t receive_buffer = 0;
-    Framing framing = Framing::kAuto;
-    bool nul_terminator = false;
-    std::uint32_t max_connections = 1024;      // further clients are closed at once; 0: no limit
-    TimeUs idle_timeout_us = 300 * 1000000LL;  // no data for this long: close; 0: never
-    // Bytes read per receive. Journal mode reads more at a time: every delivery waits for an
-    // fsync, and the kernel buffers meanwhile, so larger reads share one fsync among more lines.
-    std::size_t read_size = 64 * 1024;
-  };
+  // Defaults and meaning of each option: daemon/config/options/tcp_input_options.h.
+  using Options = TcpInputOptions;
 
   // Opens, binds and listens (or adopts options.adopted_fd); throws
   // boost::system::system_error when that fails. Nothing is accepted before Start().

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "daemon/config/options/udp_input_options.h"
 #include "daemon/inputs/ingest_target.h"
 #include "daemon/runtime/metrics.h"
 
@@ -16,18 +17,8 @@ namespace logfold {
 
 class UdpListener {
  public:
-  struct Options {
-    std::string address = "127.0.0.1";  // IP literal; "::" or "0.0.0.0" for all
-    std::uint16_t port = 0;             // 0: ephemeral (see local_port())
-    // An already bound datagram socket to use instead of address/port (systemd socket
-    // activation). The listener takes ownership of it. -1: none.
-    int adopted_fd = -1;
-    // Longer datagrams are cut to this size and counted in logfold_truncated_total.
-    std::size_t max_message_size = 64 * 1024;
-    // SO_RCVBUF request, best effort (the kernel caps it at net.core.rmem_max unless we may
-    // use SO_RCVBUFFORCE); the effective size is logged. 0: system default.
-    std::size_t receive_buffer = 4 * 1024 * 1024;
-  };
+  // Defaults and meaning of each option: daemon/config/options/udp_input_options.h.
+  using Options = UdpInputOptions;
 
   // Opens and binds the socket (or adopts options.adopted_fd); throws
   // boost::system::system_error when that fails. Nothing is received before Start().

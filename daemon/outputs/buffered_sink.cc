@@ -79,16 +79,17 @@ bool LogThrottle::Allow(std::string& note) {
   return true;
 }
 
-BufferedSinkOptions NetworkSinkOptions(const SinkConfig& config, SinkEncoding encoding,
-                                       SinkFraming framing) {
+BufferedSinkOptions NetworkSinkOptions(const SinkOptions& sink, std::string type,
+                                       SinkEncoding encoding, SinkFraming framing,
+                                       TimeUs backoff_min_us, TimeUs backoff_max_us) {
   BufferedSinkOptions options;
-  options.name = config.name;
-  options.type = config.type;
+  options.name = sink.name;
+  options.type = std::move(type);
   options.encoding = encoding;
-  options.capacity = config.buffer_bytes;
+  options.capacity = sink.buffer;
   options.framing = framing;
-  options.backoff_min = std::chrono::microseconds(config.reconnect_min_us);
-  options.backoff_max = std::chrono::microseconds(config.reconnect_max_us);
+  options.backoff_min = std::chrono::microseconds(backoff_min_us);
+  options.backoff_max = std::chrono::microseconds(backoff_max_us);
   return options;
 }
 

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/config/options/sink_options.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/metrics.h"
 
@@ -130,10 +131,11 @@ struct BufferedSinkOptions {
   SinkClock::duration backoff_max = std::chrono::seconds(5);
 };
 
-// Options of a network sink: name, type and buffer size from `config`, and its reconnect
-// (or retry) range as the backoff range.
-BufferedSinkOptions NetworkSinkOptions(const SinkConfig& config, SinkEncoding encoding,
-                                       SinkFraming framing);
+// Options of a network sink of `type` (for log lines): name and buffer size from `sink`, and
+// its reconnect (or retry) range as the backoff range.
+BufferedSinkOptions NetworkSinkOptions(const SinkOptions& sink, std::string type,
+                                       SinkEncoding encoding, SinkFraming framing,
+                                       TimeUs backoff_min_us, TimeUs backoff_max_us);
 
 class BufferedSink final : public Sink {
  public:

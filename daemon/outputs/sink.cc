@@ -1,4 +1,4 @@
-// MakeSink: validates the settings every sink shares and hands off to the type's factory.
+// MakeSink: hands a validated output to the factory of its type.
 #include "daemon/outputs/sink.h"
 
 #include "daemon/outputs/http/http_sink.h"
@@ -10,31 +10,20 @@ namespace logfold {
 
 Sink::~Sink() = default;
 
-std::unique_ptr<Sink> MakeSink(const SinkConfig& config, Metrics& metrics, std::string& error) {
-  if (config.name.empty()) {
-    error = "sink: name is required";
-    return nullptr;
+std::unique_ptr<Sink> MakeSink(const OutputConfig& output, Metrics& metrics, std::string& error) {
+  switch (output.type) {
+    case OutputType::kStdout:
+      return MakeStdoutSink(output.sink, metrics);
+    case OutputType::kFile:
+      return MakeFileSink(output.sink, output.file, metrics, error);
+    case OutputType::kTcp:
+      return MakeTcpSink(output.sink, output.tcp, metrics);
+    case OutputType::kSyslog:
+      return MakeSyslogSink(output.sink, output.syslog, metrics);
+    case OutputType::kHttp:
+      return MakeHttpSink(output.sink, output.http, metrics);
   }
-  // The name goes into Prometheus label values and log lines unescaped.
-  for (char c : config.name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '-' || c == '.';
-    if (!ok) {
-      error = "sink \"" + config.name + "\": name may only contain letters, digits, _ - .";
-      return nullptr;
-    }
-  }
-  if (config.buffer_bytes == 0) {
-    error = "sink " + config.name + ": buffer_bytes must be positive";
-    return nullptr;
-  }
-  if (config.type == "stdout") return MakeStdoutSink(config, metrics);
-  if (config.type == "file") return MakeFileSink(config, metrics, error);
-  if (config.type == "tcp") return MakeTcpSink(config, metrics, error);
-  if (config.type == "syslog") return MakeSyslogSink(config, metrics, error);
-  if (config.type == "http") return MakeHttpSink(config, metrics, error);
-  error = "sink " + config.name + ": type must be stdout, file, tcp, syslog or http, not \"" +
-          config.type + "\"";
+  error = "output " + output.sink.name + ": unknown type";
   return nullptr;
 }
 

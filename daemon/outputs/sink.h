@@ -1,20 +1,16 @@
 // Sink: where encoded events leave the daemon (stdout, a file, a TCP collector, a syslog
-// relay, an HTTP log store), the configuration that describes one, and the factory that builds it.
+// relay, an HTTP log store), and the one factory that builds it from a validated output.
 #ifndef LOGFOLD_DAEMON_SINK_H_
 #define LOGFOLD_DAEMON_SINK_H_
 
 #include <chrono>
 #include <cstddef>
-#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
-#include "daemon/outputs/http/http_body_format.h"
+#include "daemon/config/config.h"
 #include "daemon/runtime/metrics.h"
-#include "pipeline/log_record.h"
 
 namespace logfold {
 
@@ -63,39 +59,10 @@ class Sink {
   virtual std::uint64_t delivered_position() const { return 0; }
 };
 
-struct SinkConfig {
-  std::string name;
-  std::string type;  // stdout | file | tcp | syslog | http
-  std::uint64_t buffer_bytes = 64 << 20;
-  // file
-  std::string path;
-  std::string fsync = "never";  // never | interval | always
-  TimeUs fsync_interval_us = 1'000'000;
-  // tcp, syslog
-  std::string address;  // IPv4/IPv6 literal or host name
-  std::uint16_t port = 0;
-  TimeUs reconnect_min_us = 100'000, reconnect_max_us = 30'000'000;
-  // syslog
-  std::string protocol = "tcp";           // tcp | udp
-  std::string framing = "octet-counted";  // octet-counted | newline (tcp only)
-  std::string app_name = "logfold";       // APP-NAME for events whose record has none
-  // http
-  std::string url;
-  HttpFormatSettings http;                                   // format, table, index, labels
-  std::vector<std::pair<std::string, std::string>> headers;  // extra request headers
-  std::string compression = "none";                          // none | gzip
-  std::uint64_t batch_max_events = 5000;
-  std::uint64_t batch_max_bytes = 1 << 20;
-  TimeUs batch_max_delay_us = 1'000'000;
-  TimeUs request_timeout_us = 30'000'000;
-  std::uint32_t max_retries = 5;  // for unexplained server errors; transient ones: no limit
-  // retry_initial_backoff and retry_max_backoff are reconnect_min_us and reconnect_max_us
-};
-
-// Builds and starts the sink `config` describes. On an invalid config, or a file that
-// cannot be opened, returns nullptr and sets `error` (the daemon refuses to start).
-// Registers the sink's metrics in `metrics`, labelled sink="<name>".
-std::unique_ptr<Sink> MakeSink(const SinkConfig& config, Metrics& metrics, std::string& error);
+// Builds and starts the sink a validated output describes (ParseConfig has checked every
+// setting). When a file cannot be opened, returns nullptr and sets `error` (the daemon
+// refuses to start). Registers the sink's metrics in `metrics`, labelled sink="<name>".
+std::unique_ptr<Sink> MakeSink(const OutputConfig& output, Metrics& metrics, std::string& error);
 
 }  // namespace logfold
 

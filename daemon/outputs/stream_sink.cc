@@ -90,8 +90,6 @@ class StdoutDestination final : public Destination {
   bool reader_gone_ = false;
 };
 
-enum class FsyncPolicy { kNever, kInterval, kAlways };
-
 class FileDestination final : public Destination {
  public:
   FileDestination(std::string path, FsyncPolicy policy, SinkClock::duration interval)
@@ -191,52 +189,34 @@ class FileDestination final : public Destination {
   SinkClock::time_point last_sync_ = SinkClock::now();
 };
 
-BufferedSinkOptions StreamOptions(const SinkConfig& config) {
+BufferedSinkOptions StreamOptions(const SinkOptions& sink, std::string type) {
   BufferedSinkOptions options;
-  options.name = config.name;
-  options.type = config.type;
+  options.name = sink.name;
+  options.type = std::move(type);
   options.encoding = SinkEncoding::kNdjson;
-  options.capacity = config.buffer_bytes;
+  options.capacity = sink.buffer;
   options.framing = SinkFraming::kStream;
   return options;
 }
 
 }  // namespace
 
-std::unique_ptr<Sink> MakeStdoutSink(const SinkConfig& config, Metrics& metrics, int fd) {
-  return std::make_unique<BufferedSink>(StreamOptions(config),
+std::unique_ptr<Sink> MakeStdoutSink(const SinkOptions& sink, Metrics& metrics, int fd) {
+  return std::make_unique<BufferedSink>(StreamOptions(sink, "stdout"),
                                         std::make_unique<StdoutDestination>(fd), metrics);
 }
 
-std::unique_ptr<Sink> MakeFileSink(const SinkConfig& config, Metrics& metrics, std::string& error) {
-  FsyncPolicy policy;
-  if (config.fsync == "never") {
-    policy = FsyncPolicy::kNever;
-  } else if (config.fsync == "interval") {
-    policy = FsyncPolicy::kInterval;
-  } else if (config.fsync == "always") {
-    policy = FsyncPolicy::kAlways;
-  } else {
-    error = "sink " + config.name + ": fsync must be never, interval or always, not \"" +
-            config.fsync + "\"";
-    return nullptr;
-  }
-  if (config.path.empty()) {
-    error = "sink " + config.name + ": file sink needs a path";
-    return nullptr;
-  }
-  if (policy == FsyncPolicy::kInterval && config.fsync_interval_us <= 0) {
-    error = "sink " + config.name + ": fsync_interval must be positive";
-    return nullptr;
-  }
+std::unique_ptr<Sink> MakeFileSink(const SinkOptions& sink, const FileSinkOptions& file,
+                                   Metrics& metrics, std::string& error) {
   auto destination = std::make_unique<FileDestination>(
-      config.path, policy, std::chrono::microseconds(config.fsync_interval_us));
+      file.path, file.fsync, std::chrono::microseconds(file.fsync_interval_us));
   std::string open_error = destination->Open();
   if (!open_error.empty()) {
-    error = "sink " + config.name + ": " + open_error;
+    error = "sink " + sink.name + ": " + open_error;
     return nullptr;
   }
-  return std::make_unique<BufferedSink>(StreamOptions(config), std::move(destination), metrics);
+  return std::make_unique<BufferedSink>(StreamOptions(sink, "file"), std::move(destination),
+                                        metrics);
 }
 
 }  // namespace logfold

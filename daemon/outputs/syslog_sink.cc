@@ -24,15 +24,15 @@ constexpr int kMaxSendWaits = 10;
 
 class UdpDestination final : public Destination {
  public:
-  UdpDestination(const SinkConfig& config, Metrics& metrics)
-      : address_(config.address),
-        port_(config.port),
-        peer_(config.address.find(':') != std::string::npos
-                  ? "[" + config.address + "]:" + std::to_string(config.port)
-                  : config.address + ":" + std::to_string(config.port)),
+  UdpDestination(const std::string& sink_name, const TcpSinkOptions& target, Metrics& metrics)
+      : address_(target.address),
+        port_(target.port),
+        peer_(target.address.find(':') != std::string::npos
+                  ? "[" + target.address + "]:" + std::to_string(target.port)
+                  : target.address + ":" + std::to_string(target.port)),
         dropped_records_(metrics.GetCounter("logfold_sink_dropped_records_total",
                                             "Records a UDP syslog sink failed to send (dropped)",
-                                            "sink=\"" + config.name + "\"")) {}
+                                            "sink=\"" + sink_name + "\"")) {}
 
   ~UdpDestination() override {
     if (fd_ >= 0) ::close(fd_);
@@ -147,41 +147,20 @@ class UdpDestination final : public Destination {
 
 }  // namespace
 
-std::unique_ptr<Sink> MakeSyslogSink(const SinkConfig& config, Metrics& metrics,
-                                     std::string& error) {
-  if (!ValidateNetworkTarget(config, error)) return nullptr;
-  if (config.app_name.empty() || config.app_name.size() > 48) {
-    error = "sink " + config.name + ": app_name must be 1 to 48 characters";
-    return nullptr;
-  }
-  for (char c : config.app_name) {
-    if (c < 33 || c > 126) {
-      error = "sink " + config.name + ": app_name must be printable ASCII without spaces";
-      return nullptr;
-    }
-  }
+std::unique_ptr<Sink> MakeSyslogSink(const SinkOptions& sink, const SyslogSinkOptions& syslog,
+                                     Metrics& metrics) {
+  const TcpSinkOptions& target = syslog.target;
   BufferedSinkOptions options =
-      NetworkSinkOptions(config, SinkEncoding::kSyslog5424, SinkFraming::kStream);
-  if (config.protocol == "tcp") {
-    if (config.framing == "octet-counted") {
-      options.framing = SinkFraming::kOctetCounted;
-    } else if (config.framing == "newline") {
-      options.framing = SinkFraming::kNewline;
-    } else {
-      error = "sink " + config.name + ": framing must be octet-counted or newline, not \"" +
-              config.framing + "\"";
-      return nullptr;
-    }
-    return std::make_unique<BufferedSink>(std::move(options), MakeTcpDestination(config, metrics),
-                                          metrics);
-  }
-  if (config.protocol == "udp") {
-    options.framing = SinkFraming::kStream;
+      NetworkSinkOptions(sink, "syslog", SinkEncoding::kSyslog5424, SinkFraming::kStream,
+                         target.reconnect_min_us, target.reconnect_max_us);
+  if (syslog.protocol == SyslogProtocol::kUdp) {
     return std::make_unique<BufferedSink>(
-        std::move(options), std::make_unique<UdpDestination>(config, metrics), metrics);
+        std::move(options), std::make_unique<UdpDestination>(sink.name, target, metrics), metrics);
   }
-  error = "sink " + config.name + ": protocol must be tcp or udp, not \"" + config.protocol + "\"";
-  return nullptr;
+  options.framing = syslog.framing == SyslogFraming::kOctetCounted ? SinkFraming::kOctetCounted
+                                                                   : SinkFraming::kNewline;
+  return std::make_unique<BufferedSink>(std::move(options),
+                                        MakeTcpDestination(sink.name, target, metrics), metrics);
 }
 
 }  // namespace logfold

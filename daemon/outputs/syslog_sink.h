@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "daemon/config/options/sink_options.h"
+#include "daemon/config/options/syslog_sink_options.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/metrics.h"
 
@@ -16,8 +18,8 @@ namespace logfold {
 // unreachable) is dropped and counted in logfold_sink_dropped_records_total and
 // logfold_sink_discarded_bytes_total. Failing to resolve or open the socket is retried with
 // backoff instead, keeping the buffer.
-std::unique_ptr<Sink> MakeSyslogSink(const SinkConfig& config, Metrics& metrics,
-                                     std::string& error);
+std::unique_ptr<Sink> MakeSyslogSink(const SinkOptions& sink, const SyslogSinkOptions& syslog,
+                                     Metrics& metrics);
 
 }  // namespace logfold
 

@@ -37,22 +37,22 @@ constexpr auto kAckPollInterval = std::chrono::milliseconds(10);
 // a collector that dies with unread data in its socket buffer loses that data.
 class TcpDestination final : public Destination {
  public:
-  TcpDestination(const SinkConfig& config, Metrics& metrics)
-      : sink_name_(config.name),
-        address_(config.address),
-        port_(config.port),
-        peer_(config.address.find(':') != std::string::npos
-                  ? "[" + config.address + "]:" + std::to_string(config.port)
-                  : config.address + ":" + std::to_string(config.port)),
+  TcpDestination(const std::string& sink_name, const TcpSinkOptions& target, Metrics& metrics)
+      : sink_name_(sink_name),
+        address_(target.address),
+        port_(target.port),
+        peer_(target.address.find(':') != std::string::npos
+                  ? "[" + target.address + "]:" + std::to_string(target.port)
+                  : target.address + ":" + std::to_string(target.port)),
         connects_(metrics.GetCounter("logfold_sink_connects_total",
                                      "Connections a network sink established",
-                                     "sink=\"" + config.name + "\"")),
+                                     "sink=\"" + sink_name + "\"")),
         connect_failures_(metrics.GetCounter("logfold_sink_connect_failures_total",
                                              "Connection attempts of a network sink that failed",
-                                             "sink=\"" + config.name + "\"")),
+                                             "sink=\"" + sink_name + "\"")),
         disconnects_(metrics.GetCounter("logfold_sink_disconnects_total",
                                         "Established connections of a network sink that were lost",
-                                        "sink=\"" + config.name + "\"")) {}
+                                        "sink=\"" + sink_name + "\"")) {}
 
   ~TcpDestination() override {
     if (fd_ >= 0) ::close(fd_);
@@ -259,31 +259,17 @@ class TcpDestination final : public Destination {
 
 }  // namespace
 
-bool ValidateNetworkTarget(const SinkConfig& config, std::string& error) {
-  if (config.address.empty()) {
-    error = "sink " + config.name + ": address is required";
-    return false;
-  }
-  if (config.port == 0) {
-    error = "sink " + config.name + ": port is required";
-    return false;
-  }
-  if (config.reconnect_min_us <= 0 || config.reconnect_max_us < config.reconnect_min_us) {
-    error = "sink " + config.name + ": need 0 < reconnect_min <= reconnect_max";
-    return false;
-  }
-  return true;
+std::unique_ptr<Destination> MakeTcpDestination(const std::string& sink_name,
+                                                const TcpSinkOptions& target, Metrics& metrics) {
+  return std::make_unique<TcpDestination>(sink_name, target, metrics);
 }
 
-std::unique_ptr<Destination> MakeTcpDestination(const SinkConfig& config, Metrics& metrics) {
-  return std::make_unique<TcpDestination>(config, metrics);
-}
-
-std::unique_ptr<Sink> MakeTcpSink(const SinkConfig& config, Metrics& metrics, std::string& error) {
-  if (!ValidateNetworkTarget(config, error)) return nullptr;
+std::unique_ptr<Sink> MakeTcpSink(const SinkOptions& sink, const TcpSinkOptions& tcp,
+                                  Metrics& metrics) {
   return std::make_unique<BufferedSink>(
-      NetworkSinkOptions(config, SinkEncoding::kNdjson, SinkFraming::kNewline),
-      MakeTcpDestination(config, metrics), metrics);
+      NetworkSinkOptions(sink, "tcp", SinkEncoding::kNdjson, SinkFraming::kNewline,
+                         tcp.reconnect_min_us, tcp.reconnect_max_us),
+      MakeTcpDestination(sink.name, tcp, metrics), metrics);
 }
 
 }  // namespace logfold

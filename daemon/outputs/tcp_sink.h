@@ -7,21 +7,22 @@
 #include <memory>
 #include <string>
 
+#include "daemon/config/options/sink_options.h"
+#include "daemon/config/options/tcp_sink_options.h"
 #include "daemon/outputs/buffered_sink.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/metrics.h"
 
 namespace logfold {
 
-// Checks address, port and the reconnect range shared by tcp and syslog sinks.
-bool ValidateNetworkTarget(const SinkConfig& config, std::string& error);
-
 // A stream connection to address:port (IPv4 or IPv6, literal or resolved on every connect).
-// Registers logfold_sink_{connects,connect_failures,disconnects}_total.
-std::unique_ptr<Destination> MakeTcpDestination(const SinkConfig& config, Metrics& metrics);
+// Registers logfold_sink_{connects,connect_failures,disconnects}_total for `sink_name`.
+std::unique_ptr<Destination> MakeTcpDestination(const std::string& sink_name,
+                                                const TcpSinkOptions& target, Metrics& metrics);
 
 // NDJSON over TCP, one record per line.
-std::unique_ptr<Sink> MakeTcpSink(const SinkConfig& config, Metrics& metrics, std::string& error);
+std::unique_ptr<Sink> MakeTcpSink(const SinkOptions& sink, const TcpSinkOptions& tcp,
+                                  Metrics& metrics);
 
 }  // namespace logfold
 

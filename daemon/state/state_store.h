@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/config/state_options.h"
+#include "daemon/config/options/state_options.h"
 #include "daemon/runtime/metrics.h"
 #include "daemon/state/checkpoint_file.h"
 #include "daemon/state/journal_file.h"

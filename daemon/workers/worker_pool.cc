@@ -5,6 +5,7 @@
 
 #include <concurrentqueue/blockingconcurrentqueue.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -261,7 +262,7 @@ WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metr
       shared_(std::make_unique<Shared>()),
       state_(state),
       journal_(state != nullptr && state->options().journal) {
-  if (options_.threads == 0) options_.threads = 1;
+  options_.threads = ResolvedThreads(options_.threads);
   auto settings = std::make_unique<Shared::Settings>();
   for (const auto& in : options_.inputs) settings->parsers.emplace_back(in);
   settings->merger = options_.merger;
@@ -319,6 +320,12 @@ WorkerPool::~WorkerPool() {
     while (w->queue.try_dequeue(b)) delete b;
     while (w->free_batches.try_dequeue(b)) delete b;
   }
+}
+
+std::uint32_t WorkerPool::ResolvedThreads(std::uint32_t configured) {
+  if (configured > 0) return configured;
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 ? static_cast<std::uint32_t>(cores) : 1;
 }
 
 bool WorkerPool::Start(RecoveredState* recovered, std::string* error) {
@@ -764,7 +771,7 @@ void WorkerPool::SubmitOutput(Worker& w) {
     std::string& buf = s->encoding() == SinkEncoding::kNdjson ? w.ndjson : w.syslog;
     if (buf.empty()) continue;
     const auto started = std::chrono::steady_clock::now();
-    auto give_up = started + std::chrono::microseconds(o.block_timeout_us);
+    auto give_up = started + std::chrono::microseconds(o.options.block_timeout_us);
     bool stalled = false;
     while (!s->Submit(buf, std::chrono::steady_clock::now() + std::chrono::milliseconds(200))) {
       if (!stalled) ++*w.stalls;
@@ -780,8 +787,8 @@ void WorkerPool::SubmitOutput(Worker& w) {
         if (same == current->end() && successor != current->end()) {
           o = *successor;
           s = o.sink;
-          give_up =
-              std::chrono::steady_clock::now() + std::chrono::microseconds(o.block_timeout_us);
+          give_up = std::chrono::steady_clock::now() +
+                    std::chrono::microseconds(o.options.block_timeout_us);
           continue;
         }
         if (same == current->end()) {
@@ -791,10 +798,10 @@ void WorkerPool::SubmitOutput(Worker& w) {
           break;
         }
       }
-      if (o.drop_when_full && std::chrono::steady_clock::now() >= give_up) {
+      if (o.options.when_full == WhenFull::kDrop && std::chrono::steady_clock::now() >= give_up) {
         *w.dropped_output += buf.size();
         spdlog::warn("sink {}: full for {} ms, dropped {} bytes of events (when_full: drop)",
-                     s->name(), o.block_timeout_us / 1000, buf.size());
+                     s->name(), o.options.block_timeout_us / 1000, buf.size());
         break;
       }
       if (abandon_output_.load()) {

@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/config/options/sink_options.h"
+#include "daemon/config/options/worker_options.h"
 #include "daemon/inputs/ingest_target.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/metrics.h"
@@ -29,18 +31,18 @@ class WorkerPool : public IngestTarget {
   // A sink and what to do when its buffer stays full.
   struct Output {
     Sink* sink = nullptr;
-    // false: wait as long as it takes (lossless; backs up to the TCP readers and stalls the
-    // other outputs too). true: after block_timeout_us, drop this batch for this sink only
-    // and count it (logfold_output_dropped_bytes_total), so the other outputs carry on.
-    bool drop_when_full = false;
-    TimeUs block_timeout_us = 5'000'000;
+    // when_full block: wait as long as it takes (lossless; backs up to the TCP readers and
+    // stalls the other outputs too). drop: after block_timeout_us, drop this batch for this
+    // sink only and count it (logfold_output_dropped_bytes_total), so the other outputs
+    // carry on. The name and buffer size are the sink's own business. ({}: may be left out
+    // of an initializer list under -Wextra.)
+    SinkOptions options{};
   };
 
-  struct Options {
-    std::size_t threads = 1;
-    std::size_t queue_capacity = 65536;  // lines waiting per worker before TryDeliver refuses
-    TimeUs flush_interval_us = 100'000;  // how often idle workers check their windows
-    bool event_time = false;             // windows follow the lines' own timestamps
+  // threads, queue_capacity and flush_interval_us (WorkerOptions, the file's `workers`), and
+  // what the pool takes from the rest of the config.
+  struct Options : WorkerOptions {
+    bool event_time = false;  // windows follow the lines' own timestamps
     MergerOptions merger;
     std::vector<SyslogParser::Options> inputs;  // parser per input id
   };
@@ -88,6 +90,8 @@ class WorkerPool : public IngestTarget {
   bool CommitFinalState(std::string& error);
 
   std::size_t threads() const { return workers_.size(); }
+  // The worker count `threads` means: itself, or one per core for 0.
+  static std::uint32_t ResolvedThreads(std::uint32_t configured);
   std::size_t queued_lines() const;
   std::size_t open_groups() const;
   // Settings versions not yet freed: the current one and any an ingest thread or worker may

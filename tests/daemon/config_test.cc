@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -69,9 +70,9 @@ TEST(ConfigTest, EmbeddedDefaultParsesToDocumentedValues) {
   EXPECT_EQ(config.inputs[1].name, "tcp-local");
   EXPECT_EQ(config.inputs[1].type, InputType::kTcp);
   for (const InputConfig& in : config.inputs) {
-    EXPECT_EQ(in.address, "127.0.0.1");
-    EXPECT_EQ(in.port, 5514);
-    EXPECT_EQ(in.format, InputFormat::kSyslog);
+    EXPECT_EQ(in.type == InputType::kTcp ? in.tcp.address : in.udp.address, "127.0.0.1");
+    EXPECT_EQ(in.type == InputType::kTcp ? in.tcp.port : in.udp.port, 5514);
+    EXPECT_EQ(in.parser.format, InputFormat::kSyslog);
   }
   ASSERT_EQ(config.outputs.size(), 1u);
   EXPECT_EQ(config.outputs[0].type, OutputType::kStdout);
@@ -163,18 +164,18 @@ TEST(ConfigTest, EveryKeyIsMappedOntoTheStruct) {
   })");
   EXPECT_EQ(c.log.level, LogLevel::kDebug);
   EXPECT_EQ(c.log.stats_interval_us, 0);
-  EXPECT_EQ(c.inputs[0].format, InputFormat::kRaw);
-  EXPECT_EQ(c.inputs[0].max_message_size, 2048u);
-  EXPECT_EQ(c.inputs[0].receive_buffer, 0u);
-  EXPECT_EQ(c.inputs[1].format, InputFormat::kJson);
-  EXPECT_EQ(c.inputs[1].json_message_field, "msg");
-  EXPECT_EQ(c.inputs[1].framing, TcpFraming::kNewline);
-  EXPECT_TRUE(c.inputs[1].nul_terminator);
-  EXPECT_EQ(c.inputs[1].max_connections, 10u);
-  EXPECT_EQ(c.inputs[1].idle_timeout_us, 90 * kSecond);
-  EXPECT_EQ(c.inputs[2].socket_name, "syslog");
-  EXPECT_EQ(c.inputs[2].framing, TcpFraming::kOctetCounted);
-  EXPECT_EQ(c.inputs[3].path, "/tmp/in.log");
+  EXPECT_EQ(c.inputs[0].parser.format, InputFormat::kRaw);
+  EXPECT_EQ(c.inputs[0].udp.max_message_size, 2048u);
+  EXPECT_EQ(c.inputs[0].udp.receive_buffer, 0u);
+  EXPECT_EQ(c.inputs[1].parser.format, InputFormat::kJson);
+  EXPECT_EQ(c.inputs[1].parser.json_message_field, "msg");
+  EXPECT_EQ(c.inputs[1].tcp.framing, Framing::kNewline);
+  EXPECT_TRUE(c.inputs[1].tcp.nul_terminator);
+  EXPECT_EQ(c.inputs[1].tcp.max_connections, 10u);
+  EXPECT_EQ(c.inputs[1].tcp.idle_timeout_us, 90 * kSecond);
+  EXPECT_EQ(c.inputs[2].tcp.socket_name, "syslog");
+  EXPECT_EQ(c.inputs[2].tcp.framing, Framing::kOctetCounted);
+  EXPECT_EQ(c.inputs[3].stream.path, "/tmp/in.log");
   EXPECT_EQ(c.inputs[4].type, InputType::kStdin);
   const MergerOptions& m = c.engine.merger;
   EXPECT_EQ(m.max_distance, 0);
@@ -190,13 +191,13 @@ TEST(ConfigTest, EveryKeyIsMappedOntoTheStruct) {
   EXPECT_EQ(c.workers.threads, 3u);
   EXPECT_EQ(c.workers.queue_capacity, 1024u);
   EXPECT_EQ(c.workers.flush_interval_us, kMillisecond);
-  EXPECT_EQ(c.outputs[0].fsync, FsyncPolicy::kInterval);
-  EXPECT_EQ(c.outputs[0].fsync_interval_us, 2 * kSecond);
-  EXPECT_EQ(c.outputs[0].buffer, 64 * kKiB);
-  EXPECT_EQ(c.outputs[1].address, "collector.example.org");
-  EXPECT_EQ(c.outputs[1].reconnect_min_us, kSecond);
-  EXPECT_EQ(c.outputs[2].protocol, SyslogProtocol::kUdp);
-  EXPECT_EQ(c.outputs[2].app_name, "fold");
+  EXPECT_EQ(c.outputs[0].file.fsync, FsyncPolicy::kInterval);
+  EXPECT_EQ(c.outputs[0].file.fsync_interval_us, 2 * kSecond);
+  EXPECT_EQ(c.outputs[0].sink.buffer, 64 * kKiB);
+  EXPECT_EQ(c.outputs[1].tcp.address, "collector.example.org");
+  EXPECT_EQ(c.outputs[1].tcp.reconnect_min_us, kSecond);
+  EXPECT_EQ(c.outputs[2].syslog.protocol, SyslogProtocol::kUdp);
+  EXPECT_EQ(c.outputs[2].syslog.app_name, "fold");
   EXPECT_FALSE(c.metrics.enabled);
   EXPECT_EQ(c.metrics.port, 0);
   EXPECT_EQ(Parsed(ConfigToJson(c)), c);
@@ -406,30 +407,30 @@ TEST(ConfigTest, HttpOutputKeysAreMappedOntoTheStruct) {
   })");
   const OutputConfig& ch = c.outputs[0];
   EXPECT_EQ(ch.type, OutputType::kHttp);
-  EXPECT_EQ(ch.url, "http://[::1]:8123/?database=logs");
-  EXPECT_EQ(ch.http_format, HttpFormat::kClickHouse);
-  EXPECT_EQ(ch.table, "logs.events");
-  EXPECT_EQ(ch.headers, (StringPairs{{"Authorization", "Basic dTpw"}, {"X-Tenant", "a b"}}));
-  EXPECT_EQ(ch.compression, HttpCompression::kGzip);
-  EXPECT_EQ(ch.batch_max_events, 100u);
-  EXPECT_EQ(ch.batch_max_bytes, 64 * kKiB);
-  EXPECT_EQ(ch.batch_max_delay_us, 0);
-  EXPECT_EQ(ch.request_timeout_us, 5 * kSecond);
-  EXPECT_EQ(ch.retry_initial_backoff_us, kSecond);
-  EXPECT_EQ(ch.retry_max_backoff_us, kMinute);
-  EXPECT_EQ(ch.max_retries, 0u);
+  EXPECT_EQ(ch.http.url.text, "http://[::1]:8123/?database=logs");
+  EXPECT_EQ(ch.http.format, HttpFormat::kClickHouse);
+  EXPECT_EQ(ch.http.table, "logs.events");
+  EXPECT_EQ(ch.http.headers, (StringPairs{{"Authorization", "Basic dTpw"}, {"X-Tenant", "a b"}}));
+  EXPECT_EQ(ch.http.compression, HttpCompression::kGzip);
+  EXPECT_EQ(ch.http.batch_max_events, 100u);
+  EXPECT_EQ(ch.http.batch_max_bytes, 64 * kKiB);
+  EXPECT_EQ(ch.http.batch_max_delay_us, 0);
+  EXPECT_EQ(ch.http.request_timeout_us, 5 * kSecond);
+  EXPECT_EQ(ch.http.retry_initial_backoff_us, kSecond);
+  EXPECT_EQ(ch.http.retry_max_backoff_us, kMinute);
+  EXPECT_EQ(ch.http.max_retries, 0u);
   const OutputConfig& es = c.outputs[1];
-  EXPECT_EQ(es.http_format, HttpFormat::kElasticsearch);
-  EXPECT_EQ(es.index, "logfold-events");
-  EXPECT_EQ(es.compression, HttpCompression::kNone);
-  EXPECT_EQ(es.batch_max_events, 5000u);
-  EXPECT_EQ(es.batch_max_bytes, kMiB);
-  EXPECT_EQ(es.batch_max_delay_us, kSecond);
-  EXPECT_EQ(es.request_timeout_us, 30 * kSecond);
-  EXPECT_EQ(es.retry_initial_backoff_us, 100 * kMillisecond);
-  EXPECT_EQ(es.retry_max_backoff_us, 30 * kSecond);
-  EXPECT_EQ(es.max_retries, 5u);
-  EXPECT_EQ(c.outputs[2].labels, (StringPairs{{"job", "logfold"}, {"env", "prod"}}));
+  EXPECT_EQ(es.http.format, HttpFormat::kElasticsearch);
+  EXPECT_EQ(es.http.index, "logfold-events");
+  EXPECT_EQ(es.http.compression, HttpCompression::kNone);
+  EXPECT_EQ(es.http.batch_max_events, 5000u);
+  EXPECT_EQ(es.http.batch_max_bytes, kMiB);
+  EXPECT_EQ(es.http.batch_max_delay_us, kSecond);
+  EXPECT_EQ(es.http.request_timeout_us, 30 * kSecond);
+  EXPECT_EQ(es.http.retry_initial_backoff_us, 100 * kMillisecond);
+  EXPECT_EQ(es.http.retry_max_backoff_us, 30 * kSecond);
+  EXPECT_EQ(es.http.max_retries, 5u);
+  EXPECT_EQ(c.outputs[2].http.labels, (StringPairs{{"job", "logfold"}, {"env", "prod"}}));
   EXPECT_EQ(Parsed(ConfigToJson(c)), c);
   const Json canonical = Json::parse(ConfigToJson(c));
   EXPECT_EQ(canonical["outputs"][1],
@@ -564,8 +565,8 @@ TEST(ConfigErrorTest, WhenFullPolicy) {
                      "block_timeout": "250ms"}]})",
                           c, errors))
       << FormatConfigErrors(errors);
-  EXPECT_EQ(c.outputs[0].when_full, WhenFull::kDrop);
-  EXPECT_EQ(c.outputs[0].block_timeout_us, 250 * kMillisecond);
+  EXPECT_EQ(c.outputs[0].sink.when_full, WhenFull::kDrop);
+  EXPECT_EQ(c.outputs[0].sink.block_timeout_us, 250 * kMillisecond);
 }
 
 TEST(ConfigErrorTest, KeysThatDoNotApplyToTheType) {
@@ -900,6 +901,40 @@ TEST(UnitsTest, FormatsSizesInTheLargestExactUnit) {
     std::string error;
     ASSERT_TRUE(ParseSize(FormatSize(bytes), back, error)) << error;
     EXPECT_EQ(back, bytes);
+  }
+}
+
+// A reload compares the running and the new EngineConfig; a field left out of the
+// comparison would be a setting a reload silently ignores. Each mutation changes one field
+// of MergerOptions (the file's keys and those it cannot set yet) or the time source.
+TEST(EngineConfigTest, ComparisonSeesEveryEngineOption) {
+  using Mutation = void (*)(EngineConfig&);
+  const Mutation mutations[] = {
+      [](EngineConfig& e) { e.merger.max_distance += 1; },
+      [](EngineConfig& e) { e.merger.window_us += 1; },
+      [](EngineConfig& e) { e.merger.max_hold_us += 1; },
+      [](EngineConfig& e) { e.merger.max_groups += 1; },
+      [](EngineConfig& e) { e.merger.scope.pop_back(); },
+      [](EngineConfig& e) { e.merger.max_summary_hosts += 1; },
+      [](EngineConfig& e) { e.merger.annotate = !e.merger.annotate; },
+      [](EngineConfig& e) { e.merger.confirm = !e.merger.confirm; },
+      [](EngineConfig& e) { e.merger.protected_words.push_back("extra"); },
+      [](EngineConfig& e) { e.merger.value_keys.push_back("extra"); },
+      [](EngineConfig& e) { e.merger.tokenizer.max_tokens += 1; },
+      [](EngineConfig& e) { e.merger.tokenizer.kernel = ByteBlockKernel::kScalar; },
+      [](EngineConfig& e) { e.merger.weights.word += 1.0f; },
+      [](EngineConfig& e) { e.merger.weights.by_class[1] += 1.0f; },
+      [](EngineConfig& e) { e.merger.weights.pairs = !e.merger.weights.pairs; },
+      [](EngineConfig& e) { e.merger.id_seed += 1; },
+      [](EngineConfig& e) { e.time = TimeSource::kEvent; },
+  };
+  for (std::size_t i = 0; i < std::size(mutations); ++i) {
+    EngineConfig changed;
+    mutations[i](changed);
+    EXPECT_NE(changed, EngineConfig{}) << "mutation " << i;
+    Config running, next;
+    next.engine = changed;
+    EXPECT_NE(next, running) << "mutation " << i;
   }
 }
 

@@ -44,22 +44,23 @@ std::string Events(int from, int to, std::size_t size = 100) {
   return out;
 }
 
-SinkConfig HttpConfig(const std::string& url, std::string format = "clickhouse") {
-  SinkConfig c;
-  c.name = "store";
-  c.type = "http";
-  c.url = url;
-  c.http.format = std::move(format);
+OutputConfig HttpConfig(const std::string& url, HttpFormat format = HttpFormat::kClickHouse) {
+  OutputConfig c;
+  c.sink.name = "store";
+  c.type = OutputType::kHttp;
+  std::string error;
+  EXPECT_TRUE(HttpUrl::Parse(url, c.http.url, error)) << error;
+  c.http.format = format;
   c.http.table = "logs.events";
   c.http.index = "logfold";
-  c.batch_max_delay_us = 3'600'000'000;  // batches close by count, bytes or Stop unless set
-  c.reconnect_min_us = 10'000;
-  c.reconnect_max_us = 50'000;
-  c.request_timeout_us = 5'000'000;
+  c.http.batch_max_delay_us = 3'600'000'000;  // batches close by count, bytes or Stop unless set
+  c.http.retry_initial_backoff_us = 10'000;
+  c.http.retry_max_backoff_us = 50'000;
+  c.http.request_timeout_us = 5'000'000;
   return c;
 }
 
-std::unique_ptr<Sink> Make(const SinkConfig& config, Metrics& metrics) {
+std::unique_ptr<Sink> Make(const OutputConfig& config, Metrics& metrics) {
   std::string error;
   auto sink = MakeSink(config, metrics, error);
   EXPECT_NE(sink, nullptr) << error;
@@ -121,9 +122,9 @@ TEST(HttpSinkTest, ClickHouseInsertsJsonEachRowWithSettingsAndHeaders) {
   TestHttpServer server;
   ASSERT_TRUE(server.ok());
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"));
-  config.batch_max_events = 3;
-  config.headers = {{"Authorization", "Basic dTpw"}, {"X-ClickHouse-Database", "logs"}};
+  OutputConfig config = HttpConfig(server.url("/"));
+  config.http.batch_max_events = 3;
+  config.http.headers = {{"Authorization", "Basic dTpw"}, {"X-ClickHouse-Database", "logs"}};
   auto sink = Make(config, metrics);
   const std::string body = Events(0, 3);
   ASSERT_TRUE(sink->Submit(body, In(5s)));
@@ -148,11 +149,12 @@ TEST(HttpSinkTest, ClickHouseInsertsJsonEachRowWithSettingsAndHeaders) {
 }
 
 TEST(HttpSinkTest, ClickHouseUrlQueryIsKept) {
-  HttpUrl url;
   std::string error;
-  ASSERT_TRUE(HttpUrl::Parse("http://ch:8123/?database=x", url, error));
-  auto format = MakeHttpBodyFormat({"clickhouse", "t", "", {}}, url, error);
-  ASSERT_NE(format, nullptr) << error;
+  HttpSinkOptions options;
+  ASSERT_TRUE(HttpUrl::Parse("http://ch:8123/?database=x", options.url, error));
+  options.table = "t";
+  auto format = MakeHttpBodyFormat(options);
+  ASSERT_NE(format, nullptr);
   EXPECT_EQ(format->target(),
             "/?database=x&query=INSERT%20INTO%20t%20FORMAT%20JSONEachRow"
             "&input_format_skip_unknown_fields=1&date_time_input_format=best_effort");
@@ -167,9 +169,9 @@ TEST(HttpSinkTest, ElasticsearchBulkHasAnIndexActionBeforeEachEvent) {
         R"({"took":1,"errors":false,"items":[{"index":{"status":201}},{"index":{"status":201}}]})");
   });
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/es/"), "elasticsearch");
+  OutputConfig config = HttpConfig(server.url("/es/"), HttpFormat::kElasticsearch);
   config.http.index = "logfold-events";
-  config.batch_max_events = 2;
+  config.http.batch_max_events = 2;
   auto sink = Make(config, metrics);
   ASSERT_TRUE(sink->Submit(Events(0, 2), In(5s)));
   ASSERT_TRUE(WaitUntil([&] { return sink->buffered_bytes() == 0; }));
@@ -197,8 +199,8 @@ TEST(HttpSinkTest, ElasticsearchItemsAreRetriedOrRejectedOneByOne) {
     return Reply(200, R"({"errors":false,"items":[{"create":{"status":201}}]})");
   });
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"), "elasticsearch");
-  config.batch_max_events = 3;
+  OutputConfig config = HttpConfig(server.url("/"), HttpFormat::kElasticsearch);
+  config.http.batch_max_events = 3;
   auto sink = Make(config, metrics);
   ASSERT_TRUE(sink->Submit(Events(0, 3), In(5s)));
   ASSERT_TRUE(WaitUntil([&] { return sink->buffered_bytes() == 0; }));
@@ -217,9 +219,9 @@ TEST(HttpSinkTest, LokiGroupsEventsIntoStreamsByLabels) {
   ASSERT_TRUE(server.ok());
   server.SetScript([](const ReceivedRequest&, std::size_t) { return Reply(204, ""); });
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"), "loki");
+  OutputConfig config = HttpConfig(server.url("/"), HttpFormat::kLoki);
   config.http.labels = {{"job", "logfold"}};
-  config.batch_max_events = 3;
+  config.http.batch_max_events = 3;
   auto sink = Make(config, metrics);
   const std::string a =
       R"({"kind":"first","time":"2024-03-01T00:00:01.000002Z","host":"web1","app":"sshd","message":"x"})";
@@ -255,11 +257,12 @@ TEST(HttpSinkTest, LokiGroupsEventsIntoStreamsByLabels) {
 }
 
 TEST(HttpSinkTest, LokiUsesTheSendingTimeForAnEventWithoutOne) {
-  HttpUrl url;
   std::string error;
-  ASSERT_TRUE(HttpUrl::Parse("http://loki:3100", url, error));
-  auto format = MakeHttpBodyFormat({"loki", "", "", {}}, url, error);
-  ASSERT_NE(format, nullptr) << error;
+  HttpSinkOptions options;
+  ASSERT_TRUE(HttpUrl::Parse("http://loki:3100", options.url, error));
+  options.format = HttpFormat::kLoki;
+  auto format = MakeHttpBodyFormat(options);
+  ASSERT_NE(format, nullptr);
   std::string body;
   const std::vector<std::string_view> events = {R"({"kind":"first","message":"m"})", "not json"};
   format->AppendBody(events, 1'700'000'000'123'456, body);
@@ -273,9 +276,9 @@ TEST(HttpSinkTest, GzipBodyInflatesToTheExactBody) {
   TestHttpServer server;
   ASSERT_TRUE(server.ok());
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"));
-  config.compression = "gzip";
-  config.batch_max_events = 50;
+  OutputConfig config = HttpConfig(server.url("/"));
+  config.http.compression = HttpCompression::kGzip;
+  config.http.batch_max_events = 50;
   auto sink = Make(config, metrics);
   const std::string body = Events(0, 50);
   ASSERT_TRUE(sink->Submit(body, In(5s)));
@@ -295,8 +298,8 @@ TEST(HttpSinkTest, BatchesByCount) {
   TestHttpServer server;
   ASSERT_TRUE(server.ok());
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"));
-  config.batch_max_events = 10;
+  OutputConfig config = HttpConfig(server.url("/"));
+  config.http.batch_max_events = 10;
   auto sink = Make(config, metrics);
   for (int i = 0; i < 25; ++i) ASSERT_TRUE(sink->Submit(Event(i), In(5s)));
   ASSERT_TRUE(WaitUntil([&] { return server.request_count() == 2; }));
@@ -314,8 +317,8 @@ TEST(HttpSinkTest, BatchesByBytesKeepingEventsWhole) {
   TestHttpServer server;
   ASSERT_TRUE(server.ok());
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"));
-  config.batch_max_bytes = 1024;  // 10 events of 100 bytes fit, 11 do not
+  OutputConfig config = HttpConfig(server.url("/"));
+  config.http.batch_max_bytes = 1024;  // 10 events of 100 bytes fit, 11 do not
   auto sink = Make(config, metrics);
   ASSERT_TRUE(sink->Submit(Events(0, 25), In(5s)));
   ASSERT_TRUE(sink->Submit(Event(25, 3000), In(5s)));  // larger than a batch: sent alone
@@ -332,8 +335,8 @@ TEST(HttpSinkTest, BatchesByTime) {
   TestHttpServer server;
   ASSERT_TRUE(server.ok());
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"));
-  config.batch_max_delay_us = 50'000;
+  OutputConfig config = HttpConfig(server.url("/"));
+  config.http.batch_max_delay_us = 50'000;
   auto sink = Make(config, metrics);
   const auto submitted = Clock::now();
   ASSERT_TRUE(sink->Submit(Events(0, 2), In(5s)));
@@ -349,8 +352,8 @@ TEST(HttpSinkTest, KeepAliveReusesOneConnection) {
   TestHttpServer server;
   ASSERT_TRUE(server.ok());
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"));
-  config.batch_max_events = 1;
+  OutputConfig config = HttpConfig(server.url("/"));
+  config.http.batch_max_events = 1;
   auto sink = Make(config, metrics);
   ASSERT_TRUE(sink->Submit(Events(0, 30), In(5s)));
   ASSERT_TRUE(WaitUntil([&] { return sink->buffered_bytes() == 0; }));
@@ -368,8 +371,8 @@ TEST(HttpSinkTest, ReconnectsWhenTheServerClosesTheConnection) {
     return r;
   });
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"));
-  config.batch_max_events = 1;
+  OutputConfig config = HttpConfig(server.url("/"));
+  config.http.batch_max_events = 1;
   auto sink = Make(config, metrics);
   ASSERT_TRUE(sink->Submit(Events(0, 5), In(5s)));
   ASSERT_TRUE(WaitUntil([&] { return sink->buffered_bytes() == 0; }));
@@ -388,8 +391,8 @@ TEST(HttpSinkTest, ServiceUnavailableIsRetriedAndDeliveredOnce) {
     return index == 0 ? Reply(503, "busy") : ScriptedResponse{};
   });
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"));
-  config.batch_max_events = 4;
+  OutputConfig config = HttpConfig(server.url("/"));
+  config.http.batch_max_events = 4;
   auto sink = Make(config, metrics);
   ASSERT_TRUE(sink->Submit(Events(0, 4), In(5s)));
   ASSERT_TRUE(WaitUntil([&] { return sink->buffered_bytes() == 0; }));
@@ -411,8 +414,8 @@ TEST(HttpSinkTest, ConnectionRefusedUntilTheServerAppears) {
     port = probe.port();
   }
   Metrics metrics;
-  SinkConfig config = HttpConfig("http://127.0.0.1:" + std::to_string(port) + "/");
-  config.batch_max_events = 3;
+  OutputConfig config = HttpConfig("http://127.0.0.1:" + std::to_string(port) + "/");
+  config.http.batch_max_events = 3;
   auto sink = Make(config, metrics);
   ASSERT_TRUE(sink->Submit(Events(0, 3), In(5s)));
   ASSERT_TRUE(
@@ -432,8 +435,8 @@ TEST(HttpSinkTest, BadRequestIsNotRetriedButCounted) {
   server.SetScript(
       [](const ReceivedRequest&, std::size_t) { return Reply(400, "Cannot parse input"); });
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"));
-  config.batch_max_events = 1;
+  OutputConfig config = HttpConfig(server.url("/"));
+  config.http.batch_max_events = 1;
   auto sink = Make(config, metrics);
   ASSERT_TRUE(sink->Submit(Event(0), In(5s)));
   ASSERT_TRUE(WaitUntil([&] { return sink->buffered_bytes() == 0; }));
@@ -464,9 +467,9 @@ TEST(HttpSinkTest, PoisonEventIsIsolatedBySplittingAndOnlyItIsLost) {
   ASSERT_TRUE(server.ok());
   server.SetScript(ClickHouseRefusingPoison);
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"));
-  config.batch_max_events = 8;
-  config.max_retries = 100;  // a data error must not be retried at all
+  OutputConfig config = HttpConfig(server.url("/"));
+  config.http.batch_max_events = 8;
+  config.http.max_retries = 100;  // a data error must not be retried at all
   auto sink = Make(config, metrics);
   std::string batch = Events(0, 5) + "{\"kind\":\"first\",\"poison\":1}\n" + Events(5, 7);
   ASSERT_TRUE(sink->Submit(batch, In(5s)));
@@ -493,9 +496,9 @@ TEST(HttpSinkTest, TransientClickHouseErrorIsRetried) {
                      : Reply(200, "");
   });
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"));
-  config.batch_max_events = 2;
-  config.max_retries = 0;  // transient errors are not limited by max_retries
+  OutputConfig config = HttpConfig(server.url("/"));
+  config.http.batch_max_events = 2;
+  config.http.max_retries = 0;  // transient errors are not limited by max_retries
   auto sink = Make(config, metrics);
   ASSERT_TRUE(sink->Submit(Events(0, 2), In(5s)));
   ASSERT_TRUE(WaitUntil([&] { return sink->buffered_bytes() == 0; }));
@@ -510,9 +513,9 @@ TEST(HttpSinkTest, UnexplainedServerErrorIsRetriedUpToMaxRetriesThenRejected) {
   server.SetScript(
       [](const ReceivedRequest&, std::size_t) { return Reply(500, "internal error"); });
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"));
-  config.batch_max_events = 1;
-  config.max_retries = 2;
+  OutputConfig config = HttpConfig(server.url("/"));
+  config.http.batch_max_events = 1;
+  config.http.max_retries = 2;
   auto sink = Make(config, metrics);
   ASSERT_TRUE(sink->Submit(Event(0), In(5s)));
   ASSERT_TRUE(WaitUntil([&] { return sink->buffered_bytes() == 0; }));
@@ -533,8 +536,8 @@ TEST(HttpSinkTest, TooManyRequestsWaitsForRetryAfter) {
     return r;
   });
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"));
-  config.batch_max_events = 1;
+  OutputConfig config = HttpConfig(server.url("/"));
+  config.http.batch_max_events = 1;
   auto sink = Make(config, metrics);  // backoff 10-50 ms: the wait comes from Retry-After
   ASSERT_TRUE(sink->Submit(Event(0), In(5s)));
   ASSERT_TRUE(WaitUntil([&] { return sink->buffered_bytes() == 0; }));
@@ -550,16 +553,16 @@ TEST(HttpSinkTest, StalledServerFillsTheBufferThenEverythingAcceptedIsDelivered)
   ASSERT_TRUE(server.ok());
   server.SetStalled(true);
   Metrics metrics;
-  SinkConfig config = HttpConfig(server.url("/"));
-  config.buffer_bytes = 64 << 10;
-  config.batch_max_events = 100;
-  config.request_timeout_us = 3'600'000'000;
-  config.batch_max_delay_us = 20'000;
+  OutputConfig config = HttpConfig(server.url("/"));
+  config.sink.buffer = 64 << 10;
+  config.http.batch_max_events = 100;
+  config.http.request_timeout_us = 3'600'000'000;
+  config.http.batch_max_delay_us = 20'000;
   auto sink = Make(config, metrics);
   int accepted = 0;
   while (accepted < 10'000 && sink->Submit(Event(accepted), In(50ms))) ++accepted;
   EXPECT_LT(accepted, 10'000);  // Submit refused: backpressure
-  EXPECT_LE(sink->buffered_bytes(), config.buffer_bytes);
+  EXPECT_LE(sink->buffered_bytes(), config.sink.buffer);
   // One batch in flight, unanswered: the client waits for its answer.
   ASSERT_TRUE(WaitUntil([&] { return server.request_count() == 1; }));
   server.SetStalled(false);
@@ -593,21 +596,6 @@ TEST(HttpSinkTest, StopGivesUpOnADownStoreAtTheDeadlineAndCountsTheLoss) {
   EXPECT_EQ(Count(metrics, "logfold_sink_discarded_bytes_total"), Events(0, 3).size());
 }
 
-TEST(HttpSinkTest, FactoryRefusesBadSettings) {
-  Metrics metrics;
-  std::string error;
-  SinkConfig config = HttpConfig("https://ch:8443/");
-  EXPECT_EQ(MakeSink(config, metrics, error), nullptr);
-  EXPECT_NE(error.find("https is not supported"), std::string::npos) << error;
-  config = HttpConfig("http://ch:8123/");
-  config.http.table.clear();
-  EXPECT_EQ(MakeSink(config, metrics, error), nullptr);
-  EXPECT_NE(error.find("table is required"), std::string::npos) << error;
-  config = HttpConfig("http://ch:8123/", "splunk");
-  EXPECT_EQ(MakeSink(config, metrics, error), nullptr);
-  EXPECT_NE(error.find("format must be"), std::string::npos) << error;
-}
-
 TEST(HttpVerdictTest, StatusesAndClickHouseCodes) {
   EXPECT_EQ(ClassifyHttpStatus(200), HttpVerdict::kDelivered);
   EXPECT_EQ(ClassifyHttpStatus(204), HttpVerdict::kDelivered);
@@ -630,11 +618,12 @@ TEST(HttpVerdictTest, StatusesAndClickHouseCodes) {
 // ClickHouse's code decides at any error status: 18.16 answers a missing table with 404 and
 // a wrong password with 401, which the events cannot fix, so they wait rather than drop.
 TEST(HttpVerdictTest, ClickHouseCodeDecidesAtAnyErrorStatus) {
-  HttpUrl url;
   std::string error;
-  ASSERT_TRUE(HttpUrl::Parse("http://127.0.0.1:8123/", url, error));
-  auto format = MakeHttpBodyFormat({"clickhouse", "t", "", {}}, url, error);
-  ASSERT_NE(format, nullptr) << error;
+  HttpSinkOptions options;
+  ASSERT_TRUE(HttpUrl::Parse("http://127.0.0.1:8123/", options.url, error));
+  options.table = "t";
+  auto format = MakeHttpBodyFormat(options);
+  ASSERT_NE(format, nullptr);
   EXPECT_EQ(format->Classify(404,
                              "Code: 60, e.displayText() = DB::Exception: Table "
                              "logfold.events doesn't exist., e.what() = DB::Exception\n"),

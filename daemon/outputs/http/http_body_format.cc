@@ -234,25 +234,16 @@ HttpVerdict ClassifyClickHouseError(int code) {
   }
 }
 
-std::unique_ptr<HttpBodyFormat> MakeHttpBodyFormat(const HttpFormatSettings& settings,
-                                                   const HttpUrl& url, std::string& error) {
-  if (settings.format == "clickhouse") {
-    if (settings.table.empty()) {
-      error = "table is required for format clickhouse";
-      return nullptr;
-    }
-    return std::make_unique<ClickHouseFormat>(url, settings.table);
+std::unique_ptr<HttpBodyFormat> MakeHttpBodyFormat(const HttpSinkOptions& options) {
+  switch (options.format) {
+    case HttpFormat::kClickHouse:
+      return std::make_unique<ClickHouseFormat>(options.url, options.table);
+    case HttpFormat::kElasticsearch:
+      return std::make_unique<ElasticsearchFormat>(options.url, options.index);
+    case HttpFormat::kLoki:
+      break;
   }
-  if (settings.format == "elasticsearch") {
-    if (settings.index.empty()) {
-      error = "index is required for format elasticsearch";
-      return nullptr;
-    }
-    return std::make_unique<ElasticsearchFormat>(url, settings.index);
-  }
-  if (settings.format == "loki") return std::make_unique<LokiFormat>(url, settings.labels);
-  error = "format must be clickhouse, elasticsearch or loki, not \"" + settings.format + "\"";
-  return nullptr;
+  return std::make_unique<LokiFormat>(options.url, options.labels);
 }
 
 }  // namespace logfold

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "daemon/config/http_url.h"
+#include "daemon/config/options/http_sink_options.h"
 #include "pipeline/log_record.h"
 
 namespace logfold {
@@ -23,13 +24,6 @@ enum class HttpVerdict {
   kRetry,         // transient (overload, restart, timeout): retry indefinitely with backoff
   kRetryLimited,  // unexplained server error: retry up to max_retries, then reject
   kRejected,      // the data itself was refused: split the batch, drop the bad event
-};
-
-struct HttpFormatSettings {
-  std::string format;                                       // clickhouse | elasticsearch | loki
-  std::string table;                                        // clickhouse
-  std::string index;                                        // elasticsearch
-  std::vector<std::pair<std::string, std::string>> labels;  // loki: static stream labels
 };
 
 class HttpBodyFormat {
@@ -72,10 +66,9 @@ HttpVerdict ClassifyHttpStatus(unsigned status);
 // a table or database that does not exist (yet); rejected for any other code.
 HttpVerdict ClassifyClickHouseError(int code);
 
-// Builds the format `settings` name for the store at `url`; nullptr with `error` set when
-// the format is unknown or its required setting is missing.
-std::unique_ptr<HttpBodyFormat> MakeHttpBodyFormat(const HttpFormatSettings& settings,
-                                                   const HttpUrl& url, std::string& error);
+// The format of an HTTP output (options.format), for the store at options.url. The config
+// layer has checked that the format's setting (table, index) is there.
+std::unique_ptr<HttpBodyFormat> MakeHttpBodyFormat(const HttpSinkOptions& options);
 
 }  // namespace logfold
 

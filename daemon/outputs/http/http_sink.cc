@@ -60,15 +60,15 @@ std::string Excerpt(std::string_view text) {
 
 class HttpDestination final : public Destination {
  public:
-  HttpDestination(const SinkConfig& config, const HttpUrl& url,
+  HttpDestination(const std::string& name, const HttpSinkOptions& options,
                   std::unique_ptr<HttpBodyFormat> format, Metrics& metrics)
-      : name_(config.name),
-        config_(config),
-        url_(url),
+      : name_(name),
+        config_(options),
+        url_(options.url),
         format_(std::move(format)),
-        client_(url.host, url.port, config.name, metrics),
-        backoff_(std::chrono::microseconds(config.reconnect_min_us),
-                 std::chrono::microseconds(config.reconnect_max_us)),
+        client_(url_.host, url_.port, name, metrics),
+        backoff_(std::chrono::microseconds(options.retry_initial_backoff_us),
+                 std::chrono::microseconds(options.retry_max_backoff_us)),
         retries_(Counter(metrics, "logfold_sink_retries_total",
                          "Write attempts a sink made after a failure")),
         errors_(Counter(metrics, "logfold_sink_errors_total",
@@ -277,7 +277,7 @@ class HttpDestination final : public Destination {
     request.set(http::field::content_type, std::string(format_->content_type()));
     for (const auto& [name, value] : config_.headers) request.set(name, value);
     std::string error;
-    if (config_.compression == "gzip" && GzipCompress(body_, compressed_, error)) {
+    if (config_.compression == HttpCompression::kGzip && GzipCompress(body_, compressed_, error)) {
       request.set(http::field::content_encoding, "gzip");
       request.body() = compressed_;
     } else {
@@ -318,7 +318,7 @@ class HttpDestination final : public Destination {
   }
 
   const std::string name_;
-  const SinkConfig config_;
+  const HttpSinkOptions config_;
   const HttpUrl url_;
   const std::unique_ptr<HttpBodyFormat> format_;
   HttpClient client_;
@@ -346,37 +346,14 @@ class HttpDestination final : public Destination {
 
 }  // namespace
 
-std::unique_ptr<Sink> MakeHttpSink(const SinkConfig& config, Metrics& metrics, std::string& error) {
-  HttpUrl url;
-  std::string url_error;
-  if (!HttpUrl::Parse(config.url, url, url_error)) {
-    error = "sink " + config.name + ": url: " + url_error;
-    return nullptr;
-  }
-  std::string format_error;
-  auto format = MakeHttpBodyFormat(config.http, url, format_error);
-  if (!format) {
-    error = "sink " + config.name + ": " + format_error;
-    return nullptr;
-  }
-  if (config.compression != "none" && config.compression != "gzip") {
-    error = "sink " + config.name + ": compression must be none or gzip";
-    return nullptr;
-  }
-  if (config.batch_max_events == 0 || config.batch_max_bytes == 0) {
-    error = "sink " + config.name + ": batch_max_events and batch_max_bytes must be positive";
-    return nullptr;
-  }
-  if (config.request_timeout_us <= 0 || config.reconnect_min_us <= 0 ||
-      config.reconnect_max_us < config.reconnect_min_us) {
-    error = "sink " + config.name +
-            ": need request_timeout > 0 and 0 < retry_initial_backoff <= retry_max_backoff";
-    return nullptr;
-  }
+std::unique_ptr<Sink> MakeHttpSink(const SinkOptions& sink, const HttpSinkOptions& http,
+                                   Metrics& metrics) {
   // Events stay buffered until their batch is delivered; Write takes whole records.
   return std::make_unique<BufferedSink>(
-      NetworkSinkOptions(config, SinkEncoding::kNdjson, SinkFraming::kNewline),
-      std::make_unique<HttpDestination>(config, url, std::move(format), metrics), metrics);
+      NetworkSinkOptions(sink, "http", SinkEncoding::kNdjson, SinkFraming::kNewline,
+                         http.retry_initial_backoff_us, http.retry_max_backoff_us),
+      std::make_unique<HttpDestination>(sink.name, http, MakeHttpBodyFormat(http), metrics),
+      metrics);
 }
 
 }  // namespace logfold

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "daemon/config/options/http_sink_options.h"
+#include "daemon/config/options/sink_options.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/metrics.h"
 
@@ -22,7 +24,8 @@ namespace logfold {
 //   rejected event is counted in logfold_sink_rejected_events_total, logged and dropped.
 // Events stay in the sink's buffer until their batch is resolved, so Stop's discard count
 // covers what was never delivered.
-std::unique_ptr<Sink> MakeHttpSink(const SinkConfig& config, Metrics& metrics, std::string& error);
+std::unique_ptr<Sink> MakeHttpSink(const SinkOptions& sink, const HttpSinkOptions& http,
+                                   Metrics& metrics);
 
 }  // namespace logfold
 

@@ -1,7 +1,7 @@
-// StateOptions: where and how `serve` keeps crash state (checkpoints, journal), used by
-// daemon/state; here so that the config layer maps JSON onto it without depending on that part.
-#ifndef LOGFOLD_DAEMON_CONFIG_STATE_OPTIONS_H_
-#define LOGFOLD_DAEMON_CONFIG_STATE_OPTIONS_H_
+// Options of crash durability (daemon/state/state_store.h), with their defaults. Header-only
+// and in config/ so that the config layer maps the file onto them once and the store reads them.
+#ifndef LOGFOLD_DAEMON_CONFIG_OPTIONS_STATE_OPTIONS_H_
+#define LOGFOLD_DAEMON_CONFIG_OPTIONS_STATE_OPTIONS_H_
 
 #include <cstdint>
 #include <string>
@@ -21,4 +21,4 @@ struct StateOptions {
 
 }  // namespace logfold
 
-#endif  // LOGFOLD_DAEMON_CONFIG_STATE_OPTIONS_H_
+#endif  // LOGFOLD_DAEMON_CONFIG_OPTIONS_STATE_OPTIONS_H_

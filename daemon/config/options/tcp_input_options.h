@@ -1,0 +1,42 @@
+// Options of a TCP input (daemon/inputs/tcp_listener.h), with their defaults. Header-only and
+// in config/ so that the config layer maps the file onto them once and the listener reads them.
+#ifndef LOGFOLD_DAEMON_CONFIG_OPTIONS_TCP_INPUT_OPTIONS_H_
+#define LOGFOLD_DAEMON_CONFIG_OPTIONS_TCP_INPUT_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "daemon/config/units.h"
+#include "pipeline/frame_decoder.h"
+
+namespace logfold {
+
+struct TcpInputOptions {
+  std::string address = "127.0.0.1";  // IP literal; "::" or "0.0.0.0" for all
+  std::uint16_t port = 0;             // 0: ephemeral (see local_port())
+  // An inherited systemd socket to adopt, by FileDescriptorName; address and port are then
+  // unused (the socket is already listening).
+  std::string socket_name{};  // {}: designated initializers may skip it (-Wextra)
+  // The descriptor of that socket, or any already listening stream socket to use instead of
+  // address/port. The listener takes ownership of it. -1: none. Set by the server, never by
+  // the file.
+  int adopted_fd = -1;
+  std::uint64_t max_message_size = 64 * kKiB;  // longest frame; longer ones are truncated
+  // SO_RCVBUF for accepted connections (set on the listening socket, which they inherit).
+  // 0 keeps the kernel's receive buffer autotuning, which a fixed size would disable. Not a
+  // config key: tests and benchmarks set it.
+  std::uint64_t receive_buffer = 0;
+  Framing framing = Framing::kAuto;
+  bool nul_terminator = false;           // NUL also ends a newline frame
+  std::uint32_t max_connections = 1024;  // further clients are closed at once; 0: no limit
+  TimeUs idle_timeout_us = 5 * kMinute;  // no data for this long: close; 0: never
+  // Bytes read per receive. Not a config key: the server sets it larger in journal mode,
+  // where every delivery waits for an fdatasync while the kernel buffers what arrives, so
+  // larger reads share one fdatasync among more lines.
+  std::uint64_t read_size = 64 * kKiB;
+  bool operator==(const TcpInputOptions&) const = default;
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_DAEMON_CONFIG_OPTIONS_TCP_INPUT_OPTIONS_H_
