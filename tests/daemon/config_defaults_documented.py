@@ -52,6 +52,7 @@ SECTIONS = {
     ("outputs", "syslog"): ("outputs", {"syslog"}),
     ("outputs", "http"): ("outputs", {"http"}),
     ("metrics", None): ("metrics", None),
+    ("state", None): ("state", None),
 }
 
 DURATION = re.compile(r"^(\d+)(us|ms|s|m|h|d)$")
