@@ -28,6 +28,10 @@ Parts:
   memory   a corpus of distinct lines (every line a new group, one scope, window 1h): RSS at
            10k, 100k and 1M open groups (--quick: 1k, 10k), bytes per group above the idle
            process, and how long each step took to ingest.
+  api      the live view at 1M open groups (--quick: 10k): GET /api/groups every 100 ms for
+           --api-seconds, answer time p50/p99/max, and the RSS the workers' snapshot marks add.
+           With --poll-api, the tcp and scaling parts poll the API every 100 ms during each
+           logfold run, so their ratio shows whether a watching operator slows folding.
 
 Loss: logfold = lines sent - (first events + sum of summary counts) in its output after
 SIGTERM (which closes every group); rsyslog = lines sent - lines in its file. CPU seconds are
@@ -46,6 +50,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -300,11 +305,41 @@ def run_client(replay, args, timeout=900):
 
 # ------------------------------------------------------------------------------ parts
 
+class ApiPoller:
+    """GET /api/groups every `interval` s from a thread; answer times in ms."""
+
+    def __init__(self, port, interval=0.1, query="sort=rate&limit=50"):
+        self.url = "http://127.0.0.1:%d/api/groups?%s" % (port, query)
+        self.interval, self.times, self.errors = interval, [], 0
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.stop_event.is_set():
+            started = time.monotonic()
+            try:
+                json.loads(urllib.request.urlopen(self.url, timeout=10).read())
+                self.times.append((time.monotonic() - started) * 1000)
+            except Exception:  # counted: a failed poll is a finding, not a crash
+                self.errors += 1
+            self.stop_event.wait(max(0.0, self.interval - (time.monotonic() - started)))
+
+    def stop(self):
+        self.stop_event.set()
+        self.thread.join()
+        t = sorted(self.times)
+        pick = lambda q: t[min(len(t) - 1, int(q * len(t)))] if t else None
+        return {"api_polls": len(t), "api_errors": self.errors, "api_p50_ms": pick(0.5),
+                "api_p99_ms": pick(0.99), "api_max_ms": t[-1] if t else None}
+
+
 def tcp_logfold(a, corpus, workdir, threads=0, state=None):
     port = free_port()
     server = Logfold(a.logfold, workdir,
                      [{"name": "tcp", "type": "tcp", "address": "127.0.0.1", "port": port}],
                      threads=threads, state=state)
+    poller = ApiPoller(server.metrics_port) if a.poll_api else None
     try:
         sent = run_client(a.replay, ["tcp", "--port", str(port)] + a.tcp_client + [corpus])
 
@@ -317,10 +352,11 @@ def tcp_logfold(a, corpus, workdir, threads=0, state=None):
         end = time.monotonic()
         usage = server.usage()
     finally:
+        polls = poller.stop() if poller else {}
         server.stop()
     accounted = server.accounted()
     secs = end - sent["start"]
-    return dict(usage, lines=sent["lines"], seconds=secs, lines_per_s=sent["lines"] / secs,
+    return dict(usage, **polls, lines=sent["lines"], seconds=secs, lines_per_s=sent["lines"] / secs,
                 mb_per_s=sent["bytes"] / secs / 1e6, accounted=accounted,
                 lines_per_cpu_s=sent["lines"] / max(usage["cpu_s"], 0.01),
                 loss=sent["lines"] - accounted,
@@ -466,6 +502,31 @@ def memory_logfold(a, workdir, steps):
     return rows, info
 
 
+def api_logfold(a, workdir, groups, seconds):
+    corpus, info = make_corpus(a.cache, groups, distinct=True)
+    port = free_port()
+    server = Logfold(a.logfold, workdir,
+                     [{"name": "tcp", "type": "tcp", "address": "127.0.0.1", "port": port}],
+                     engine={"window": "1h", "max_hold": "1h", "max_groups": 2 * groups})
+    try:
+        run_client(a.replay, ["tcp", "--port", str(port), corpus])
+        wait_for(lambda: server.check_alive() or
+                 server.metrics().get("logfold_lines_processed_total", 0) >= groups,
+                 600, "logfold to process %d lines" % groups)
+        rss_before = proc_status_kib(server.proc.pid, "VmRSS")
+        poller = ApiPoller(server.metrics_port)
+        time.sleep(seconds)
+        row = poller.stop()
+        row.update(groups_open=int(server.metrics().get("logfold_groups_open", 0)),
+                   rss_before_mib=rss_before / 1024,
+                   rss_watched_mib=proc_status_kib(server.proc.pid, "VmRSS") / 1024,
+                   cpu_s=proc_cpu_seconds(server.proc.pid))
+    finally:
+        server.proc.kill()  # closing a million groups takes long; nothing to account here
+        server.proc.wait()
+    return row, info
+
+
 # ------------------------------------------------------------------------------ report
 
 def fmt(v, spec="%.0f"):
@@ -508,6 +569,9 @@ def main():
                     help="sender threads of the UDP client, each on its own socket (2: one "
                          "thread's kernel send path tops out near 250-400 k/s on a 2-core box)")
     ap.add_argument("--udp-seconds", type=float, default=None, help="per rate (3; --quick: 0.5)")
+    ap.add_argument("--poll-api", action="store_true",
+                    help="tcp and scaling parts: poll logfold's /api/groups every 100 ms")
+    ap.add_argument("--api-seconds", type=float, default=None, help="api part (10; --quick: 1)")
     ap.add_argument("--latency-rate", type=int, default=100000)
     ap.add_argument("--latency-seconds", type=float, default=None, help="(10; --quick: 1)")
     ap.add_argument("--cache", default=None, help="corpus directory (default: BUILD/e2e-corpus)")
@@ -722,6 +786,22 @@ def main():
                 if r["groups_open"] != r["lines"]:
                     failures.append("memory: %d lines opened %d groups" % (
                         r["lines"], r["groups_open"]))
+        if "api" in parts:
+            groups = 10000 if a.quick else 1000000
+            log("api: %d open groups" % groups)
+            row, ainfo = api_logfold(a, workdir, groups, a.api_seconds or (1.0 if a.quick else 10.0))
+            raw["api"] = {"corpus": ainfo, "result": row}
+            print_table("Live view: GET /api/groups every 100 ms with %d open groups" %
+                        row["groups_open"],
+                        ["polls", "errors", "p50 ms", "p99 ms", "max ms", "RSS MiB before",
+                         "RSS MiB watched"],
+                        [[str(row["api_polls"]), str(row["api_errors"]),
+                          fmt(row["api_p50_ms"], "%.1f"), fmt(row["api_p99_ms"], "%.1f"),
+                          fmt(row["api_max_ms"], "%.1f"), "%.1f" % row["rss_before_mib"],
+                          "%.1f" % row["rss_watched_mib"]]])
+            if row["api_errors"] or not row["api_polls"]:
+                failures.append("api: %d failed polls of %d" % (row["api_errors"],
+                                                                 row["api_polls"]))
     finally:
         if a.json:
             with open(a.json, "w") as f:

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/api/live_api.h"
 #include "daemon/config/config.h"
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
@@ -274,7 +275,27 @@ class Server {
   }
 
   void StartInputs() {
-    for (std::size_t i = 0; i < config_.inputs.size(); ++i) StartInput(i);
+    for (std::size_t i = 0; i < config_.inputs.size(); ++i) {
+      try {
+        StartInput(i);
+      } catch (const std::exception& e) {
+        throw std::runtime_error(InputLabel(config_.inputs[i]) + ": " + e.what());
+      }
+    }
+  }
+
+  // "input \"syslog-tcp\" (tcp 127.0.0.1:514)": which input failed, and where it listens.
+  static std::string InputLabel(const InputConfig& in) {
+    std::string label = "input \"" + in.name + "\"";
+    if (in.type != InputType::kUdp && in.type != InputType::kTcp) return label;
+    const bool udp = in.type == InputType::kUdp;
+    const std::string& socket_name = udp ? in.udp.socket_name : in.tcp.socket_name;
+    const std::string& address = udp ? in.udp.address : in.tcp.address;
+    const std::uint16_t port = udp ? in.udp.port : in.tcp.port;
+    label += udp ? " (udp " : " (tcp ";
+    if (!socket_name.empty()) return label + "inherited socket " + socket_name + ")";
+    const bool v6 = address.find(':') != std::string::npos;
+    return label + (v6 ? "[" + address + "]" : address) + ":" + std::to_string(port) + ")";
   }
 
   void StartInput(std::size_t i) {
@@ -303,6 +324,9 @@ class Server {
         TcpListener::Options o = in.tcp;
         o.adopted_fd = adopt(o.socket_name, SOCK_STREAM);
         if (config_.state.journal) o.read_size = kJournalReadSize;
+        o.octet_content_start = in.parser.format == InputFormat::kSyslog ? '<'
+                                : in.parser.format == InputFormat::kJson ? '{'
+                                                                         : '\0';
         auto l = std::make_unique<TcpListener>(id, in.name, o, io_, *pool_, metrics_);
         l->Start();
         tcp_.push_back(std::move(l));
@@ -335,6 +359,11 @@ class Server {
                       });
     metrics_server_ = std::make_unique<MetricsServer>(io_, config_.metrics.address,
                                                       config_.metrics.port, metrics_);
+    live_api_ = std::make_unique<LiveApi>(*pool_, metrics_);
+    metrics_server_->SetHandler(
+        [api = live_api_.get()](std::string_view target, HttpResponse& response) {
+          return api->Handle(target, response);
+        });
     metrics_server_->Start();
     spdlog::info("metrics on http://{}:{}/metrics", config_.metrics.address,
                  metrics_server_->local_port());
@@ -499,6 +528,7 @@ class Server {
   std::vector<std::unique_ptr<TcpListener>> tcp_;
   std::vector<std::unique_ptr<StreamInput>> streams_;
   std::unique_ptr<MetricsServer> metrics_server_;
+  std::unique_ptr<LiveApi> live_api_;  // serves the metrics listener's live view
   std::thread io_thread_;
   // Sinks a reload replaced, draining to their old destinations on their own threads.
   struct RetiringSinks {

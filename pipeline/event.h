@@ -31,6 +31,18 @@ enum class SummaryReason : std::uint8_t {
 std::string_view EventKindName(EventKind kind);
 std::string_view SummaryReasonName(SummaryReason reason);
 
+// Summaries: what one variable slot of the group's template took, over the group's life.
+struct SlotValueCount {
+  std::string_view value;   // as written (at most SlotStats::kValueBytes bytes)
+  std::uint64_t count = 0;  // lines with it (an upper bound once rarer values were evicted)
+};
+struct SlotSummary {
+  std::uint32_t token = 0;              // token position in the message (after its header)
+  std::uint64_t distinct = 0;           // distinct values (estimated beyond a few hundred)
+  std::uint64_t lines = 0;              // lines counted here
+  std::span<const SlotValueCount> top;  // most frequent first, at most SlotStats::kTop
+};
+
 struct Event {
   EventKind kind = EventKind::kFirst;
   SummaryReason reason = SummaryReason::kIdle;  // summaries only
@@ -50,9 +62,15 @@ struct Event {
   TimeUs first_seen_us = 0;       // event time of the group's first line
   TimeUs last_seen_us = 0;        // event time of its latest line
   int max_distance = 0;           // largest Hamming distance of a line that joined
+  // The level and logger of the application's own header in the message (kSummary: of the
+  // group's first line), when MergerOptions::infer_header found one; else empty.
+  std::string_view level;
+  std::string_view logger;
   // When the scope key leaves out the host: distinct hosts seen (bounded), and whether
   // more were seen than listed.
   std::span<const std::string> hosts;
+  // kSummary: per variable slot, its distinct-value count and top values (bounded).
+  std::span<const SlotSummary> slots;
   bool hosts_truncated = false;
 };
 

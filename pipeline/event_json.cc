@@ -71,6 +71,45 @@ void CivilFromDays(std::int64_t z, std::int64_t& y, int& m, int& d) {
   if (m <= 2) ++y;
 }
 
+bool IsValidUtf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t len = Utf8SequenceLength(s, i);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
+
+// Standard base64 with padding (RFC 4648 section 4), appended.
+void AppendBase64(std::string_view s, std::string& out) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::size_t i = 0;
+  for (; i + 3 <= s.size(); i += 3) {
+    const std::uint32_t v =
+        (static_cast<std::uint32_t>(static_cast<unsigned char>(s[i])) << 16) |
+        (static_cast<std::uint32_t>(static_cast<unsigned char>(s[i + 1])) << 8) |
+        static_cast<unsigned char>(s[i + 2]);
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += kAlphabet[v & 63];
+  }
+  if (i < s.size()) {
+    std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(s[i])) << 16;
+    const bool two = i + 1 < s.size();
+    if (two) v |= static_cast<std::uint32_t>(static_cast<unsigned char>(s[i + 1])) << 8;
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += two ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+}
+
 void AppendStringField(std::string_view key, std::string_view value, std::string& out) {
   out += ',';
   AppendKey(key, out);
@@ -108,6 +147,21 @@ void AppendRecordFields(const LogRecord& r, std::string& out) {
   if (r.outcome != ParseOutcome::kOk)
     AppendStringField("parse_error", ParseOutcomeName(r.outcome), out);
   AppendStringField("message", r.message, out);
+  // JSON strings hold only Unicode, so a message that is not UTF-8 shows U+FFFD in "message"
+  // and travels exactly, byte for byte, in "message_base64".
+  if (!IsValidUtf8(r.message)) {
+    out += ',';
+    AppendKey("message_base64", out);
+    out += '"';
+    AppendBase64(r.message, out);
+    out += '"';
+  }
+}
+
+// What the merger read from the message's own header; left out when not found.
+void AppendHeaderFields(const Event& e, std::string& out) {
+  if (!e.level.empty()) AppendStringField("level", e.level, out);
+  if (!e.logger.empty()) AppendStringField("logger", e.logger, out);
 }
 
 void AppendRecordObject(const LogRecord& r, std::string& out) {
@@ -251,6 +305,7 @@ void AppendEventJson(const Event& e, std::string& out) {
     out += ",\"max_distance\":";
     AppendInt(e.max_distance, out);
     AppendStringField("template", e.template_text, out);
+    AppendHeaderFields(e, out);
     if (e.record != nullptr) {
       if (!e.record->hostname.empty() && e.hosts.empty()) {
         AppendStringField("host", e.record->hostname, out);
@@ -266,6 +321,30 @@ void AppendEventJson(const Event& e, std::string& out) {
       out += "],\"hosts_truncated\":";
       out += e.hosts_truncated ? "true" : "false";
     }
+    if (!e.slots.empty()) {
+      out += ",\"slots\":[";
+      for (std::size_t i = 0; i < e.slots.size(); ++i) {
+        const SlotSummary& slot = e.slots[i];
+        if (i > 0) out += ',';
+        out += "{\"token\":";
+        AppendUint(slot.token, out);
+        out += ",\"distinct\":";
+        AppendUint(slot.distinct, out);
+        out += ",\"lines\":";
+        AppendUint(slot.lines, out);
+        out += ",\"top\":[";
+        for (std::size_t k = 0; k < slot.top.size(); ++k) {
+          if (k > 0) out += ',';
+          out += "{\"value\":";
+          AppendJsonString(slot.top[k].value, out);
+          out += ",\"count\":";
+          AppendUint(slot.top[k].count, out);
+          out += '}';
+        }
+        out += "]}";
+      }
+      out += ']';
+    }
     out += ",\"samples\":[";
     if (e.record != nullptr) AppendRecordObject(*e.record, out);
     if (e.last_record != nullptr && e.last_record != e.record) {
@@ -275,6 +354,7 @@ void AppendEventJson(const Event& e, std::string& out) {
     out += "]}\n";
     return;
   }
+  AppendHeaderFields(e, out);
   if (e.kind == EventKind::kAnnotate) {
     AppendStringField("template", e.template_text, out);
     out += ",\"count_total\":";

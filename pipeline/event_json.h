@@ -13,7 +13,8 @@ namespace logfold {
 void AppendEventJson(const Event& event, std::string& out);
 
 // Appends `s` as a JSON string literal (quotes included). Invalid UTF-8 bytes become U+FFFD,
-// control characters are escaped, so output is always valid JSON.
+// control characters are escaped, so output is always valid JSON. (An event's message that
+// is not UTF-8 is written a second time, exactly, as "message_base64".)
 void AppendJsonString(std::string_view s, std::string& out);
 
 // Appends `us` as RFC 3339 UTC with microseconds, quoted: "2024-03-01T00:00:00.000123Z".

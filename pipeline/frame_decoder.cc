@@ -43,6 +43,7 @@ FrameDecoder::FrameDecoder(const Options& options)
 
 void FrameDecoder::Reset() {
   state_ = State::kFrameStart;
+  auto_mode_ = AutoMode::kUndecided;
   in_chunk_ = false;
   partial_.clear();
   assembled_.clear();
@@ -98,7 +99,9 @@ void FrameDecoder::SpillPartial(std::string_view data) {
   if (state_ == State::kFrameStart || !in_chunk_) return;
   std::size_t keep = data.size() - frame_begin_;
   if (state_ == State::kOctetBody) keep = std::min(keep, body_keep_);
-  if (state_ == State::kLine || state_ == State::kHeader) keep = std::min(keep, max_);
+  if (state_ == State::kLine || state_ == State::kHeader || state_ == State::kOctetFirst) {
+    keep = std::min(keep, max_);
+  }
   partial_.assign(data.data() + frame_begin_, keep);
   in_chunk_ = false;
 }
@@ -119,12 +122,20 @@ std::span<const std::string_view> FrameDecoder::Feed(std::string_view data) {
         }
         in_chunk_ = true;
         frame_begin_ = pos;
-        if (options_.framing != Framing::kNewline && c >= '1' && c <= '9') {
+        const bool octet_allowed =
+            options_.framing == Framing::kOctetCounted ||
+            (options_.framing == Framing::kAuto && auto_mode_ != AutoMode::kNewline);
+        if (octet_allowed && c >= '1' && c <= '9') {
           state_ = State::kHeader;
           octet_len_ = 0;
           header_digits_ = 0;
         } else {
-          StartLine(0, 0, options_.framing == Framing::kOctetCounted);
+          // A connection that chose octet counting and then sends something else has lost
+          // its framing: it is read as lines from here on.
+          const bool error =
+              options_.framing == Framing::kOctetCounted || auto_mode_ == AutoMode::kOctetCounted;
+          if (options_.framing == Framing::kAuto) auto_mode_ = AutoMode::kNewline;
+          StartLine(0, 0, error);
         }
         break;
       }
@@ -147,11 +158,30 @@ std::span<const std::string_view> FrameDecoder::Feed(std::string_view data) {
         }
         if (!bad && pos == n) break;  // the prefix continues in the next chunk
         if (!bad && data[pos] == ' ') {
-          StartOctetBody(++pos);
+          ++pos;
+          if (options_.framing == Framing::kOctetCounted || options_.octet_content_start == 0) {
+            StartOctetBody(pos);
+          } else {
+            // The SP stays part of the frame's bytes until the content is validated.
+            state_ = State::kOctetFirst;
+            if (!in_chunk_ && partial_.size() < max_) partial_ += ' ';
+          }
           break;
         }
         // Not "digits SP": resynchronise at the next terminator, keeping the bytes as a line.
+        if (options_.framing == Framing::kAuto) auto_mode_ = AutoMode::kNewline;
         StartLine(header_digits_, '0', true);
+        break;
+      }
+      case State::kOctetFirst: {
+        if (data[pos] == options_.octet_content_start) {
+          auto_mode_ = AutoMode::kOctetCounted;
+          StartOctetBody(pos);
+        } else {
+          // "42 items processed": a line that starts with a number, not a length.
+          auto_mode_ = AutoMode::kNewline;
+          StartLine(header_digits_ + 1, ' ', true);
+        }
         break;
       }
       case State::kOctetBody: {
@@ -203,6 +233,11 @@ std::span<const std::string_view> FrameDecoder::Finish() {
       Emit(Assembled(), header_digits_ > max_);
       break;
     }
+    case State::kOctetFirst:
+      // "LEN SP" and no content byte: an octet-counted frame with nothing received.
+      ++counters_.partial_at_close;
+      Emit({}, false);
+      break;
     case State::kOctetBody: {
       ++counters_.partial_at_close;
       const std::size_t received = octet_len_ - body_remaining_;

@@ -16,7 +16,10 @@ namespace logfold {
 // Auto detection suits syslog senders, whose newline-framed messages start with '<'. For
 // senders of raw lines that may start with digits ("5 apples"), configure kNewline.
 enum class Framing : std::uint8_t {
-  kAuto,          // per frame: a leading digit 1-9 means octet counting, anything else newline
+  // Per connection: the first frame decides. "LEN SP" followed by content that starts with
+  // Options::octet_content_start means octet counting; anything else, or an octet frame that
+  // fails that check later, means newline framing for the rest of the connection.
+  kAuto,
   kOctetCounted,  // "LEN SP MSG"; a frame that does not fit falls back to newline framing
   kNewline,       // LF terminated (a trailing CR is stripped)
 };
@@ -29,7 +32,11 @@ class FrameDecoder {
  public:
   struct Options {
     Framing framing = Framing::kAuto;
-    bool nul_terminator = false;  // NUL ends a newline frame too (some senders use it)
+    // NUL ends a newline frame too: Python's SysLogHandler ends every record with one.
+    bool nul_terminator = true;
+    // Auto mode: the byte an octet-counted frame's content must start with to be believed
+    // ('<' for syslog, so "42 items processed" stays a line); 0 accepts any.
+    char octet_content_start = '<';
     // Longer messages are cut to this size; the rest of their frame is skipped unbuffered.
     std::size_t max_message_size = 64 * 1024;
   };
@@ -40,7 +47,8 @@ class FrameDecoder {
     std::uint64_t messages = 0;   // messages yielded, including truncated and partial ones
     std::uint64_t truncated = 0;  // messages cut to max_message_size
     // Frames that looked octet-counted (forced, or a leading digit in auto mode) but had no
-    // valid "LEN SP" header; they are delivered as newline frames.
+    // valid "LEN SP" header, or (auto) whose content did not start as octet_content_start
+    // requires; they are delivered as newline frames.
     std::uint64_t framing_errors = 0;
     std::uint64_t partial_at_close = 0;  // octet-counted frames still incomplete at Finish()
   };
@@ -71,7 +79,8 @@ class FrameDecoder {
     for (std::string_view m : Finish()) on_message(m);
   }
 
-  // Drops any partial frame (for reuse on a new stream). Counters are kept.
+  // Drops any partial frame and the auto-detected framing (for reuse on a new stream).
+  // Counters are kept.
   void Reset();
 
   const Counters& counters() const { return counters_; }
@@ -81,7 +90,10 @@ class FrameDecoder {
   bool at_frame_boundary() const { return state_ == State::kFrameStart; }
 
  private:
-  enum class State : std::uint8_t { kFrameStart, kHeader, kOctetBody, kLine };
+  // kOctetFirst: "LEN SP" read, waiting for the content's first byte to validate it (auto).
+  enum class State : std::uint8_t { kFrameStart, kHeader, kOctetFirst, kOctetBody, kLine };
+  // What auto mode has decided for this connection.
+  enum class AutoMode : std::uint8_t { kUndecided, kOctetCounted, kNewline };
 
   bool IsTerminator(char c) const { return c == '\n' || (options_.nul_terminator && c == '\0'); }
   void StartLine(std::size_t bytes_so_far, char last, bool framing_error);
@@ -98,6 +110,7 @@ class FrameDecoder {
   Counters counters_;
 
   State state_ = State::kFrameStart;
+  AutoMode auto_mode_ = AutoMode::kUndecided;
   // True while the current frame began inside the chunk being fed: its bytes are then read
   // straight from that chunk at frame_begin_ instead of from partial_.
   bool in_chunk_ = false;

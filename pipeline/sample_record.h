@@ -26,6 +26,7 @@ class SampleRecord {
   bool empty() const { return block_ == nullptr; }
   std::string_view message() const { return Field(kMessage); }
   std::string_view hostname() const { return Field(kHostname); }
+  std::string_view app_name() const { return Field(kAppName); }
   TimeUs EventTime() const;
   // Heap bytes held, and the part of them that is the line's own text.
   std::size_t MemoryUsage() const;

@@ -14,14 +14,15 @@
 namespace logfold {
 
 // How lines that are not clean map to outcomes, so each metrics counter means one thing:
-//   no '<' first                 -> kNoHeader, flavor kNone, message = line
+//   no '<' first and no timestamp first -> kNoHeader, flavor kNone, message = line
+//   no '<' but a timestamp first -> RFC 3164 with PRI 13 (user.notice), as rsyslog assumes
 //   '<' but PRI invalid          -> kBadPri, flavor kNone, message = line
-//   PRI then "D[D] -" / "D[D] YYYY-" / "D[D]" alone -> RFC 5424; anything else -> RFC 3164
+//   PRI then "D[D[D]] -" / "D[D[D]] YYYY-" / "D[D[D]]" alone -> RFC 5424; anything else -> 3164
 //   RFC 5424 bad timestamp       -> kBadTimestamp, message = text after PRI
 //   RFC 5424 bad or missing HOSTNAME/APP-NAME/PROCID/MSGID -> kBadHeader, message = after PRI
 //   RFC 5424 bad or missing SD   -> kBadStructuredData, header kept, message = text from SD on
-//   RFC 3164 no usable timestamp -> kBadTimestamp, message = text after PRI
-//   RFC 3164 timestamp only, or unprintable/overlong HOSTNAME -> kBadHeader, message = after PRI
+//   RFC 3164 BSD stamp on a date that exists in no candidate year (Feb 29) -> kBadTimestamp
+//   RFC 3164 otherwise never fails: a missing timestamp, hostname or tag is simply absent
 //   JSON not an object, invalid, or nested deeper than kMaxJsonDepth -> kBadJson, flavor kNone
 //   JSON object without the message field -> kMissingMessageField, flavor kJson, message = line
 // On the failures, PRI and any header field parsed before the failing one stay set.
@@ -29,7 +30,6 @@ namespace logfold {
 namespace {
 
 constexpr std::size_t kNpos = std::string_view::npos;
-constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 // RFC 5424 section 6 field limits.
 constexpr std::size_t kMaxHostname = 255;
@@ -70,14 +70,21 @@ std::size_t ParsePri(std::string_view line, int& pri) {
   return pos + 1;
 }
 
-// An RFC 5424 header starts with VERSION (a nonzero digit, maybe one more digit) followed by
-// the end of the line or a SP and something timestamp-shaped. Requiring the timestamp shape
-// keeps RFC 3164 lines whose timestamp is missing and whose text starts with a number
-// ("<13>12 disks found") out of the RFC 5424 path.
-bool LooksLikeRfc5424(std::string_view rest) {
-  if (rest.empty() || rest[0] < '1' || rest[0] > '9') return false;
+// VERSION: a nonzero digit and up to two more (RFC 5424 allows 1..999). Returns its length.
+std::size_t VersionLength(std::string_view rest) {
+  if (rest.empty() || rest[0] < '1' || rest[0] > '9') return 0;
   std::size_t pos = 1;
-  if (pos < rest.size() && IsDigit(rest[pos])) ++pos;
+  while (pos < rest.size() && pos < 3 && IsDigit(rest[pos])) ++pos;
+  return pos;
+}
+
+// An RFC 5424 header starts with VERSION followed by the end of the line or a SP and
+// something timestamp-shaped. Requiring the timestamp shape keeps RFC 3164 lines whose
+// timestamp is missing and whose text starts with a number ("<13>12 disks found") out of the
+// RFC 5424 path.
+bool LooksLikeRfc5424(std::string_view rest) {
+  const std::size_t pos = VersionLength(rest);
+  if (pos == 0) return false;
   if (pos == rest.size()) return true;
   if (rest[pos] != ' ') return false;
   const std::string_view ts = rest.substr(pos + 1);
@@ -116,8 +123,12 @@ std::size_t ScanStructuredData(std::string_view s, std::size_t pos) {
       n = SdNameLength(s, pos);
       if (n == 0) return kNpos;
       pos += n;
-      if (pos + 1 >= s.size() || s[pos] != '=' || s[pos + 1] != '"') return kNpos;
-      pos += 2;
+      if (pos >= s.size() || s[pos] != '=') return kNpos;
+      ++pos;
+      // rsyslog accepts (and its testbench sends) a space between '=' and the value.
+      while (pos < s.size() && s[pos] == ' ') ++pos;
+      if (pos >= s.size() || s[pos] != '"') return kNpos;
+      ++pos;
       for (;;) {
         pos = s.find_first_of("\"\\", pos);
         if (pos == kNpos) return kNpos;
@@ -132,43 +143,44 @@ std::size_t ScanStructuredData(std::string_view s, std::size_t pos) {
   return pos;
 }
 
-// RFC 3164 TAG: a name of up to 48 printable bytes (no '[', ']', ':'), an optional "[PID]",
-// an optional ':', then SP or the end. A bare word is not a tag: without a colon or a PID
-// nothing distinguishes it from the first word of the message. Returns where the message
-// starts, or kNpos when `pos` does not hold a tag.
-std::size_t ParseTag(std::string_view s, std::size_t pos, LogRecordView& out) {
+bool IsHostnameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c) || c == '.' || c == '_' ||
+         c == '-';
+}
+
+bool IsAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || IsDigit(c); }
+
+// RFC 3164 TAG the way rsyslog reads it: everything up to the first ':' (which belongs to the
+// tag) or SP, so "tag msg", "tag: msg", "tag[42]: msg" and "%ASA-6-302013: msg" all have one.
+// APP-NAME is the tag before any '[' or ':', PROCID what the brackets hold. A tag holding a
+// byte that is not printable US-ASCII, or longer than kMaxTag, is not taken. Returns the end
+// of the tag (== pos when there is none).
+constexpr std::size_t kMaxTag = 255;
+
+// "key=value" at `pos`: an identifier followed by '='. Firewalls that log key=value pairs
+// (FortiGate, Sophos) send no tag, and rsyslog would make their first pair one.
+bool StartsWithKeyValue(std::string_view s, std::size_t pos) {
   std::size_t i = pos;
-  while (i < s.size() && IsPrintUsAscii(s[i]) && s[i] != '[' && s[i] != ']' && s[i] != ':') {
-    ++i;
-    if (i - pos > kMaxAppName) return kNpos;
-  }
-  const std::size_t name_end = i;
-  if (name_end == pos) return kNpos;
+  while (i < s.size() && (IsAlnum(s[i]) || s[i] == '_' || s[i] == '-' || s[i] == '.')) ++i;
+  return i > pos && i < s.size() && s[i] == '=';
+}
 
-  std::size_t pid_begin = i;
-  std::size_t pid_end = i;
-  bool has_pid = false;
-  if (i < s.size() && s[i] == '[') {
-    pid_begin = i + 1;
-    pid_end = pid_begin;
-    while (pid_end < s.size() && IsPrintUsAscii(s[pid_end]) && s[pid_end] != ']') ++pid_end;
-    if (pid_end >= s.size() || s[pid_end] != ']' || pid_end - pid_begin > kMaxProcId) {
-      return kNpos;
-    }
-    has_pid = true;
-    i = pid_end + 1;
-  }
-  bool has_colon = false;
-  if (i < s.size() && s[i] == ':') {
-    has_colon = true;
+std::size_t ParseTag(std::string_view s, std::size_t pos, LogRecordView& out) {
+  if (StartsWithKeyValue(s, pos)) return pos;
+  std::size_t i = pos;
+  while (i < s.size() && s[i] != ':' && s[i] != ' ') {
+    if (!IsPrintUsAscii(s[i]) || i - pos >= kMaxTag) return pos;
     ++i;
   }
-  if (!has_colon && !has_pid) return kNpos;
-  if (i < s.size() && s[i] != ' ') return kNpos;
-
-  out.app_name = s.substr(pos, name_end - pos);
-  out.procid = s.substr(pid_begin, pid_end - pid_begin);
-  return i < s.size() ? i + 1 : i;
+  const std::string_view tag = s.substr(pos, i - pos);
+  if (i < s.size() && s[i] == ':') ++i;
+  const std::size_t open = tag.find('[');
+  out.app_name = tag.substr(0, open);
+  if (open != kNpos) {
+    const std::size_t close = tag.find(']', open + 1);
+    if (close != kNpos) out.procid = tag.substr(open + 1, close - open - 1);
+  }
+  return i;
 }
 
 void Fail(std::string_view text, ParseOutcome outcome, LogRecordView& out) {
@@ -185,8 +197,7 @@ void Fail(std::string_view text, ParseOutcome outcome, LogRecord& out) {
 // and the message is all of `rest`, so no text is lost.
 void ParseRfc5424(std::string_view rest, LogRecordView& out) {
   // LooksLikeRfc5424 checked VERSION and that a SP or the end follows it.
-  std::size_t pos = 1;
-  if (pos < rest.size() && IsDigit(rest[pos])) ++pos;
+  std::size_t pos = VersionLength(rest);
   if (pos >= rest.size()) return Fail(rest, ParseOutcome::kBadHeader, out);
   ++pos;
   std::size_t end = TokenEnd(rest, pos);
@@ -235,54 +246,113 @@ void ParseRfc5424(std::string_view rest, LogRecordView& out) {
   }
   if (rest[sd_begin] == '[') out.structured_data = rest.substr(sd_begin, sd_end - sd_begin);
 
-  std::string_view msg = sd_end < rest.size() ? rest.substr(sd_end + 1) : std::string_view();
-  if (msg.substr(0, kBom.size()) == kBom) msg.remove_prefix(kBom.size());
-  out.message = msg;
+  // MSG exactly as sent: a BOM and a leading space (rsyslog's RSYSLOG_SyslogProtocol23Format
+  // writes the space its RFC 3164 parser keeps after a tag's ':') stay in the message, as
+  // rsyslog and go-syslog keep them; the tokenizer and templates skip both.
+  out.message = sd_end < rest.size() ? rest.substr(sd_end + 1) : std::string_view();
   out.outcome = ParseOutcome::kOk;
 }
 
-// `rest` is everything after "<PRI>". Accepts a BSD or an RFC 3339 timestamp, an optional
-// HOSTNAME (absent in what `logger` writes to the local socket) and an optional TAG.
-void ParseRfc3164(std::string_view rest, TimeUs arrival_us, LogRecordView& out) {
-  std::optional<TimeUs> t;
-  BsdTimestamp bsd;
-  std::size_t pos = ParseBsdTimestamp(rest, bsd);
-  if (pos > 0) {
-    if (pos < rest.size() && rest[pos] != ' ') {
-      return Fail(rest, ParseOutcome::kBadTimestamp, out);
+// A timestamp at the start of `rest`, the way rsyslog's RFC 3164 parser looks for one: an
+// RFC 3339 stamp, a BSD stamp (maybe with a year and a trailing ':'), or a BSD stamp after one
+// stray space. Cisco IOS's "123: " sequence number and '*' / '.' clock-sync markers
+// ("<189>52: *Mar  1 18:46:11.123: %SYS-5-CONFIG_I: ...") are skipped too. The stamp must end
+// the text or be followed by a SP, which is consumed. Returns the position after it, or 0
+// when there is none. `ok` is false for a BSD date that exists in no candidate year.
+std::size_t ParseRfc3164Timestamp(std::string_view rest, TimeUs arrival_us, LogRecordView& out,
+                                  bool& ok) {
+  ok = true;
+  const auto finish = [&](std::size_t end) -> std::size_t {
+    if (end < rest.size()) {
+      if (rest[end] != ' ') return 0;
+      ++end;
     }
-    t = ResolveBsdTimestamp(bsd, arrival_us);
-  } else {
-    pos = TokenEnd(rest, 0);
-    t = ParseRfc3339(rest.substr(0, pos));
+    return end;
+  };
+  if (!rest.empty() && IsDigit(rest[0])) {
+    const std::size_t token_end = TokenEnd(rest, 0);
+    if (const std::optional<TimeUs> t = ParseRfc3339(rest.substr(0, token_end))) {
+      out.has_timestamp = true;
+      out.timestamp_us = *t;
+      return finish(token_end);
+    }
   }
-  if (!t) return Fail(rest, ParseOutcome::kBadTimestamp, out);
+  std::size_t skip = 0;
+  if (!rest.empty() && rest[0] == ' ') {
+    skip = 1;
+  } else {
+    std::size_t d = 0;
+    while (d < rest.size() && d < 10 && IsDigit(rest[d])) ++d;
+    if (d > 0 && d + 1 < rest.size() && rest[d] == ':' && rest[d + 1] == ' ') skip = d + 2;
+    if (skip < rest.size() && (rest[skip] == '*' || rest[skip] == '.')) ++skip;
+  }
+  BsdTimestamp bsd;
+  std::size_t n = ParseBsdTimestamp(rest.substr(skip), bsd);
+  if (n == 0 && skip != 0) {
+    skip = 0;
+    n = ParseBsdTimestamp(rest, bsd);
+  }
+  const std::size_t end = n == 0 ? 0 : finish(skip + n);
+  if (end == 0) {
+    // A month name and a day that go on into no valid stamp ("Jan 32 12:00:00", "Feb 30")
+    // are a broken timestamp, not a hostname and a tag.
+    ok = !LooksLikeBsdTimestamp(rest.substr(skip)) && !LooksLikeBsdTimestamp(rest);
+    return 0;
+  }
+  const std::optional<TimeUs> t = ResolveBsdTimestamp(bsd, arrival_us);
+  if (!t) {
+    ok = false;
+    return 0;
+  }
   out.has_timestamp = true;
   out.timestamp_us = *t;
+  return end;
+}
 
-  // Extra spaces between header fields carry no text, so they are skipped.
-  while (pos < rest.size() && rest[pos] == ' ') ++pos;
-  if (pos >= rest.size()) return Fail(rest, ParseOutcome::kBadHeader, out);
+// `rest` is everything after "<PRI>", read as rsyslog's default parser reads RFC 3164: an
+// optional timestamp, then a HOSTNAME only if the next word is made of hostname characters,
+// ends in a letter or digit and is followed by a SP (or ends the line), then a TAG, then the
+// message after the one SP that separates it from the tag. Whatever the sender left out is
+// absent, never an error.
+void ParseRfc3164(std::string_view rest, TimeUs arrival_us, LogRecordView& out) {
+  bool ok = true;
+  std::size_t pos = ParseRfc3164Timestamp(rest, arrival_us, out, ok);
+  if (!ok) return Fail(rest, ParseOutcome::kBadTimestamp, out);
 
-  std::size_t end = TokenEnd(rest, pos);
-  const std::string_view first = rest.substr(pos, end - pos);
-  const bool first_is_tag = first.back() == ':' || first.find('[') != kNpos;
-  if (!first_is_tag) {
-    if (first.size() > kMaxHostname || !AllPrintUsAscii(first)) {
-      return Fail(rest, ParseOutcome::kBadHeader, out);
-    }
-    out.hostname = first;
-    pos = end;
-    while (pos < rest.size() && rest[pos] == ' ') ++pos;
+  std::size_t i = pos;
+  while (i < rest.size() && i - pos < kMaxHostname && IsHostnameChar(rest[i])) ++i;
+  if (i > pos && (i == rest.size() || (rest[i] == ' ' && IsAlnum(rest[i - 1])))) {
+    out.hostname = rest.substr(pos, i - pos);
+    pos = i < rest.size() ? i + 1 : i;
   }
 
-  const std::size_t msg_begin = ParseTag(rest, pos, out);
-  out.message = rest.substr(msg_begin == kNpos ? pos : msg_begin);
+  pos = ParseTag(rest, pos, out);
+  if (pos < rest.size() && rest[pos] == ' ') ++pos;
+  out.message = rest.substr(pos);
   out.outcome = ParseOutcome::kOk;
 }
 
+// Does `line` start with a timestamp rsyslog would take for an RFC 3164 header's?
+bool StartsWithTimestamp(std::string_view line) {
+  BsdTimestamp bsd;
+  if (ParseBsdTimestamp(line, bsd) != 0) return true;
+  return !line.empty() && IsDigit(line[0]) && ParseRfc3339(line.substr(0, TokenEnd(line, 0)));
+}
+
+// PRI 13 (user.notice): what rsyslog assumes for a header without a PRI.
+constexpr int kDefaultPri = 13;
+
 void ParseSyslog(std::string_view line, TimeUs arrival_us, LogRecordView& out) {
-  if (line[0] != '<') return Fail(line, ParseOutcome::kNoHeader, out);
+  if (line[0] != '<') {
+    // rsyslog assumes <13> and parses any line as RFC 3164; here only a line that starts with
+    // a timestamp is taken for a header, so a plain line ("42 items processed") keeps its
+    // first words out of host and app.
+    if (!StartsWithTimestamp(line)) return Fail(line, ParseOutcome::kNoHeader, out);
+    out.facility = kDefaultPri / 8;
+    out.severity = kDefaultPri % 8;
+    out.flavor = SyslogFlavor::kRfc3164;
+    return ParseRfc3164(line, arrival_us, out);
+  }
   int pri = 0;
   const std::size_t pri_length = ParsePri(line, pri);
   if (pri_length == 0) return Fail(line, ParseOutcome::kBadPri, out);
@@ -328,10 +398,10 @@ int SeverityFromJson(const Json& v) {
     int severity;
   };
   static constexpr Name kNames[] = {
-      {"emerg", 0}, {"emergency", 0},     {"panic", 0}, {"alert", 1},
-      {"crit", 2},  {"critical", 2},      {"fatal", 2}, {"err", 3},
-      {"error", 3}, {"warning", 4},       {"warn", 4},  {"notice", 5},
-      {"info", 6},  {"informational", 6}, {"debug", 7}, {"trace", 7},
+      {"emerg", 0},    {"emergency", 0}, {"panic", 0},  {"alert", 1}, {"crit", 2},
+      {"critical", 2}, {"fatal", 2},     {"dpanic", 2}, {"err", 3},   {"error", 3},
+      {"warning", 4},  {"warn", 4},      {"notice", 5}, {"info", 6},  {"informational", 6},
+      {"debug", 7},    {"trace", 7},
   };
   for (const Name& name : kNames) {
     if (EqualsIgnoreCase(s, name.name)) return name.severity;
@@ -348,24 +418,58 @@ const std::string* FirstString(const Json& obj, std::initializer_list<const char
   return nullptr;
 }
 
+// pino and bunyan log levels are numbers: 10 trace, 20 debug, 30 info, 40 warn, 50 error,
+// 60 fatal.
+int SeverityFromLevelNumber(std::int64_t n) {
+  if (n >= 60) return 2;
+  if (n >= 50) return 3;
+  if (n >= 40) return 4;
+  if (n >= 30) return 6;
+  return 7;
+}
+
+// A time as loggers write it: an RFC 3339 string, or a number of seconds (zap's "ts":
+// 1732234408.123), milliseconds (pino's "time": 1732234408123) or microseconds since the
+// epoch, told apart by magnitude.
+std::optional<TimeUs> TimeFromJson(const Json& v) {
+  if (v.is_string()) return ParseRfc3339(v.get_ref<const std::string&>());
+  if (!v.is_number()) return std::nullopt;
+  const double x = v.get<double>();
+  if (!(x > 0) || x >= 1e17) return std::nullopt;
+  const double us = x >= 1e14 ? x : x >= 1e11 ? x * 1e3 : x * 1e6;
+  return static_cast<TimeUs>(us);
+}
+
 void MapWellKnownFields(const Json& obj, LogRecord& out) {
   if (const std::string* s = FirstString(obj, {"host", "hostname"})) out.hostname.assign(*s);
-  if (const std::string* s = FirstString(obj, {"app", "app_name", "program"})) {
+  if (const std::string* s = FirstString(obj, {"app", "app_name", "program", "name"})) {
     out.app_name.assign(*s);
+  }
+  if (const auto it = obj.find("pid"); it != obj.end() && it->is_number_integer()) {
+    out.procid = std::to_string(it->get<std::int64_t>());
   }
   if (const auto it = obj.find("severity"); it != obj.end()) {
     out.severity = SeverityFromJson(*it);
+  } else if (const auto level = obj.find("level"); level != obj.end()) {
+    out.severity = level->is_number_integer() && level->get<std::int64_t>() >= 10
+                       ? SeverityFromLevelNumber(level->get<std::int64_t>())
+                       : SeverityFromJson(*level);
   }
-  for (const char* key : {"timestamp", "time", "@timestamp"}) {
+  for (const char* key : {"timestamp", "time", "@timestamp", "ts"}) {
     const auto it = obj.find(key);
-    if (it == obj.end() || !it->is_string()) continue;
-    if (const std::optional<TimeUs> t = ParseRfc3339(it->get_ref<const std::string&>())) {
+    if (it == obj.end()) continue;
+    if (const std::optional<TimeUs> t = TimeFromJson(*it)) {
       out.has_timestamp = true;
       out.timestamp_us = *t;
       break;
     }
   }
 }
+
+// With the default json_message_field, the message fields of common loggers are tried too:
+// pino, bunyan, zap and logrus write "msg", structlog "event", Docker's json-file "log".
+constexpr const char* kDefaultMessageField = "message";
+constexpr const char* kFallbackMessageFields[] = {"msg", "log", "event"};
 
 std::string DumpCompact(const Json& v) {
   // The replace handler makes dump() total: it cannot throw on odd UTF-8.
@@ -448,12 +552,25 @@ void ParseJsonLine(std::string_view line, const std::string& message_field, LogR
     out.flavor = SyslogFlavor::kJson;
     MapWellKnownFields(doc, out);
     Json value;
-    if (!TakeField(doc, message_field, value)) {
+    bool found = TakeField(doc, message_field, value);
+    if (!found && message_field == kDefaultMessageField) {
+      for (const char* key : kFallbackMessageFields) {
+        if (const auto it = doc.find(key); it != doc.end() && it->is_string()) {
+          found = TakeField(doc, key, value);
+          break;
+        }
+      }
+    }
+    if (!found) {
       out.json_fields = DumpCompact(doc);
       return Fail(line, ParseOutcome::kMissingMessageField, out);
     }
     if (value.is_string()) {
-      out.message.assign(value.get_ref<const std::string&>());
+      std::string_view text = value.get_ref<const std::string&>();
+      // Docker's json-file "log" keeps the line's own LF.
+      if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+      if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+      out.message.assign(text);
     } else {
       out.message = DumpCompact(value);
     }

@@ -146,6 +146,11 @@ std::optional<TimeUs> ParseRfc3339(std::string_view s) {
          static_cast<TimeUs>(offset_seconds) * kMicrosPerSecond;
 }
 
+bool LooksLikeBsdTimestamp(std::string_view s) {
+  if (s.size() < 5 || s[3] != ' ' || MonthFromName(s) == 0) return false;
+  return IsDigit(s[4]) || (s[4] == ' ' && s.size() > 5 && IsDigit(s[5]));
+}
+
 std::size_t ParseBsdTimestamp(std::string_view s, BsdTimestamp& out) {
   // Shortest form is "Mar 1 00:00:00" (14 bytes).
   if (s.size() < 14 || s[3] != ' ') return 0;
@@ -169,6 +174,15 @@ std::size_t ParseBsdTimestamp(std::string_view s, BsdTimestamp& out) {
   if (pos >= s.size() || s[pos] != ' ') return 0;
   ++pos;
 
+  // rsyslog's rule: a four-digit number in the hour's place that is a plausible year is one.
+  int year = 0;
+  if (ReadDigits(s, pos, 4, year) && pos + 4 < s.size() && s[pos + 4] == ' ' && year > 1970 &&
+      year < 2100) {
+    pos += 5;
+  } else {
+    year = 0;
+  }
+
   int hour = 0, minute = 0, second = 0;
   if (!ReadDigits(s, pos, 2, hour) || pos + 8 > s.size() || s[pos + 2] != ':' ||
       !ReadDigits(s, pos + 3, 2, minute) || s[pos + 5] != ':' ||
@@ -179,6 +193,7 @@ std::size_t ParseBsdTimestamp(std::string_view s, BsdTimestamp& out) {
   int micros = 0;
   if (!ReadFraction(s, pos, micros)) return 0;
   if (day < 1 || day > 31 || !TimeOfDayValid(hour, minute, second)) return 0;
+  if (pos < s.size() && s[pos] == ':') ++pos;  // Cisco IOS ends its stamp with ':'
 
   out.month = month;
   out.day = day;
@@ -186,10 +201,16 @@ std::size_t ParseBsdTimestamp(std::string_view s, BsdTimestamp& out) {
   out.minute = minute;
   out.second = second;
   out.micros = micros;
+  out.year = year;
   return pos;
 }
 
 std::optional<TimeUs> ResolveBsdTimestamp(const BsdTimestamp& ts, TimeUs reference_us) {
+  if (ts.year != 0) {
+    if (ts.day > DaysInMonth(ts.year, ts.month)) return std::nullopt;
+    return ComposeUs(DaysFromCivil(ts.year, ts.month, ts.day), ts.hour, ts.minute, ts.second,
+                     ts.micros);
+  }
   // Clamp the reference to years 1..9999 so the candidate arithmetic and the distance below
   // cannot overflow whatever arrival time a caller passes.
   constexpr TimeUs kMinRef = -62135596800LL * kMicrosPerSecond;  // 0001-01-01

@@ -34,15 +34,23 @@ struct BsdTimestamp {
   int minute = 0;
   int second = 0;
   int micros = 0;  // optional ".fff" some senders append
+  int year = 0;    // a year inside the stamp ("Oct 16 2009 23:47:31", Cisco); 0 when absent
 };
 
 // Parses a BSD timestamp at the start of `text`: "Mmm dd hh:mm:ss" with the day zero- or
-// space-padded ("Mar  1") or unpadded ("Mar 1"), plus an optional fraction. Returns the number
-// of bytes consumed, or 0 when `text` does not start with one.
+// space-padded ("Mar  1") or unpadded ("Mar 1"), an optional year between the day and the time
+// ("Mar 7 2008 19:06:53", as Cisco and rsyslog's parser accept), an optional fraction and an
+// optional trailing ':'. Returns the number of bytes consumed, or 0 when `text` does not start
+// with one.
 std::size_t ParseBsdTimestamp(std::string_view text, BsdTimestamp& out);
 
-// Places `ts` (read as UTC) in the year, among the reference year and its neighbours, that
-// puts it closest to `reference_us`, so a "Dec 31" line that arrives on Jan 1 belongs to the
+// True when `text` starts the way a BSD timestamp does ("Mmm d" or "Mmm  d", any case), so a
+// failed ParseBsdTimestamp there means a broken stamp rather than no stamp at all.
+bool LooksLikeBsdTimestamp(std::string_view text);
+
+// A stamp carrying its year is placed in it (nullopt when the date does not exist there).
+// Otherwise places `ts` (read as UTC) in the year, among the reference year and its neighbours,
+// that puts it closest to `reference_us`, so a "Dec 31" line that arrives on Jan 1 belongs to the
 // previous year. Years where the date does not exist (Feb 29) are skipped; nullopt when none
 // of the three has it.
 std::optional<TimeUs> ResolveBsdTimestamp(const BsdTimestamp& ts, TimeUs reference_us);

@@ -319,7 +319,10 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
     block = ScanByteBlock(data + base, std::min<std::size_t>(64, n - base), options_.kernel);
     return true;
   };
-  std::size_t i = 0;  // invariant while i < n: base <= i < base + 64
+  // A leading UTF-8 BOM (kept in RFC 5424 messages) is not text: "\xEF\xBB\xBFhello" and
+  // "hello" must fold together.
+  const bool bom = n >= 3 && data[0] == '\xEF' && data[1] == '\xBB' && data[2] == '\xBF';
+  std::size_t i = bom ? 3 : 0;  // invariant while i < n: base <= i < base + 64
   while (i < n && out.size() < options_.max_tokens) {
     for (;;) {  // skip separators
       const std::uint64_t tokens_ahead = ~block.separators >> (i - base);

@@ -18,8 +18,10 @@
 
 #include "pipeline/group_index.h"
 #include "pipeline/group_tokens.h"
+#include "pipeline/message_header.h"
 #include "pipeline/sample_record.h"
 #include "pipeline/shape_map.h"
+#include "pipeline/slot_stats.h"
 
 namespace logfold {
 namespace {
@@ -37,6 +39,7 @@ constexpr std::uint8_t kVaried = 2;    // texts here differed: shown as <*> in t
 constexpr std::uint8_t kGapAfter = 4;  // lines had extra tokens after this one: "<*>" follows
 constexpr std::size_t kMaxLengthChange = 6;
 constexpr int kAnchorsForBareWord = 8;
+constexpr std::size_t kMaxSlots = 8;  // variable slots with statistics per group
 
 std::uint64_t Mix(std::uint64_t a, std::uint64_t b) {
   const std::uint64_t v[2] = {a, b};
@@ -132,11 +135,11 @@ std::uint64_t ScopeHash(const LogRecordView& r, const std::vector<ScopeField>& s
 }
 
 std::vector<std::string> MergerOptions::DefaultValueKeys() {
-  return {"user",    "for",  "from",    "by",      "to",        "host",    "hostname",
-          "named",   "name", "id",      "uid",     "gid",       "file",    "path",
-          "service", "unit", "session", "client",  "server",    "node",    "domain",
-          "account", "port", "process", "command", "interface", "device",  "table",
-          "queue",   "job",  "task",    "key",     "group",     "address", "peer"};
+  return {"user",    "for",     "by",        "host",    "hostname", "named",   "name",
+          "id",      "uid",     "gid",       "file",    "path",     "service", "unit",
+          "session", "client",  "server",    "node",    "domain",   "account", "port",
+          "process", "command", "interface", "device",  "table",    "queue",   "job",
+          "task",    "key",     "group",     "address", "peer"};
 }
 
 std::vector<std::string> MergerOptions::DefaultProtectedWords() {
@@ -253,6 +256,14 @@ std::vector<std::string> MergerOptions::DefaultProtectedWords() {
       "unblocked",
       "locked",
       "unlocked",
+      // HTTP methods: GET and DELETE of one path are different requests
+      "get",
+      "post",
+      "put",
+      "delete",
+      "patch",
+      "head",
+      "options",
   };
 }
 
@@ -262,6 +273,9 @@ struct WindowMerger::Impl {
   struct GroupExtras {
     std::vector<std::string> hosts;
     std::vector<std::uint64_t> aliases;  // more shape keys in `exact` that point here
+    // Values of the template's variable slots, by token position (at most kMaxSlots), over
+    // lines of the group's own token count (a line aligned across a gap is not counted).
+    std::vector<SlotStats> slots;
     bool hosts_truncated = false;
   };
 
@@ -281,7 +295,8 @@ struct WindowMerger::Impl {
     std::uint32_t bucket_prev = kNil, bucket_next = kNil;  // in its bucket, oldest first
     std::int32_t max_distance = 0;
     bool live = false;
-    SampleRecord last;  // the latest line that joined; empty until one does
+    std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
+    SampleRecord last;       // the latest line that joined; empty until one does
     std::unique_ptr<GroupExtras> extras;
   };
   // Every open group costs this much plus its blocks: keep it from growing unnoticed
@@ -313,6 +328,8 @@ struct WindowMerger::Impl {
   std::string template_text;
   std::uint32_t template_slot = kNil;
   LogRecord first_record, last_record;
+  std::vector<SlotSummary> slot_summaries;
+  std::vector<SlotValueCount> slot_values;
   WordSet value_keys;
   bool track_hosts = false;
   MergerStats stats;
@@ -323,6 +340,7 @@ struct WindowMerger::Impl {
   // Scratch reused for every line.
   std::vector<Token> tokens;
   std::vector<std::uint64_t> hashes;
+  MessageHeader header;  // the line's own header (timestamp, level, thread, logger)
   std::vector<GroupIndex::Candidate> candidates;
   struct Mark {
     std::uint32_t position;
@@ -440,14 +458,27 @@ struct WindowMerger::Impl {
       }
       return digit ? t.substr(0, end) : t;
     };
-    return letters_equal(without_hex_id(lm.substr(lt.offset, lt.length)),
-                         without_hex_id(gm.substr(gt.offset, gt.length)));
+    // A collapsed list is compared by its first element.
+    auto first_element = [](std::string_view t) { return t.substr(0, t.find_first_of(" ,")); };
+    return letters_equal(without_hex_id(first_element(lm.substr(lt.offset, lt.length))),
+                         without_hex_id(first_element(gm.substr(gt.offset, gt.length))));
+  }
+
+  // A name made of parts ("com.apple.fmfd", "msra-sa-41", "a/b"): such words name things,
+  // which vary; a single word names an action, a state or a function, which do not.
+  static bool IsCompoundName(std::string_view message, const Token& t) {
+    const std::string_view w = message.substr(t.offset, t.length);
+    return w.find_first_of(".-/") != std::string_view::npos;
+  }
+
+  static bool IsNumber(TokenClass cls) {
+    return cls == TokenClass::kInteger || cls == TokenClass::kFloat;
   }
 
   // Is line token i where a log message typically puts a value?
   bool InValueContext(std::string_view message, std::size_t i) const {
     const Token& t = tokens[i];
-    const std::size_t prev_end = i == 0 ? 0 : tokens[i - 1].offset + tokens[i - 1].length;
+    const std::size_t prev_end = i == 0 ? header.body : tokens[i - 1].offset + tokens[i - 1].length;
     for (std::size_t p = prev_end; p < t.offset; ++p) {
       const char c = message[p];
       if (c == '=' || c == '\'' || c == '"' || c == '[' || c == '(' || c == '<') {
@@ -496,7 +527,16 @@ struct WindowMerger::Impl {
       // Any other change may be a variable only where logs put values: after a key and '=',
       // inside quotes or brackets, or after a word that introduces a value
       // ("user alice"). Elsewhere (HTTPS vs SOCKS5) it is more likely another message.
-      if (!InValueContext(message, i)) ++words_out_of_context;
+      if (!InValueContext(message, i)) {
+        // Out of a value context only a compound name may change (com.apple.x, host-1.example):
+        // a plain word, an identifier or a constant is an action or a state (spawn vs
+        // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.
+        // A word right after a number is its unit (B vs KB, sec vs secs), which may change.
+        const bool unit = i > 0 && IsNumber(tokens[i - 1].cls) && IsNumber(g.tokens.cls(i - 1));
+        if (!unit && (!IsCompoundName(message, lt) || !IsCompoundName(gmsg, gt)))
+          return Reject("a plain word changed outside a value context");
+        ++words_out_of_context;
+      }
       ++word_diffs;
     }
     // A word changed outside a value context is accepted only alone, in a long line whose
@@ -685,7 +725,19 @@ struct WindowMerger::Impl {
     const Group& g = groups[slot];
     template_text.clear();
     const std::string_view m = g.first.message();
-    std::size_t pos = 0;
+    // What precedes the first token of the body (the space rsyslog's forwarding template puts
+    // before MSG, a BOM) is no part of the template.
+    std::size_t pos = g.body;
+    while (pos < m.size()) {
+      if (m[pos] == ' ' || m[pos] == '\t') {
+        ++pos;
+      } else if (m.substr(pos, 3) == "\xEF\xBB\xBF") {
+        pos += 3;
+      } else {
+        break;
+      }
+    }
+    if (g.tokens.size() > 0) pos = std::min<std::size_t>(pos, g.tokens.token(0).offset);
     for (std::size_t i = 0; i < g.tokens.size(); ++i) {
       const Token t = g.tokens.token(i);
       const std::uint8_t flags = g.tokens.flags(i);
@@ -734,6 +786,8 @@ struct WindowMerger::Impl {
     e.first_seen_us = g.first_seen;
     e.last_seen_us = g.last_seen;
     e.max_distance = g.max_distance;
+    e.level = header.level;
+    e.logger = header.logger;
     if (kind == EventKind::kAnnotate) {
       ++stats.events_annotate;
     } else {
@@ -760,13 +814,59 @@ struct WindowMerger::Impl {
     e.first_seen_us = g.first_seen;
     e.last_seen_us = g.last_seen;
     e.max_distance = g.max_distance;
+    if (g.body != 0) {
+      const MessageHeader h = ParseMessageHeader(first_record.message);
+      e.level = h.level;
+      e.logger = h.logger;
+    }
     if (g.extras != nullptr) {
       e.hosts = g.extras->hosts;
       e.hosts_truncated = g.extras->hosts_truncated;
+      e.slots = SlotSummaries(*g.extras);
     }
     ++stats.events_summary;
     sink.OnEvent(e);
     g.count_since = 0;
+  }
+
+  // The group's slot statistics for an event, in reused scratch.
+  std::span<const SlotSummary> SlotSummaries(const GroupExtras& x) {
+    slot_values.resize(x.slots.size() * SlotStats::kTop);
+    slot_summaries.clear();
+    std::array<const SlotStats::Value*, SlotStats::kTop> sorted;
+    for (std::size_t i = 0; i < x.slots.size(); ++i) {
+      const SlotStats& st = x.slots[i];
+      const std::size_t n = st.Sorted(sorted);
+      SlotValueCount* values = slot_values.data() + i * SlotStats::kTop;
+      for (std::size_t k = 0; k < n; ++k) values[k] = {sorted[k]->view(), sorted[k]->count};
+      slot_summaries.push_back({st.position(), st.Distinct(), st.total(), {values, n}});
+    }
+    return slot_summaries;
+  }
+
+  // Counts the line's value at each variable position of group g (same token count only:
+  // then line token i is group position i). A slot starts when its position first varies,
+  // with the lines before, which all had the first line's text there.
+  void NoteSlots(Group& g, std::string_view message) {
+    if (opt.annotate || tokens.size() != g.tokens.size()) return;
+    const std::string_view gmsg = g.first.message();
+    GroupExtras* x = g.extras.get();
+    std::size_t k = 0;  // x->slots is sorted by position
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (!(g.tokens.flags(i) & kVaried)) continue;
+      if (x == nullptr) x = &Extras(g);
+      while (k < x->slots.size() && x->slots[k].position() < i) ++k;
+      if (k == x->slots.size() || x->slots[k].position() != i) {
+        if (x->slots.size() >= kMaxSlots) continue;
+        x->slots.insert(x->slots.begin() + static_cast<std::ptrdiff_t>(k),
+                        SlotStats(static_cast<std::uint32_t>(i)));
+        const Token gt = g.tokens.token(i);
+        const std::string_view first = gmsg.substr(gt.offset, gt.length);
+        x->slots[k].Add(XXH3_64bits(first.data(), first.size()), first, g.count_total - 1);
+      }
+      const std::string_view v = message.substr(tokens[i].offset, tokens[i].length);
+      x->slots[k].Add(XXH3_64bits(v.data(), v.size()), v);
+    }
   }
 
   void Close(std::uint32_t slot, SummaryReason reason, EventSink& sink) {
@@ -813,6 +913,7 @@ struct WindowMerger::Impl {
     g.scope = scope;
     g.fingerprint = fp;
     g.first.Assign(r);
+    g.body = static_cast<std::uint16_t>(header.body);
     g.tokens.Assign(tokens, hashes);
     if (template_slot == slot) template_slot = kNil;
     g.count_total = 1;
@@ -865,6 +966,7 @@ struct WindowMerger::Impl {
     if (fp) g.max_distance = std::max(g.max_distance, HammingDistance(*fp, g.fingerprint));
     ++g.count_total;
     ++g.count_since;
+    NoteSlots(g, r.message);
     g.last.Assign(r);
     g.first_seen = std::min(g.first_seen, r.EventTime());
     g.last_seen = std::max(g.last_seen, r.EventTime());
@@ -904,8 +1006,9 @@ struct WindowMerger::Impl {
     FlushDue(now, sink);
     ++stats.lines;
     const std::uint64_t scope = ScopeHash(r);
-    tokenizer.Tokenize(r.message, tokens);
+    Tokenize(r.message);
     Fingerprinter::TokenHashes(r.message, tokens, hashes);
+    CollapseLists(r.message);
     const std::uint64_t shape = ShapeKey(scope);
     unexplained = kNil;
 
@@ -966,6 +1069,50 @@ struct WindowMerger::Impl {
     if (decision.candidates == 0) decision.reason = "no candidate group in scope";
     if (unexplained != kNil) Confirm(groups[unexplained], r.message);  // sets its reason
     Open(r, scope, fp, shape, now, sink);
+  }
+
+  // Tokenizes the message after its own header (when inference is on); token offsets stay
+  // relative to the whole message, which groups keep.
+  void Tokenize(std::string_view message) {
+    header = opt.infer_header ? ParseMessageHeader(message) : MessageHeader{};
+    if (header.body == 0) {
+      tokenizer.Tokenize(message, tokens);
+      return;
+    }
+    tokenizer.Tokenize(message.substr(header.body), tokens);
+    for (Token& t : tokens) t.offset += header.body;
+  }
+
+  // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
+  // however long it is: consecutive variable tokens of the same masked shape, separated only
+  // by spaces or commas, become one token (with the first one's hash).
+  void CollapseLists(std::string_view message) {
+    // Most lines hold no list: find the first pair that could start one before copying.
+    std::size_t start = 1;
+    while (start < tokens.size() &&
+           !(IsVariableClass(tokens[start].cls) && hashes[start] == hashes[start - 1] &&
+             tokens[start].cls == tokens[start - 1].cls)) {
+      ++start;
+    }
+    if (start >= tokens.size()) return;
+    std::size_t out = start;
+    for (std::size_t i = start; i < tokens.size(); ++i) {
+      if (out > 0 && IsVariableClass(tokens[i].cls) && tokens[i].cls == tokens[out - 1].cls &&
+          hashes[i] == hashes[out - 1]) {
+        Token& prev = tokens[out - 1];
+        const std::size_t gap = prev.offset + prev.length;
+        const std::string_view between = message.substr(gap, tokens[i].offset - gap);
+        if (between.find_first_not_of(" ,") == std::string_view::npos) {
+          prev.length = tokens[i].offset + tokens[i].length - prev.offset;
+          continue;
+        }
+      }
+      tokens[out] = tokens[i];
+      hashes[out] = hashes[i];
+      ++out;
+    }
+    tokens.resize(out);
+    hashes.resize(out);
   }
 
   void Decide(MergeDecision::Path path, std::uint32_t slot, std::uint64_t fp, const char* why) {
@@ -1037,6 +1184,7 @@ struct WindowMerger::Impl {
       if (g.extras != nullptr) {
         s.hosts = g.extras->hosts;
         s.hosts_truncated = g.extras->hosts_truncated;
+        s.slots = g.extras->slots;
       }
       visit(s);
     }
@@ -1047,8 +1195,10 @@ struct WindowMerger::Impl {
   void ImportGroup(const GroupState& s, bool resume, EventSink& sink) {
     if (s.first == nullptr) return;
     if (live >= opt.max_groups && lru.head != kNil) Close(lru.head, SummaryReason::kEvicted, sink);
-    tokenizer.Tokenize(s.first->message, tokens);
+    // As Add tokenizes a line: after its header, lists collapsed.
+    Tokenize(s.first->message);
     Fingerprinter::TokenHashes(s.first->message, tokens, hashes);
+    CollapseLists(s.first->message);
     const bool flags_fit = s.token_flags.size() == tokens.size();
     std::uint32_t slot;
     if (!free_slots.empty()) {
@@ -1063,6 +1213,7 @@ struct WindowMerger::Impl {
     g.id = s.id;
     g.scope = s.scope;
     g.first.Assign(*s.first);
+    g.body = static_cast<std::uint16_t>(header.body);
     if (s.last != nullptr) {
       g.last.Assign(*s.last);
     } else {
@@ -1092,6 +1243,15 @@ struct WindowMerger::Impl {
       x.hosts.assign(s.hosts.begin(), s.hosts.end());
       x.hosts_truncated = s.hosts_truncated;
     }
+    if (!s.slots.empty() && flags_fit) {
+      // Slots by ascending position within the template, as NoteSlots keeps them.
+      std::vector<SlotStats>& slots = Extras(g).slots;
+      for (const SlotStats& st : s.slots) {
+        if (slots.size() >= kMaxSlots || st.position() >= tokens.size()) break;
+        if (!slots.empty() && slots.back().position() >= st.position()) break;
+        slots.push_back(st);
+      }
+    }
     index.Insert(g.scope, g.fingerprint, slot);
     g.shape = ShapeKey(g.scope);
     exact.Set(g.shape, slot);
@@ -1117,6 +1277,7 @@ struct WindowMerger::Impl {
                block(g.last.MemoryUsage());
       if (g.extras != nullptr) {
         bytes += block(sizeof(GroupExtras)) + block(g.extras->aliases.capacity() * 8) +
+                 block(g.extras->slots.capacity() * sizeof(SlotStats)) +
                  block(g.extras->hosts.capacity() * sizeof(std::string));
         for (const std::string& h : g.extras->hosts) {
           if (h.capacity() > 15) bytes += block(h.capacity() + 1);
@@ -1147,7 +1308,8 @@ void WindowMerger::Reconfigure(MergerOptions options, EventSink& sink) {
       options.scope != m.opt.scope || options.tokenizer.max_tokens != m.opt.tokenizer.max_tokens ||
       options.weights.word != m.opt.weights.word ||
       options.weights.by_class != m.opt.weights.by_class ||
-      options.weights.pairs != m.opt.weights.pairs || options.annotate != m.opt.annotate;
+      options.weights.pairs != m.opt.weights.pairs || options.annotate != m.opt.annotate ||
+      options.infer_header != m.opt.infer_header;
   if (keys_change) m.FlushAll(sink);
   const bool reindex = options.max_distance != m.opt.max_distance;
   options.id_seed = m.opt.id_seed;  // ids stay unique across a reload
@@ -1195,5 +1357,27 @@ const MergeDecision& WindowMerger::last_decision() const { return impl_->decisio
 const MergerStats& WindowMerger::stats() const { return impl_->stats; }
 const MergerOptions& WindowMerger::options() const { return impl_->opt; }
 std::size_t WindowMerger::MemoryUsage() const { return impl_->MemoryUsage(); }
+
+void WindowMerger::VisitOpenGroups(const std::function<void(const OpenGroupInfo&)>& visit) const {
+  OpenGroupInfo info;
+  const auto& groups = impl_->groups;
+  for (std::uint32_t slot = 0; slot < groups.size(); ++slot) {
+    const auto& g = groups[slot];
+    if (!g.live) continue;
+    info.handle = slot;
+    info.id = g.id;
+    info.count_total = g.count_total;
+    info.first_seen_us = g.first_seen;
+    info.last_seen_us = g.last_seen;
+    info.host = g.first.hostname();
+    info.app = g.first.app_name();
+    visit(info);
+  }
+}
+
+std::string WindowMerger::OpenGroupTemplate(std::uint32_t handle) {
+  if (handle >= impl_->groups.size() || !impl_->groups[handle].live) return {};
+  return std::string(impl_->Template(handle));
+}
 
 }  // namespace logfold

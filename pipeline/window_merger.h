@@ -15,6 +15,7 @@
 #include "pipeline/event.h"
 #include "pipeline/fingerprinter.h"
 #include "pipeline/log_record.h"
+#include "pipeline/slot_stats.h"
 #include "pipeline/tokenizer.h"
 
 namespace logfold {
@@ -35,6 +36,11 @@ struct MergerOptions {
   // template token by token, every differing token looks variable, and no protected word
   // differs. Off: the nearest candidate within max_distance is joined (plain SimHash).
   bool confirm = true;
+  // Finds the application's own header at the start of each message (timestamp, level,
+  // thread, logger; pipeline/message_header.h) and leaves it out of the fingerprint and
+  // template (the level too: the same message at INFO and at FATAL is one event). Events
+  // carry the level and logger.
+  bool infer_header = true;
   // Words whose change must never merge two lines (compared case-insensitively).
   std::vector<std::string> protected_words = DefaultProtectedWords();
   // Words after which a plain word is taken as a value that may vary ("user alice"),
@@ -99,6 +105,19 @@ struct GroupState {
   const LogRecord* last = nullptr;   // the latest line that joined; null if none did
   std::span<const std::string> hosts;
   bool hosts_truncated = false;
+  // Statistics of the template's variable slots, by ascending token position. (Where the
+  // first line's message proper starts is not saved: ImportGroup infers the header again.)
+  std::span<const SlotStats> slots;
+};
+
+// One open group as WindowMerger::VisitOpenGroups shows it; the views are valid until the
+// merger next adds, flushes or reconfigures.
+struct OpenGroupInfo {
+  std::uint32_t handle = 0;  // names the group to OpenGroupTemplate until the merger next changes
+  std::uint64_t id = 0;
+  std::uint64_t count_total = 0;
+  TimeUs first_seen_us = 0, last_seen_us = 0;
+  std::string_view host, app;  // of the group's first line
 };
 
 class WindowMerger {
@@ -145,6 +164,13 @@ class WindowMerger {
   const MergerOptions& options() const;
   // Approximate heap bytes held for open groups (samples included).
   std::size_t MemoryUsage() const;
+
+  // Visits every open group. It walks them all: call it from the owning thread, and rarely
+  // (the live view's snapshots, not per line).
+  void VisitOpenGroups(const std::function<void(const OpenGroupInfo&)>& visit) const;
+  // The template of the open group `handle` names, as its events show it. Valid only until the
+  // merger next adds, flushes or reconfigures.
+  std::string OpenGroupTemplate(std::uint32_t handle);
 
  private:
   struct Impl;

@@ -2,6 +2,9 @@
 // replay, default settings) on the two lines and prints what it saw and decided.
 #include "daemon/commands/explain_command.h"
 
+#include <optional>
+
+#include "daemon/config/config.h"
 #include "pipeline/event_json.h"
 #include "pipeline/fingerprinter.h"
 #include "pipeline/syslog_parser.h"
@@ -12,10 +15,12 @@ namespace logfold {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: logfold explain [--format raw|syslog|json] [--max-distance K] [--no-confirm] "
-    "LINE_A LINE_B\n"
+    "usage: logfold explain [--config FILE] [--format raw|syslog|json] [--max-distance K] "
+    "[--no-confirm] LINE_A LINE_B\n"
     "Shows each line's tokens, classes and weights, both fingerprints, their Hamming distance\n"
-    "and whether LINE_B joins LINE_A's group, with the reason. Exit 0: merged, 1: not.\n";
+    "and whether LINE_B joins LINE_A's group, with the reason. Exit 0: merged, 1: not.\n"
+    "--config FILE uses that configuration's engine settings (scope, protected_words,\n"
+    "max_distance, confirm); the other options override them.\n";
 
 class NullSink : public EventSink {
  public:
@@ -58,8 +63,9 @@ std::uint64_t PrintLine(const char* label, const LogRecord& r, const MergerOptio
 int RunExplain(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
   SyslogParser::Options po;
   po.format = InputFormat::kRaw;
-  MergerOptions mo;
-  mo.annotate = true;
+  std::optional<std::string> config_path;
+  std::optional<int> max_distance;
+  bool no_confirm = false;
   std::vector<std::string> lines;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -86,9 +92,11 @@ int RunExplain(const std::vector<std::string>& args, std::FILE* out, std::FILE* 
         std::fprintf(err, "logfold explain: --max-distance must be 0..31\n%s", kUsage);
         return 2;
       }
-      mo.max_distance = static_cast<int>(k);
+      max_distance = static_cast<int>(k);
+    } else if (a == "--config" && i + 1 < args.size()) {
+      config_path = args[++i];
     } else if (a == "--no-confirm") {
-      mo.confirm = false;
+      no_confirm = true;
     } else if (a.size() > 1 && a[0] == '-' && a[1] == '-') {
       std::fprintf(err, "logfold explain: unknown option %s\n%s", a.c_str(), kUsage);
       return 2;
@@ -100,6 +108,20 @@ int RunExplain(const std::vector<std::string>& args, std::FILE* out, std::FILE* 
     std::fprintf(err, "logfold explain: needs exactly two lines\n%s", kUsage);
     return 2;
   }
+  MergerOptions mo;
+  if (config_path) {
+    Config config;
+    std::vector<ConfigError> errors;
+    if (!LoadConfigFile(*config_path, config, errors)) {
+      std::fprintf(err, "%s: invalid config\n%s", config_path->c_str(),
+                   FormatConfigErrors(errors).c_str());
+      return 2;
+    }
+    mo = config.engine.merger;
+  }
+  mo.annotate = true;
+  if (max_distance) mo.max_distance = *max_distance;
+  if (no_confirm) mo.confirm = false;
   const SyslogParser parser(po);
   LogRecord a, b;
   parser.Parse(lines[0], 0, a);

@@ -197,7 +197,8 @@ TcpListener::Impl::Impl(std::uint32_t input_id, std::string input_name, const Op
                     "Bytes received (datagram payloads, frames).")),
       truncated(Counter(metrics, "logfold_truncated_total", "Messages cut to max_message_size.")),
       framing_errors(Counter(metrics, "logfold_framing_errors_total",
-                             "TCP frames with an invalid octet count (resynchronised).")),
+                             "TCP frames that looked octet-counted but were not (invalid length, "
+                             "or content not starting as the input format does); read as lines.")),
       partial_at_close(Counter(metrics, "logfold_partial_at_close_total",
                                "Octet-counted frames cut short by the connection closing.")),
       accepted(Counter(metrics, "logfold_connections_accepted_total", "TCP connections accepted.")),
@@ -318,6 +319,7 @@ TcpListener::Connection::Connection(std::shared_ptr<Impl> impl, Socket socket)
       retry_timer_(socket_.get_executor()),
       decoder_({.framing = impl_->options.framing,
                 .nul_terminator = impl_->options.nul_terminator,
+                .octet_content_start = impl_->options.octet_content_start,
                 .max_message_size = impl_->options.max_message_size}),
       buf_(std::max<std::size_t>(impl_->options.read_size, 4096)),
       last_activity_(SteadyClock::now()) {
@@ -487,8 +489,10 @@ void TcpListener::Connection::Account() {
                                     std::memory_order_relaxed);
     if (!framing_error_logged_) {
       framing_error_logged_ = true;
-      spdlog::warn("input {}: invalid octet count from {}; resynchronising at newlines",
-                   impl_->name, peer_);
+      spdlog::warn(
+          "input {}: a frame from {} looked octet-counted but was not; reading it and the rest of "
+          "the connection as lines",
+          impl_->name, peer_);
     }
   }
   accounted_ = now;

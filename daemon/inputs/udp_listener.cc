@@ -62,16 +62,16 @@ udp ProtocolOfSocket(int fd) {
                                     "adopted udp socket is neither IPv4 nor IPv6");
 }
 
-// Appends the lines of one datagram, trailing CR/NUL stripped, empty lines skipped.
-void SplitDatagram(std::string_view datagram, std::vector<std::string_view>& lines) {
-  while (!datagram.empty()) {
-    const std::size_t nl = datagram.find('\n');
-    std::string_view line = datagram.substr(0, nl);
-    while (!line.empty() && (line.back() == '\r' || line.back() == '\0')) line.remove_suffix(1);
-    if (!line.empty()) lines.push_back(line);
-    if (nl == std::string_view::npos) break;
-    datagram.remove_prefix(nl + 1);
+// Appends the message of one datagram: a datagram is one message (RFC 5426), so a stack
+// trace sent in one datagram stays one record, line breaks and all. Trailing LF, CR and NUL
+// (Python's SysLogHandler ends with a NUL, others with a LF) are no part of it; an empty
+// datagram is skipped.
+void AppendDatagram(std::string_view datagram, std::vector<std::string_view>& messages) {
+  while (!datagram.empty() &&
+         (datagram.back() == '\n' || datagram.back() == '\r' || datagram.back() == '\0')) {
+    datagram.remove_suffix(1);
   }
+  if (!datagram.empty()) messages.push_back(datagram);
 }
 
 }  // namespace
@@ -229,7 +229,7 @@ void UdpListener::State::Drain() {
       if (real > slot_size || (headers[i].msg_hdr.msg_flags & MSG_TRUNC) != 0) {
         truncated.fetch_add(1, std::memory_order_relaxed);
       }
-      SplitDatagram({storage.data() + i * slot_size, std::min(real, slot_size)}, lines);
+      AppendDatagram({storage.data() + i * slot_size, std::min(real, slot_size)}, lines);
     }
     CountKernelDrops();
     Deliver();

@@ -25,8 +25,8 @@ class UdpListener {
   // `target` and `metrics` must outlive every handler the listener runs on `io`, and the
   // listener must be destroyed before `io`.
   //
-  // Every datagram is one message, except that LF separated lines in one datagram are one
-  // message each; trailing CR and NUL are stripped and empty lines skipped. All lines of a
+  // Every datagram is one message (RFC 5426), line breaks inside it included; trailing LF,
+  // CR and NUL are stripped and empty datagrams skipped. All messages of a
   // receive batch (up to 256 datagrams) go to one IngestTarget::TryDeliver call; if it refuses,
   // they are counted in logfold_dropped_total{reason="queue_full"}: UDP has no backpressure.
   // Datagrams the kernel dropped because the receive buffer was full are counted in

@@ -16,11 +16,12 @@ using asio::ip::tcp;
 
 class MetricsConnection : public std::enable_shared_from_this<MetricsConnection> {
  public:
-  MetricsConnection(tcp::socket socket, const Metrics& metrics)
+  MetricsConnection(tcp::socket socket, const Metrics& metrics, HttpHandler handler)
       : socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         request_(kMaxRequest),
-        metrics_(metrics) {}
+        metrics_(metrics),
+        handler_(std::move(handler)) {}
 
   void Start() {
     auto self = shared_from_this();
@@ -53,6 +54,10 @@ class MetricsConnection : public std::enable_shared_from_this<MetricsConnection>
     } else if (line.rfind("GET ", 0) != 0) {
       status = "405 Method Not Allowed";
       body = "only GET\n";
+    } else if (HttpResponse r; handler_ && handler_(RequestTarget(line), r)) {
+      status = std::move(r.status);
+      type = std::move(r.content_type);
+      body = std::move(r.body);
     } else {
       status = "404 Not Found";
       body = "try /metrics\n";
@@ -70,11 +75,18 @@ class MetricsConnection : public std::enable_shared_from_this<MetricsConnection>
                       });
   }
 
+  // "GET /api/groups?sort=rate HTTP/1.1" -> "/api/groups?sort=rate".
+  static std::string_view RequestTarget(std::string_view line) {
+    line.remove_prefix(4);
+    return line.substr(0, line.find(' '));
+  }
+
   tcp::socket socket_;
   asio::steady_timer timer_;
   asio::streambuf request_;
   std::string response_;
   const Metrics& metrics_;
+  HttpHandler handler_;
 };
 
 }  // namespace
@@ -100,7 +112,7 @@ std::uint16_t MetricsServer::local_port() const {
 void MetricsServer::Accept() {
   acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
-    if (!ec) std::make_shared<MetricsConnection>(std::move(socket), metrics_)->Start();
+    if (!ec) std::make_shared<MetricsConnection>(std::move(socket), metrics_, handler_)->Start();
     Accept();
   });
 }

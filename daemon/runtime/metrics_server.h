@@ -1,16 +1,29 @@
 // MetricsServer: a minimal HTTP/1.1 endpoint on the daemon's io_context that serves
-// GET /metrics (Prometheus text) and GET /healthz. One request per connection.
+// GET /metrics (Prometheus text), GET /healthz and whatever else its handler (the live view's
+// API and page) answers. One request per connection.
 #ifndef LOGFOLD_DAEMON_METRICS_SERVER_H_
 #define LOGFOLD_DAEMON_METRICS_SERVER_H_
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "daemon/runtime/metrics.h"
 
 namespace logfold {
+
+// A response of the endpoint's handler.
+struct HttpResponse {
+  std::string status = "200 OK";
+  std::string content_type = "application/json";
+  std::string body;
+};
+// Answers a GET for `target` (path and query) other than /metrics and /healthz; false when
+// it has nothing there (404). Runs on the io_context's thread: its work must be bounded.
+using HttpHandler = std::function<bool(std::string_view target, HttpResponse& response)>;
 
 class MetricsServer {
  public:
@@ -22,6 +35,8 @@ class MetricsServer {
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;
 
+  // Serves other paths than /metrics and /healthz; set before Start.
+  void SetHandler(HttpHandler handler) { handler_ = std::move(handler); }
   void Start();
   void Stop();
   std::uint16_t local_port() const;
@@ -31,6 +46,7 @@ class MetricsServer {
 
   boost::asio::ip::tcp::acceptor acceptor_;
   const Metrics& metrics_;
+  HttpHandler handler_;
 };
 
 }  // namespace logfold

@@ -1,6 +1,9 @@
 // Checkpoint file format: writer and checked reader (see checkpoint_file.h for the layout).
 #include "daemon/state/checkpoint_file.h"
 
+#include <array>
+#include <cstring>
+
 #include "daemon/state/binary_codec.h"
 
 namespace logfold {
@@ -42,6 +45,14 @@ enum : std::uint16_t {
   kLast = 12,   // nested record
   kHost = 13,   // repeated
   kHostsTruncated = 14,
+  kSlot = 15,  // repeated, nested: one variable slot's statistics (SlotStats)
+};
+// Slot fields.
+enum : std::uint16_t {
+  kSlotPosition = 1,
+  kSlotTotal = 2,
+  kSlotBits = 3,   // 4 x u64
+  kSlotValue = 4,  // repeated: hash u64, count u64, then the (truncated) text
 };
 // Sample record fields.
 enum : std::uint16_t {
@@ -145,6 +156,71 @@ std::string ParseRecord(std::string_view bytes, LogRecord& r) {
   return "";
 }
 
+void PutSlot(std::string& out, const SlotStats& st) {
+  const std::size_t at = OpenField(out, kSlot);
+  PutIntField(out, kSlotPosition, st.position());
+  PutIntField(out, kSlotTotal, st.total());
+  std::string bits;
+  for (std::uint64_t w : st.bits()) PutU64(bits, w);
+  PutField(out, kSlotBits, bits);
+  for (std::size_t i = 0; i < st.kept(); ++i) {
+    const SlotStats::Value& v = st.kept_value(i);
+    const std::size_t value_at = OpenField(out, kSlotValue);
+    PutU64(out, v.hash);
+    PutU64(out, v.count);
+    out.append(v.view());
+    CloseField(out, value_at);
+  }
+  CloseField(out, at);
+}
+
+std::string ParseSlot(std::string_view bytes, SlotStats& st) {
+  Reader in(bytes);
+  std::uint64_t position = 0, total = 0;
+  std::array<std::uint64_t, 4> bits{};
+  std::array<SlotStats::Value, SlotStats::kTop> values{};
+  std::size_t n = 0;
+  while (!in.empty()) {
+    std::uint16_t tag;
+    std::string_view v;
+    if (!in.GetField(tag, v)) return "truncated field in a slot";
+    switch (tag) {
+      case kSlotPosition:
+        if (!IntValue(v, position) || position > UINT32_MAX) return "bad slot position";
+        break;
+      case kSlotTotal:
+        if (!IntValue(v, total)) return "bad slot total";
+        break;
+      case kSlotBits: {
+        Reader r(v);
+        if (v.size() != 32) return "bad slot bits";
+        for (std::uint64_t& w : bits) r.GetU64(w);
+        break;
+      }
+      case kSlotValue: {
+        if (n == SlotStats::kTop) return "too many slot values";
+        Reader r(v);
+        SlotStats::Value& x = values[n++];
+        std::string_view text;
+        if (!r.GetU64(x.hash) || !r.GetU64(x.count)) return "truncated slot value";
+        if (!r.GetBytes(r.size(), text) || text.size() > SlotStats::kValueBytes) {
+          return "slot value too long";
+        }
+        x.size = static_cast<std::uint8_t>(text.size());
+        std::memcpy(x.text, text.data(), text.size());
+        break;
+      }
+      default:
+        break;  // a later version's field
+    }
+  }
+  if (!SlotStats::Restore(static_cast<std::uint32_t>(position), total, bits, values.data(), n,
+                          st)) {
+    return "slot statistics inconsistent";
+  }
+  return "";
+}
+
 std::string ParseGroup(std::string_view bytes, SavedGroup& g) {
   Reader in(bytes);
   bool has_first = false;
@@ -201,6 +277,12 @@ std::string ParseGroup(std::string_view bytes, SavedGroup& g) {
       case kHostsTruncated:
         g.hosts_truncated = n != 0;
         break;
+      case kSlot: {
+        SlotStats st;
+        if (std::string e = ParseSlot(v, st); !e.empty()) return e;
+        g.slots.push_back(st);
+        break;
+      }
       default:
         break;
     }
@@ -228,6 +310,7 @@ GroupState SavedGroup::View() const {
   s.last = has_last ? &last : nullptr;
   s.hosts = hosts;
   s.hosts_truncated = hosts_truncated;
+  s.slots = slots;
   return s;
 }
 
@@ -248,6 +331,7 @@ SavedGroup SavedGroup::From(const GroupState& s) {
   if (g.has_last) g.last = *s.last;
   g.hosts.assign(s.hosts.begin(), s.hosts.end());
   g.hosts_truncated = s.hosts_truncated;
+  g.slots.assign(s.slots.begin(), s.slots.end());
   return g;
 }
 
@@ -287,6 +371,7 @@ void CheckpointWriter::AddGroup(const GroupState& g) {
   if (g.last != nullptr) PutRecord(out, kLast, *g.last);
   for (const std::string& h : g.hosts) PutField(out, kHost, h);
   PutIntField(out, kHostsTruncated, g.hosts_truncated);
+  for (const SlotStats& st : g.slots) PutSlot(out, st);
   CloseField(out, at);
 }
 

@@ -16,7 +16,8 @@ namespace logfold {
 // Layout: "LFCK", format version (u32), body length (u64), CRC-32 of the body (u32), body.
 // The body is a sequence of fields, each a tag (u16), a length (u32) and that many bytes;
 // integers are little-endian and 8 bytes wide. A group is a field whose bytes are its own
-// fields, and so are its two sample records. A reader skips tags it does not know and keeps
+// fields, and so are its two sample records and its slot statistics (tag 15: position, total,
+// the distinct-count bits, the kept values). A reader skips tags it does not know and keeps
 // defaults for fields that are absent, so a later version adds fields (per-slot statistics,
 // say) under new tags without breaking older files; kCheckpointVersion changes only for an
 // incompatible layout.
@@ -52,6 +53,7 @@ struct SavedGroup {
   bool has_last = false;
   std::vector<std::string> hosts;
   bool hosts_truncated = false;
+  std::vector<SlotStats> slots;  // by ascending token position
 
   // A view for WindowMerger::ImportGroup, valid while this object is unchanged.
   GroupState View() const;

@@ -181,13 +181,22 @@ struct WorkerPool::Shared {
 };
 
 struct WorkerPool::Worker {
-  // Encodes events for every sink encoding in use.
+  // The events of one selective output (its `select`), encoded in its format.
+  struct Route {
+    std::string output;  // the output's name: routes are matched to a new sink list by it
+    SinkEncoding encoding = SinkEncoding::kNdjson;
+    EventFilter filter;
+    std::string buf;
+  };
+
+  // Encodes events for every sink encoding in use, and for each selective output the events
+  // it selects.
   class Encoder : public EventSink {
    public:
     explicit Encoder(Worker& w) : w_(w) {}
     void OnEvent(const Event& e) override {
-      if (want_ndjson) AppendEventJson(e, w_.ndjson);
-      if (want_syslog) {
+      if (want_ndjson || !w_.routes.empty()) AppendEventJson(e, w_.ndjson);
+      if (want_syslog || !w_.routes.empty()) {
         AppendEventSyslog(e, "logfold", w_.syslog);
         w_.syslog += '\n';  // records are newline-separated in batches; the sink frames them
       }
@@ -195,15 +204,31 @@ struct WorkerPool::Worker {
       if (w_.log_summaries && e.kind == EventKind::kSummary) {
         w_.summaries_new.push_back({e.group_id, e.count_total, e.closed});
       }
+      if (w_.routes.empty()) return;
+      // This event's encodings are the buffers' tails: copy them to the routes that select it.
+      const std::string_view ndjson = std::string_view(w_.ndjson).substr(ndjson_end_);
+      const std::string_view syslog = std::string_view(w_.syslog).substr(syslog_end_);
+      for (Route& r : w_.routes) {
+        if (r.filter.Matches(e)) r.buf += r.encoding == SinkEncoding::kNdjson ? ndjson : syslog;
+      }
+      // Encodings no shared output wants were only scratch for the routes.
+      if (!want_ndjson) w_.ndjson.resize(ndjson_end_);
+      if (!want_syslog) w_.syslog.resize(syslog_end_);
+      ndjson_end_ = w_.ndjson.size();
+      syslog_end_ = w_.syslog.size();
     }
+    // The shared buffers were handed to the sinks and cleared.
+    void Submitted() { ndjson_end_ = syslog_end_ = 0; }
     bool want_ndjson = true;
     bool want_syslog = false;
 
    private:
     Worker& w_;
+    std::size_t ndjson_end_ = 0, syslog_end_ = 0;
   };
 
-  explicit Worker(std::size_t i) : index(i), encoder(*this) {}
+  Worker(std::size_t i, const GroupTracker::Options& groups)
+      : index(i), encoder(*this), tracker(groups) {}
 
   std::size_t index;
   moodycamel::BlockingConcurrentQueue<Batch*, WorkerQueueTraits> queue;
@@ -214,7 +239,13 @@ struct WorkerPool::Worker {
   std::uint64_t settings_version = 0;
   std::thread thread;
   std::string ndjson, syslog;
+  std::vector<Route> routes;  // one per selective output of `routes_for`
+  const std::vector<Output>* routes_for = nullptr;
+  bool RoutesPending() const {
+    return std::any_of(routes.begin(), routes.end(), [](const Route& r) { return !r.buf.empty(); });
+  }
   Encoder encoder;
+  GroupTracker tracker;
   LogRecord record;
   MergerStats last_stats;
   // Event-time mode: the latest event time and the wall time it was seen at.
@@ -271,7 +302,7 @@ WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metr
   shared_->sinks = std::make_shared<const std::vector<Output>>(std::move(sinks));
   shared_->sinks_held.assign(options_.threads, Shared::kNotHeld);
   for (std::size_t i = 0; i < options_.threads; ++i) {
-    auto w = std::make_unique<Worker>(i);
+    auto w = std::make_unique<Worker>(i, options_.groups);
     MergerOptions mo = options_.merger;
     mo.id_seed = mo.id_seed * 1000003 + i + 1;  // group ids unique across shards
     w->merger = std::make_unique<WindowMerger>(mo);
@@ -767,8 +798,26 @@ void WorkerPool::SubmitOutput(Worker& w) {
   bool ndjson = false, syslog = false;
   for (Output o : *sinks) {
     Sink* s = o.sink;
-    (s->encoding() == SinkEncoding::kNdjson ? ndjson : syslog) = true;
-    std::string& buf = s->encoding() == SinkEncoding::kNdjson ? w.ndjson : w.syslog;
+    std::string* selected = nullptr;
+    if (!o.options.select.all()) {
+      const auto route =
+          std::find_if(w.routes.begin(), w.routes.end(),
+                       [&](const Worker::Route& r) { return r.output == s->name(); });
+      if (route == w.routes.end()) continue;  // selective since this list: nothing encoded yet
+      selected = &route->buf;
+    } else {
+      (s->encoding() == SinkEncoding::kNdjson ? ndjson : syslog) = true;
+    }
+    std::string& buf = selected != nullptr                      ? *selected
+                       : s->encoding() == SinkEncoding::kNdjson ? w.ndjson
+                                                                : w.syslog;
+    // A route's events are this output's alone: handed over (or counted lost) here, gone after.
+    struct ClearRoute {
+      std::string* buf;
+      ~ClearRoute() {
+        if (buf != nullptr) buf->clear();
+      }
+    } clear_route{selected};
     if (buf.empty()) continue;
     const auto started = std::chrono::steady_clock::now();
     auto give_up = started + std::chrono::microseconds(o.options.block_timeout_us);
@@ -814,8 +863,25 @@ void WorkerPool::SubmitOutput(Worker& w) {
   }
   w.ndjson.clear();
   w.syslog.clear();
+  w.encoder.Submitted();
   w.encoder.want_ndjson = ndjson;
   w.encoder.want_syslog = syslog;
+  // Events selected for an output that this list no longer has went nowhere: count them.
+  for (Worker::Route& r : w.routes) {
+    if (!r.buf.empty()) {
+      *w.discarded += r.buf.size();
+      r.buf.clear();
+    }
+  }
+  if (w.routes_for != sinks.get()) {
+    w.routes.clear();
+    for (const Output& o : *sinks) {
+      if (!o.options.select.all()) {
+        w.routes.push_back({o.sink->name(), o.sink->encoding(), EventFilter(o.options.select), {}});
+      }
+    }
+    w.routes_for = sinks.get();
+  }
 }
 
 void WorkerPool::Run(Worker& w) {
@@ -885,13 +951,14 @@ void WorkerPool::Run(Worker& w) {
       }
       // Each batch's events leave at once rather than after the whole round: a new
       // message's `first` event must not wait behind up to kDequeueBulk batches.
-      if (!w.ndjson.empty() || !w.syslog.empty()) SubmitOutput(w);
+      if (!w.ndjson.empty() || !w.syslog.empty() || w.RoutesPending()) SubmitOutput(w);
     }
     const TimeUs now = WallClockNowUs();
     if (n == 0 || now - last_flush >= options_.flush_interval_us) {
       w.merger->Flush(flush_time(now), w.encoder);
       last_flush = now;
     }
+    w.tracker.MaybePublish(*w.merger, now);
     SubmitOutput(w);
     publish_stats();
     if (state_ != nullptr) MaybeCheckpoint(w, now);
@@ -915,6 +982,15 @@ void WorkerPool::Stop() {
   }
   if (state_ != nullptr) state_->Stop();
   NotifyWritable();
+}
+
+std::vector<std::shared_ptr<const GroupSnapshot>> WorkerPool::WatchGroups(TimeUs now_us) {
+  std::vector<std::shared_ptr<const GroupSnapshot>> out;
+  for (auto& w : workers_) {
+    w->tracker.Watch(now_us);
+    out.push_back(w->tracker.Latest());
+  }
+  return out;
 }
 
 std::size_t WorkerPool::queued_lines() const {

@@ -21,6 +21,8 @@
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/metrics.h"
 #include "daemon/state/state_store.h"
+#include "daemon/workers/group_tracker.h"
+#include "pipeline/event_filter.h"
 #include "pipeline/syslog_parser.h"
 #include "pipeline/window_merger.h"
 
@@ -45,6 +47,7 @@ class WorkerPool : public IngestTarget {
     bool event_time = false;  // windows follow the lines' own timestamps
     MergerOptions merger;
     std::vector<SyslogParser::Options> inputs;  // parser per input id
+    GroupTracker::Options groups;               // the live view's snapshots
   };
 
   // The sinks must outlive the pool (or be replaced with SetSinks before they are destroyed).
@@ -92,6 +95,9 @@ class WorkerPool : public IngestTarget {
   std::size_t threads() const { return workers_.size(); }
   // The worker count `threads` means: itself, or one per core for 0.
   static std::uint32_t ResolvedThreads(std::uint32_t configured);
+  // The live view: marks the groups as watched at `now_us` (workers keep their snapshots fresh
+  // while watched) and returns each worker's latest snapshot (null until its first).
+  std::vector<std::shared_ptr<const GroupSnapshot>> WatchGroups(TimeUs now_us);
   std::size_t queued_lines() const;
   std::size_t open_groups() const;
   // Settings versions not yet freed: the current one and any an ingest thread or worker may

@@ -233,6 +233,36 @@ TEST(ConfigErrorTest, SyntaxErrorHasLineAndColumn) {
                             "value - unexpected '{'; expected end of input")));
 }
 
+// Issue #21: a user's typo and a format used as an output type got only the list of names.
+TEST(ConfigErrorTest, EnumTyposGetASuggestion) {
+  Json doc = Minimal();
+  doc["inputs"][0]["type"] = "udpp";
+  doc["inputs"][0]["format"] = "Syslog";
+  doc["outputs"][0]["type"] = "elasticsearch";
+  EXPECT_THAT(
+      DocErrors(doc),
+      ElementsAre(
+          E("inputs[0].type", "must be one of: udp, tcp, stdin, file; did you mean \"udp\"?"),
+          E("inputs[0].format", "must be one of: syslog, raw, json; did you mean \"syslog\"?"),
+          E("outputs[0].type",
+            "must be one of: stdout, file, tcp, syslog, http; \"elasticsearch\" is a format of "
+            "the http output: {\"type\": \"http\", \"format\": \"elasticsearch\", \"url\": "
+            "...}")));
+}
+
+TEST(ConfigErrorTest, CommentsAreNamedAsTheCause) {
+  for (const char* text : {"{\n  // inputs\n  \"inputs\": []\n}", "{\n  /* x */ \"inputs\": []}",
+                           "{\n  # inputs\n}"}) {
+    const std::vector<ConfigError> errors = Errors(text);
+    ASSERT_EQ(errors.size(), 1u) << text;
+    EXPECT_THAT(errors[0].reason, ::testing::StartsWith("invalid JSON at line 2, column 3: "));
+    EXPECT_THAT(errors[0].reason,
+                ::testing::EndsWith("(JSON has no comments: remove the comment; config/README.md "
+                                    "documents every key)"))
+        << text;
+  }
+}
+
 TEST(ConfigErrorTest, DocumentMustBeAnObject) {
   EXPECT_THAT(Errors("[1]"), ElementsAre(E("", "expected an object, got array")));
 }
@@ -518,7 +548,7 @@ TEST(ConfigErrorTest, BadEnumValues) {
       DocErrors(doc),
       ElementsAre(
           E("log.level", "must be one of: trace, debug, info, warn, error, critical, off"),
-          E("inputs[0].type", "must be one of: udp, tcp, stdin, file"),
+          E("inputs[0].type", "must be one of: udp, tcp, stdin, file; did you mean \"tcp\"?"),
           E("inputs[0].format", "must be one of: syslog, raw, json"),
           E("engine.scope[1]", "must be one of: host, app, procid, msgid, severity, facility"),
           E("engine.scope[2]", "duplicate scope field \"host\""),
@@ -611,7 +641,8 @@ TEST(ConfigErrorTest, InvalidTypeStillValidatesTheOtherKeys) {
   EXPECT_THAT(Errors(R"({"inputs": [{"name": "x", "type": "sctp", "port": 99999,
                                      "path": ""}],
                          "outputs": [{"name": "o", "type": "stdout"}]})"),
-              ElementsAre(E("inputs[0].type", "must be one of: udp, tcp, stdin, file"),
+              ElementsAre(E("inputs[0].type",
+                            "must be one of: udp, tcp, stdin, file; did you mean \"tcp\"?"),
                           E("inputs[0].port", "must be between 0 and 65535, got 99999"),
                           E("inputs[0].path", "must not be empty")));
 }

@@ -34,6 +34,8 @@ struct Summary {
   std::uint64_t count, count_total;
   std::string template_text, last_message;
   std::vector<std::string> hosts;
+  std::string level, logger;       // of the message's own header
+  std::vector<std::string> slots;  // per-slot statistics, one string each
   bool operator==(const Summary&) const = default;
 };
 
@@ -44,9 +46,19 @@ class Collect : public EventSink {
       firsts.push_back(e.group_id);
       return;
     }
+    std::vector<std::string> slots;
+    for (const SlotSummary& st : e.slots) {
+      std::string s = std::to_string(st.token) + " distinct " + std::to_string(st.distinct) +
+                      " lines " + std::to_string(st.lines) + ":";
+      for (const SlotValueCount& v : st.top)
+        s += " " + std::string(v.value) + "=" + std::to_string(v.count);
+      slots.push_back(std::move(s));
+    }
     summaries[e.group_id].push_back({e.reason, e.count, e.count_total, std::string(e.template_text),
                                      e.last_record != nullptr ? e.last_record->message : "",
-                                     std::vector<std::string>(e.hosts.begin(), e.hosts.end())});
+                                     std::vector<std::string>(e.hosts.begin(), e.hosts.end()),
+                                     std::string(e.level), std::string(e.logger),
+                                     std::move(slots)});
   }
   std::vector<std::uint64_t> firsts;
   std::map<std::uint64_t, std::vector<Summary>> summaries;
@@ -74,6 +86,12 @@ std::vector<LogRecord> Traffic(int n, TimeUs start) {
       lines.push_back(
           Line(host,
                "request " + std::to_string(i) + " took " + std::to_string(i * 7 % 100) + " ms", t));
+    } else if (i % 5 == 1) {
+      // A message with the application's own header (timestamp, level, thread, logger).
+      lines.push_back(Line(host,
+                           "2024-03-01 10:00:" + std::to_string(10 + i % 50) + ",123 INFO [main] " +
+                               "org.example.Jobs: job " + std::to_string(i % 7) + " finished",
+                           t));
     } else {
       lines.push_back(Line(host, "session opened for user u" + std::to_string(i), t));
     }
@@ -130,6 +148,16 @@ TEST(StateTest, RestoredGroupsGoOnFoldingExactlyAsWithoutTheCrash) {
   // with the same counts, templates, samples and hosts.
   EXPECT_EQ(out.firsts, ref.firsts);
   EXPECT_EQ(out.summaries, ref.summaries);
+  // The comparison covers what groups hold besides counts: slot statistics and the header.
+  bool any_slots = false, any_level = false;
+  for (const auto& [id, list] : ref.summaries) {
+    for (const Summary& s : list) {
+      any_slots = any_slots || !s.slots.empty();
+      any_level = any_level || !s.level.empty();
+    }
+  }
+  EXPECT_TRUE(any_slots);
+  EXPECT_TRUE(any_level);
 }
 
 TEST(StateTest, ChangedGroupingSettingsSummariseRestoredGroupsAtOnce) {

@@ -165,11 +165,12 @@ TEST_F(TcpListenerTest, OctetCountedClient) {
   auto listener = Make();
   {
     Client c(listener->local_port());
-    ASSERT_TRUE(c.Send("5 hello"));
+    ASSERT_TRUE(c.Send("9 <13>hello"));
     ASSERT_TRUE(c.Send("11 <13>a b c d"));
   }
   ASSERT_TRUE(target_.WaitForLines(2));
-  EXPECT_EQ(target_.Lines(), (std::vector<std::string>{"hello", "<13>a b c d"}));
+  EXPECT_EQ(target_.Lines(), (std::vector<std::string>{"<13>hello", "<13>a b c d"}));
+  EXPECT_EQ(Counter("logfold_framing_errors_total"), 0u);
   ASSERT_TRUE(WaitCounter("logfold_connections_closed_total", 1));
   EXPECT_EQ(Counter("logfold_partial_at_close_total"), 0u);
 }
@@ -378,7 +379,7 @@ TEST_F(TcpListenerTest, GarbageInputDoesNotDisturbOtherClients) {
   std::mt19937 rng(5);
   std::string garbage(256 * 1024, '\0');
   for (char& ch : garbage) ch = static_cast<char>(rng() & 0xff);
-  garbage.replace(1000, 30, "9999999999999999999999 xx\n");  // an absurd octet count
+  garbage.replace(0, 26, "9999999999999999999999 xx\n");  // an absurd octet count
   Client good(listener->local_port());
   {
     Client bad(listener->local_port());

@@ -1,4 +1,4 @@
-// Tests for UdpListener over real loopback sockets: line splitting, truncation, drops,
+// Tests for UdpListener over real loopback sockets: one message per datagram, truncation, drops,
 // kernel drop counting, IPv6, socket adoption, batching, stop, and the util-linux `logger`
 // client.
 #include "daemon/inputs/udp_listener.h"
@@ -99,13 +99,18 @@ TEST_F(UdpListenerTest, SingleDatagramIsOneLine) {
   EXPECT_EQ(metrics_.Value("logfold_received_bytes_total", kLabels), 26u);
 }
 
-TEST_F(UdpListenerTest, MultiLineDatagramYieldsEachLine) {
+// Issue #21: a stack trace sent in one datagram came out as three records, the continuation
+// lines without a host. A datagram is one message (RFC 5426).
+TEST_F(UdpListenerTest, MultiLineDatagramIsOneMessage) {
   auto listener = Make();
   UdpSender sender(listener->local_port());
-  sender.Send(std::string("<13>a\n<13>b\r\n\n<13>c\0", 20));
-  ASSERT_TRUE(target_.WaitForLines(3));
-  EXPECT_EQ(target_.Lines(), (std::vector<std::string>{"<13>a", "<13>b", "<13>c"}));
-  EXPECT_EQ(metrics_.Value("logfold_received_total", kLabels), 3u);
+  const std::string trace =
+      "<11>app[7]: Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: x";
+  sender.Send(trace + "\n");
+  sender.Send(std::string("<14>py[9]: record\0", 18));  // Python's SysLogHandler ends with NUL
+  ASSERT_TRUE(target_.WaitForLines(2));
+  EXPECT_EQ(target_.Lines(), (std::vector<std::string>{trace, "<14>py[9]: record"}));
+  EXPECT_EQ(metrics_.Value("logfold_received_total", kLabels), 2u);
 }
 
 TEST_F(UdpListenerTest, EmptyDatagramsYieldNothing) {
@@ -134,7 +139,7 @@ TEST_F(UdpListenerTest, FullTargetDropsAndCounts) {
   target_.SetFull(true);
   auto listener = Make();
   UdpSender sender(listener->local_port());
-  for (int i = 0; i < 5; ++i) sender.Send("<13>x\n<13>y");
+  for (int i = 0; i < 10; ++i) sender.Send("<13>x");
   const std::string dropped_labels = std::string(kLabels) + R"(,reason="queue_full")";
   ASSERT_TRUE(
       WaitUntil([&] { return metrics_.Value("logfold_dropped_total", dropped_labels) == 10; }));

@@ -63,6 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FrameDecoder::Options options;
   options.framing = static_cast<logfold::Framing>(in.ConsumeIntegralInRange(0, 2));
   options.nul_terminator = in.ConsumeBool();
+  options.octet_content_start = in.ConsumeBool() ? '<' : '\0';
   // Small limits reach truncation and the octet-count plausibility bound (10x) quickly.
   options.max_message_size =
       in.ConsumeBool() ? in.ConsumeIntegralInRange<std::size_t>(1, 300) : 64 * 1024;

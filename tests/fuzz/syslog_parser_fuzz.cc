@@ -57,7 +57,10 @@ void CheckSyslog(std::string_view line, logfold::TimeUs arrival, const LogRecord
   }
   FUZZ_CHECK(r.flavor == SyslogFlavor::kRfc3164 || r.flavor == SyslogFlavor::kRfc5424,
              "syslog flavor");
-  FUZZ_CHECK(raw[0] == '<', "a syslog header starts with PRI");
+  // Without PRI only a line that starts with a timestamp is a header (rsyslog's <13>).
+  FUZZ_CHECK(
+      raw[0] == '<' || (r.flavor == SyslogFlavor::kRfc3164 && r.facility == 1 && r.severity == 5),
+      "a syslog header starts with PRI, or is RFC 3164 with the assumed PRI 13");
   FUZZ_CHECK(r.facility >= 0 && r.facility <= 23 && r.severity >= 0 && r.severity <= 7,
              "PRI 0..191");
   FUZZ_CHECK(r.outcome != ParseOutcome::kNoHeader && r.outcome != ParseOutcome::kBadPri &&
@@ -70,9 +73,12 @@ void CheckSyslog(std::string_view line, logfold::TimeUs arrival, const LogRecord
                  raw.find(r.msgid) != std::string_view::npos &&
                  raw.find(r.structured_data) != std::string_view::npos,
              "header fields are taken from the line");
-  FUZZ_CHECK(r.hostname.size() <= 255 && r.app_name.size() <= 48 && r.procid.size() <= 128 &&
+  // RFC 5424's limits; an RFC 3164 tag (and so its app) may be up to 255 bytes.
+  FUZZ_CHECK(r.hostname.size() <= 255 &&
+                 r.app_name.size() <= (r.flavor == SyslogFlavor::kRfc5424 ? 48u : 255u) &&
+                 r.procid.size() <= (r.flavor == SyslogFlavor::kRfc5424 ? 128u : 255u) &&
                  r.msgid.size() <= 32,
-             "RFC 5424 field limits");
+             "field limits");
   FUZZ_CHECK(IsPrintUsAscii(r.hostname) && IsPrintUsAscii(r.app_name) && IsPrintUsAscii(r.procid) &&
                  IsPrintUsAscii(r.msgid),
              "header fields are printable US-ASCII");
@@ -86,7 +92,7 @@ void CheckSyslog(std::string_view line, logfold::TimeUs arrival, const LogRecord
   if (r.outcome != ParseOutcome::kOk) {
     // On a header error nothing after PRI is lost: the message is all of it, or (SD errors)
     // the text from SD on, the fields before SD being kept.
-    const std::string_view after_pri = raw.substr(raw.find('>') + 1);
+    const std::string_view after_pri = raw[0] == '<' ? raw.substr(raw.find('>') + 1) : raw;
     FUZZ_CHECK(r.outcome == ParseOutcome::kBadStructuredData || r.message == after_pri,
                "a header error keeps all text after PRI as the message");
   }

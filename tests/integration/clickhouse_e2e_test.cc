@@ -202,10 +202,10 @@ TEST_F(ClickHouseTest, TableTakesLogfoldEventsAndExampleQueriesAnswer) {
   EXPECT_EQ(repeats[top_key], top) << top_key;
   EXPECT_NE(top_rows[0][3].get<std::string>().find("<*>"), std::string::npos) << top_groups.body;
 
-  // The README's copy of it ("Deploy with ClickHouse") gives the same answer.
-  const std::string readme = daemon_test::ReadFile(kSourceDir + "/README.md");
+  // The walkthrough's copy of it (docs/clickhouse.md) gives the same answer.
+  const std::string readme = daemon_test::ReadFile(kSourceDir + "/docs/clickhouse.md");
   const std::size_t sql_at = readme.find("```sql\n");
-  ASSERT_NE(sql_at, std::string::npos) << "README.md has no sql block";
+  ASSERT_NE(sql_at, std::string::npos) << "docs/clickhouse.md has no sql block";
   const std::size_t sql_end = readme.find("```", sql_at + 7);
   const HttpResponse readme_top =
       clickhouse_.Query(readme.substr(sql_at + 7, sql_end - sql_at - 7) + " FORMAT JSONCompact");
@@ -363,8 +363,8 @@ class DeliveryTest : public ClickHouseTest {
 TEST_F(DeliveryTest, EveryLineArrivesWithItsHeader) {
   constexpr int kLines = 30000;
   const std::vector<Line> corpus = MakeCorpus(kLines, 11);
-  // As the README's deployment: a user with a password, given in ClickHouse's headers; and
-  // compressed: ClickHouse takes gzip request bodies as they are.
+  // As the deployment in docs/clickhouse.md: a user with a password, given in ClickHouse's
+  // headers; and compressed: ClickHouse takes gzip request bodies as they are.
   ASSERT_NO_FATAL_FAILURE(StartLogfold(
       "logfold.events", {{"compression", "gzip"},
                          {"headers",

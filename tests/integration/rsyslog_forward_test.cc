@@ -1,5 +1,6 @@
 // Integration test with a real, private rsyslogd forwarding to `logfold serve` with omfwd:
-// TCP octet-counted (the README snippet), TCP LF framing and UDP, RFC 5424 and 3164 templates.
+// TCP octet-counted (the README snippet), TCP LF framing and UDP, with each of rsyslog's
+// built-in forwarding templates (SyslogProtocol23, Forward, TraditionalForward).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -248,6 +249,10 @@ bool Rfc5424Template(const Case& c) {
   return std::string_view(c.rsyslog_template) == "RSYSLOG_SyslogProtocol23Format";
 }
 
+bool Traditional(const Case& c) {
+  return std::string_view(c.rsyslog_template) == "RSYSLOG_TraditionalForwardFormat";
+}
+
 // The record fields logfold should report for `o` after the hop through rsyslog.
 struct Expected {
   std::string host, app, procid, msgid, structured_data, format, message, time_suffix;
@@ -278,8 +283,9 @@ Expected ExpectedAfterHop(const Origin& o, const Case& c) {
   }
   // rsyslog writes RFC 3339 timestamps (date-rfc3339); a 3164 line's year is inferred by
   // rsyslog, so only the rest is compared; TZ=UTC makes its local time UTC.
+  // RSYSLOG_TraditionalForwardFormat writes a BSD stamp: seconds only.
   char frac[24];
-  std::snprintf(frac, sizeof frac, ".%03d000Z", o.millis);
+  std::snprintf(frac, sizeof frac, ".%03d000Z", Traditional(c) ? 0 : o.millis);
   e.time_suffix = "-05-01T12:" + Two(o.minute) + ":" + Two(o.second) + frac;
   return e;
 }
@@ -598,6 +604,9 @@ TEST_P(RsyslogForwardTest, EveryLineIsAccountedForAndHeadersSurviveTheHop) {
       first_host_app[e.value("group_id", "")] = e.value("host", "") + " " + e.value("app", "");
     } else if (kind == "summary") {
       ++summaries;
+      // Issue #21: RSYSLOG_SyslogProtocol23Format puts two spaces before MSG; the template
+      // must not carry the one the message keeps.
+      EXPECT_FALSE(e.value("template", "").starts_with(' ')) << e.dump();
       EXPECT_EQ(e.value("reason", ""), "shutdown") << e.dump();
       EXPECT_EQ(first_host_app[e.value("group_id", "")],
                 e.value("host", "") + " " + e.value("app", ""))
@@ -629,11 +638,15 @@ TEST_P(RsyslogForwardTest, EveryLineIsAccountedForAndHeadersSurviveTheHop) {
 
 INSTANTIATE_TEST_SUITE_P(
     Omfwd, RsyslogForwardTest,
-    ::testing::Values(Case{"TcpOctetCountedRfc5424", Transport::kTcpOctetCounted,
-                           "RSYSLOG_SyslogProtocol23Format"},
-                      Case{"TcpNewlineForwardFormat", Transport::kTcpNewline,
-                           "RSYSLOG_ForwardFormat"},
-                      Case{"UdpRfc5424", Transport::kUdp, "RSYSLOG_SyslogProtocol23Format"}),
+    ::testing::Values(
+        Case{"TcpOctetCountedRfc5424", Transport::kTcpOctetCounted,
+             "RSYSLOG_SyslogProtocol23Format"},
+        Case{"TcpNewlineForwardFormat", Transport::kTcpNewline, "RSYSLOG_ForwardFormat"},
+        Case{"UdpRfc5424", Transport::kUdp, "RSYSLOG_SyslogProtocol23Format"},
+        Case{"UdpForwardFormat", Transport::kUdp, "RSYSLOG_ForwardFormat"},
+        Case{"TcpNewlineTraditionalForwardFormat", Transport::kTcpNewline,
+             "RSYSLOG_TraditionalForwardFormat"},
+        Case{"UdpTraditionalForwardFormat", Transport::kUdp, "RSYSLOG_TraditionalForwardFormat"}),
     [](const ::testing::TestParamInfo<Case>& param_info) {
       return std::string(param_info.param.name);
     });

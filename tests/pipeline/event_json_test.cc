@@ -339,6 +339,48 @@ TEST(EventJsonTest, HostileRecordStillSerialisesToValidJson) {
   }
 }
 
+// Base64 decoding for the test (RFC 4648 alphabet, padded).
+std::string FromBase64(std::string_view b64) {
+  static constexpr std::string_view kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (char c : b64) {
+    if (c == '=') break;
+    acc = (acc << 6) | static_cast<std::uint32_t>(kAlphabet.find(c));
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+// Issue #21: bytes that are not UTF-8 were replaced by U+FFFD and lost. "message_base64"
+// carries them exactly; a UTF-8 message has no such field.
+TEST(EventJsonTest, NonUtf8MessageTravelsExactlyAsBase64) {
+  for (const std::string& message :
+       {std::string("latin-1 caf\xe9"), std::string("\xff"), std::string("ab\xc3"),
+        std::string("\xfe\xff\x00xyz", 6), std::string("1234\x80")}) {
+    const LogRecord r = MakeRecord(message);
+    for (EventKind kind : {EventKind::kFirst, EventKind::kAnnotate}) {
+      Event e;
+      e.kind = kind;
+      e.record = &r;
+      const json j = Serialise(e);
+      ASSERT_TRUE(j.contains("message_base64")) << message;
+      EXPECT_EQ(FromBase64(j["message_base64"].get<std::string>()), message);
+    }
+  }
+  const LogRecord utf8 = MakeRecord("caf\xc3\xa9 \xe2\x82\xac");
+  Event e;
+  e.kind = EventKind::kFirst;
+  e.record = &utf8;
+  EXPECT_FALSE(Serialise(e).contains("message_base64"));
+}
+
 TEST(EventJsonTest, AppendsWithoutClearingTheBuffer) {
   const LogRecord r = MakeRecord("one");
   Event e;

@@ -122,9 +122,37 @@ TEST(FrameDecoder, OctetCountingToleratesLfBetweenFrames) {
   EXPECT_EQ(d.counters.framing_errors, 0u);
 }
 
-TEST(FrameDecoder, AutoDetectsPerFrame) {
-  const Decoded d = Decode({}, "<13>first\n5 hello<14>second\r\n3 abc<15>third\n");
-  EXPECT_EQ(d.messages, V({"<13>first", "hello", "<14>second", "abc", "<15>third"}));
+TEST(FrameDecoder, AutoDecidesPerConnection) {
+  // A newline connection stays one: a later line starting with "LEN SP" is a line.
+  const Decoded lines = Decode({}, "<13>first\n5 <14>second\r\n3 abc<15>third\n");
+  EXPECT_EQ(lines.messages, V({"<13>first", "5 <14>second", "3 abc<15>third"}));
+  EXPECT_EQ(lines.counters.framing_errors, 0u);
+  // An octet-counted connection stays one while its frames validate.
+  const Decoded octets = Decode({}, "9 <13>first10 <14>second\n9 <15>third\n");
+  EXPECT_EQ(octets.messages, V({"<13>first", "<14>second", "<15>third"}));
+  EXPECT_EQ(octets.counters.framing_errors, 0u);
+}
+
+// Issue #21: "42 items processed" read as a 42-byte frame swallowed the next message and
+// corrupted the one after, and counted nothing.
+TEST(FrameDecoder, AutoLineStartingWithDigitsIsALineAndCounted) {
+  const std::string stream = "42 items processed\n<13>second message\n<13>third message\n";
+  const Decoded d = Decode({}, stream);
+  EXPECT_EQ(d.messages, V({"42 items processed", "<13>second message", "<13>third message"}));
+  EXPECT_EQ(d.counters.framing_errors, 1u);
+  ExpectChunkingInvariant({}, stream);
+
+  // Later in an octet-counted connection: that frame and the rest are read as lines.
+  const Decoded late = Decode({}, "9 <13>first42 items processed\n<13>x\n");
+  EXPECT_EQ(late.messages, V({"<13>first", "42 items processed", "<13>x"}));
+  EXPECT_EQ(late.counters.framing_errors, 1u);
+  ExpectChunkingInvariant({}, "9 <13>first42 items processed\n<13>x\n");
+}
+
+TEST(FrameDecoder, NulLfAndCrlfTerminatorsByDefault) {
+  // Python's SysLogHandler over TCP ends each record with a NUL.
+  const Decoded d = Decode({}, std::string("<132>a\0<132>b\0<132>c\n<132>d\r\n", 30));
+  EXPECT_EQ(d.messages, V({"<132>a", "<132>b", "<132>c", "<132>d"}));
   EXPECT_EQ(d.counters.framing_errors, 0u);
 }
 
@@ -154,13 +182,13 @@ TEST(FrameDecoder, AbsurdLengthDetectedWithoutReadingAllDigits) {
   const Decoded d = Decode(opts, digits + "\n2 ok");
   ASSERT_EQ(d.messages.size(), 2u);
   EXPECT_EQ(d.messages[0], std::string(10, '9'));  // fallback line, truncated to max
-  EXPECT_EQ(d.messages[1], "ok");
+  EXPECT_EQ(d.messages[1], "2 ok");                // the connection now reads lines
   EXPECT_EQ(d.counters.framing_errors, 1u);
   EXPECT_EQ(d.counters.truncated, 1u);
 }
 
 TEST(FrameDecoder, LengthUpTo10xMaxIsTruncatedNotAnError) {
-  const Opts opts{.max_message_size = 10};
+  const Opts opts{.octet_content_start = 0, .max_message_size = 10};
   const Decoded d = Decode(opts, "16 0123456789ABCDEF3 abc");
   EXPECT_EQ(d.messages, V({"0123456789", "abc"}));
   EXPECT_EQ(d.counters.truncated, 1u);
@@ -237,18 +265,25 @@ TEST(FrameDecoder, FinishYieldsUnterminatedNewlineFrame) {
 }
 
 TEST(FrameDecoder, FinishDeliversIncompleteOctetFrameAsPartial) {
-  const Decoded d = Decode({}, "5 hello10 abc");
+  const Opts any{.octet_content_start = 0};
+  const Decoded d = Decode(any, "5 hello10 abc");
   EXPECT_EQ(d.messages, V({"hello", "abc"}));
   EXPECT_EQ(d.counters.partial_at_close, 1u);
   EXPECT_EQ(d.counters.messages, 2u);
 
-  const Decoded bare = Decode({}, "3 abc12");
+  const Decoded bare = Decode(any, "3 abc12");
   EXPECT_EQ(bare.messages, V({"abc", "12"}));
   EXPECT_EQ(bare.counters.partial_at_close, 1u);
 
-  const Decoded no_body = Decode({}, "3 abc12 ");
+  const Decoded no_body = Decode(any, "3 abc12 ");
   EXPECT_EQ(no_body.messages, V({"abc"}));
   EXPECT_EQ(no_body.counters.partial_at_close, 1u);
+
+  // The same with the content check pending: nothing received after "LEN SP".
+  const Decoded unchecked = Decode({}, "6 <13>ab12 ");
+  EXPECT_EQ(unchecked.messages, V({"<13>ab"}));
+  EXPECT_EQ(unchecked.counters.partial_at_close, 1u);
+  EXPECT_EQ(unchecked.counters.framing_errors, 0u);
 }
 
 TEST(FrameDecoder, FinishResetsToFrameBoundary) {
@@ -277,7 +312,7 @@ TEST(FrameDecoder, ResetDropsPartialFrame) {
 
 TEST(FrameDecoder, ZeroCopyForFramesInsideChunk) {
   FrameDecoder dec;
-  const std::string chunk = "<13>a\n5 hello<13>b\n";
+  const std::string chunk = "6 <13>ab6 <13>cd6 <13>ef";
   auto msgs = dec.Feed(chunk);
   ASSERT_EQ(msgs.size(), 3u);
   for (std::string_view m : msgs) {
@@ -304,9 +339,9 @@ TEST(FrameDecoder, SplitFrameViewSurvivesNewPartialInSameChunk) {
 TEST(FrameDecoder, CallbackForm) {
   FrameDecoder dec;
   std::vector<std::string> got;
-  dec.Feed(std::string_view("3 abc<1>x\n<1>y"), [&](std::string_view m) { got.emplace_back(m); });
+  dec.Feed(std::string_view("<1>a\n<1>x\n<1>y"), [&](std::string_view m) { got.emplace_back(m); });
   dec.Finish([&](std::string_view m) { got.emplace_back(m); });
-  EXPECT_EQ(got, V({"abc", "<1>x", "<1>y"}));
+  EXPECT_EQ(got, V({"<1>a", "<1>x", "<1>y"}));
 }
 
 std::string SampleStream() {
@@ -328,7 +363,10 @@ std::string SampleStream() {
 }
 
 TEST(FrameDecoder, SampleStreamExpectedMessages) {
-  const Opts opts{.max_message_size = 32};
+  // Forced octet counting reads the mixed stream frame by frame (auto would settle on one
+  // framing for the connection at its first frame).
+  const Opts opts{
+      .framing = Framing::kOctetCounted, .nul_terminator = false, .max_message_size = 32};
   const Decoded d = Decode(opts, SampleStream());
   std::vector<std::string> want = {"<13>newline one",
                                    "<14>octet counted one",
@@ -344,7 +382,8 @@ TEST(FrameDecoder, SampleStreamExpectedMessages) {
   EXPECT_EQ(d.messages, want);
   EXPECT_EQ(d.counters.messages, want.size());
   EXPECT_EQ(d.counters.truncated, 2u);
-  EXPECT_EQ(d.counters.framing_errors, 2u);
+  // The two bad headers and the five frames that have none.
+  EXPECT_EQ(d.counters.framing_errors, 7u);
   EXPECT_EQ(d.counters.partial_at_close, 0u);
 }
 
@@ -381,9 +420,10 @@ TEST(FrameDecoder, OneMebibyteFrameInBothModes) {
   std::mt19937 rng(99);
   std::string payload(1 << 20, 'x');
   for (char& c : payload) c = static_cast<char>('a' + rng() % 26);
-  const Opts opts{.max_message_size = 2 << 20};
+  const Opts opts{.octet_content_start = 0, .max_message_size = 2 << 20};
   for (const std::string& stream :
        {std::to_string(payload.size()) + " " + payload + "2 ok", payload + "\n2 ok"}) {
+    const bool octets = stream[0] != payload[0];
     std::vector<size_t> cuts;
     for (size_t at = 1 + rng() % 70000; at < stream.size(); at += 1 + rng() % 70000) {
       cuts.push_back(at);
@@ -391,14 +431,14 @@ TEST(FrameDecoder, OneMebibyteFrameInBothModes) {
     const Decoded d = DecodeChunks(opts, stream, cuts);
     ASSERT_EQ(d.messages.size(), 2u);
     EXPECT_TRUE(d.messages[0] == payload);
-    EXPECT_EQ(d.messages[1], "ok");
+    EXPECT_EQ(d.messages[1], octets ? "ok" : "2 ok");
     EXPECT_EQ(d.counters.truncated, 0u);
   }
 }
 
 TEST(FrameDecoder, OversizedOctetFrameSkippedWithoutBuffering) {
   const size_t max = 1024;
-  FrameDecoder dec({.max_message_size = max});
+  FrameDecoder dec({.octet_content_start = 0, .max_message_size = max});
   const size_t len = 9 * max;
   std::string header = std::to_string(len) + " ";
   EXPECT_TRUE(dec.Feed(header).empty());
@@ -438,7 +478,7 @@ TEST(FrameDecoder, GibibyteNewlineFrameKeepsMemoryBounded) {
 }
 
 TEST(FrameDecoder, OversizedPartialAtCloseCountsTruncation) {
-  const Decoded d = Decode({.max_message_size = 4}, "20 abcdefgh");
+  const Decoded d = Decode({.octet_content_start = 0, .max_message_size = 4}, "20 abcdefgh");
   EXPECT_EQ(d.messages, V({"abcd"}));
   EXPECT_EQ(d.counters.partial_at_close, 1u);
   EXPECT_EQ(d.counters.truncated, 1u);

@@ -88,7 +88,8 @@ TEST(SyslogParserRfc5424Test, Example1WithBom) {
   EXPECT_EQ(r.procid, "");
   EXPECT_EQ(r.msgid, "ID47");
   EXPECT_EQ(r.structured_data, "");
-  EXPECT_EQ(r.message, "'su root' failed for lonvick on /dev/pts/8");
+  // MSG is kept exactly, BOM included (as rsyslog and go-syslog keep it).
+  EXPECT_EQ(r.message, "\xEF\xBB\xBF'su root' failed for lonvick on /dev/pts/8");
 }
 
 TEST(SyslogParserRfc5424Test, Example2NegativeOffsetAndMicroseconds) {
@@ -117,7 +118,9 @@ TEST(SyslogParserRfc5424Test, Example3StructuredDataAndBom) {
   EXPECT_EQ(r.msgid, "ID47");
   EXPECT_EQ(r.structured_data,
             "[exampleSDID@32473 iut=\"3\" eventSource=\"Application\" eventID=\"1011\"]");
-  EXPECT_EQ(r.message, "An application event log entry...");
+  EXPECT_EQ(r.message,
+            "\xEF\xBB\xBF"
+            "An application event log entry...");
 }
 
 TEST(SyslogParserRfc5424Test, Example4TwoSdElementsNoMessage) {
@@ -455,8 +458,7 @@ TEST(SyslogParserRfc3164Test, ImpossibleDatesAreBadTimestamp) {
   for (std::string_view line : {"<13>Feb 30 12:00:00 h a: x"sv, "<13>Apr 31 12:00:00 h a: x"sv,
                                 "<13>Jan 32 12:00:00 h a: x"sv, "<13>Jan 00 12:00:00 h a: x"sv,
                                 "<13>Jan  1 24:00:00 h a: x"sv, "<13>Jan  1 12:60:00 h a: x"sv,
-                                "<13>Foo  1 12:00:00 h a: x"sv, "<13>Jan  1 12:00:00x h a: x"sv,
-                                "<13>Jan  1 12:00 h a: x"sv}) {
+                                "<13>Jan  1 12:00:00x h a: x"sv, "<13>Jan  1 12:00 h a: x"sv}) {
     const LogRecord r = Parse(line);
     EXPECT_EQ(r.outcome, ParseOutcome::kBadTimestamp) << line;
     EXPECT_EQ(r.message, line.substr(4)) << line;
@@ -505,10 +507,12 @@ TEST(SyslogParserRfc3164Test, TagForms) {
       {"<13>Nov 22 00:13:28 h sshd[5] no colon", "sshd", "5", "no colon"},
       {"<13>Nov 22 00:13:28 h app:", "app", "", ""},
       {"<13>Nov 22 00:13:28 h app[]: x", "app", "", "x"},
-      // A bare word is indistinguishable from text: it stays in the message.
-      {"<13>Nov 22 00:13:28 h just some words", "", "", "just some words"},
-      {"<13>Nov 22 00:13:28 h app:glued", "", "", "app:glued"},
-      {"<13>Nov 22 00:13:28 h app[12: x", "", "", "app[12: x"},
+      // rsyslog's reading: the tag runs to the first ':' or SP, colon or not.
+      {"<13>Nov 22 00:13:28 h just some words", "just", "", "some words"},
+      {"<13>Nov 22 00:13:28 h app:glued", "app", "", "glued"},
+      {"<13>Nov 22 00:13:28 h app[12: x", "app", "", "x"},
+      {"<13>Nov 22 00:13:28 h sshd(pam_unix)[12750]: x", "sshd(pam_unix)", "12750", "x"},
+      {"<13>Nov 22 00:13:28 h %ASA-6-302013: Built", "%ASA-6-302013", "", "Built"},
       {"<13>Nov 22 00:13:28 h", "", "", ""},
   };
   for (const Case& c : cases) {
@@ -522,62 +526,83 @@ TEST(SyslogParserRfc3164Test, TagForms) {
 }
 
 TEST(SyslogParserRfc3164Test, TagLengthLimit) {
-  const std::string tag48(48, 't');
-  const LogRecord ok = Parse("<13>Nov 22 00:13:28 h " + tag48 + ": x");
-  EXPECT_EQ(ok.app_name, tag48);
+  const std::string tag255(255, 't');
+  const LogRecord ok = Parse("<13>Nov 22 00:13:28 h " + tag255 + ": x");
+  EXPECT_EQ(ok.app_name, tag255);
   EXPECT_EQ(ok.message, "x");
-  const std::string tag49(49, 't');
-  const LogRecord long_tag = Parse("<13>Nov 22 00:13:28 h " + tag49 + ": x");
+  const std::string tag256(256, 't');
+  const LogRecord long_tag = Parse("<13>Nov 22 00:13:28 h " + tag256 + ": x");
   EXPECT_EQ(long_tag.outcome, ParseOutcome::kOk);
   EXPECT_EQ(long_tag.app_name, "");
-  EXPECT_EQ(long_tag.message, tag49 + ": x");
+  EXPECT_EQ(long_tag.message, tag256 + ": x");
 }
 
-TEST(SyslogParserRfc3164Test, HostnameTooLongOrNonPrintableIsBadHeader) {
-  const std::string rest = "Nov 22 00:13:28 " + std::string(256, 'h') + " app: x";
-  const LogRecord r = Parse("<13>" + rest);
-  EXPECT_EQ(r.outcome, ParseOutcome::kBadHeader);
+TEST(SyslogParserRfc3164Test, HostnameTooLongOrNonAsciiIsNoHostname) {
+  // Neither a hostname nor a tag (too long for both): every byte stays in the message.
+  const std::string text = std::string(256, 'h') + " app: x";
+  const LogRecord r = Parse("<13>Nov 22 00:13:28 " + text);
+  EXPECT_EQ(r.outcome, ParseOutcome::kOk);
   EXPECT_EQ(r.flavor, SyslogFlavor::kRfc3164);
+  EXPECT_TRUE(r.has_timestamp);
   EXPECT_EQ(r.hostname, "");
-  EXPECT_EQ(r.message, rest);
+  EXPECT_EQ(r.app_name, "");
+  EXPECT_EQ(r.message, text);
 
   const LogRecord utf8 = Parse("<13>Nov 22 00:13:28 h\xC3\xA9llo world");
-  EXPECT_EQ(utf8.outcome, ParseOutcome::kBadHeader);
-  EXPECT_EQ(utf8.message, "Nov 22 00:13:28 h\xC3\xA9llo world");
+  EXPECT_EQ(utf8.outcome, ParseOutcome::kOk);
+  EXPECT_EQ(utf8.hostname, "");
+  EXPECT_EQ(utf8.app_name, "");
+  EXPECT_EQ(utf8.message, "h\xC3\xA9llo world");
 }
 
-TEST(SyslogParserRfc3164Test, TimestampOnlyIsBadHeader) {
+TEST(SyslogParserRfc3164Test, HeaderEndingAfterTimestampHasAbsentFields) {
   for (std::string_view line : {"<13>Nov 22 00:13:28"sv, "<13>Nov 22 00:13:28 "sv}) {
     const LogRecord r = Parse(line);
-    EXPECT_EQ(r.outcome, ParseOutcome::kBadHeader) << line;
+    EXPECT_EQ(r.outcome, ParseOutcome::kOk) << line;
     EXPECT_EQ(r.flavor, SyslogFlavor::kRfc3164);
     EXPECT_TRUE(r.has_timestamp);
-    EXPECT_EQ(r.message, line.substr(4));
+    EXPECT_EQ(r.hostname, "");
+    EXPECT_EQ(r.app_name, "");
+    EXPECT_EQ(r.message, "");
   }
 }
 
-TEST(SyslogParserRfc3164Test, ExtraSpacesBetweenHeaderFieldsAreSkipped) {
+TEST(SyslogParserRfc3164Test, ExtraSpaceAfterTimestampEndsTheHeaderAsInRsyslog) {
+  // rsyslog takes one SP after each header field; a second one means no hostname and an
+  // empty tag, and the text after it is the message.
   const LogRecord r = Parse("<13>Nov 22 00:13:28  host  app: x");
   EXPECT_EQ(r.outcome, ParseOutcome::kOk);
-  EXPECT_EQ(r.hostname, "host");
-  EXPECT_EQ(r.app_name, "app");
-  EXPECT_EQ(r.message, "x");
+  EXPECT_EQ(r.hostname, "");
+  EXPECT_EQ(r.app_name, "");
+  EXPECT_EQ(r.message, "host  app: x");
 }
 
 // ---------------------------------------------------------------------------------------
 // Neither header, bad PRI, no header
 
-TEST(SyslogParserFallbackTest, ValidPriThenNoTimestamp) {
-  for (std::string_view line :
-       {"<13>hello world"sv, "<13>12 disks found"sv, "<13>"sv, "<13> Nov 22 00:13:28 h a: x"sv,
-        "<13>0 - h a - - - x"sv, "<13>1 garbage here"sv, "<13>123 - h a - - - x"sv}) {
-    const LogRecord r = Parse(line);
-    EXPECT_EQ(r.outcome, ParseOutcome::kBadTimestamp) << line;
-    EXPECT_EQ(r.flavor, SyslogFlavor::kRfc3164) << line;
-    EXPECT_EQ(r.facility, 1) << line;
-    EXPECT_EQ(r.severity, 5) << line;
-    EXPECT_EQ(r.message, line.substr(4)) << line;
-    EXPECT_EQ(r.raw, line);
+TEST(SyslogParserFallbackTest, ValidPriThenNoTimestampReadsHostAndTagAsRsyslog) {
+  struct Case {
+    std::string_view line, host, app, message;
+  };
+  const Case cases[] = {
+      {"<13>hello world", "hello", "world", ""},
+      {"<13>12 disks found", "12", "disks", "found"},
+      {"<13>", "", "", ""},
+      {"<13>0 - h a - - - x", "0", "-", "h a - - - x"},
+      {"<13>1 garbage here", "1", "garbage", "here"},
+      {"<13>myapp[12]: started", "", "myapp", "started"},
+  };
+  for (const Case& c : cases) {
+    const LogRecord r = Parse(c.line);
+    EXPECT_EQ(r.outcome, ParseOutcome::kOk) << c.line;
+    EXPECT_EQ(r.flavor, SyslogFlavor::kRfc3164) << c.line;
+    EXPECT_FALSE(r.has_timestamp) << c.line;
+    EXPECT_EQ(r.facility, 1) << c.line;
+    EXPECT_EQ(r.severity, 5) << c.line;
+    EXPECT_EQ(r.hostname, c.host) << c.line;
+    EXPECT_EQ(r.app_name, c.app) << c.line;
+    EXPECT_EQ(r.message, c.message) << c.line;
+    EXPECT_EQ(r.raw, c.line);
   }
 }
 
@@ -647,8 +672,9 @@ TEST(SyslogParserHostileTest, NulBytesAreKept) {
   EXPECT_EQ(r.message, "a\0b\0"sv);
 
   const LogRecord in_host = Parse("<13>Nov 22 00:13:28 ho\0st app: a"sv);
-  EXPECT_EQ(in_host.outcome, ParseOutcome::kBadHeader);
-  EXPECT_EQ(in_host.message, "Nov 22 00:13:28 ho\0st app: a"sv);
+  EXPECT_EQ(in_host.outcome, ParseOutcome::kOk);
+  EXPECT_EQ(in_host.hostname, "");
+  EXPECT_EQ(in_host.message, "ho\0st app: a"sv);
 
   const LogRecord in_5424 = Parse("<13>1 - h a - - - \0x\0"sv);
   EXPECT_EQ(in_5424.outcome, ParseOutcome::kOk);
@@ -690,10 +716,11 @@ TEST(SyslogParserHostileTest, OneMebibyteLineIsKeptWhole) {
     EXPECT_EQ(r.raw.size(), payload.size());
   }
   {
-    // One giant token where the hostname would be.
+    // One giant token where the hostname would be: neither hostname nor tag.
     const LogRecord r = Parse("<13>Nov 22 00:13:28 " + payload);
-    EXPECT_EQ(r.outcome, ParseOutcome::kBadHeader);
-    EXPECT_EQ(r.message, "Nov 22 00:13:28 " + payload);
+    EXPECT_EQ(r.outcome, ParseOutcome::kOk);
+    EXPECT_EQ(r.hostname, "");
+    EXPECT_EQ(r.message, payload);
   }
   {
     // An SD value that never closes.
@@ -840,7 +867,7 @@ TEST(SyslogParserJsonTest, NonStringMessageIsDumped) {
 
 TEST(SyslogParserJsonTest, MissingMessageField) {
   const std::string_view line = R"({"msg":"wrong key","log":{"other":1}})";
-  for (const char* field : {"message", "log.message", "msg.x", "log.other.deeper"}) {
+  for (const char* field : {"log.message", "msg.x", "log.other.deeper"}) {
     const LogRecord r = ParseJson(line, field);
     EXPECT_EQ(r.outcome, ParseOutcome::kMissingMessageField) << field;
     EXPECT_EQ(r.flavor, SyslogFlavor::kJson);
@@ -927,6 +954,49 @@ TEST(SyslogParserJsonTest, WellKnownFieldVariants) {
   EXPECT_EQ(c.outcome, ParseOutcome::kOk);
   EXPECT_EQ(c.hostname, "");
   EXPECT_FALSE(c.has_timestamp);
+}
+
+// Issue #21: level, ts and msg of common loggers were ignored.
+TEST(SyslogParserJsonTest, CommonLoggerFieldsAreRecognised) {
+  struct Case {
+    std::string_view logger, line;
+    int severity;
+    std::string_view time, host, app, procid, message;
+  };
+  const Case cases[] = {
+      {"pino",
+       R"({"level":30,"time":1795306408123,"pid":4242,"hostname":"web-1","msg":"request done"})", 6,
+       "2026-11-22T00:13:28.123Z", "web-1", "", "4242", "request done"},
+      {"bunyan",
+       R"({"name":"api","hostname":"web-1","pid":7,"level":50,"msg":"boom",)"
+       R"("time":"2026-11-22T00:13:28.123Z","v":0})",
+       3, "2026-11-22T00:13:28.123Z", "web-1", "api", "7", "boom"},
+      {"zap", R"({"level":"warn","ts":1795306408.5,"caller":"main.go:12","msg":"slow"})", 4,
+       "2026-11-22T00:13:28.5Z", "", "", "", "slow"},
+      {"logrus", R"({"level":"error","msg":"db down","time":"2026-11-22T00:13:28Z"})", 3,
+       "2026-11-22T00:13:28Z", "", "", "", "db down"},
+      {"structlog",
+       R"({"event":"user logged in","level":"info","timestamp":"2026-11-22T00:13:28Z"})", 6,
+       "2026-11-22T00:13:28Z", "", "", "", "user logged in"},
+      {"docker json-file",
+       R"({"log":"listening on :8080\n","stream":"stdout","time":"2026-11-22T00:13:28.123456789Z"})",
+       -1, "2026-11-22T00:13:28.123456Z", "", "", "", "listening on :8080"},
+  };
+  for (const Case& c : cases) {
+    const LogRecord r = ParseJson(c.line);
+    EXPECT_EQ(r.outcome, ParseOutcome::kOk) << c.logger;
+    EXPECT_EQ(r.severity, c.severity) << c.logger;
+    EXPECT_TRUE(r.has_timestamp) << c.logger;
+    EXPECT_EQ(r.timestamp_us, ParseRfc3339(c.time).value_or(-1)) << c.logger;
+    EXPECT_EQ(r.hostname, c.host) << c.logger;
+    EXPECT_EQ(r.app_name, c.app) << c.logger;
+    EXPECT_EQ(r.procid, c.procid) << c.logger;
+    EXPECT_EQ(r.message, c.message) << c.logger;
+  }
+  // A configured message field gets no fallback.
+  EXPECT_EQ(ParseJson(R"({"msg":"m"})", "text").outcome, ParseOutcome::kMissingMessageField);
+  // "message" wins over "msg" when both are there.
+  EXPECT_EQ(ParseJson(R"({"msg":"a","message":"b"})").message, "b");
 }
 
 // ---------------------------------------------------------------------------------------

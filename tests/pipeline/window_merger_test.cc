@@ -673,16 +673,39 @@ TEST(WindowMergerTest, ConfirmFalseJoinsLinesOfDifferentLength) {
 }
 
 TEST(WindowMergerTest, ABareWordChangeNeedsEightAgreeingWords) {
-  // Outside a value context one changed word is accepted only with >= 8 agreeing words.
-  EXPECT_EQ(GroupsFor({"alpha beta gamma delta epsilon zeta eta theta iota",
-                       "alpha beta gamma delta omega zeta eta theta iota"}),
+  // Outside a value context one changed compound name is accepted only with >= 8 agreeing
+  // words.
+  EXPECT_EQ(GroupsFor({"alpha beta gamma delta com.epsilon zeta eta theta iota",
+                       "alpha beta gamma delta com.omega zeta eta theta iota"}),
             1u);
-  EXPECT_EQ(GroupsFor({"alpha beta gamma delta epsilon zeta eta theta",
-                       "alpha beta gamma delta omega zeta eta theta"}),
+  EXPECT_EQ(GroupsFor({"alpha beta gamma delta com.epsilon zeta eta theta",
+                       "alpha beta gamma delta com.omega zeta eta theta"}),
             2u);
   // Two changed words outside a value context never merge, however long the line.
-  EXPECT_EQ(GroupsFor({"alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu",
-                       "alpha beta gamma omega epsilon zeta eta theta iota kappa lambda nu"}),
+  EXPECT_EQ(GroupsFor({"alpha beta gamma a.delta a.epsilon zeta eta theta iota kappa lambda mu",
+                       "alpha beta gamma a.omega a.epsilon zeta eta theta iota kappa lambda nu"}),
+            2u);
+}
+
+TEST(WindowMergerTest, APlainWordOutsideAValueContextNeverChanges) {
+  // Actions, states and function names: however many words agree.
+  EXPECT_EQ(GroupsFor({"[instance: 3edec1e4-9678-4a3a-a21b-a145a4ee5e61] Took 19.84 seconds to "
+                       "spawn the instance on the hypervisor.",
+                       "[instance: 3edec1e4-9678-4a3a-a21b-a145a4ee5e61] Took 0.41 seconds to "
+                       "destroy the instance on the hypervisor."}),
+            2u);
+  EXPECT_EQ(GroupsFor({"ViewRootImpl dispatch touch event ACTION_DOWN on the main window view now",
+                       "ViewRootImpl dispatch touch event ACTION_UP on the main window view now"}),
+            2u);
+  // A unit after a number may change.
+  EXPECT_EQ(GroupsFor({"Block rdd_2_2 stored as bytes in memory (estimated size 850.0 B, free "
+                       "320.3 KB)",
+                       "Block rdd_2_3 stored as bytes in memory (estimated size 5.2 KB, free "
+                       "5.2 KB)"}),
+            1u);
+  // HTTP methods are protected: GET and POST of one path are different requests.
+  EXPECT_EQ(GroupsFor({"10.11.10.1 \"GET /v2/servers/detail HTTP/1.1\" status: 200 len: 1893",
+                       "10.11.10.1 \"POST /v2/servers/detail HTTP/1.1\" status: 200 len: 1893"}),
             2u);
 }
 
@@ -701,11 +724,14 @@ TEST(WindowMergerTest, LinesOfNearbyLengthAlignOnAMultiTokenVariable) {
       << ev[1].template_text;
   // Extra tokens at one end are another message's field, not a variable.
   EXPECT_EQ(GroupsFor({"job done ok", "job done ok user=alice"}), 2u);
-  // Up to 6 tokens more or fewer are aligned; 7 are too many.
-  EXPECT_EQ(GroupsFor({"sent 0 bytes to peer alpha", "sent 1 2 3 4 5 6 7 bytes to peer alpha"}),
-            1u);
-  EXPECT_EQ(GroupsFor({"sent 0 bytes to peer alpha", "sent 1 2 3 4 5 6 7 8 bytes to peer alpha"}),
-            2u);
+  // Up to 6 tokens more or fewer are aligned; 7 are too many. (Values of alternating kinds:
+  // a list of one kind would be one slot.)
+  EXPECT_EQ(
+      GroupsFor({"sent 0 bytes to peer alpha", "sent 1 0x2 3 0x4 5 0x6 7 bytes to peer alpha"}),
+      1u);
+  EXPECT_EQ(
+      GroupsFor({"sent 0 bytes to peer alpha", "sent 1 0x2 3 0x4 5 0x6 7 0x8 bytes to peer alpha"}),
+      2u);
 }
 
 TEST(WindowMergerTest, LastDecisionExplainsThePath) {
@@ -763,14 +789,15 @@ TEST(WindowMergerTest, BucketScanStaysNewestFirstAfterClosingSome) {
   Harness h(options);
   // Each line differs from the probe by one word out of a value context (accepted with 8 or
   // more agreeing words), and from each other by two (rejected): four separate groups.
-  const std::vector<std::string> words = {"cargo",  "ship",    "north",  "harbor",
-                                          "loaded", "crates",  "beside", "green",
-                                          "cranes", "tonight", "quietly"};
+  // Compound names: only those may change outside a value context.
+  const std::vector<std::string> words = {"cargo-a",  "ship-b",    "north-c",  "harbor-d",
+                                          "loaded-e", "crates-f",  "beside-g", "green-h",
+                                          "cranes-i", "tonight-j", "quietly-k"};
   auto line = [&](std::size_t changed) {
     std::string m;
     for (std::size_t i = 0; i < words.size(); ++i) {
       if (i > 0) m += ' ';
-      m += i == changed ? "zebra" : words[i];
+      m += i == changed ? "zebra-z" : words[i];
     }
     return m;
   };
@@ -1030,6 +1057,108 @@ TEST(WindowMergerTest, MemoryUsageGrowsWithOpenGroups) {
   }
   EXPECT_GT(h.merger.open_groups(), 100u);
   EXPECT_GT(h.merger.MemoryUsage(), empty + h.merger.open_groups() * 100);
+}
+
+}  // namespace
+}  // namespace logfold
+
+namespace logfold {
+namespace {
+
+// Whole lines as a file-tailing forwarder sends them: the application's own timestamp and
+// thread (with spaces) differ, the message is one template, so the lines fold, the template
+// holds the message only, and events carry the level and logger. Off, the thread splits them.
+TEST(WindowMergerTest, TheApplicationsOwnHeaderStaysOutOfTheGroup) {
+  const std::string_view a =
+      "2015-10-18 18:05:27,570 WARN [LeaseRenewer:msrabi@msra-sa-41:9000] "
+      "org.apache.hadoop.ipc.Client: Address change detected. Old: msra-sa-41/10.190.173.170:9000";
+  const std::string_view b =
+      "2015-10-18 18:06:02,841 WARN [RMCommunicator Allocator] org.apache.hadoop.ipc.Client: "
+      "Address change detected. Old: msra-sa-41/10.190.173.170:8030";
+  Harness h;
+  h.Add(a, kT0);
+  h.Add(b, kT0 + kSec);
+  EXPECT_EQ(h.merger.open_groups(), 1u);
+  h.FlushAll();
+  const std::vector<Rec> events = h.sink.Take();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].template_text, "Address change detected. Old: <*>");
+  EXPECT_NE(events[0].json.find("\"level\":\"WARN\",\"logger\":\"org.apache.hadoop.ipc.Client\""),
+            std::string::npos)
+      << events[0].json;
+  EXPECT_NE(events[1].json.find("\"level\":\"WARN\""), std::string::npos) << events[1].json;
+
+  MergerOptions off;
+  off.infer_header = false;
+  Harness h2(off);
+  h2.Add(a, kT0);
+  h2.Add(b, kT0 + kSec);
+  EXPECT_EQ(h2.merger.open_groups(), 2u);
+  EXPECT_EQ(h2.sink.Take()[0].json.find("\"level\""), std::string::npos);
+}
+
+// The header's words do not count as agreeing words: two messages that differ in two state
+// words stay apart even under a long shared header.
+TEST(WindowMergerTest, HeaderWordsAreNotAgreeingWords) {
+  Harness h;
+  h.Add(
+      "2015-10-18 18:01:53,885 INFO [AsyncDispatcher event handler] "
+      "org.apache.hadoop.mapreduce.v2.app.job.impl.TaskAttemptImpl: attempt_1_0 TaskAttempt "
+      "Transitioned from NEW to UNASSIGNED",
+      kT0);
+  h.Add(
+      "2015-10-18 18:01:57,260 INFO [AsyncDispatcher event handler] "
+      "org.apache.hadoop.mapreduce.v2.app.job.impl.TaskAttemptImpl: attempt_1_0 TaskAttempt "
+      "Transitioned from UNASSIGNED to ASSIGNED",
+      kT0 + kSec);
+  EXPECT_EQ(h.merger.open_groups(), 2u);
+}
+
+}  // namespace
+}  // namespace logfold
+
+namespace logfold {
+namespace {
+
+// A list of values of one kind is one slot, however many values it holds.
+TEST(WindowMergerTest, AVariableLengthListIsOneSlot) {
+  EXPECT_EQ(GroupsFor({"en0: Supported channels 1 2 3 4 5 6 7 8 9 10 11 12 13 36 40 44 48",
+                       "en0: Supported channels 1 2 3 4 5 6 7 8 9 10 11 12 13 36 40 44 48 52 56 "
+                       "60 64 100 104 108 112 116 120 124 128 132 136 140 144 149 153 157 161"}),
+            1u);
+  EXPECT_EQ(GroupsFor({"Nodes joined the ring: node-1, node-2, node-3",
+                       "Nodes joined the ring: node-4, node-5, node-6, node-7, node-8, node-9, "
+                       "node-10, node-11, node-12"}),
+            1u);
+  // Values of different kinds are not one list, and names with other letters still differ.
+  EXPECT_EQ(GroupsFor({"link en0 up", "link awdl0 up"}), 2u);
+}
+
+}  // namespace
+}  // namespace logfold
+
+namespace logfold {
+namespace {
+
+// Folding hides nothing: the summary says how many lines had each value of a variable slot
+// (how many 500s among the 200s), and roughly how many distinct values a busy slot took.
+TEST(WindowMergerTest, SummariesCarrySlotStatistics) {
+  Harness h;
+  for (int i = 1; i <= 30; ++i) {
+    const int status = i % 10 == 0 ? 500 : 200;
+    h.Add("10.0.0." + std::to_string(i) + " GET /index.html status " + std::to_string(status),
+          kT0 + i);
+  }
+  h.FlushAll();
+  const std::vector<Rec> events = h.sink.Take();
+  ASSERT_EQ(events.size(), 2u);
+  const std::string& json = events[1].json;
+  EXPECT_NE(json.find("{\"token\":4,\"distinct\":2,\"lines\":30,\"top\":[{\"value\":\"200\","
+                      "\"count\":27},{\"value\":\"500\",\"count\":3}]}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("{\"token\":0,\"distinct\":"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"token\":1,"), std::string::npos) << json;  // GET never varied
 }
 
 }  // namespace

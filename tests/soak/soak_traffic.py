@@ -159,6 +159,7 @@ class TcpConnection:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
         self.mode = mode
         self.lines_before_cut = lines_before_cut
+        self.frames = 0  # frames sent so far
 
     def frame(self, text):
         if self.mode == "octet5424":
@@ -193,7 +194,10 @@ class TcpSenders(PacedSender):
             c.malformed += 1
             kind = r.randrange(4)
             if kind == 0:
-                text = f"garbage without any header number {r.randrange(10**6)} from tcp"
+                # An octet-counted frame must start with '<' to be believed (issue #21), so an
+                # octet-counted connection sends its garbage after a PRI.
+                pri = "<14>" if conn.mode == "octet5424" else ""
+                text = f"{pri}garbage without any header number {r.randrange(10**6)} from tcp"
             elif kind == 1:
                 text = f"<999>1 2026-01-01T00:00:00Z {host} soakapp - - - bad pri {r.randrange(999)}"
             elif kind == 2:
@@ -205,8 +209,15 @@ class TcpSenders(PacedSender):
             c.oversized += 1
             return conn.frame(self.maker.oversized(host, rfc5424))
         if x < 0.008:
-            # Looks octet-counted (leading digit) but has no "LEN SP": resynchronised at LF.
-            c.framing_errors += 1
+            # Looks octet-counted (leading digit) but has no "LEN SP". Auto framing tries it as
+            # a count only on an octet-counted connection or as a connection's first frame;
+            # either way it is a framing error and the connection reads lines from then on.
+            # Later on a newline connection it is just a line without a header.
+            if conn.mode == "octet5424" or conn.frames == 0:
+                c.framing_errors += 1
+                conn.mode = "newline5424"
+            else:
+                c.malformed += 1
             return f"7x bad octet count {r.randrange(10**6)} from tcp\n".encode()
         c.normal += 1
         return conn.frame(self.maker.line(host, rfc5424))
@@ -241,6 +252,7 @@ class TcpSenders(PacedSender):
         cut = False
         for _ in range(n):
             parts.append(self._frame(conn, slot))
+            conn.frames += 1
             self.counts.lines += 1
             conn.lines_before_cut -= 1
             if conn.lines_before_cut <= 0:

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "daemon/config/units.h"
+#include "pipeline/event_filter.h"
 
 namespace logfold {
 
@@ -21,6 +22,9 @@ struct SinkOptions {
   std::uint64_t buffer = 64 * kMiB;       // encoded events held before backpressure
   WhenFull when_full = WhenFull::kBlock;  // see WhenFull
   TimeUs block_timeout_us = 5 * kSecond;  // when_full drop: wait this long first
+  // The events this output receives (default: all). Outputs that select all share one
+  // encoding per format in the workers; each selective output gets a buffer of its own.
+  EventSelection select{};
   bool operator==(const SinkOptions&) const = default;
 };
 

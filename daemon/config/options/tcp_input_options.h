@@ -27,7 +27,12 @@ struct TcpInputOptions {
   // config key: tests and benchmarks set it.
   std::uint64_t receive_buffer = 0;
   Framing framing = Framing::kAuto;
-  bool nul_terminator = false;           // NUL also ends a newline frame
+  bool nul_terminator = true;  // NUL also ends a newline frame (Python's SysLogHandler ends TCP
+                               // records with one)
+  // Auto framing believes an octet count only when the content starts with this byte
+  // (FrameDecoder::Options::octet_content_start); 0: any. Set by the server from the input's
+  // format ('<' for syslog, '{' for JSON), never by the file.
+  char octet_content_start = '<';
   std::uint32_t max_connections = 1024;  // further clients are closed at once; 0: no limit
   TimeUs idle_timeout_us = 5 * kMinute;  // no data for this long: close; 0: never
   // Bytes read per receive. Not a config key: the server sets it larger in journal mode,

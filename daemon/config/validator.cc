@@ -1,0 +1,529 @@
+// Validator: the typed readers (each reports its own error with the value's path) and the
+// log, inputs, engine, workers, metrics and state sections of the configuration.
+#include "daemon/config/validator.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <utility>
+
+namespace logfold {
+namespace config_internal {
+
+// Optimal string alignment distance (Levenshtein plus adjacent transpositions), so a
+// swapped pair of letters ("widnow") counts as one edit.
+std::size_t EditDistance(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
+  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= n; ++i) {
+    for (std::size_t j = 1; j <= m; ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[n][m];
+}
+
+namespace {}  // namespace
+
+void Validator::Document(const Json& root, Config& config) {
+  Walk(root, "",
+       {
+           {"log", [&](const Json& v, const std::string& p) { Log(v, p, config.log); }},
+           {"inputs", [&](const Json& v, const std::string& p) { Inputs(v, p, config); }, true},
+           {"engine", [&](const Json& v, const std::string& p) { Engine(v, p, config.engine); }},
+           {"workers", [&](const Json& v, const std::string& p) { Workers(v, p, config.workers); }},
+           {"outputs", [&](const Json& v, const std::string& p) { Outputs(v, p, config); }, true},
+           {"metrics", [&](const Json& v, const std::string& p) { Metrics(v, p, config.metrics); }},
+           {"state", [&](const Json& v, const std::string& p) { State(v, p, config.state); }},
+       });
+}
+
+// Reads an object key by key, in document order: duplicates, unknown keys and keys not
+// allowed here are reported where they occur, missing required keys at the end.
+void Validator::Walk(const Json& object, const std::string& path,
+                     const std::vector<Field>& fields) {
+  if (!object.is_object()) {
+    TypeError(path, "an object", object);
+    return;
+  }
+  std::vector<std::string_view> seen;
+  for (const auto& [key, value] : object.get_ref<const Json::object_t&>()) {
+    const std::string key_path = Join(path, key);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      Error(key_path, "duplicate key");
+      continue;
+    }
+    seen.push_back(key);
+    const Field* field = nullptr;
+    for (const Field& f : fields) {
+      if (f.key == key) field = &f;
+    }
+    if (field == nullptr) {
+      Error(key_path, UnknownKey(key, fields));
+    } else if (!field->not_allowed.empty()) {
+      Error(key_path, field->not_allowed);
+    } else {
+      field->read(value, key_path);
+    }
+  }
+  for (const Field& f : fields) {
+    if (f.required && std::find(seen.begin(), seen.end(), f.key) == seen.end()) {
+      Error(Join(path, f.key), "required key missing");
+    }
+  }
+}
+
+std::string Validator::UnknownKey(std::string_view key, const std::vector<Field>& fields) {
+  const Field* best = nullptr;
+  std::size_t best_distance = 3;  // suggest only within two edits
+  for (const Field& f : fields) {
+    if (!f.not_allowed.empty()) continue;
+    const std::size_t distance = EditDistance(key, f.key);
+    if (distance < best_distance) {
+      best = &f;
+      best_distance = distance;
+    }
+  }
+  if (best == nullptr) return "unknown key";
+  return "unknown key; did you mean " + Quote(best->key) + "?";
+}
+
+bool Validator::String(const Json& v, const std::string& p, std::string& out) {
+  if (!v.is_string()) {
+    TypeError(p, "a string", v);
+    return false;
+  }
+  out = v.get<std::string>();
+  return true;
+}
+
+bool Validator::NonEmptyString(const Json& v, const std::string& p, std::string& out) {
+  std::string s;
+  if (!String(v, p, s)) return false;
+  if (s.empty()) {
+    Error(p, "must not be empty");
+    return false;
+  }
+  out = std::move(s);
+  return true;
+}
+
+bool Validator::Bool(const Json& v, const std::string& p, bool& out) {
+  if (!v.is_boolean()) {
+    TypeError(p, "a boolean", v);
+    return false;
+  }
+  out = v.get<bool>();
+  return true;
+}
+
+bool Validator::Duration(const Json& v, const std::string& p, TimeUs min, TimeUs max, TimeUs& out) {
+  if (!v.is_string()) {
+    TypeError(p, "a duration string such as \"10s\"", v);
+    return false;
+  }
+  TimeUs us = 0;
+  std::string error;
+  if (!ParseDuration(v.get_ref<const std::string&>(), us, error)) {
+    Error(p, error);
+    return false;
+  }
+  if (us < min || us > max) {
+    std::string reason;
+    if (max != kMaxTime) {
+      reason = "must be between " + FormatDuration(min) + " and " + FormatDuration(max);
+    } else if (min == 1) {
+      reason = "must be greater than 0";
+    } else {
+      reason = "must be at least " + FormatDuration(min);
+    }
+    Error(p, reason + ", got " + Dump(v));
+    return false;
+  }
+  out = us;
+  return true;
+}
+
+bool Validator::Size(const Json& v, const std::string& p, std::uint64_t min, std::uint64_t max,
+                     std::uint64_t& out) {
+  std::uint64_t bytes = 0;
+  if (v.is_number_unsigned()) {
+    bytes = v.get<std::uint64_t>();
+  } else if (v.is_number_integer()) {
+    // Negative (non-negative integers are stored as unsigned): below any minimum.
+    Error(p, "must be between " + FormatSize(min) + " and " + FormatSize(max) + ", got " + Dump(v));
+    return false;
+  } else if (v.is_string()) {
+    std::string error;
+    if (!ParseSize(v.get_ref<const std::string&>(), bytes, error)) {
+      Error(p, error);
+      return false;
+    }
+  } else {
+    TypeError(p, "a size (a string such as \"64KiB\" or an integer number of bytes)", v);
+    return false;
+  }
+  if (bytes < min || bytes > max) {
+    Error(p, "must be between " + FormatSize(min) + " and " + FormatSize(max) + ", got " + Dump(v));
+    return false;
+  }
+  out = bytes;
+  return true;
+}
+
+bool Validator::IpLiteral(const Json& v, const std::string& p, std::string& out) {
+  std::string s;
+  if (!String(v, p, s)) return false;
+  if (!ParseIp(s)) {
+    Error(p,
+          "must be an IPv4 or IPv6 address literal (no brackets, no host names), got " + Quote(s));
+    return false;
+  }
+  out = std::move(s);
+  return true;
+}
+
+bool Validator::HostOrIp(const Json& v, const std::string& p, std::string& out) {
+  std::string s;
+  if (!String(v, p, s)) return false;
+  if (!ParseIp(s) && !IsHostName(s)) {
+    Error(p, "must be a host name or an IP address literal, got " + Quote(s));
+    return false;
+  }
+  out = std::move(s);
+  return true;
+}
+
+// Names label metrics and log lines, so they are kept to a safe character set.
+bool Validator::Name(const Json& v, const std::string& p, std::string& out) {
+  std::string s;
+  if (!String(v, p, s)) return false;
+  bool valid = !s.empty();
+  for (char c : s) {
+    valid = valid && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '_' || c == '.' || c == '-');
+  }
+  if (!valid) {
+    Error(p, "must match [A-Za-z0-9_.-]+, got " + Quote(s));
+    return false;
+  }
+  out = std::move(s);
+  return true;
+}
+
+// Canonical text of an IP literal (so "::0001" and "::1" compare equal), or nullopt.
+std::optional<std::string> Validator::ParseIp(const std::string& s) {
+  unsigned char bytes[sizeof(in6_addr)];
+  char text[INET6_ADDRSTRLEN];
+  if (inet_pton(AF_INET, s.c_str(), bytes) == 1) {
+    return std::string(inet_ntop(AF_INET, bytes, text, sizeof(text)));
+  }
+  if (inet_pton(AF_INET6, s.c_str(), bytes) == 1) {
+    return "[" + std::string(inet_ntop(AF_INET6, bytes, text, sizeof(text))) + "]";
+  }
+  return std::nullopt;
+}
+
+// The first value of `key` in `object`, or null.
+const Json* Validator::Find(const Json& object, std::string_view key) {
+  for (const auto& entry : object.get_ref<const Json::object_t&>()) {
+    if (entry.first == key) return &entry.second;
+  }
+  return nullptr;
+}
+
+void Validator::Log(const Json& v, const std::string& path, LogConfig& log) {
+  Walk(v, path,
+       {
+           {"level",
+            [&](const Json& j, const std::string& p) { Enum(j, p, kLogLevels, log.level); }},
+           {"stats_interval",
+            [&](const Json& j, const std::string& p) {
+              Duration(j, p, 0, kMaxTime, log.stats_interval_us);
+            }},
+       });
+}
+
+void Validator::Inputs(const Json& v, const std::string& path, Config& config) {
+  if (!v.is_array()) {
+    TypeError(path, "an array", v);
+    return;
+  }
+  if (v.empty()) Error(path, "must contain at least one input");
+  for (std::size_t i = 0; i < v.size(); ++i) Input(v[i], Index(path, i), config);
+}
+
+void Validator::Input(const Json& v, const std::string& path, Config& config) {
+  if (!v.is_object()) {
+    TypeError(path, "an object", v);
+    return;
+  }
+  InputConfig in;
+  const std::optional<InputType> type = Peek(v, "type", kInputTypes);
+  const std::optional<InputFormat> format =
+      Has(v, "format") ? Peek(v, "format", kInputFormats) : in.parser.format;
+  const bool adopts_socket = Has(v, "socket_name");
+  const bool network = type == InputType::kUdp || type == InputType::kTcp;
+  // The keys udp and tcp share land in the options of the input's type.
+  const bool tcp = type == InputType::kTcp;
+  std::string& address = tcp ? in.tcp.address : in.udp.address;
+  std::uint16_t& port = tcp ? in.tcp.port : in.udp.port;
+  std::string& socket_name = tcp ? in.tcp.socket_name : in.udp.socket_name;
+  std::uint64_t& max_message_size = tcp       ? in.tcp.max_message_size
+                                    : network ? in.udp.max_message_size
+                                              : in.stream.max_message_size;
+
+  auto only_for = [&](std::initializer_list<InputType> types) -> std::string {
+    if (!type || std::find(types.begin(), types.end(), *type) != types.end()) return {};
+    return "not allowed for type " + std::string(NameOf(kInputTypes, *type));
+  };
+  std::string bind_rule = only_for({InputType::kUdp, InputType::kTcp});
+  if (bind_rule.empty() && adopts_socket) {
+    bind_rule = "not allowed together with socket_name (the inherited socket is already bound)";
+  }
+  const std::string json_rule =
+      format && *format != InputFormat::kJson ? "only allowed when format is \"json\"" : "";
+
+  bool name_ok = false, address_ok = true, port_ok = false, socket_ok = false, path_ok = false;
+  Walk(
+      v, path,
+      {
+          {"name",
+           [&](const Json& j, const std::string& p) {
+             name_ok = Name(j, p, in.name) && UniqueName(p, in.name, input_names_);
+           },
+           true},
+          {"type", [&](const Json& j, const std::string& p) { Enum(j, p, kInputTypes, in.type); },
+           true},
+          {"format", [&](const Json& j,
+                         const std::string& p) { Enum(j, p, kInputFormats, in.parser.format); }},
+          {"json_message_field",
+           [&](const Json& j, const std::string& p) {
+             NonEmptyString(j, p, in.parser.json_message_field);
+           },
+           false, json_rule},
+          {"max_message_size",
+           [&](const Json& j, const std::string& p) {
+             Size(j, p, kKiB, 16 * kMiB, max_message_size);
+           }},
+          {"socket_name",
+           [&](const Json& j, const std::string& p) {
+             socket_ok = NonEmptyString(j, p, socket_name);
+           },
+           false, only_for({InputType::kUdp, InputType::kTcp})},
+          {"address",
+           [&](const Json& j, const std::string& p) { address_ok = IpLiteral(j, p, address); },
+           false, bind_rule},
+          {"port",
+           [&](const Json& j, const std::string& p) { port_ok = Integer(j, p, 0, 65535, port); },
+           network && !adopts_socket, bind_rule},
+          {"receive_buffer",
+           [&](const Json& j, const std::string& p) { Size(j, p, 0, kGiB, in.udp.receive_buffer); },
+           false, only_for({InputType::kUdp})},
+          {"framing",
+           [&](const Json& j, const std::string& p) { Enum(j, p, kTcpFramings, in.tcp.framing); },
+           false, only_for({InputType::kTcp})},
+          {"nul_terminator",
+           [&](const Json& j, const std::string& p) { Bool(j, p, in.tcp.nul_terminator); }, false,
+           only_for({InputType::kTcp})},
+          {"max_connections",
+           [&](const Json& j, const std::string& p) {
+             Integer(j, p, 1, 65535, in.tcp.max_connections);
+           },
+           false, only_for({InputType::kTcp})},
+          {"idle_timeout",
+           [&](const Json& j, const std::string& p) {
+             Duration(j, p, 0, kMaxTime, in.tcp.idle_timeout_us);
+           },
+           false, only_for({InputType::kTcp})},
+          {"path",
+           [&](const Json& j, const std::string& p) {
+             path_ok = NonEmptyString(j, p, in.stream.path);
+           },
+           type == InputType::kFile, only_for({InputType::kFile})},
+      });
+  // Raw lines may start with a number ("42 items processed"), which auto framing could
+  // take for an octet count.
+  if (in.parser.format == InputFormat::kRaw && !Has(v, "framing")) {
+    in.tcp.framing = Framing::kNewline;
+  }
+
+  const std::string label = name_ok ? "input " + Quote(in.name) : path;
+  if (type == InputType::kStdin) {
+    if (!stdin_input_.empty()) {
+      Error(Join(path, "type"),
+            "only one stdin input is allowed; " + stdin_input_ + " reads stdin already");
+    } else {
+      stdin_input_ = label;
+    }
+  }
+  if (network && port_ok && address_ok && !adopts_socket && port != 0) {
+    const std::string bind = std::string(NameOf(kInputTypes, *type)) + " " + *ParseIp(address) +
+                             ":" + std::to_string(port);
+    auto [it, inserted] = binds_.emplace(bind, label);
+    if (!inserted) Error(Join(path, "port"), bind + " is already bound by " + it->second);
+  }
+  if (network && socket_ok) {
+    const std::string socket =
+        std::string(NameOf(kInputTypes, *type)) + " socket " + Quote(socket_name);
+    auto [it, inserted] = sockets_.emplace(socket, label);
+    if (!inserted) {
+      Error(Join(path, "socket_name"), socket + " is already adopted by " + it->second);
+    }
+  }
+  if (type == InputType::kFile && path_ok) {
+    auto [it, inserted] = input_files_.emplace(in.stream.path, label);
+    if (!inserted) {
+      Error(Join(path, "path"), "file is already read by " + it->second);
+    } else if (auto out = output_files_.find(in.stream.path); out != output_files_.end()) {
+      Error(Join(path, "path"),
+            "file is written by " + out->second + "; reading it would feed events back in");
+    }
+  }
+  config.inputs.push_back(std::move(in));
+}
+
+bool Validator::UniqueName(const std::string& p, const std::string& name,
+                           std::map<std::string, std::string>& names) {
+  auto [it, inserted] = names.emplace(name, p.substr(0, p.rfind('.')));
+  if (!inserted) {
+    Error(p, "duplicate name " + Quote(name) + " (also used by " + it->second + ")");
+    return false;
+  }
+  return true;
+}
+
+void Validator::Engine(const Json& v, const std::string& path, EngineConfig& engine) {
+  MergerOptions& m = engine.merger;
+  bool window_ok = false, max_hold_ok = false;
+  std::string window_text, max_hold_text;
+  Walk(v, path,
+       {
+           {"max_distance",
+            [&](const Json& j, const std::string& p) { Integer(j, p, 0, 31, m.max_distance); }},
+           {"window",
+            [&](const Json& j, const std::string& p) {
+              window_ok = Duration(j, p, 1, kMaxTime, m.window_us);
+              window_text = Dump(j);
+            }},
+           {"max_hold",
+            [&](const Json& j, const std::string& p) {
+              max_hold_ok = Duration(j, p, 1, kMaxTime, m.max_hold_us);
+              max_hold_text = Dump(j);
+            }},
+           {"max_groups",
+            [&](const Json& j, const std::string& p) {
+              Integer(j, p, 1, 100'000'000, m.max_groups);
+            }},
+           {"scope", [&](const Json& j, const std::string& p) { Scope(j, p, m.scope); }},
+           {"max_summary_hosts",
+            [&](const Json& j, const std::string& p) {
+              Integer(j, p, 0, 1024, m.max_summary_hosts);
+            }},
+           {"mode", [&](const Json& j, const std::string& p) { Enum(j, p, kModes, m.annotate); }},
+           {"confirm", [&](const Json& j, const std::string& p) { Bool(j, p, m.confirm); }},
+           {"protected_words",
+            [&](const Json& j, const std::string& p) { Words(j, p, m.protected_words); }},
+           {"time",
+            [&](const Json& j, const std::string& p) { Enum(j, p, kTimeSources, engine.time); }},
+       });
+  // Reported on whichever of the two keys was written; a default is not the user's error.
+  const bool has_window = !window_text.empty(), has_max_hold = !max_hold_text.empty();
+  if ((window_ok || !has_window) && (max_hold_ok || !has_max_hold) &&
+      (has_window || has_max_hold) && m.max_hold_us < m.window_us) {
+    if (has_max_hold) {
+      Error(Join(path, "max_hold"),
+            "must be at least window (" + FormatDuration(m.window_us) + "), got " + max_hold_text);
+    } else {
+      Error(Join(path, "window"),
+            "must not exceed max_hold (" + FormatDuration(m.max_hold_us) + "), got " + window_text);
+    }
+  }
+}
+
+void Validator::Scope(const Json& v, const std::string& path, std::vector<ScopeField>& scope) {
+  if (!v.is_array()) {
+    TypeError(path, "an array", v);
+    return;
+  }
+  scope.clear();
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    ScopeField field = ScopeField::kHost;
+    if (!Enum(v[i], Index(path, i), kScopeFields, field)) continue;
+    if (std::find(scope.begin(), scope.end(), field) != scope.end()) {
+      Error(Index(path, i), "duplicate scope field " + Quote(NameOf(kScopeFields, field)));
+      continue;
+    }
+    scope.push_back(field);
+  }
+}
+
+void Validator::Words(const Json& v, const std::string& path, std::vector<std::string>& words) {
+  if (!v.is_array()) {
+    TypeError(path, "an array", v);
+    return;
+  }
+  words.clear();
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::string word;
+    if (NonEmptyString(v[i], Index(path, i), word)) words.push_back(std::move(word));
+  }
+}
+
+void Validator::Workers(const Json& v, const std::string& path, WorkersConfig& workers) {
+  Walk(v, path,
+       {
+           {"threads",
+            [&](const Json& j, const std::string& p) { Integer(j, p, 0, 256, workers.threads); }},
+           {"queue_capacity",
+            [&](const Json& j, const std::string& p) {
+              Integer(j, p, 1024, 16'777'216, workers.queue_capacity);
+            }},
+           {"flush_interval",
+            [&](const Json& j, const std::string& p) {
+              Duration(j, p, kMillisecond, 10 * kSecond, workers.flush_interval_us);
+            }},
+       });
+}
+
+void Validator::Metrics(const Json& v, const std::string& path, MetricsConfig& metrics) {
+  Walk(v, path,
+       {
+           {"enabled", [&](const Json& j, const std::string& p) { Bool(j, p, metrics.enabled); }},
+           {"address",
+            [&](const Json& j, const std::string& p) { IpLiteral(j, p, metrics.address); }},
+           {"port",
+            [&](const Json& j, const std::string& p) { Integer(j, p, 0, 65535, metrics.port); }},
+       });
+}
+
+void Validator::State(const Json& v, const std::string& path, StateOptions& state) {
+  Walk(v, path,
+       {
+           {"directory",
+            [&](const Json& j, const std::string& p) { String(j, p, state.directory); }},
+           {"checkpoint_interval",
+            [&](const Json& j, const std::string& p) {
+              Duration(j, p, 10 * kMillisecond, kHour, state.checkpoint_interval_us);
+            }},
+           {"journal", [&](const Json& j, const std::string& p) { Bool(j, p, state.journal); }},
+           {"journal_segment_size",
+            [&](const Json& j, const std::string& p) {
+              Size(j, p, kMiB, kGiB, state.journal_segment_bytes);
+            }},
+       });
+  if (state.journal && state.directory.empty()) {
+    Error(Join(path, "journal"), "needs state.directory (the journal is kept there)");
+  }
+}
+
+}  // namespace config_internal
+}  // namespace logfold

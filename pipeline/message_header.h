@@ -1,0 +1,31 @@
+// MessageHeader: finds the application's own header at the start of a message (timestamp,
+// level, thread, logger) so it stays out of the fingerprint and template. No format list.
+#ifndef LOGFOLD_PIPELINE_MESSAGE_HEADER_H_
+#define LOGFOLD_PIPELINE_MESSAGE_HEADER_H_
+
+#include <cstdint>
+#include <string_view>
+
+namespace logfold {
+
+struct MessageHeader {
+  // Where the message proper starts; 0 when the line has no header.
+  std::uint32_t body = 0;
+  std::string_view level;   // the level word as written ("INFO", "notice", "W"), or empty
+  std::string_view logger;  // the logger, tag or program as written, or empty
+};
+
+// Headers longer than this are not looked for: a header is a short prefix.
+inline constexpr std::size_t kMaxHeaderBytes = 384;
+
+// The rule, for any log: a line's header is its leading run of fields that logging libraries
+// write before the message (time fields: numbers, dates, times, month and weekday names;
+// level words; bracketed fields such as a thread; at most two names such as a host and a
+// program), holding a time of day, a date or a level, and ending at a name followed by ':',
+// a " - ", or a bracketed field, or else at the first plain word that follows the time and
+// level fields. Anything that does not fit leaves the line without a header.
+MessageHeader ParseMessageHeader(std::string_view line);
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_PIPELINE_MESSAGE_HEADER_H_
