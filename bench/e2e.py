@@ -16,6 +16,9 @@ Parts:
            processed and the file output holds no unwritten bytes; of an rsyslog run: the last
            growth of its output file (polled every 20 ms, idle for 1 s with every line in).
   scaling  the same TCP run with logfold workers.threads = 1 and 2.
+  durability  the same TCP run with no state (the default), with checkpoints (state.directory,
+           checkpoint_interval 1s, and 100ms as a stress) and in journal mode, interleaved per
+           run: each mode's lines/s and its share of the default's.
   udp      fixed offered rates (--udp-rates), one datagram per line: loss for logfold (its
            output accounting, receive and queue-drop counters) and rsyslog (lines in its file),
            with the kernel's UDP RcvbufErrors delta (system-wide) and logfold's own count of
@@ -197,7 +200,8 @@ class Server:
 
 
 class Logfold(Server):
-    def __init__(self, binary, workdir, inputs, threads=0, engine=None, outputs=None):
+    def __init__(self, binary, workdir, inputs, threads=0, engine=None, outputs=None,
+                 state=None):
         self.metrics_port = free_port()
         self.events = os.path.join(workdir, "logfold-events.ndjson")
         if os.path.exists(self.events):
@@ -210,6 +214,9 @@ class Logfold(Server):
             "outputs": outputs or [{"name": "file", "type": "file", "path": self.events}],
             "metrics": {"enabled": True, "address": "127.0.0.1", "port": self.metrics_port},
         }
+        if state is not None:
+            shutil.rmtree(state["directory"], ignore_errors=True)
+            config["state"] = state
         path = os.path.join(workdir, "logfold.json")
         with open(path, "w") as f:
             json.dump(config, f, indent=1)
@@ -327,11 +334,11 @@ class ApiPoller:
                 "api_p99_ms": pick(0.99), "api_max_ms": t[-1] if t else None}
 
 
-def tcp_logfold(a, corpus, workdir, threads=0):
+def tcp_logfold(a, corpus, workdir, threads=0, state=None):
     port = free_port()
     server = Logfold(a.logfold, workdir,
                      [{"name": "tcp", "type": "tcp", "address": "127.0.0.1", "port": port}],
-                     threads=threads)
+                     threads=threads, state=state)
     poller = ApiPoller(server.metrics_port) if a.poll_api else None
     try:
         sent = run_client(a.replay, ["tcp", "--port", str(port)] + a.tcp_client + [corpus])
@@ -641,6 +648,37 @@ def main():
             for r in lf + rs:
                 if r["loss"] != 0:
                     failures.append("tcp run lost %d lines" % r["loss"])
+
+        if "durability" in parts:
+            state_dir = os.path.join(workdir, "state")
+            modes = [("default (no state)", None),
+                     ("checkpoints 1s", {"directory": state_dir, "checkpoint_interval": "1s"}),
+                     ("checkpoints 100ms",
+                      {"directory": state_dir, "checkpoint_interval": "100ms"}),
+                     ("journal", {"directory": state_dir, "journal": True})]
+            rows = {name: [] for name, _ in modes}
+            for i in range(runs):
+                for name, state in modes:
+                    log("durability run %d/%d: %s" % (i + 1, runs, name))
+                    rows[name].append(tcp_logfold(a, corpus, workdir, state=state))
+            raw["durability"] = rows
+            base = rows[modes[0][0]]
+            table = []
+            for name, _ in modes:
+                s = summarize(rows[name], ["lines_per_s", "cpu_s", "peak_rss_mib"])
+                share = median([r["lines_per_s"] / b["lines_per_s"]
+                                for r, b in zip(rows[name], base)])
+                table.append([name, fmt(s["lines_per_s"]), "%.0f %%" % (100 * share),
+                              fmt(s["cpu_s"], "%.2f"), fmt(s["peak_rss_mib"], "%.1f"),
+                              " / ".join(str(r["loss"]) for r in rows[name]),
+                              ", ".join("%.0f" % r["lines_per_s"] for r in rows[name])])
+                for r in rows[name]:
+                    if r["loss"] != 0:
+                        failures.append("durability run (%s) lost %d lines" % (name, r["loss"]))
+            print_table("Durability modes, TCP in -> file out, %d lines, medians of %d"
+                        % (lines, runs),
+                        ["mode", "lines/s", "of default", "CPU s", "peak RSS MiB",
+                         "loss per run", "lines/s per run"], table)
 
         if "scaling" in parts:
             rows = {1: [], 2: []}

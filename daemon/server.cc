@@ -38,6 +38,7 @@
 #include "daemon/runtime/metrics_server.h"
 #include "daemon/runtime/systemd_notify.h"
 #include "daemon/runtime/thread_name.h"
+#include "daemon/state/state_store.h"
 #include "daemon/workers/worker_pool.h"
 
 namespace logfold {
@@ -50,6 +51,8 @@ using SteadyClock = std::chrono::steady_clock;
 // How long a sink a reload replaced may keep trying its old destination before what it
 // still holds goes to its successor (at most a quarter of the shutdown bound).
 constexpr auto kRetireDrain = std::chrono::seconds(5);
+// Journal mode: TCP bytes read per receive (each delivery waits for one fdatasync).
+constexpr std::size_t kJournalReadSize = 1 << 20;
 
 spdlog::level::level_enum SpdLevel(LogLevel l) {
   switch (l) {
@@ -111,7 +114,18 @@ class Server {
     po.inputs = ParserOptions(config_);
     for (const InputConfig& in : config_.inputs)
       po.waiting_inputs.push_back(in.type != InputType::kUdp);
-    pool_ = std::make_unique<WorkerPool>(po, Outputs(config_, sinks_), metrics_, budget_.get());
+    RecoveredState recovered;
+    if (!config_.state.directory.empty()) {
+      state_ = std::make_unique<StateStore>(config_.state, WorkerPool::ResolvedThreads(po.threads),
+                                            metrics_);
+      if (!state_->Open(recovered, error)) {
+        spdlog::critical("cannot start: {}", error);
+        StopSinks(sinks_, config_.outputs, SteadyClock::now() + std::chrono::seconds(1));
+        return 1;
+      }
+    }
+    pool_ = std::make_unique<WorkerPool>(po, Outputs(config_, sinks_), metrics_, budget_.get(),
+                                         state_.get());
     try {
       StartInputs();
       StartMetricsServer();
@@ -122,7 +136,14 @@ class Server {
       StopSinks(sinks_, config_.outputs, SteadyClock::now() + std::chrono::seconds(1));
       return 1;
     }
-    pool_->Start();
+    if (!pool_->Start(&recovered, &error)) {
+      spdlog::critical("cannot start: state directory: {}", error);
+      StopInputsNow();
+      pool_->Stop();
+      StopSinks(sinks_, config_.outputs, SteadyClock::now() + std::chrono::seconds(1));
+      return 1;
+    }
+    recovered = RecoveredState{};  // the restored state is in the engine now
     for (auto& s : streams_) s->Start();
     for (auto& f : files_) f->Start();
     for (auto& u : unix_) u->Start();
@@ -171,6 +192,12 @@ class Server {
         std::min<SteadyClock::duration>(shutdown_timeout_ / 10, std::chrono::seconds(1));
     const bool flushed =
         StopSinks(sinks_, config_.outputs, shutdown_start_ + shutdown_timeout_ - margin);
+    // Every group was summarised and delivered: nothing is left to restore. When an output
+    // could not take everything, the last checkpoints stay, so the next start re-emits
+    // rather than loses what they hold.
+    if (flushed && state_ != nullptr && !pool_->CommitFinalState(error)) {
+      spdlog::error("shutdown: could not clear the state directory: {}", error);
+    }
     // The final counters, in the periodic stats line's format, then how long the stop took.
     spdlog::info(
         "stats: {}, events {}, dropped {}, queued {}, lost events {}, lost lines {}, "
@@ -401,6 +428,7 @@ class Server {
       case InputType::kTcp: {
         TcpListener::Options o = in.tcp;
         o.adopted_fd = adopt(o.socket_name, SOCK_STREAM);
+        if (config_.state.journal) o.read_size = kJournalReadSize;
         o.octet_content_start = in.parser.format == InputFormat::kSyslog ? '<'
                                 : in.parser.format == InputFormat::kJson ? '{'
                                                                          : '\0';
@@ -567,6 +595,10 @@ class Server {
       spdlog::warn("reload: worker changes take effect at the next restart");
       next.workers = config_.workers;
     }
+    if (next.state != config_.state) {
+      spdlog::warn("reload: state changes take effect at the next restart");
+      next.state = config_.state;
+    }
     if (next.metrics != config_.metrics) {
       spdlog::warn("reload: metrics endpoint changes take effect at the next restart");
       next.metrics = config_.metrics;
@@ -646,6 +678,7 @@ class Server {
   // Written on the event loop only; sinks_mu_ guards it for the hand-off threads' reads.
   std::mutex sinks_mu_;
   std::vector<std::shared_ptr<Sink>> sinks_;
+  std::unique_ptr<StateStore> state_;  // before pool_: the pool uses it until destroyed
   std::unique_ptr<WorkerPool> pool_;
   std::vector<std::unique_ptr<UdpListener>> udp_;
   std::vector<std::unique_ptr<TcpListener>> tcp_;

@@ -21,11 +21,12 @@ enum class EventKind : std::uint8_t {
 
 // Why a summary was emitted.
 enum class SummaryReason : std::uint8_t {
-  kIdle,      // no line joined for `window`
-  kMaxHold,   // periodic summary of a group that keeps receiving
-  kEvicted,   // max_groups reached: the least recently active group was closed early
-  kShutdown,  // FlushAll (shutdown, reload that changes scoping)
-  kMemory,    // the daemon's memory budget neared: the least recently active group went first
+  kIdle,       // no line joined for `window`
+  kMaxHold,    // periodic summary of a group that keeps receiving
+  kEvicted,    // max_groups reached: the least recently active group was closed early
+  kShutdown,   // FlushAll (shutdown, reload that changes scoping)
+  kMemory,     // the daemon's memory budget neared: the least recently active group went first
+  kRecovered,  // restored from a checkpoint under options that key groups differently
 };
 
 std::string_view EventKindName(EventKind kind);

@@ -196,6 +196,8 @@ std::string_view SummaryReasonName(SummaryReason reason) {
       return "shutdown";
     case SummaryReason::kMemory:
       return "memory";
+    case SummaryReason::kRecovered:
+      return "recovered";
   }
   return "?";
 }

@@ -77,6 +77,29 @@ class SlotStats {
   std::uint32_t position() const { return position_; }
   std::uint64_t total() const { return total_; }
 
+  // What a checkpoint saves and Restore takes back: the distinct-count bits and the kept
+  // values (unsorted).
+  const std::array<std::uint64_t, 4>& bits() const { return bits_; }
+  std::size_t kept() const { return size_; }
+  const Value& kept_value(std::size_t i) const { return top_[i]; }
+  // Rebuilds statistics from saved parts; false (and `out` unchanged) if they are
+  // inconsistent (more than kTop values, an oversized value, kept counts above `total`).
+  static bool Restore(std::uint32_t position, std::uint64_t total,
+                      const std::array<std::uint64_t, 4>& bits, const Value* values, std::size_t n,
+                      SlotStats& out) {
+    if (n > kTop) return false;
+    SlotStats st(position);
+    st.total_ = total;
+    st.bits_ = bits;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (values[i].size > kValueBytes || values[i].count > total) return false;
+      st.top_[i] = values[i];
+    }
+    st.size_ = static_cast<std::uint8_t>(n);
+    out = st;
+    return true;
+  }
+
  private:
   std::uint32_t position_;
   std::uint8_t size_ = 0;

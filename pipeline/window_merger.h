@@ -15,6 +15,7 @@
 #include "pipeline/event.h"
 #include "pipeline/fingerprinter.h"
 #include "pipeline/log_record.h"
+#include "pipeline/slot_stats.h"
 #include "pipeline/tokenizer.h"
 
 namespace logfold {
@@ -88,6 +89,28 @@ struct MergeDecision {
   int distance = 0;  // Hamming distance line/group
 };
 
+// One open group as a checkpoint saves it and ImportGroup takes it back: everything the
+// group's later events depend on. Views are valid only during the ExportGroups callback (or
+// the ImportGroup call).
+struct GroupState {
+  std::uint64_t id = 0;
+  std::uint64_t scope = 0;  // ScopeHash of its lines under the options it was opened with
+  std::uint64_t count_total = 0, count_since = 0;
+  TimeUs first_seen_us = 0, last_seen_us = 0;      // event times
+  TimeUs last_activity_us = 0, hold_start_us = 0;  // merger clock (window and max_hold)
+  std::int32_t max_distance = 0;
+  // Template flags per token of first->message (the tokenizer's tokens): which positions
+  // varied. Opaque to everyone but the merger.
+  std::span<const std::uint8_t> token_flags;
+  const LogRecord* first = nullptr;  // the group's first line
+  const LogRecord* last = nullptr;   // the latest line that joined; null if none did
+  std::span<const std::string> hosts;
+  bool hosts_truncated = false;
+  // Statistics of the template's variable slots, by ascending token position. (Where the
+  // first line's message proper starts is not saved: ImportGroup infers the header again.)
+  std::span<const SlotStats> slots;
+};
+
 // One open group as WindowMerger::VisitOpenGroups shows it; the views are valid until the
 // merger next adds, flushes or reconfigures.
 struct OpenGroupInfo {
@@ -119,6 +142,19 @@ class WindowMerger {
   // Applies new options without dropping open groups. If the scope fields change, open
   // groups are flushed first (they were keyed by the old scope).
   void Reconfigure(MergerOptions options, EventSink& sink);
+
+  // Calls `visit` once per open group, oldest activity first (for checkpoints; allocates
+  // nothing once its scratch has grown).
+  void ExportGroups(const std::function<void(const GroupState&)>& visit);
+  // Opens a group from a checkpoint. `resume`: it goes on folding (the options that key
+  // groups must be those it was exported under); otherwise its summary goes out at once
+  // with reason kRecovered and it closes. A group whose flags do not match its first line's
+  // tokens keeps its counts but loses its <*> positions, and is summarised at once.
+  void ImportGroup(const GroupState& group, bool resume, EventSink& sink);
+  // Group ids are derived from a counter: a restored merger continues it, so ids of new
+  // groups do not repeat those of restored ones.
+  std::uint64_t id_counter() const;
+  void RestoreIdCounter(std::uint64_t counter);
 
   // The earliest time at which Flush would emit something; INT64_MAX when nothing is open.
   TimeUs NextDeadline() const;

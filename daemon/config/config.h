@@ -15,6 +15,7 @@
 #include "daemon/config/options/http_sink_options.h"
 #include "daemon/config/options/journald_input_options.h"
 #include "daemon/config/options/sink_options.h"
+#include "daemon/config/options/state_options.h"
 #include "daemon/config/options/stream_input_options.h"
 #include "daemon/config/options/syslog_sink_options.h"
 #include "daemon/config/options/tcp_input_options.h"
@@ -116,6 +117,7 @@ struct Config {
   WorkersConfig workers;
   std::vector<OutputConfig> outputs;
   MetricsConfig metrics;
+  StateOptions state;
   bool operator==(const Config&) const = default;
 };
 

@@ -213,6 +213,10 @@ std::string ConfigToJson(const Config& config) {
   root["metrics"]["enabled"] = config.metrics.enabled;
   root["metrics"]["address"] = config.metrics.address;
   root["metrics"]["port"] = config.metrics.port;
+  root["state"]["directory"] = config.state.directory;
+  root["state"]["checkpoint_interval"] = FormatDuration(config.state.checkpoint_interval_us);
+  root["state"]["journal"] = config.state.journal;
+  root["state"]["journal_segment_size"] = FormatSize(config.state.journal_segment_bytes);
   return root.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

@@ -1,5 +1,5 @@
 // Validator: the typed readers (each reports its own error with the value's path) and the
-// log, inputs, engine, workers and metrics sections of the configuration.
+// log, inputs, engine, workers, metrics and state sections of the configuration.
 #include "daemon/config/validator.h"
 
 #include <arpa/inet.h>
@@ -45,6 +45,7 @@ void Validator::Document(const Json& root, Config& config) {
            {"outputs", [&](const Json& v, const std::string& p) { Outputs(v, p, config); }, true},
            {"metrics", [&](const Json& v, const std::string& p) { Metrics(v, p, config.metrics); }},
            {"limits", [&](const Json& v, const std::string& p) { Limits(v, p, config.limits); }},
+           {"state", [&](const Json& v, const std::string& p) { State(v, p, config.state); }},
        });
 }
 
@@ -602,6 +603,26 @@ void Validator::Limits(const Json& v, const std::string& path, LimitsConfig& lim
               }
             }},
        });
+}
+
+void Validator::State(const Json& v, const std::string& path, StateOptions& state) {
+  Walk(v, path,
+       {
+           {"directory",
+            [&](const Json& j, const std::string& p) { String(j, p, state.directory); }},
+           {"checkpoint_interval",
+            [&](const Json& j, const std::string& p) {
+              Duration(j, p, 10 * kMillisecond, kHour, state.checkpoint_interval_us);
+            }},
+           {"journal", [&](const Json& j, const std::string& p) { Bool(j, p, state.journal); }},
+           {"journal_segment_size",
+            [&](const Json& j, const std::string& p) {
+              Size(j, p, kMiB, kGiB, state.journal_segment_bytes);
+            }},
+       });
+  if (state.journal && state.directory.empty()) {
+    Error(Join(path, "journal"), "needs state.directory (the journal is kept there)");
+  }
 }
 
 }  // namespace config_internal

@@ -279,6 +279,7 @@ class Validator {
   bool AppName(const Json& v, const std::string& p, std::string& out);
 
   void Metrics(const Json& v, const std::string& path, MetricsConfig& metrics);
+  void State(const Json& v, const std::string& path, StateOptions& state);
 
   // limits.memory: "auto", 0 (no budget) or a size of at least 16MiB.
   void Limits(const Json& v, const std::string& path, LimitsConfig& limits);

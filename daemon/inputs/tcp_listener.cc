@@ -42,7 +42,6 @@ using Socket = asio::basic_stream_socket<tcp, Strand>;
 using SteadyClock = std::chrono::steady_clock;
 using Timer = asio::basic_waitable_timer<SteadyClock, asio::wait_traits<SteadyClock>, Strand>;
 
-constexpr std::size_t kReadSize = 64 * 1024;
 // A safety net under OnWritable: a paused connection also retries this often on its own, so
 // a lost wakeup in the target costs latency rather than a stuck connection.
 constexpr auto kRetryInterval = std::chrono::seconds(1);
@@ -427,7 +426,7 @@ TcpListener::Connection::Connection(std::shared_ptr<Impl> impl, Socket socket,
                 .nul_terminator = impl_->options.nul_terminator,
                 .octet_content_start = impl_->options.octet_content_start,
                 .max_message_size = impl_->options.max_message_size}),
-      buf_(kReadSize),
+      buf_(std::max<std::size_t>(impl_->options.read_size, 4096)),
       source_(remote.address()),
       peer_(remote.address().to_string() + ":" + std::to_string(remote.port())),
       last_activity_(SteadyClock::now()) {}
@@ -671,7 +670,7 @@ void TcpListener::Connection::CloseNow() {
 }
 
 bool TcpListener::Connection::WaitForMemory() {
-  if (impl_->budget == nullptr || impl_->budget->IntakeAllowed(kReadSize)) return false;
+  if (impl_->budget == nullptr || impl_->budget->IntakeAllowed(buf_.size())) return false;
   impl_->memory_pauses.fetch_add(1, std::memory_order_relaxed);
   // Not paused_ (nothing is pending), and not idle: the wait is ours, so it refreshes the
   // activity time as a backpressure pause does.

@@ -221,6 +221,16 @@ std::size_t BufferedSink::buffered_bytes() const {
   return static_cast<std::size_t>(buffered_gauge_->load());
 }
 
+std::uint64_t BufferedSink::accepted_position() const {
+  std::lock_guard lock(mu_);
+  return end_;
+}
+
+std::uint64_t BufferedSink::delivered_position() const {
+  std::lock_guard lock(mu_);
+  return done_;
+}
+
 void BufferedSink::AppendLocked(std::string_view bytes) {
   while (!bytes.empty()) {
     const std::uint64_t offset = end_ - base_;

@@ -53,6 +53,14 @@ class Sink {
   // Bytes accepted and not yet known to be delivered (for a TCP sink this includes bytes
   // written but not yet acknowledged by the peer).
   virtual std::size_t buffered_bytes() const = 0;
+
+  // Positions in the sink's byte stream, for checkpoints (daemon/state): bytes Submit has
+  // accepted so far, and how many of them are delivered (or given up on and counted). A
+  // checkpoint is committed only once every event emitted before it is delivered, so a
+  // crash cannot lose an event whose lines the checkpoint no longer holds. A sink that
+  // holds nothing of its own returns 0 for both.
+  virtual std::uint64_t accepted_position() const { return 0; }
+  virtual std::uint64_t delivered_position() const { return 0; }
 };
 
 // Builds and starts the sink a validated output describes (ParseConfig has checked every

@@ -6,11 +6,13 @@
 #include <concurrentqueue/blockingconcurrentqueue.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <new>
 #include <string>
 #include <utility>
@@ -20,6 +22,7 @@
 #include "daemon/outputs/syslog_event_encoder.h"
 #include "daemon/runtime/thread_name.h"
 #include "daemon/runtime/wall_clock.h"
+#include "daemon/state/checkpoint_file.h"
 #include "pipeline/event_json.h"
 
 namespace logfold {
@@ -33,6 +36,40 @@ constexpr std::size_t kDequeueBulk = 64;
 struct WorkerQueueTraits : moodycamel::ConcurrentQueueDefaultTraits {
   static const int MAX_SEMA_SPINS = 100;
 };
+
+// The options that decide which group a line joins as one hash: restored groups resume
+// folding only when it is unchanged (else they are summarised at once, reason "recovered").
+std::uint64_t GroupKeySettings(const MergerOptions& o) {
+  std::string key;
+  for (ScopeField f : o.scope) key += static_cast<char>('a' + static_cast<int>(f));
+  key += '|' + std::to_string(o.tokenizer.max_tokens) + '|' + std::to_string(o.annotate) + '|';
+  key += std::to_string(o.weights.word) + '|' + std::to_string(o.weights.pairs);
+  for (float w : o.weights.by_class) key += '|' + std::to_string(w);
+  return XXH3_64bits(key.data(), key.size());
+}
+
+// Passes on the events of journal replay except summaries the outputs already received
+// before the crash (logged, with the same or a later count_total): replay reproduces them at
+// the same lines, and they must not go out twice.
+class ReplaySink : public EventSink {
+ public:
+  ReplaySink(EventSink& next, const std::map<std::uint64_t, SummaryRecord>& delivered)
+      : next_(next), delivered_(delivered) {}
+  void OnEvent(const Event& e) override {
+    if (e.kind == EventKind::kSummary) {
+      const auto it = delivered_.find(e.group_id);
+      if (it != delivered_.end() && e.count_total <= it->second.count_total) return;
+    }
+    next_.OnEvent(e);
+  }
+
+ private:
+  EventSink& next_;
+  const std::map<std::uint64_t, SummaryRecord>& delivered_;
+};
+
+// How long recovery waits for its events to reach the outputs before committing.
+constexpr auto kRecoveryDeliveryTimeout = std::chrono::seconds(30);
 
 }  // namespace
 
@@ -50,6 +87,9 @@ struct WorkerPool::Batch {
   // false (JSON-lines input, whose fields are not slices of the line): views[i].raw is the
   // line as received and the worker parses it.
   bool parsed = true;
+  // Journal mode: this delivery's journal record, and that of the previous batch enqueued
+  // for the same worker (0: none), so the worker can tell which records it has finished.
+  std::uint64_t seq = 0, prev_seq = 0;
   std::string bytes;
   std::vector<LogRecordView> views;  // into `bytes`
   std::int64_t accounted = 0;        // bytes added to MemoryBudget::Part::kQueued
@@ -165,6 +205,9 @@ struct WorkerPool::Worker {
         w_.syslog += '\n';  // records are newline-separated in batches; the sink frames them
       }
       ++w_.events_since[static_cast<int>(e.kind)];
+      if (w_.log_summaries && e.kind == EventKind::kSummary) {
+        w_.summaries_new.push_back({e.group_id, e.count_total, e.closed});
+      }
       if (w_.routes.empty()) return;
       // This event's encodings are the buffers' tails: copy them to the routes that select it.
       const std::string_view ndjson = std::string_view(w_.ndjson).substr(ndjson_end_);
@@ -231,10 +274,31 @@ struct WorkerPool::Worker {
   // folded since, which bound how far it can have grown.
   std::int64_t groups_bytes = 0;
   std::uint64_t folded_since_measure = 0;
+
+  // Checkpoints: the snapshot waiting for the events emitted before it to be delivered, the
+  // sink positions that means, and the journal records it holds.
+  std::string snapshot;
+  bool snapshot_pending = false;
+  std::vector<std::pair<const Sink*, std::uint64_t>> snapshot_targets;
+  std::uint64_t snapshot_coverage = 0;
+  TimeUs last_snapshot = 0;
+  CheckpointWriter checkpoint_writer;
+  // Journal mode: every batch chained up to `watermark` is processed, and so are those in
+  // `done_out_of_order` (prev_seq, seq), taken ahead of a batch from another ingest thread.
+  std::uint64_t watermark = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> done_out_of_order;
+  std::atomic<std::uint64_t> last_enqueued_seq{0};  // written under journal_mu_
+  // Summary logs: summaries emitted since the last batch was logged, and the batch waiting
+  // for its events to be delivered (then logged to this epoch's file).
+  bool log_summaries = false;
+  std::uint64_t summary_epoch = 0;
+  std::vector<SummaryRecord> summaries_new, summaries_waiting;
+  std::vector<std::pair<const Sink*, std::uint64_t>> summaries_targets;
+  std::string summary_bytes;
 };
 
 WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metrics,
-                       MemoryBudget* budget)
+                       MemoryBudget* budget, StateStore* state)
     : options_(std::move(options)),
       metrics_(metrics),
       budget_(budget),
@@ -242,11 +306,10 @@ WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metr
           "logfold_intake_refused_total",
           "Deliveries refused (TCP pauses, UDP drops and counts them as queue_full)",
           R"(reason="memory")")),
-      shared_(std::make_unique<Shared>()) {
-  if (options_.threads == 0) {
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    options_.threads = cores > 0 ? static_cast<std::uint32_t>(cores) : 1;
-  }
+      shared_(std::make_unique<Shared>()),
+      state_(state),
+      journal_(state != nullptr && state->options().journal) {
+  options_.threads = ResolvedThreads(options_.threads);
   auto settings = std::make_unique<Shared::Settings>();
   for (const auto& in : options_.inputs) settings->parsers.emplace_back(in);
   settings->merger = options_.merger;
@@ -311,7 +374,35 @@ WorkerPool::~WorkerPool() {
   }
 }
 
-void WorkerPool::Start() {
+std::uint32_t WorkerPool::ResolvedThreads(std::uint32_t configured) {
+  if (configured > 0) return configured;
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 ? static_cast<std::uint32_t>(cores) : 1;
+}
+
+bool WorkerPool::Start(RecoveredState* recovered, std::string* error) {
+  if (state_ != nullptr) {
+    RecoveredState none;
+    Recover(recovered != nullptr ? *recovered : none);
+    std::vector<std::string> snapshots(workers_.size());
+    const TimeUs now = WallClockNowUs();
+    for (auto& w : workers_) {
+      Snapshot(*w, now);
+      snapshots[w->index].swap(w->snapshot);
+    }
+    std::string e;
+    if (!state_->CommitAll(snapshots, true, e)) {
+      if (error != nullptr) *error = e;
+      return false;
+    }
+    // The commit's fsyncs can take a while on a busy disk: the interval starts after them.
+    for (auto& w : workers_) {
+      w->last_snapshot = WallClockNowUs();
+      w->log_summaries = true;
+      state_->OpenSummaryLog(static_cast<std::uint32_t>(w->index), w->summary_epoch);
+    }
+    state_->Start();
+  }
   for (auto& w : workers_) {
     w->dropped_output = &metrics_.GetCounter(
         "logfold_output_dropped_bytes_total",
@@ -320,6 +411,247 @@ void WorkerPool::Start() {
     w->thread = std::thread([this, wp] { Run(*wp); });
     NameThread(w->thread, "lf-worker-" + std::to_string(wp->index));
   }
+  return true;
+}
+
+void WorkerPool::Recover(RecoveredState& recovered) {
+  // Runs before the worker threads exist: the mergers are this thread's for now.
+  for (auto& w : workers_) SubmitOutput(*w);  // learns which encodings the sinks want
+  const std::size_t n = workers_.size();
+  const std::uint64_t key = GroupKeySettings(options_.merger);
+  std::uint64_t groups = 0, id_counter = 0;
+  // Summaries the outputs received after a checkpoint was taken: the lines up to their
+  // count_total are out already. Applied once the journal is replayed (the replayed lines
+  // that joined such a group before its summary are among them), or at once to groups that
+  // cannot resume folding.
+  std::map<std::uint64_t, SummaryRecord> logged;  // group id -> its latest logged summary
+  std::map<std::uint64_t, SummaryRecord> logged_resumed;
+  for (Checkpoint& c : recovered.checkpoints) {
+    const bool resume = c.header.settings_key == key;
+    id_counter = std::max(id_counter, c.header.id_counter);
+    logged.clear();
+    for (const RecoveredState::SummaryLog& log : recovered.summary_logs) {
+      if (log.worker != c.header.worker || log.epoch < c.header.summary_epoch) continue;
+      for (const SummaryRecord& r : log.records) {
+        SummaryRecord& latest = logged[r.group_id];
+        if (r.count_total >= latest.count_total) latest = r;
+      }
+    }
+    for (SavedGroup& g : c.groups) {
+      const auto it = logged.find(g.id);
+      if (it != logged.end() && it->second.count_total >= g.count_total) {
+        if (resume) {
+          logged_resumed[g.id] = it->second;
+        } else if (it->second.closed) {
+          continue;
+        } else {
+          g.count_total = it->second.count_total;
+          g.count_since = 0;
+        }
+      }
+      Worker& w = *workers_[g.scope % n];
+      w.merger->ImportGroup(g.View(), resume, w.encoder);
+      ++groups;
+    }
+  }
+  for (auto& w : workers_) w->merger->RestoreIdCounter(id_counter);
+  state_->recovered_groups() += groups;
+  // Journalled lines: replayed unless the checkpoint of the worker that owned them (in the
+  // run that wrote them) already holds them.
+  std::uint64_t replayed = 0;
+  const SyslogParser fallback{SyslogParser::Options{}};
+  std::vector<SyslogParser> parsers;
+  for (const auto& in : options_.inputs) parsers.emplace_back(in);
+  LogRecord record;
+  JournalRecord jr;
+  for (const RecoveredState::Segment& seg : recovered.journal) {
+    JournalReader reader(std::string_view(seg.bytes).substr(0, seg.valid_bytes));
+    JournalSegmentHeader header;
+    if (!reader.ReadHeader(header).empty()) continue;
+    while (reader.Next(jr) == JournalReader::Status::kRecord) {
+      const SyslogParser& parser = jr.input < parsers.size() ? parsers[jr.input] : fallback;
+      for (std::string_view line : jr.lines) {
+        parser.Parse(line, jr.arrival_us, record);
+        const std::uint64_t scope = ScopeHash(record, options_.merger.scope);
+        const std::uint32_t owner = static_cast<std::uint32_t>(scope % header.workers);
+        bool held = false;
+        for (const Checkpoint& c : recovered.checkpoints) {
+          if (c.header.worker != owner || c.header.workers != header.workers) continue;
+          if (c.header.journal_generation > header.generation) held = true;
+          if (c.header.journal_generation == header.generation) {
+            held = jr.seq <= c.header.journal_watermark ||
+                   std::find(c.header.journal_done.begin(), c.header.journal_done.end(), jr.seq) !=
+                       c.header.journal_done.end();
+          }
+        }
+        if (held) continue;
+        Worker& w = *workers_[scope % n];
+        ++w.parse_since[static_cast<int>(record.outcome)];
+        ReplaySink sink(w.encoder, logged_resumed);
+        w.merger->Add(record, options_.event_time ? record.EventTime() : jr.arrival_us, sink);
+        ++replayed;
+      }
+    }
+  }
+  state_->replayed_lines() += replayed;
+  if (!logged_resumed.empty()) {
+    // Rebuilt through export and import, the only way into a merger's groups.
+    std::vector<SavedGroup> saved;
+    for (auto& w : workers_) {
+      saved.clear();
+      w->merger->ExportGroups([&](const GroupState& g) { saved.push_back(SavedGroup::From(g)); });
+      auto fresh = std::make_unique<WindowMerger>(w->merger->options());
+      fresh->RestoreIdCounter(w->merger->id_counter());
+      for (SavedGroup& g : saved) {
+        if (const auto it = logged_resumed.find(g.id); it != logged_resumed.end()) {
+          const SummaryRecord& r = it->second;
+          if (r.closed && g.count_total <= r.count_total) continue;  // nothing after it
+          const std::uint64_t unsent =
+              g.count_total > r.count_total ? g.count_total - r.count_total : 0;
+          g.count_since = std::min(g.count_since, unsent);
+          g.count_total = std::max(g.count_total, r.count_total);
+        }
+        fresh->ImportGroup(g.View(), true, w->encoder);
+      }
+      w->merger = std::move(fresh);
+    }
+  }
+  for (auto& w : workers_) w->summaries_new.clear();  // the commit after recovery holds them
+  const TimeUs now = WallClockNowUs();
+  for (auto& w : workers_) {
+    if (!options_.event_time) w->merger->Flush(now, w->encoder);
+    SubmitOutput(*w);
+  }
+  if (groups > 0 || replayed > 0) {
+    spdlog::info("state: restored {} open groups and replayed {} journalled lines from {}", groups,
+                 replayed, state_->options().directory);
+  }
+  if (!WaitDelivered(std::chrono::steady_clock::now() + kRecoveryDeliveryTimeout)) {
+    spdlog::warn("state: recovered events not all delivered after {} s; committing anyway",
+                 kRecoveryDeliveryTimeout.count());
+  }
+}
+
+bool WorkerPool::WaitDelivered(std::chrono::steady_clock::time_point deadline) {
+  const auto sinks = shared_->GetSinks();
+  std::vector<std::uint64_t> targets;
+  for (const Output& o : *sinks) targets.push_back(o.sink->accepted_position());
+  while (true) {
+    bool all = true;
+    for (std::size_t i = 0; i < sinks->size(); ++i) {
+      all = all && (*sinks)[i].sink->delivered_position() >= targets[i];
+    }
+    if (all) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+void WorkerPool::Snapshot(Worker& w, TimeUs now) {
+  CheckpointHeader h;
+  // Summaries delivered from now on go to a new log, which a restart from this checkpoint
+  // applies; the older logs become redundant once it is committed.
+  h.summary_epoch = ++w.summary_epoch;
+  if (w.log_summaries) state_->OpenSummaryLog(static_cast<std::uint32_t>(w.index), w.summary_epoch);
+  h.worker = static_cast<std::uint32_t>(w.index);
+  h.workers = static_cast<std::uint32_t>(workers_.size());
+  h.settings_key = GroupKeySettings(w.merger->options());
+  h.id_counter = w.merger->id_counter();
+  h.written_us = now;
+  h.journal_generation = state_->generation();
+  // Records up to `completed` are all enqueued; if this worker has processed every batch
+  // enqueued for it by then, none of them has lines it still lacks.
+  const std::uint64_t completed = completed_seq_.load(std::memory_order_acquire);
+  const std::uint64_t last = w.last_enqueued_seq.load(std::memory_order_acquire);
+  h.journal_watermark = w.watermark >= last ? std::max(w.watermark, completed) : w.watermark;
+  for (const auto& d : w.done_out_of_order) h.journal_done.push_back(d.second);
+  w.snapshot_coverage = h.journal_watermark;
+  w.checkpoint_writer.Begin(h, w.snapshot);
+  w.merger->ExportGroups([&w](const GroupState& g) { w.checkpoint_writer.AddGroup(g); });
+  w.checkpoint_writer.Finish();
+}
+
+void WorkerPool::MaybeCheckpoint(Worker& w, TimeUs now) {
+  // checkpoint_interval is the most a crash may lose: snapshots are taken every half of it,
+  // leaving the rest for the events before it to be delivered and the file to be written and
+  // fdatasynced, which takes hundreds of milliseconds on a busy disk.
+  const TimeUs period = state_->options().checkpoint_interval_us / 2;
+  const bool snapshot_due = !w.snapshot_pending && now - w.last_snapshot >= period;
+  if (!snapshot_due && !w.snapshot_pending && w.summaries_waiting.empty() &&
+      w.summaries_new.empty()) {
+    return;
+  }
+  const auto sinks = shared_->AcquireSinks(w.index);
+  struct Release {
+    Shared& shared;
+    std::size_t worker;
+    ~Release() { shared.ReleaseSinks(worker); }
+  } release{*shared_, w.index};
+  // Called right after SubmitOutput: every event emitted so far is in the sinks' buffers.
+  auto capture = [&](std::vector<std::pair<const Sink*, std::uint64_t>>& targets) {
+    targets.clear();
+    for (const Output& o : *sinks) targets.emplace_back(o.sink, o.sink->accepted_position());
+  };
+  auto delivered = [&](const std::vector<std::pair<const Sink*, std::uint64_t>>& targets) {
+    for (const auto& [sink, position] : targets) {
+      const bool current = std::any_of(sinks->begin(), sinks->end(),
+                                       [&](const Output& o) { return o.sink == sink; });
+      if (current && sink->delivered_position() < position) return false;
+    }
+    return true;
+  };
+  if (!w.summaries_waiting.empty() && delivered(w.summaries_targets)) {
+    w.summary_bytes.clear();
+    for (const SummaryRecord& r : w.summaries_waiting) AppendSummaryRecord(r, w.summary_bytes);
+    state_->AppendSummaryLog(static_cast<std::uint32_t>(w.index), w.summary_bytes);
+    w.summaries_waiting.clear();
+  }
+  if (w.summaries_waiting.empty() && !w.summaries_new.empty()) {
+    w.summaries_waiting.swap(w.summaries_new);
+    capture(w.summaries_targets);
+  }
+  if (snapshot_due) {
+    Snapshot(w, now);
+    w.last_snapshot = now;
+    capture(w.snapshot_targets);
+    w.snapshot_pending = true;
+  }
+  if (w.snapshot_pending && delivered(w.snapshot_targets)) {
+    state_->Offer(static_cast<std::uint32_t>(w.index), w.snapshot, w.snapshot_coverage,
+                  w.summary_epoch);
+    w.snapshot_pending = false;
+  }
+}
+
+void WorkerPool::NoteJournalBatch(Worker& w, std::uint64_t seq, std::uint64_t prev_seq) {
+  if (prev_seq != w.watermark) {
+    w.done_out_of_order.emplace_back(prev_seq, seq);
+    return;
+  }
+  w.watermark = seq;
+  for (bool advanced = true; advanced;) {
+    advanced = false;
+    for (std::size_t i = 0; i < w.done_out_of_order.size(); ++i) {
+      if (w.done_out_of_order[i].first != w.watermark) continue;
+      w.watermark = w.done_out_of_order[i].second;
+      w.done_out_of_order[i] = w.done_out_of_order.back();
+      w.done_out_of_order.pop_back();
+      advanced = true;
+      break;
+    }
+  }
+}
+
+bool WorkerPool::CommitFinalState(std::string& error) {
+  if (state_ == nullptr) return true;
+  state_->Stop();
+  std::vector<std::string> snapshots(workers_.size());
+  const TimeUs now = WallClockNowUs();
+  for (auto& w : workers_) {
+    Snapshot(*w, now);
+    snapshots[w->index].swap(w->snapshot);
+  }
+  return state_->CommitAll(snapshots, false, error);
 }
 
 bool WorkerPool::TryDeliver(std::uint32_t input, std::span<const std::string_view> lines,
@@ -399,28 +731,48 @@ bool WorkerPool::TryDeliver(std::uint32_t input, std::span<const std::string_vie
       return false;
     }
   }
-  for (std::size_t s = 0; s < n_workers; ++s) {
-    if (counts[s] == 0) continue;
-    Worker& w = *workers_[s];
-    Batch* b = nullptr;
-    if (!w.free_batches.try_dequeue(b)) b = new Batch;
-    b->input = input;
-    b->arrival_us = arrival_us;
-    b->parsed = parsed;
-    b->bytes.clear();
-    b->bytes.reserve(bytes[s]);  // so the views taken below never move
-    b->views.clear();
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-      if (shard_of[i] != s) continue;
-      const std::size_t at = b->bytes.size();
-      b->bytes.append(views[i].raw);
-      b->views.push_back(views[i].Rebased({b->bytes.data() + at, views[i].raw.size()}));
+  auto enqueue = [&](std::uint64_t seq) {
+    for (std::size_t s = 0; s < n_workers; ++s) {
+      if (counts[s] == 0) continue;
+      Worker& w = *workers_[s];
+      Batch* b = nullptr;
+      if (!w.free_batches.try_dequeue(b)) b = new Batch;
+      b->input = input;
+      b->arrival_us = arrival_us;
+      b->parsed = parsed;
+      b->seq = seq;
+      b->prev_seq = 0;
+      if (seq != 0) {
+        b->prev_seq = w.last_enqueued_seq.load(std::memory_order_relaxed);
+        w.last_enqueued_seq.store(seq, std::memory_order_release);
+      }
+      b->bytes.clear();
+      b->bytes.reserve(bytes[s]);  // so the views taken below never move
+      b->views.clear();
+      for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (shard_of[i] != s) continue;
+        const std::size_t at = b->bytes.size();
+        b->bytes.append(views[i].raw);
+        b->views.push_back(views[i].Rebased({b->bytes.data() + at, views[i].raw.size()}));
+      }
+      b->accounted = static_cast<std::int64_t>(b->bytes.capacity() +
+                                               b->views.capacity() * sizeof(LogRecordView));
+      if (budget_ != nullptr) budget_->Add(MemoryBudget::Part::kQueued, b->accounted);
+      w.queue.enqueue(b);
     }
-    b->accounted = static_cast<std::int64_t>(b->bytes.capacity() +
-                                             b->views.capacity() * sizeof(LogRecordView));
-    if (budget_ != nullptr) budget_->Add(MemoryBudget::Part::kQueued, b->accounted);
-    w.queue.enqueue(b);
+  };
+  if (!journal_) {
+    enqueue(0);
+    return true;
   }
+  {
+    std::lock_guard lock(journal_mu_);
+    const std::uint64_t seq = state_->JournalAppend(input, arrival_us, lines);
+    enqueue(seq);
+    completed_seq_.store(seq, std::memory_order_release);
+  }
+  // Accepted only once durable: the caller reads no more from its connection meanwhile.
+  state_->JournalSync();
   return true;
 }
 
@@ -641,6 +993,7 @@ void WorkerPool::Run(Worker& w) {
         w.folded_since_measure += b->bytes.size();
         KeepGroupsInBudget(w, false);
       }
+      if (b->seq != 0) NoteJournalBatch(w, b->seq, b->prev_seq);
       // A recycled batch keeps its buffers' capacity, so an unbounded or large free list is
       // memory that only grows: every burst that outran the list left new batches behind,
       // each as large as the biggest delivery it ever held (the soak saw the live heap climb
@@ -665,6 +1018,7 @@ void WorkerPool::Run(Worker& w) {
     w.tracker.MaybePublish(*w.merger, now);
     SubmitOutput(w);
     publish_stats();
+    if (state_ != nullptr) MaybeCheckpoint(w, now);
     if (has_waiters_.load() && w.pending.load() < options_.queue_capacity / 2 &&
         (budget_ == nullptr || budget_->IntakeAllowed(0))) {
       NotifyWritable();
@@ -730,6 +1084,7 @@ void WorkerPool::Stop() {
   for (auto& w : workers_) {
     if (w->thread.joinable()) w->thread.join();
   }
+  if (state_ != nullptr) state_->Stop();
   NotifyWritable();
 }
 

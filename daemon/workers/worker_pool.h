@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/memory_budget.h"
 #include "daemon/runtime/metrics.h"
+#include "daemon/state/state_store.h"
 #include "daemon/workers/group_tracker.h"
 #include "pipeline/event_filter.h"
 #include "pipeline/syslog_parser.h"
@@ -58,13 +60,20 @@ class WorkerPool : public IngestTarget {
   // `budget`, when given, must outlive it too: queued lines and open groups are accounted in
   // it, deliveries are refused past its intake threshold, and workers close their least
   // recently active groups early (summary reason "memory") past its groups threshold.
+  // With `state` (opened), each worker checkpoints its groups there every
+  // state->options().checkpoint_interval_us, and in journal mode every accepted line is
+  // journalled before TryDeliver returns.
   WorkerPool(Options options, std::vector<Output> outputs, Metrics& metrics,
-             MemoryBudget* budget = nullptr);
+             MemoryBudget* budget = nullptr, StateStore* state = nullptr);
   ~WorkerPool() override;
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  void Start();
+  // Starts the workers. With a state store, first restores what `recovered` holds (groups
+  // from checkpoints, then journalled lines they lack), hands the events that produces to
+  // the sinks, waits (up to 30 s) for them to be delivered and commits the result as this
+  // run's first checkpoints. Returns false (with `error`) if that commit failed.
+  bool Start(RecoveredState* recovered = nullptr, std::string* error = nullptr);
 
   // IngestTarget. Thread-safe; parses on the caller's thread to find each line's shard.
   bool TryDeliver(std::uint32_t input, std::span<const std::string_view> lines,
@@ -88,7 +97,13 @@ class WorkerPool : public IngestTarget {
   // logfold_output_discarded_bytes_total) instead of waiting: the shutdown deadline passed.
   void AbandonBlockedOutput() { abandon_output_.store(true); }
 
+  // After Stop and a complete flush of the sinks: the state directory is emptied (groups all
+  // summarised and delivered), so the next start restores nothing twice.
+  bool CommitFinalState(std::string& error);
+
   std::size_t threads() const { return workers_.size(); }
+  // The worker count `threads` means: itself, or one per core for 0.
+  static std::uint32_t ResolvedThreads(std::uint32_t configured);
   // The live view: marks the groups as watched at `now_us` (workers keep their snapshots fresh
   // while watched) and returns each worker's latest snapshot (null until its first).
   std::vector<std::shared_ptr<const GroupSnapshot>> WatchGroups(TimeUs now_us);
@@ -112,6 +127,12 @@ class WorkerPool : public IngestTarget {
   void KeepGroupsInBudget(Worker& w, bool measure_now);
   void SubmitOutput(Worker& w);
   void NotifyWritable();
+  void Recover(RecoveredState& recovered);
+  // Serialises worker w's groups into w.snapshot (on w's thread, or before it starts).
+  void Snapshot(Worker& w, TimeUs now);
+  void MaybeCheckpoint(Worker& w, TimeUs now);
+  void NoteJournalBatch(Worker& w, std::uint64_t seq, std::uint64_t prev_seq);
+  bool WaitDelivered(std::chrono::steady_clock::time_point deadline);
 
   Options options_;
   Metrics& metrics_;
@@ -124,6 +145,12 @@ class WorkerPool : public IngestTarget {
   std::mutex writable_mu_;
   std::vector<std::function<void()>> writable_waiters_;
   std::atomic<bool> has_waiters_{false};
+  StateStore* state_ = nullptr;
+  bool journal_ = false;
+  // Journal mode: sequence numbers are taken, written and enqueued under journal_mu_, so
+  // that each worker's batches are chained in sequence order (Batch::prev_seq).
+  std::mutex journal_mu_;
+  std::atomic<std::uint64_t> completed_seq_{0};  // every record up to it is enqueued
 };
 
 }  // namespace logfold

@@ -59,6 +59,7 @@ SECTIONS = {
     ("outputs", "http"): ("outputs", {"http"}),
     ("metrics", None): ("metrics", None),
     ("limits", None): ("limits", None),
+    ("state", None): ("state", None),
 }
 
 DURATION = re.compile(r"^(\d+)(us|ms|s|m|h|d)$")

@@ -283,6 +283,30 @@ TEST(ConfigErrorTest, UnknownKeysWithAndWithoutSuggestion) {
                           E("ouputs", "unknown key; did you mean \"outputs\"?")));
 }
 
+TEST(ConfigTest, StateSectionMapsOntoStateOptions) {
+  EXPECT_EQ(DocParsed(Minimal()).state, StateOptions{});  // no state unless asked for
+  Json doc = Minimal();
+  doc["state"] = {{"directory", "/var/lib/logfold"},
+                  {"checkpoint_interval", "250ms"},
+                  {"journal", true},
+                  {"journal_segment_size", "8MiB"}};
+  const StateOptions s = DocParsed(doc).state;
+  EXPECT_EQ(s.directory, "/var/lib/logfold");
+  EXPECT_EQ(s.checkpoint_interval_us, 250'000);
+  EXPECT_TRUE(s.journal);
+  EXPECT_EQ(s.journal_segment_bytes, 8u << 20);
+}
+
+TEST(ConfigErrorTest, StateValuesOutOfRangeAndJournalWithoutDirectory) {
+  Json doc = Minimal();
+  doc["state"] = {{"checkpoint_interval", "1ms"}, {"journal", true}, {"journal_segment_size", 10}};
+  EXPECT_THAT(
+      DocErrors(doc),
+      ElementsAre(E("state.checkpoint_interval", "must be between 10ms and 1h, got \"1ms\""),
+                  E("state.journal_segment_size", "must be between 1MiB and 1GiB, got 10"),
+                  E("state.journal", "needs state.directory (the journal is kept there)")));
+}
+
 TEST(ConfigErrorTest, SuggestionsOnlyNameKeysAllowedForTheType) {
   Json doc = Minimal();
   doc["inputs"][0]["pth"] = "/x";  // "path" exists, but not for udp

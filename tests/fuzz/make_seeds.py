@@ -208,6 +208,98 @@ def main():
     fingerprint += [m + bytes(reversed(custom)) for m in messages[-5:]]
     write("fingerprint", fingerprint)
     write("disk_queue", disk_queue_inputs())
+    write("state_file", state_file_seeds())
+    write("journal", journal_seeds())
+
+
+# --- state files (daemon/state/checkpoint_file.h, journal_file.h), encoded independently here
+
+def u16(v):
+    return v.to_bytes(2, "little")
+
+
+def u32(v):
+    return v.to_bytes(4, "little")
+
+
+def u64(v):
+    return (v & (2**64 - 1)).to_bytes(8, "little")
+
+
+def field(tag, value):
+    return u16(tag) + u32(len(value)) + value
+
+
+def int_field(tag, v):
+    return field(tag, u64(v))
+
+
+def crc32(data):
+    import zlib
+    return zlib.crc32(data) & 0xFFFFFFFF
+
+
+def sample_record(message, host=b"web01", app=b"sshd", arrival=1_700_000_000_000_000):
+    return b"".join([
+        int_field(1, arrival - 5_000_000), int_field(2, arrival), int_field(3, 1),
+        int_field(4, 4), int_field(5, 6), int_field(6, 1), int_field(7, 0),
+        field(8, host), field(9, app), field(10, b"4242"), field(11, b""), field(12, b""),
+        field(13, message), field(14, b""),
+    ])
+
+
+def checkpoint_body(groups, worker=0, workers=2, done=()):
+    head = b"".join([int_field(1, worker), int_field(2, workers), int_field(3, 0x1234),
+                     int_field(4, 17), int_field(5, 1_700_000_000_000_000), int_field(6, 3),
+                     int_field(7, 41)] + [int_field(8, d) for d in done])
+    return head + b"".join(field(16, g) for g in groups)
+
+
+def group(gid, message, flags, count_total, count_since, last=None, hosts=()):
+    parts = [int_field(1, gid), int_field(2, 0xABCDEF), int_field(3, count_total),
+             int_field(4, count_since), int_field(5, 1), int_field(6, 2), int_field(7, 3),
+             int_field(8, 4), int_field(9, 2), field(10, bytes(flags)),
+             field(11, sample_record(message))]
+    if last is not None:
+        parts.append(field(12, sample_record(last)))
+    parts += [field(13, h) for h in hosts] + [int_field(14, 0), field(99, b"future field")]
+    return b"".join(parts)
+
+
+def checkpoint_file(body):
+    return b"LFCK" + u32(1) + u64(len(body)) + u32(crc32(body)) + body
+
+
+def state_file_seeds():
+    g1 = group(1, b"session 7 opened for user u923 by (uid=0)", [0, 2, 0, 0, 0, 2, 0, 0], 600, 599,
+               last=b"session 14383 opened for user u696 by (uid=0)")
+    g2 = group(2, b"disk /dev/sda is 22% full", [0, 0, 0, 3, 0], 1, 0, hosts=[b"a", b"b"])
+    bodies = [checkpoint_body([]), checkpoint_body([g1]), checkpoint_body([g1, g2], 1, 2, [44, 45])]
+    seeds = [checkpoint_file(b) + b"\x01" for b in bodies]  # whole files as on disk
+    seeds.append(checkpoint_file(bodies[1])[:-9] + b"\x01")  # truncated
+    seeds += [b + b"\x00" for b in bodies]  # bodies the target wraps
+    return seeds
+
+
+def journal_payload(seq, lines, input_id=0, arrival=1_700_000_000_000_000):
+    return (u64(seq) + u32(input_id) + u64(arrival) + u32(len(lines)) +
+            b"".join(u32(len(l)) + l for l in lines))
+
+
+def journal_seeds():
+    head = b"LFJN" + u32(1) + u64(3) + u32(2)
+    head += u32(crc32(head))
+    payloads = [journal_payload(1, [b"<13>Nov 25 12:00:00 web01 sshd: session 7 opened"]),
+                journal_payload(2, [b"<13>Nov 25 12:00:00 web02 cron: job 1 done",
+                                    b"<13>Nov 25 12:00:01 web02 cron: job 2 done"], 1),
+                journal_payload(3, [])]
+    records = [u32(len(p)) + u32(crc32(p)) + p for p in payloads]
+    segment = head + b"".join(records)
+    corrupt = bytearray(segment)
+    corrupt[len(head) + 12] ^= 0xFF
+    seeds = [head + b"\x01", segment + b"\x01", segment[:-7] + b"\x01", bytes(corrupt) + b"\x01"]
+    seeds.append(b"".join(bytes([len(p)]) + p for p in payloads) + b"\x00")
+    return seeds
 
 
 if __name__ == "__main__":

@@ -461,10 +461,12 @@ struct ActivationSockets {
   int udp_rcvbuf = 0;  // SO_RCVBUF as the kernel reports it: twice the size set
 };
 
-// The shipped production config with its output redirected into `dir` and metrics off.
+// The shipped production config with its output and state redirected next to `events`, and
+// metrics off.
 Json ProductionConfig(const fs::path& events) {
   Json c = Json::parse(ReadFile(fs::path(LOGFOLD_SOURCE_DIR) / "config/production.json"));
   c["outputs"] = Json::array({{{"name", "events"}, {"type", "file"}, {"path", events.string()}}});
+  c["state"]["directory"] = (events.parent_path() / "state").string();
   c["metrics"] = {{"enabled", false}};
   return c;
 }
@@ -579,7 +581,7 @@ TEST(SystemdUnits, GeneratedServiceUsesTheInstallPaths) {
            "Type=notify", "Sockets=logfold.socket", "WatchdogSec=30s", "DynamicUser=yes",
            "MemoryHigh=1792M", "MemoryMax=2G", "ExecReload=/bin/kill -HUP $MAINPID",
            "ExecStartPre=" + bin + " check-config ", "ExecStart=" + bin + " serve --config ",
-           "ExecReload=" + bin + " check-config "}) {
+           "ExecReload=" + bin + " check-config ", "StateDirectory=logfold\n"}) {
     EXPECT_NE(service.find("\n" + line), std::string::npos) << line;
   }
   const std::string socket = ReadFile(fs::path(LOGFOLD_UNIT_DIR) / "logfold.socket");
@@ -647,6 +649,12 @@ TEST(SystemdUnits, ProductionConfigIsValidAndAdoptsSockets) {
     file_output |= out["type"] == "file" && out["path"] == "/var/log/logfold/events.ndjson";
   }
   EXPECT_TRUE(file_output) << c["outputs"];
+  // Checkpoints go where the unit's StateDirectory=logfold puts the service's state (with
+  // DynamicUser=, systemd links /var/lib/logfold to /var/lib/private/logfold).
+  const std::string service = ReadFile(fs::path(LOGFOLD_UNIT_DIR) / "logfold.service");
+  EXPECT_NE(service.find("\nStateDirectory=logfold\n"), std::string::npos);
+  EXPECT_EQ(c["state"]["directory"], "/var/lib/logfold");
+  EXPECT_EQ(c["state"]["journal"], false);
   EXPECT_EQ(c["metrics"]["address"], "127.0.0.1");
   EXPECT_EQ(c["metrics"]["port"], 9514);
 }

@@ -40,6 +40,10 @@ struct TcpInputOptions {
   // No complete message for this long: close; 0: never. Bytes that complete no message
   // (a sender trickling one byte a second) do not keep a connection open.
   TimeUs idle_timeout_us = 5 * kMinute;
+  // Bytes read per receive. Not a config key: the server sets it larger in journal mode,
+  // where every delivery waits for an fdatasync while the kernel buffers what arrives, so
+  // larger reads share one fdatasync among more lines.
+  std::uint64_t read_size = 64 * kKiB;
   bool operator==(const TcpInputOptions&) const = default;
 };
 

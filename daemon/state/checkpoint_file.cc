@@ -1,0 +1,481 @@
+// Checkpoint file format: writer and checked reader (see checkpoint_file.h for the layout).
+#include "daemon/state/checkpoint_file.h"
+
+#include <array>
+#include <cstring>
+
+#include "daemon/state/binary_codec.h"
+
+namespace logfold {
+namespace {
+
+using namespace state_codec;
+
+constexpr std::string_view kMagic = "LFCK";
+constexpr std::size_t kPrefix = 4 + 4 + 8 + 4;  // magic, version, body length, CRC
+// No real file comes near this: a length beyond it is corruption, not a reason to allocate.
+constexpr std::uint64_t kMaxBody = std::uint64_t{1} << 36;
+
+// Top-level fields.
+enum : std::uint16_t {
+  kWorker = 1,
+  kWorkers = 2,
+  kSettingsKey = 3,
+  kIdCounter = 4,
+  kWrittenUs = 5,
+  kJournalGeneration = 6,
+  kJournalWatermark = 7,
+  kJournalDone = 8,  // repeated
+  kSummaryEpoch = 9,
+  kGroup = 16,  // repeated, nested
+};
+// Group fields.
+enum : std::uint16_t {
+  kId = 1,
+  kScope = 2,
+  kCountTotal = 3,
+  kCountSince = 4,
+  kFirstSeen = 5,
+  kLastSeen = 6,
+  kLastActivity = 7,
+  kHoldStart = 8,
+  kMaxDistance = 9,
+  kTokenFlags = 10,
+  kFirst = 11,  // nested record
+  kLast = 12,   // nested record
+  kHost = 13,   // repeated
+  kHostsTruncated = 14,
+  kSlot = 15,  // repeated, nested: one variable slot's statistics (SlotStats)
+};
+// Slot fields.
+enum : std::uint16_t {
+  kSlotPosition = 1,
+  kSlotTotal = 2,
+  kSlotBits = 3,   // 4 x u64
+  kSlotValue = 4,  // repeated: hash u64, count u64, then the (truncated) text
+};
+// Sample record fields.
+enum : std::uint16_t {
+  kTimestamp = 1,
+  kArrival = 2,
+  kHasTimestamp = 3,
+  kFacility = 4,
+  kSeverity = 5,
+  kFlavor = 6,
+  kOutcome = 7,
+  kHostname = 8,
+  kAppName = 9,
+  kProcId = 10,
+  kMsgId = 11,
+  kStructuredData = 12,
+  kMessage = 13,
+  kJsonFields = 14,
+};
+
+void PutRecord(std::string& out, std::uint16_t tag, const LogRecord& r) {
+  const std::size_t at = OpenField(out, tag);
+  PutIntField(out, kTimestamp, static_cast<std::uint64_t>(r.timestamp_us));
+  PutIntField(out, kArrival, static_cast<std::uint64_t>(r.arrival_us));
+  PutIntField(out, kHasTimestamp, r.has_timestamp);
+  PutIntField(out, kFacility, static_cast<std::uint64_t>(static_cast<std::int64_t>(r.facility)));
+  PutIntField(out, kSeverity, static_cast<std::uint64_t>(static_cast<std::int64_t>(r.severity)));
+  PutIntField(out, kFlavor, static_cast<std::uint64_t>(r.flavor));
+  PutIntField(out, kOutcome, static_cast<std::uint64_t>(r.outcome));
+  PutField(out, kHostname, r.hostname);
+  PutField(out, kAppName, r.app_name);
+  PutField(out, kProcId, r.procid);
+  PutField(out, kMsgId, r.msgid);
+  PutField(out, kStructuredData, r.structured_data);
+  PutField(out, kMessage, r.message);
+  PutField(out, kJsonFields, r.json_fields);
+  CloseField(out, at);
+}
+
+std::string ParseRecord(std::string_view bytes, LogRecord& r) {
+  r.Clear();
+  Reader in(bytes);
+  while (!in.empty()) {
+    std::uint16_t tag;
+    std::string_view v;
+    if (!in.GetField(tag, v)) return "truncated field in a sample record";
+    std::uint64_t n = 0;
+    const bool is_int = tag >= kTimestamp && tag <= kOutcome;
+    if (is_int && !IntValue(v, n)) return "sample record integer field of the wrong size";
+    const auto i = static_cast<std::int64_t>(n);
+    switch (tag) {
+      case kTimestamp:
+        r.timestamp_us = i;
+        break;
+      case kArrival:
+        r.arrival_us = i;
+        break;
+      case kHasTimestamp:
+        r.has_timestamp = n != 0;
+        break;
+      case kFacility:
+        if (i < -1 || i > 23) return "facility out of range";
+        r.facility = static_cast<int>(i);
+        break;
+      case kSeverity:
+        if (i < -1 || i > 7) return "severity out of range";
+        r.severity = static_cast<int>(i);
+        break;
+      case kFlavor:
+        if (n > static_cast<std::uint64_t>(SyslogFlavor::kJson)) return "unknown syslog flavor";
+        r.flavor = static_cast<SyslogFlavor>(n);
+        break;
+      case kOutcome:
+        if (n >= static_cast<std::uint64_t>(ParseOutcome::kCount_)) return "unknown parse outcome";
+        r.outcome = static_cast<ParseOutcome>(n);
+        break;
+      case kHostname:
+        r.hostname.assign(v);
+        break;
+      case kAppName:
+        r.app_name.assign(v);
+        break;
+      case kProcId:
+        r.procid.assign(v);
+        break;
+      case kMsgId:
+        r.msgid.assign(v);
+        break;
+      case kStructuredData:
+        r.structured_data.assign(v);
+        break;
+      case kMessage:
+        r.message.assign(v);
+        break;
+      case kJsonFields:
+        r.json_fields.assign(v);
+        break;
+      default:
+        break;  // a later version's field
+    }
+  }
+  return "";
+}
+
+void PutSlot(std::string& out, const SlotStats& st) {
+  const std::size_t at = OpenField(out, kSlot);
+  PutIntField(out, kSlotPosition, st.position());
+  PutIntField(out, kSlotTotal, st.total());
+  std::string bits;
+  for (std::uint64_t w : st.bits()) PutU64(bits, w);
+  PutField(out, kSlotBits, bits);
+  for (std::size_t i = 0; i < st.kept(); ++i) {
+    const SlotStats::Value& v = st.kept_value(i);
+    const std::size_t value_at = OpenField(out, kSlotValue);
+    PutU64(out, v.hash);
+    PutU64(out, v.count);
+    out.append(v.view());
+    CloseField(out, value_at);
+  }
+  CloseField(out, at);
+}
+
+std::string ParseSlot(std::string_view bytes, SlotStats& st) {
+  Reader in(bytes);
+  std::uint64_t position = 0, total = 0;
+  std::array<std::uint64_t, 4> bits{};
+  std::array<SlotStats::Value, SlotStats::kTop> values{};
+  std::size_t n = 0;
+  while (!in.empty()) {
+    std::uint16_t tag;
+    std::string_view v;
+    if (!in.GetField(tag, v)) return "truncated field in a slot";
+    switch (tag) {
+      case kSlotPosition:
+        if (!IntValue(v, position) || position > UINT32_MAX) return "bad slot position";
+        break;
+      case kSlotTotal:
+        if (!IntValue(v, total)) return "bad slot total";
+        break;
+      case kSlotBits: {
+        Reader r(v);
+        if (v.size() != 32) return "bad slot bits";
+        for (std::uint64_t& w : bits) r.GetU64(w);
+        break;
+      }
+      case kSlotValue: {
+        if (n == SlotStats::kTop) return "too many slot values";
+        Reader r(v);
+        SlotStats::Value& x = values[n++];
+        std::string_view text;
+        if (!r.GetU64(x.hash) || !r.GetU64(x.count)) return "truncated slot value";
+        if (!r.GetBytes(r.size(), text) || text.size() > SlotStats::kValueBytes) {
+          return "slot value too long";
+        }
+        x.size = static_cast<std::uint8_t>(text.size());
+        std::memcpy(x.text, text.data(), text.size());
+        break;
+      }
+      default:
+        break;  // a later version's field
+    }
+  }
+  if (!SlotStats::Restore(static_cast<std::uint32_t>(position), total, bits, values.data(), n,
+                          st)) {
+    return "slot statistics inconsistent";
+  }
+  return "";
+}
+
+std::string ParseGroup(std::string_view bytes, SavedGroup& g) {
+  Reader in(bytes);
+  bool has_first = false;
+  while (!in.empty()) {
+    std::uint16_t tag;
+    std::string_view v;
+    if (!in.GetField(tag, v)) return "truncated field in a group";
+    std::uint64_t n = 0;
+    const bool is_int = (tag >= kId && tag <= kMaxDistance) || tag == kHostsTruncated;
+    if (is_int && !IntValue(v, n)) return "group integer field of the wrong size";
+    switch (tag) {
+      case kId:
+        g.id = n;
+        break;
+      case kScope:
+        g.scope = n;
+        break;
+      case kCountTotal:
+        g.count_total = n;
+        break;
+      case kCountSince:
+        g.count_since = n;
+        break;
+      case kFirstSeen:
+        g.first_seen_us = static_cast<TimeUs>(n);
+        break;
+      case kLastSeen:
+        g.last_seen_us = static_cast<TimeUs>(n);
+        break;
+      case kLastActivity:
+        g.last_activity_us = static_cast<TimeUs>(n);
+        break;
+      case kHoldStart:
+        g.hold_start_us = static_cast<TimeUs>(n);
+        break;
+      case kMaxDistance:
+        if (n > 64) return "max_distance out of range";
+        g.max_distance = static_cast<std::int32_t>(n);
+        break;
+      case kTokenFlags:
+        g.token_flags.assign(v.begin(), v.end());
+        break;
+      case kFirst:
+        if (std::string e = ParseRecord(v, g.first); !e.empty()) return e;
+        has_first = true;
+        break;
+      case kLast:
+        if (std::string e = ParseRecord(v, g.last); !e.empty()) return e;
+        g.has_last = true;
+        break;
+      case kHost:
+        g.hosts.emplace_back(v);
+        break;
+      case kHostsTruncated:
+        g.hosts_truncated = n != 0;
+        break;
+      case kSlot: {
+        SlotStats st;
+        if (std::string e = ParseSlot(v, st); !e.empty()) return e;
+        g.slots.push_back(st);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  if (!has_first) return "group without its first line";
+  if (g.count_since >= g.count_total && g.count_total > 0) return "group counts inconsistent";
+  return "";
+}
+
+}  // namespace
+
+GroupState SavedGroup::View() const {
+  GroupState s;
+  s.id = id;
+  s.scope = scope;
+  s.count_total = count_total;
+  s.count_since = count_since;
+  s.first_seen_us = first_seen_us;
+  s.last_seen_us = last_seen_us;
+  s.last_activity_us = last_activity_us;
+  s.hold_start_us = hold_start_us;
+  s.max_distance = max_distance;
+  s.token_flags = token_flags;
+  s.first = &first;
+  s.last = has_last ? &last : nullptr;
+  s.hosts = hosts;
+  s.hosts_truncated = hosts_truncated;
+  s.slots = slots;
+  return s;
+}
+
+SavedGroup SavedGroup::From(const GroupState& s) {
+  SavedGroup g;
+  g.id = s.id;
+  g.scope = s.scope;
+  g.count_total = s.count_total;
+  g.count_since = s.count_since;
+  g.first_seen_us = s.first_seen_us;
+  g.last_seen_us = s.last_seen_us;
+  g.last_activity_us = s.last_activity_us;
+  g.hold_start_us = s.hold_start_us;
+  g.max_distance = s.max_distance;
+  g.token_flags.assign(s.token_flags.begin(), s.token_flags.end());
+  if (s.first != nullptr) g.first = *s.first;
+  g.has_last = s.last != nullptr;
+  if (g.has_last) g.last = *s.last;
+  g.hosts.assign(s.hosts.begin(), s.hosts.end());
+  g.hosts_truncated = s.hosts_truncated;
+  g.slots.assign(s.slots.begin(), s.slots.end());
+  return g;
+}
+
+void CheckpointWriter::Begin(const CheckpointHeader& h, std::string& out) {
+  out_ = &out;
+  out.clear();
+  out.append(kMagic);
+  PutU32(out, kCheckpointVersion);
+  PutU64(out, 0);  // body length
+  PutU32(out, 0);  // CRC
+  PutIntField(out, kWorker, h.worker);
+  PutIntField(out, kWorkers, h.workers);
+  PutIntField(out, kSettingsKey, h.settings_key);
+  PutIntField(out, kIdCounter, h.id_counter);
+  PutIntField(out, kWrittenUs, static_cast<std::uint64_t>(h.written_us));
+  PutIntField(out, kJournalGeneration, h.journal_generation);
+  PutIntField(out, kJournalWatermark, h.journal_watermark);
+  for (std::uint64_t seq : h.journal_done) PutIntField(out, kJournalDone, seq);
+  PutIntField(out, kSummaryEpoch, h.summary_epoch);
+}
+
+void CheckpointWriter::AddGroup(const GroupState& g) {
+  std::string& out = *out_;
+  const std::size_t at = OpenField(out, kGroup);
+  PutIntField(out, kId, g.id);
+  PutIntField(out, kScope, g.scope);
+  PutIntField(out, kCountTotal, g.count_total);
+  PutIntField(out, kCountSince, g.count_since);
+  PutIntField(out, kFirstSeen, static_cast<std::uint64_t>(g.first_seen_us));
+  PutIntField(out, kLastSeen, static_cast<std::uint64_t>(g.last_seen_us));
+  PutIntField(out, kLastActivity, static_cast<std::uint64_t>(g.last_activity_us));
+  PutIntField(out, kHoldStart, static_cast<std::uint64_t>(g.hold_start_us));
+  PutIntField(out, kMaxDistance, static_cast<std::uint64_t>(g.max_distance));
+  PutField(out, kTokenFlags,
+           {reinterpret_cast<const char*>(g.token_flags.data()), g.token_flags.size()});
+  if (g.first != nullptr) PutRecord(out, kFirst, *g.first);
+  if (g.last != nullptr) PutRecord(out, kLast, *g.last);
+  for (const std::string& h : g.hosts) PutField(out, kHost, h);
+  PutIntField(out, kHostsTruncated, g.hosts_truncated);
+  for (const SlotStats& st : g.slots) PutSlot(out, st);
+  CloseField(out, at);
+}
+
+void CheckpointWriter::Finish() {
+  std::string& out = *out_;
+  const std::string_view body = std::string_view(out).substr(kPrefix);
+  SetU64(out, 8, body.size());
+  SetU32(out, 16, Crc32(body));
+}
+
+void AppendSummaryRecord(const SummaryRecord& record, std::string& out) {
+  const std::size_t at = out.size();
+  PutU64(out, record.group_id);
+  PutU64(out, record.count_total);
+  PutU32(out, record.closed ? 1 : 0);
+  PutU32(out, Crc32(std::string_view(out).substr(at, 20)));
+}
+
+std::string ParseSummaryLog(std::string_view bytes, std::vector<SummaryRecord>& out) {
+  for (std::size_t at = 0; at < bytes.size(); at += kSummaryRecordSize) {
+    if (bytes.size() - at < kSummaryRecordSize) return "incomplete last record";
+    Reader in(bytes.substr(at, kSummaryRecordSize));
+    SummaryRecord r;
+    std::uint32_t closed = 0, crc = 0;
+    in.GetU64(r.group_id);
+    in.GetU64(r.count_total);
+    in.GetU32(closed);
+    in.GetU32(crc);
+    if (crc != Crc32(bytes.substr(at, 20)) || closed > 1) {
+      return "record checksum mismatch at byte " + std::to_string(at);
+    }
+    r.closed = closed != 0;
+    out.push_back(r);
+  }
+  return "";
+}
+
+std::string ParseCheckpoint(std::string_view bytes, Checkpoint& out) {
+  out = Checkpoint{};
+  Reader prefix(bytes);
+  std::string_view magic;
+  std::uint32_t version = 0, crc = 0;
+  std::uint64_t length = 0;
+  if (!prefix.GetBytes(4, magic) || magic != kMagic) return "not a checkpoint (bad magic)";
+  if (!prefix.GetU32(version) || !prefix.GetU64(length) || !prefix.GetU32(crc)) {
+    return "truncated header";
+  }
+  if (version != kCheckpointVersion) return "unsupported version " + std::to_string(version);
+  if (length > kMaxBody || length != prefix.size()) {
+    return length > prefix.size() ? "truncated (body shorter than its length)"
+                                  : "trailing bytes after the body";
+  }
+  const std::string_view body = bytes.substr(kPrefix);
+  if (Crc32(body) != crc) return "checksum mismatch";
+  Reader in(body);
+  while (!in.empty()) {
+    std::uint16_t tag;
+    std::string_view v;
+    if (!in.GetField(tag, v)) return "truncated field";
+    if (tag == kGroup) {
+      SavedGroup& g = out.groups.emplace_back();
+      if (std::string e = ParseGroup(v, g); !e.empty()) return e;
+      continue;
+    }
+    std::uint64_t n = 0;
+    const bool is_int = tag >= kWorker && tag <= kSummaryEpoch;
+    if (is_int && !IntValue(v, n)) return "integer field of the wrong size";
+    CheckpointHeader& h = out.header;
+    switch (tag) {
+      case kWorker:
+        if (n > UINT32_MAX) return "worker out of range";
+        h.worker = static_cast<std::uint32_t>(n);
+        break;
+      case kWorkers:
+        if (n == 0 || n > UINT32_MAX) return "workers out of range";
+        h.workers = static_cast<std::uint32_t>(n);
+        break;
+      case kSettingsKey:
+        h.settings_key = n;
+        break;
+      case kIdCounter:
+        h.id_counter = n;
+        break;
+      case kWrittenUs:
+        h.written_us = static_cast<TimeUs>(n);
+        break;
+      case kJournalGeneration:
+        h.journal_generation = n;
+        break;
+      case kJournalWatermark:
+        h.journal_watermark = n;
+        break;
+      case kJournalDone:
+        h.journal_done.push_back(n);
+        break;
+      case kSummaryEpoch:
+        h.summary_epoch = n;
+        break;
+      default:
+        break;
+    }
+  }
+  if (out.header.worker >= out.header.workers) return "worker index beyond the worker count";
+  return "";
+}
+
+}  // namespace logfold
