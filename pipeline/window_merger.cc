@@ -833,10 +833,9 @@ struct WindowMerger::Impl {
   void ImportGroup(const GroupState& s, bool resume, EventSink& sink) {
     if (s.first == nullptr) return;
     if (live >= opt.max_groups && lru.head != kNil) Close(lru.head, SummaryReason::kEvicted, sink);
-    // As Add tokenizes a line: after its header, lists collapsed.
-    Tokenize(s.first->message);
-    Fingerprinter::TokenHashes(s.first->message, tokens, hashes);
-    CollapseLists(s.first->message);
+    // As Add prepares a line: after its header, lists collapsed.
+    PrepareLine(tokenizer, opt.infer_header, s.first->message, line);
+    const std::vector<Token>& tokens = line.tokens;
     const bool flags_fit = s.token_flags.size() == tokens.size();
     std::uint32_t slot;
     if (!free_slots.empty()) {
@@ -851,13 +850,13 @@ struct WindowMerger::Impl {
     g.id = s.id;
     g.scope = s.scope;
     g.first.Assign(*s.first);
-    g.body = static_cast<std::uint16_t>(header.body);
+    g.body = static_cast<std::uint16_t>(line.header.body);
     if (s.last != nullptr) {
       g.last.Assign(*s.last);
     } else {
       g.last.Reset();
     }
-    g.tokens.Assign(tokens, hashes);
+    g.tokens.Assign(line.tokens, line.hashes);
     constexpr std::uint8_t kAllFlags = kWild | kVaried | kGapAfter;
     if (flags_fit) {
       for (std::size_t i = 0; i < tokens.size(); ++i) {
