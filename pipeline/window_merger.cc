@@ -1090,21 +1090,30 @@ struct WindowMerger::Impl {
   }
 
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
-  // however long it is: consecutive variable tokens of the same masked shape, separated only
-  // by spaces or commas, become one token (with the first one's hash).
+  // however long it is: consecutive variable tokens of the same masked shape that begin
+  // alike (a digit or sign, a letter, or the same other byte), separated only by spaces or commas,
+  // become one token (with the first one's hash). Two values that begin differently are two
+  // fields, not a list ("/api/v1/cart HTTP/1.1": a path and a protocol).
+  static bool BeginAlike(std::string_view message, const Token& a, const Token& b) {
+    auto kind = [](char c) -> int {
+      if ((c >= '0' && c <= '9') || c == '+' || c == '-') return 256;
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return 257;
+      return static_cast<unsigned char>(c);
+    };
+    return kind(message[a.offset]) == kind(message[b.offset]);
+  }
+  bool ListPair(std::string_view message, std::size_t prev, std::size_t i) const {
+    return IsVariableClass(tokens[i].cls) && hashes[i] == hashes[prev] &&
+           tokens[i].cls == tokens[prev].cls && BeginAlike(message, tokens[prev], tokens[i]);
+  }
   void CollapseLists(std::string_view message) {
     // Most lines hold no list: find the first pair that could start one before copying.
     std::size_t start = 1;
-    while (start < tokens.size() &&
-           !(IsVariableClass(tokens[start].cls) && hashes[start] == hashes[start - 1] &&
-             tokens[start].cls == tokens[start - 1].cls)) {
-      ++start;
-    }
+    while (start < tokens.size() && !ListPair(message, start - 1, start)) ++start;
     if (start >= tokens.size()) return;
     std::size_t out = start;
     for (std::size_t i = start; i < tokens.size(); ++i) {
-      if (out > 0 && IsVariableClass(tokens[i].cls) && tokens[i].cls == tokens[out - 1].cls &&
-          hashes[i] == hashes[out - 1]) {
+      if (out > 0 && ListPair(message, out - 1, i)) {
         Token& prev = tokens[out - 1];
         const std::size_t gap = prev.offset + prev.length;
         const std::string_view between = message.substr(gap, tokens[i].offset - gap);
