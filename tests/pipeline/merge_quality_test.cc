@@ -52,10 +52,10 @@ TEST(MergeQualityTest, AListNeedsValuesThatBeginAlike) {
   const std::string timed_out =
       "upstream timed out (110: Connection timed out) while reading response header from "
       "upstream, client: 10.0.0.1, request: ";
-  EXPECT_EQ(GroupsFor({timed_out + "\"GET /api/v1/cart HTTP/1.1\"",
-                       timed_out + "\"GET /login HTTP/1.1\"",
-                       timed_out + "\"GET /api/v2/orders HTTP/1.1\""}),
-            1u);
+  EXPECT_EQ(
+      GroupsFor({timed_out + "\"GET /api/v1/cart HTTP/1.1\"", timed_out + "\"GET /login HTTP/1.1\"",
+                 timed_out + "\"GET /api/v2/orders HTTP/1.1\""}),
+      1u);
   // Signed numbers are one list with unsigned ones ("132,+1": a channel and its offset).
   EXPECT_EQ(GroupsFor({"en0: channel changed to 1", "en0: channel changed to 132,+1",
                        "en0: channel changed to 6"}),
