@@ -836,12 +836,12 @@ struct WindowMerger::Impl {
   std::span<const SlotSummary> SlotSummaries(const GroupExtras& x) {
     slot_values.resize(x.slots.size() * SlotStats::kTop);
     slot_summaries.clear();
-    std::array<const SlotStats::Value*, SlotStats::kTop> sorted;
+    std::array<SlotStats::Value, SlotStats::kTop> sorted;
     for (std::size_t i = 0; i < x.slots.size(); ++i) {
       const SlotStats& st = x.slots[i];
       const std::size_t n = st.Sorted(sorted);
       SlotValueCount* values = slot_values.data() + i * SlotStats::kTop;
-      for (std::size_t k = 0; k < n; ++k) values[k] = {sorted[k]->view(), sorted[k]->count};
+      for (std::size_t k = 0; k < n; ++k) values[k] = {sorted[k].text, sorted[k].count};
       slot_summaries.push_back({st.position(), st.Distinct(), st.total(), {values, n}});
     }
     return slot_summaries;
