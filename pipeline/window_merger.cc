@@ -847,6 +847,15 @@ struct WindowMerger::Impl {
     return slot_summaries;
   }
 
+  // Starts loading the cache lines NoteSlots reads first (each slot's position and hashes).
+  void PrefetchSlots(const Group& g) const {
+    if (g.extras == nullptr || opt.annotate) return;
+    for (const SlotStats& st : g.extras->slots) {
+      __builtin_prefetch(&st);
+      __builtin_prefetch(reinterpret_cast<const char*>(&st) + 64);
+    }
+  }
+
   // Counts the line's value at each variable position of group g (same token count only:
   // then line token i is group position i). A slot starts when its position first varies,
   // with the lines before, which all had the first line's text there.
@@ -941,6 +950,7 @@ struct WindowMerger::Impl {
   void Join(std::uint32_t slot, const LogRecord& r, std::optional<std::uint64_t> fp,
             std::uint64_t shape, bool shape_in_table, TimeUs now, EventSink& sink) {
     Group& g = groups[slot];
+    PrefetchSlots(g);
     bool refingerprint = false;
     for (const Mark& mk : marks) {
       const std::uint8_t f = g.tokens.flags(mk.position);
@@ -969,12 +979,12 @@ struct WindowMerger::Impl {
     if (fp) g.max_distance = std::max(g.max_distance, HammingDistance(*fp, g.fingerprint));
     ++g.count_total;
     ++g.count_since;
-    NoteSlots(g, r.message);
     g.last.Assign(r);
     g.first_seen = std::min(g.first_seen, r.EventTime());
     g.last_seen = std::max(g.last_seen, r.EventTime());
     g.last_activity = now;
     NoteHost(g, r);
+    NoteSlots(g, r.message);  // last: PrefetchSlots' loads arrive meanwhile
     TouchLru(slot);
     ++stats.lines_merged;
     if (opt.annotate) EmitLine(EventKind::kAnnotate, slot, r, g.fingerprint, sink);
@@ -1019,6 +1029,9 @@ struct WindowMerger::Impl {
     bool shape_in_table = false;
     if (const std::uint32_t slot = exact.Find(shape); slot != kNil) {
       shape_in_table = true;
+      // Most lines join here; their slot statistics are two pointers away, cold in a busy
+      // merger: start loading them while Confirm runs.
+      if (groups[slot].extras != nullptr) __builtin_prefetch(groups[slot].extras.get());
       // Same masked shape: only texts of masked tokens can differ (or wild positions). Most
       // lines end here, without a SimHash: a line of a shape already in the group has the
       // fingerprint that shape had when it joined, so its distance is already counted.
