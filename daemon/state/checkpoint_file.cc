@@ -164,11 +164,11 @@ void PutSlot(std::string& out, const SlotStats& st) {
   for (std::uint64_t w : st.bits()) PutU64(bits, w);
   PutField(out, kSlotBits, bits);
   for (std::size_t i = 0; i < st.kept(); ++i) {
-    const SlotStats::Value& v = st.kept_value(i);
+    const SlotStats::KeptValue v = st.kept_value(i);
     const std::size_t value_at = OpenField(out, kSlotValue);
     PutU64(out, v.hash);
     PutU64(out, v.count);
-    out.append(v.view());
+    out.append(v.text);
     CloseField(out, value_at);
   }
   CloseField(out, at);
@@ -178,7 +178,7 @@ std::string ParseSlot(std::string_view bytes, SlotStats& st) {
   Reader in(bytes);
   std::uint64_t position = 0, total = 0;
   std::array<std::uint64_t, 4> bits{};
-  std::array<SlotStats::Value, SlotStats::kTop> values{};
+  std::array<SlotStats::KeptValue, SlotStats::kTop> values{};
   std::size_t n = 0;
   while (!in.empty()) {
     std::uint16_t tag;
@@ -200,14 +200,12 @@ std::string ParseSlot(std::string_view bytes, SlotStats& st) {
       case kSlotValue: {
         if (n == SlotStats::kTop) return "too many slot values";
         Reader r(v);
-        SlotStats::Value& x = values[n++];
-        std::string_view text;
+        SlotStats::KeptValue& x = values[n++];
         if (!r.GetU64(x.hash) || !r.GetU64(x.count)) return "truncated slot value";
-        if (!r.GetBytes(r.size(), text) || text.size() > SlotStats::kValueBytes) {
+        // A view into `bytes`: Restore copies it before ParseSlot returns.
+        if (!r.GetBytes(r.size(), x.text) || x.text.size() > SlotStats::kValueBytes) {
           return "slot value too long";
         }
-        x.size = static_cast<std::uint8_t>(text.size());
-        std::memcpy(x.text, text.data(), text.size());
         break;
       }
       default:

@@ -40,7 +40,9 @@ struct WorkerQueueTraits : moodycamel::ConcurrentQueueDefaultTraits {
 // The options that decide which group a line joins as one hash: restored groups resume
 // folding only when it is unchanged (else they are summarised at once, reason "recovered").
 std::uint64_t GroupKeySettings(const MergerOptions& o) {
-  std::string key;
+  // The version of how the merger keys groups: raised when that changes (2: the header's
+  // level keys the scope), so that groups saved by an older build are not resumed.
+  std::string key = "2|";
   for (ScopeField f : o.scope) key += static_cast<char>('a' + static_cast<int>(f));
   key += '|' + std::to_string(o.tokenizer.max_tokens) + '|' + std::to_string(o.annotate) + '|';
   key += std::to_string(o.weights.word) + '|' + std::to_string(o.weights.pairs);
@@ -460,7 +462,9 @@ void WorkerPool::Recover(RecoveredState& recovered) {
           g.count_since = 0;
         }
       }
-      Worker& w = *workers_[g.scope % n];
+      // To the worker this run's lines of the group go to (the saved scope is the merger's
+      // own, which may mix in more than the routing scope, e.g. the header's level).
+      Worker& w = *workers_[ScopeHash(g.first, options_.merger.scope) % n];
       w.merger->ImportGroup(g.View(), resume, w.encoder);
       ++groups;
     }
