@@ -27,11 +27,12 @@
 #include "daemon/config/config.h"
 #include "daemon/inputs/file_input.h"
 #include "daemon/inputs/journald_input.h"
+#include "daemon/inputs/kafka_input.h"
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
 #include "daemon/inputs/udp_listener.h"
-#include "daemon/outputs/loss_counter.h"
 #include "daemon/inputs/unix_listener.h"
+#include "daemon/outputs/loss_counter.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/memory_budget.h"
 #include "daemon/runtime/metrics.h"
@@ -127,6 +128,7 @@ class Server {
     for (auto& f : files_) f->Start();
     for (auto& u : unix_) u->Start();
     for (auto& j : journals_) j->Start();
+    for (auto& k : kafkas_) k->Start();
     WaitSignal();
     ScheduleStats();
     ScheduleWatchdog();
@@ -163,6 +165,7 @@ class Server {
     files_.clear();
     unix_.clear();
     journals_.clear();
+    kafkas_.clear();
     // Sinks a reload replaced hand what they hold to their successors while those still
     // accept; each is bounded by its own drain deadline and this flag.
     retire_stop_->store(true);
@@ -419,6 +422,10 @@ class Server {
             std::make_unique<UnixListener>(id, in.name, in.unix_socket, *pool_, metrics_));
         break;
       }
+      case InputType::kKafka: {
+        kafkas_.push_back(std::make_unique<KafkaInput>(id, in.name, in.kafka, *pool_, metrics_));
+        break;
+      }
       case InputType::kJournald: {
         journals_.push_back(
             std::make_unique<JournaldInput>(id, in.name, in.journald, *pool_, metrics_));
@@ -466,7 +473,8 @@ class Server {
     for (const auto& s : streams_) {
       if (!s->finished()) return;
     }
-    if (udp_.empty() && tcp_.empty() && files_.empty() && unix_.empty() && journals_.empty()) {
+    if (udp_.empty() && tcp_.empty() && files_.empty() && unix_.empty() && journals_.empty() &&
+        kafkas_.empty()) {
       BeginShutdown();
     }
   }
@@ -530,9 +538,14 @@ class Server {
     for (auto& f : files_) f->Stop();
     for (auto& u : unix_) u->Stop();
     for (auto& j : journals_) j->Stop();
+    // A Kafka input summarises its open groups and commits before it leaves its group, with
+    // a quarter of the bound (the workers and sinks need the rest).
+    for (auto& k : kafkas_)
+      k->Stop(shutting_down_ ? shutdown_start_ + shutdown_timeout_ / 4 : SteadyClock::now());
     for (auto& f : files_) f->Join();
     for (auto& u : unix_) u->Join();
     for (auto& j : journals_) j->Join();
+    for (auto& k : kafkas_) k->Join();
   }
 
   void StopInputsNow() {
@@ -653,6 +666,7 @@ class Server {
   std::vector<std::unique_ptr<FileInput>> files_;
   std::vector<std::unique_ptr<UnixListener>> unix_;
   std::vector<std::unique_ptr<JournaldInput>> journals_;
+  std::vector<std::unique_ptr<KafkaInput>> kafkas_;
   std::unique_ptr<MetricsServer> metrics_server_;
   std::unique_ptr<LiveApi> live_api_;  // serves the metrics listener's live view
   std::thread io_thread_;

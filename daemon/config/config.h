@@ -14,6 +14,7 @@
 #include "daemon/config/options/file_sink_options.h"
 #include "daemon/config/options/http_sink_options.h"
 #include "daemon/config/options/journald_input_options.h"
+#include "daemon/config/options/kafka_input_options.h"
 #include "daemon/config/options/sink_options.h"
 #include "daemon/config/options/stream_input_options.h"
 #include "daemon/config/options/syslog_sink_options.h"
@@ -46,7 +47,7 @@ struct LogConfig {
   bool operator==(const LogConfig&) const = default;
 };
 
-enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile, kUnix, kJournald };
+enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile, kUnix, kJournald, kKafka };
 
 // One input: what every type has, and the options of each type. Only the options of `type`
 // are used; the others keep their defaults (validation rejects their keys in JSON).
@@ -60,6 +61,7 @@ struct InputConfig {
   FileInputOptions file;
   UnixInputOptions unix_socket;
   JournaldInputOptions journald;
+  KafkaInputOptions kafka;
   bool operator==(const InputConfig&) const = default;
 };
 

@@ -70,6 +70,8 @@ class WorkerPool : public IngestTarget {
   bool TryDeliver(std::uint32_t input, std::span<const std::string_view> lines,
                   TimeUs arrival_us) override;
   void OnWritable(std::function<void()> resume) override;
+  // A marker queued behind the caller's lines on every worker; see IngestTarget.
+  void Checkpoint(bool close_all, std::function<void(bool)> done) override;
 
   // Applies new engine and input settings; open groups survive (see
   // WindowMerger::Reconfigure). The thread count cannot change without a restart.
@@ -106,11 +108,15 @@ class WorkerPool : public IngestTarget {
   struct Batch;
   struct Worker;
   struct Shared;
+  struct CheckpointState;
+  struct PendingCheckpoint;
 
   void Run(Worker& w);
   void Fold(Worker& w, const LogRecord& record, TimeUs t);
   void KeepGroupsInBudget(Worker& w, bool measure_now);
   void SubmitOutput(Worker& w);
+  void StartCheckpoint(Worker& w, Batch& marker, TimeUs merger_now);
+  void AdvanceCheckpoints(Worker& w, TimeUs last_flush_time);
   void NotifyWritable();
 
   Options options_;

@@ -24,6 +24,7 @@ SOURCE = {
         {"name": "fm", "type": "file", "path": "/nonexistent/m.log", "multiline_start": "^x"},
         {"name": "x", "type": "unix", "path": "/nonexistent/log.sock"},
         {"name": "j", "type": "journald"},
+        {"name": "k", "type": "kafka", "brokers": "127.0.0.1:9092", "topics": ["logs"]},
     ],
     "outputs": [
         {"name": "o", "type": "stdout"},
@@ -50,6 +51,7 @@ SECTIONS = {
     ("inputs", "file only"): ("inputs", {"file"}),
     ("inputs", "unix only"): ("inputs", {"unix"}),
     ("inputs", "journald only"): ("inputs", {"journald"}),
+    ("inputs", "kafka only"): ("inputs", {"kafka"}),
     ("engine", None): ("engine", None),
     ("workers", None): ("workers", None),
     ("outputs", "Keys for every output type"): ("outputs", None),
