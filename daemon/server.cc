@@ -28,6 +28,7 @@
 #include "daemon/inputs/file_input.h"
 #include "daemon/inputs/journald_input.h"
 #include "daemon/inputs/kafka_input.h"
+#include "daemon/inputs/relp_listener.h"
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
 #include "daemon/inputs/udp_listener.h"
@@ -128,6 +129,7 @@ class Server {
     for (auto& f : files_) f->Start();
     for (auto& u : unix_) u->Start();
     for (auto& j : journals_) j->Start();
+    for (auto& r : relp_) r->Start();
     for (auto& k : kafkas_) k->Start();
     WaitSignal();
     ScheduleStats();
@@ -165,6 +167,7 @@ class Server {
     files_.clear();
     unix_.clear();
     journals_.clear();
+    relp_.clear();
     kafkas_.clear();
     // Sinks a reload replaced hand what they hold to their successors while those still
     // accept; each is bounded by its own drain deadline and this flag.
@@ -206,7 +209,8 @@ class Server {
                                                  const std::vector<std::shared_ptr<Sink>>& sinks) {
     std::vector<WorkerPool::Output> v;
     for (std::size_t i = 0; i < sinks.size(); ++i) {
-      v.push_back(WorkerPool::Output{sinks[i].get(), c.outputs[i].sink});
+      v.push_back(
+          WorkerPool::Output{sinks[i].get(), c.outputs[i].sink, c.outputs[i].syslog.app_name});
     }
     return v;
   }
@@ -368,6 +372,11 @@ class Server {
   // "input \"syslog-tcp\" (tcp 127.0.0.1:514)": which input failed, and where it listens.
   static std::string InputLabel(const InputConfig& in) {
     std::string label = "input \"" + in.name + "\"";
+    if (in.type == InputType::kRelp) {
+      const bool v6 = in.relp.address.find(':') != std::string::npos;
+      return label + " (relp " + (v6 ? "[" + in.relp.address + "]" : in.relp.address) + ":" +
+             std::to_string(in.relp.port) + ")";
+    }
     if (in.type != InputType::kUdp && in.type != InputType::kTcp) return label;
     const bool udp = in.type == InputType::kUdp;
     const std::string& socket_name = udp ? in.udp.socket_name : in.tcp.socket_name;
@@ -422,6 +431,10 @@ class Server {
             std::make_unique<UnixListener>(id, in.name, in.unix_socket, *pool_, metrics_));
         break;
       }
+      case InputType::kRelp: {
+        relp_.push_back(std::make_unique<RelpListener>(id, in.name, in.relp, *pool_, metrics_));
+        break;
+      }
       case InputType::kKafka: {
         kafkas_.push_back(std::make_unique<KafkaInput>(id, in.name, in.kafka, *pool_, metrics_));
         break;
@@ -474,7 +487,7 @@ class Server {
       if (!s->finished()) return;
     }
     if (udp_.empty() && tcp_.empty() && files_.empty() && unix_.empty() && journals_.empty() &&
-        kafkas_.empty()) {
+        relp_.empty() && kafkas_.empty()) {
       BeginShutdown();
     }
   }
@@ -531,13 +544,14 @@ class Server {
 
   // Inputs with their own threads: each stops at its next read or wait and is joined, so
   // that nothing more reaches the queues once the io thread ends. What they read and did not
-  // deliver is not lost: files and the journal did not save its position, and a local socket
-  // that is closed rejects further writes.
+  // deliver is not lost: files and the journal did not save its position, a local socket
+  // that is closed rejects further writes, and a RELP sender keeps what was not acknowledged.
   void StopOwnThreadInputs() {
     for (auto& s : streams_) s->Stop();
     for (auto& f : files_) f->Stop();
     for (auto& u : unix_) u->Stop();
     for (auto& j : journals_) j->Stop();
+    for (auto& r : relp_) r->Stop();
     // A Kafka input summarises its open groups and commits before it leaves its group, with
     // a quarter of the bound (the workers and sinks need the rest).
     for (auto& k : kafkas_)
@@ -545,6 +559,7 @@ class Server {
     for (auto& f : files_) f->Join();
     for (auto& u : unix_) u->Join();
     for (auto& j : journals_) j->Join();
+    for (auto& r : relp_) r->Join();
     for (auto& k : kafkas_) k->Join();
   }
 
@@ -666,6 +681,7 @@ class Server {
   std::vector<std::unique_ptr<FileInput>> files_;
   std::vector<std::unique_ptr<UnixListener>> unix_;
   std::vector<std::unique_ptr<JournaldInput>> journals_;
+  std::vector<std::unique_ptr<RelpListener>> relp_;
   std::vector<std::unique_ptr<KafkaInput>> kafkas_;
   std::unique_ptr<MetricsServer> metrics_server_;
   std::unique_ptr<LiveApi> live_api_;  // serves the metrics listener's live view
