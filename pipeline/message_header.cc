@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstring>
 #include <span>
+#include <utility>
 
 namespace logfold {
 namespace {
@@ -342,6 +343,35 @@ done:
   if (body == 0 || body >= line.size()) return none;
   h.body = static_cast<std::uint32_t>(body);
   return h;
+}
+
+int LevelSeverity(std::string_view level) {
+  if (level.size() == 1) {
+    switch (level[0]) {
+      case 'A':
+      case 'F':
+        return 2;  // Android's assert, fatal
+      case 'E':
+        return 3;
+      case 'W':
+        return 4;
+      case 'I':
+        return 6;
+      case 'D':
+      case 'V':
+        return 7;
+      default:
+        return -1;
+    }
+  }
+  static constexpr std::pair<std::string_view, int> kSeverities[] = {
+      {"emerg", 0}, {"alert", 1}, {"crit", 2}, {"critical", 2}, {"fatal", 2},  {"severe", 2},
+      {"err", 3},   {"error", 3}, {"warn", 4}, {"warning", 4},  {"notice", 5}, {"info", 6},
+      {"debug", 7}, {"trace", 7}, {"fine", 7}, {"finer", 7},    {"finest", 7}, {"verbose", 7}};
+  for (const auto& [word, severity] : kSeverities) {
+    if (EqualsLower(level, word)) return severity;
+  }
+  return -1;
 }
 
 }  // namespace logfold

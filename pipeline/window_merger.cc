@@ -9,6 +9,7 @@ namespace logfold {
 namespace {
 
 constexpr std::uint64_t kScopeSeed = 0x73636f7065ULL;
+constexpr std::uint64_t kLevelSeed = 0x6c6576656cULL;  // "level"
 
 template <typename Record>  // LogRecord or LogRecordView: the same fields, the same hash
 std::uint64_t ScopeHashOf(const Record& r, const std::vector<ScopeField>& scope) {
@@ -57,8 +58,13 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   const TimeUs now = Clamp(now_in);
   FlushDue(now, sink);
   ++stats.lines;
-  const std::uint64_t scope = ScopeHash(r);
+  std::uint64_t scope = ScopeHash(r);
   PrepareLine(tokenizer, opt.infer_header, r.message, line);
+  // The level separates events: the same text at INFO and at FATAL is two groups (the level
+  // is out of the template, so it keys the line's scope within the merger instead).
+  if (const int severity = LevelSeverity(line.header.level); severity >= 0) {
+    scope = merger_detail::Mix(scope, kLevelSeed + static_cast<std::uint64_t>(severity));
+  }
   const std::uint64_t shape = ShapeKey(scope);
   unexplained = kNil;
 

@@ -62,5 +62,55 @@ TEST(MergeQualityTest, AListNeedsValuesThatBeginAlike) {
             1u);
 }
 
+// The level separates events: an INFO and a FATAL line with the same text are two groups
+// (whatever case or abbreviation writes the level), while the same level still folds.
+TEST(MergeQualityTest, TheLevelSeparatesGroups) {
+  EXPECT_EQ(GroupsFor({"2024-03-01 10:00:00,123 INFO [main] Storage - disk /dev/sda1 is full",
+                       "2024-03-01 10:00:01,456 FATAL [main] Storage - disk /dev/sda1 is full"}),
+            2u);
+  EXPECT_EQ(GroupsFor({"2024-03-01 10:00:00,123 INFO [main] Storage - disk /dev/sda1 is full",
+                       "2024-03-01 10:00:01,456 Info [main] Storage - disk /dev/sdb2 is full",
+                       "03-01 10:00:02.789 I [main] Storage - disk /dev/sdc3 is full"}),
+            1u);
+  EXPECT_EQ(GroupsFor({"ERROR: could not write block 7 of relation base/16384/2619",
+                       "WARNING: could not write block 7 of relation base/16384/2619"}),
+            2u);
+  // Without header inference the level is a word of the message, protected as before.
+  MergerOptions no_header;
+  no_header.infer_header = false;
+  EXPECT_EQ(GroupsFor({"2024-03-01 10:00:00 INFO disk sda1 is full",
+                       "2024-03-01 10:00:01 FATAL disk sda1 is full"},
+                      no_header),
+            2u);
+}
+
+// The issue's over-merge classes, each a rule for any log: an action word, a constant, a
+// function name or a quoted request's method changing is another message.
+TEST(MergeQualityTest, ActionsConstantsFunctionsAndMethodsDoNotMerge) {
+  // "to spawn" vs "to destroy": a plain word outside a value context never changes.
+  EXPECT_EQ(GroupsFor({"[instance: 3edec1e4-9678-4a3a-a21b-a145a4ee5e61] Took 19.84 seconds to "
+                       "spawn the instance on the hypervisor.",
+                       "[instance: 3edec1e4-9678-4a3a-a21b-a145a4ee5e61] Took 0.41 seconds to "
+                       "destroy the instance on the hypervisor."}),
+            2u);
+  // ACTION_DOWN vs ACTION_UP: an identifier-like constant is not a value.
+  EXPECT_EQ(GroupsFor({"ViewRootImpl dispatch touch event ACTION_DOWN on the main window view now",
+                       "ViewRootImpl dispatch touch event ACTION_UP on the main window view now"}),
+            2u);
+  // Two function names before the same argument list.
+  EXPECT_EQ(GroupsFor({"WindowManager: relayoutWindow(token=0x7f1a, width=1080, height=1920) ok",
+                       "WindowManager: removeWindow(token=0x7f1a, width=1080, height=1920) ok"}),
+            2u);
+  EXPECT_EQ(GroupsFor({"kernel: vfs_read(fd=3, count=4096) returned -5 after 3 retries on dev",
+                       "kernel: vfs_write(fd=3, count=4096) returned -5 after 3 retries on dev"}),
+            2u);
+  // The HTTP method inside a quoted request line.
+  EXPECT_EQ(GroupsFor({"10.0.0.1 - - [01/Mar/2024:10:00:00 +0000] \"GET /api/v1/orders/17 "
+                       "HTTP/1.1\" 200 512 \"-\" \"curl/8.0\"",
+                       "10.0.0.2 - - [01/Mar/2024:10:00:01 +0000] \"DELETE /api/v1/orders/17 "
+                       "HTTP/1.1\" 200 512 \"-\" \"curl/8.0\""}),
+            2u);
+}
+
 }  // namespace
 }  // namespace logfold
