@@ -362,9 +362,14 @@ class Server {
     }
   }
 
-  // "input \"syslog-tcp\" (tcp 127.0.0.1:514)": which input failed, and where it listens.
+  // "input \"syslog-tcp\" (tcp 127.0.0.1:514)", "input \"local\" (unix datagram /dev/log)":
+  // which input failed, and where it listens.
   static std::string InputLabel(const InputConfig& in) {
     std::string label = "input \"" + in.name + "\"";
+    if (in.type == InputType::kUnix) {
+      const bool stream = in.unix_socket.socket_type == UnixSocketType::kStream;
+      return label + (stream ? " (unix stream " : " (unix datagram ") + in.unix_socket.path + ")";
+    }
     if (in.type != InputType::kUdp && in.type != InputType::kTcp) return label;
     const bool udp = in.type == InputType::kUdp;
     const std::string& socket_name = udp ? in.udp.socket_name : in.tcp.socket_name;
