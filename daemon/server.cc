@@ -30,8 +30,8 @@
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
 #include "daemon/inputs/udp_listener.h"
-#include "daemon/outputs/loss_counter.h"
 #include "daemon/inputs/unix_listener.h"
+#include "daemon/outputs/loss_counter.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/memory_budget.h"
 #include "daemon/runtime/metrics.h"
@@ -203,7 +203,8 @@ class Server {
                                                  const std::vector<std::shared_ptr<Sink>>& sinks) {
     std::vector<WorkerPool::Output> v;
     for (std::size_t i = 0; i < sinks.size(); ++i) {
-      v.push_back(WorkerPool::Output{sinks[i].get(), c.outputs[i].sink});
+      v.push_back(
+          WorkerPool::Output{sinks[i].get(), c.outputs[i].sink, c.outputs[i].syslog.app_name});
     }
     return v;
   }

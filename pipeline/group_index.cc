@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "pipeline/shape_map.h"
 #include "pipeline/within_distance_mask.h"
 
 namespace logfold {
@@ -185,10 +186,13 @@ struct Scope {
   std::size_t buckets_built_for = 0;  // scope size the inline capacities were chosen for
 };
 
-struct ScopeSlot {
-  std::uint64_t key;
-  Scope* scope;  // null: empty slot
+// Scope keys are spread by Mix: tests and callers may use small, sequential ones.
+struct ScopeHome {
+  std::size_t operator()(std::uint64_t key) const {
+    return static_cast<std::size_t>(Mix(key ^ kScopeSalt));
+  }
 };
+using ScopeMap = FlatMap64<Scope*, nullptr, ScopeHome, 8>;
 
 struct Pair {
   std::uint64_t fp;
@@ -246,64 +250,26 @@ struct GroupIndex::Impl {
   int starts[kMaxDistance + 1] = {};
   int widths[kMaxDistance + 1] = {};
 
-  std::vector<ScopeSlot> scope_slots;
-  std::size_t scope_count = 0;
+  ScopeMap scopes;  // owns the Scopes it points to
 
   // Heap accounting, kept incrementally so MemoryUsage is O(1).
   std::size_t flat_bytes = 0;
   std::size_t table_bytes = 0;
   std::size_t list_bytes = 0;
 
-  // ---- scope map: open addressing, linear probing, backward-shift deletion ----
+  // ---- scopes ----
 
-  Scope* FindScope(std::uint64_t key) const {
-    if (scope_slots.empty()) return nullptr;
-    const std::size_t mask = scope_slots.size() - 1;
-    for (std::size_t i = Mix(key ^ kScopeSalt) & mask;; i = (i + 1) & mask) {
-      const ScopeSlot& s = scope_slots[i];
-      if (s.scope == nullptr) return nullptr;
-      if (s.key == key) return s.scope;
-    }
-  }
-
-  void PlaceScope(ScopeSlot slot) {
-    const std::size_t mask = scope_slots.size() - 1;
-    std::size_t i = Mix(slot.key ^ kScopeSalt) & mask;
-    while (scope_slots[i].scope != nullptr) i = (i + 1) & mask;
-    scope_slots[i] = slot;
-  }
+  Scope* FindScope(std::uint64_t key) const { return scopes.Find(key); }
 
   Scope* AddScope(std::uint64_t key) {
-    if ((scope_count + 1) * 2 > scope_slots.size()) {
-      std::vector<ScopeSlot> old(std::max<std::size_t>(8, scope_slots.size() * 2),
-                                 ScopeSlot{0, nullptr});
-      old.swap(scope_slots);
-      for (const ScopeSlot& s : old) {
-        if (s.scope != nullptr) PlaceScope(s);
-      }
-    }
     auto scope = std::make_unique<Scope>();
     scope->key = key;
-    PlaceScope(ScopeSlot{key, scope.get()});
-    ++scope_count;
+    scopes.Set(key, scope.get());
     return scope.release();
   }
 
   void RemoveScope(Scope* scope) {
-    const std::size_t mask = scope_slots.size() - 1;
-    std::size_t i = Mix(scope->key ^ kScopeSalt) & mask;
-    while (scope_slots[i].scope != scope) i = (i + 1) & mask;
-    for (std::size_t j = i;;) {
-      j = (j + 1) & mask;
-      if (scope_slots[j].scope == nullptr) break;
-      const std::size_t home = Mix(scope_slots[j].key ^ kScopeSalt) & mask;
-      if (((j - home) & mask) >= ((j - i) & mask)) {
-        scope_slots[i] = scope_slots[j];
-        i = j;
-      }
-    }
-    scope_slots[i] = ScopeSlot{0, nullptr};
-    --scope_count;
+    scopes.EraseIf(scope->key, scope);
     FreeScope(scope);
   }
 
@@ -313,11 +279,8 @@ struct GroupIndex::Impl {
   }
 
   void Clear() {
-    for (ScopeSlot& s : scope_slots) {
-      if (s.scope != nullptr) FreeScope(s.scope);
-    }
-    std::vector<ScopeSlot>().swap(scope_slots);
-    scope_count = 0;
+    scopes.ForEach([this](std::uint64_t, Scope* scope) { FreeScope(scope); });
+    scopes.Clear();
   }
 
   // ---- flat arrays ----
@@ -967,8 +930,8 @@ struct GroupIndex::Impl {
   }
 
   std::size_t MemoryUsage() const {
-    return sizeof(Impl) + scope_slots.capacity() * sizeof(ScopeSlot) +
-           scope_count * (sizeof(Scope) + kMallocOverhead) + flat_bytes + table_bytes + list_bytes;
+    return sizeof(Impl) + scopes.MemoryUsage() + scopes.size() * (sizeof(Scope) + kMallocOverhead) +
+           flat_bytes + table_bytes + list_bytes;
   }
 };
 

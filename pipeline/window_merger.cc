@@ -9,11 +9,9 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cctype>
 #include <climits>
 #include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "pipeline/group_index.h"
 #include "pipeline/group_tokens.h"
@@ -21,6 +19,7 @@
 #include "pipeline/sample_record.h"
 #include "pipeline/shape_map.h"
 #include "pipeline/slot_stats.h"
+#include "pipeline/template_match.h"
 
 namespace logfold {
 namespace {
@@ -35,63 +34,16 @@ constexpr std::size_t kMaxOtherLengthScan = 16;  // per nearby length
 constexpr std::size_t kMaxScanPerLine = 16;
 constexpr std::uint64_t kScopeSeed = 0x73636f7065ULL;
 
-// Per-position flags of a group's template.
-constexpr std::uint8_t kWild = 1;      // tokens here differed structurally: out of fingerprint
-constexpr std::uint8_t kVaried = 2;    // texts here differed: shown as <*> in the template
-constexpr std::uint8_t kGapAfter = 4;  // lines had extra tokens after this one: "<*>" follows
-constexpr std::size_t kMaxLengthChange = 6;
-constexpr int kAnchorsForBareWord = 8;
+// Per-position flags of a group's template (pipeline/template_match.h).
+constexpr std::uint8_t kWild = TemplateFlag::kWild;
+constexpr std::uint8_t kVaried = TemplateFlag::kVaried;
+constexpr std::uint8_t kGapAfter = TemplateFlag::kGapAfter;
 constexpr std::size_t kMaxSlots = 8;  // variable slots with statistics per group
 
 std::uint64_t Mix(std::uint64_t a, std::uint64_t b) {
   const std::uint64_t v[2] = {a, b};
   return XXH3_64bits(v, sizeof v);
 }
-
-std::uint64_t LowerHash(std::string_view word) {
-  char buf[64];
-  if (word.size() > sizeof buf) return 0;
-  for (std::size_t i = 0; i < word.size(); ++i) {
-    const char c = word[i];
-    buf[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  }
-  return XXH3_64bits(buf, word.size());
-}
-
-// Case-insensitive word set (protected words, value keys). Most words looked up are not in
-// it, and a mask of the members' lengths and first letters turns most of them away before
-// the lowercase hash and the table probe.
-class WordSet {
- public:
-  void Assign(const std::vector<std::string>& words) {
-    hashes_.clear();
-    lengths_ = initials_ = 0;
-    for (const std::string& w : words) {
-      hashes_.insert(LowerHash(w));
-      lengths_ |= LengthBit(w);
-      initials_ |= InitialBit(w);
-    }
-  }
-  bool Contains(std::string_view word) const {
-    if (!(lengths_ & LengthBit(word)) || !(initials_ & InitialBit(word))) return false;
-    return hashes_.count(LowerHash(word)) != 0;
-  }
-
- private:
-  static std::uint64_t LengthBit(std::string_view w) {
-    return std::uint64_t{1} << std::min<std::size_t>(w.size(), 63);
-  }
-  // Letters fold to their lowercase bit; anything else shares bit 31.
-  static std::uint32_t InitialBit(std::string_view w) {
-    if (w.empty()) return 1u << 31;
-    const unsigned c = static_cast<unsigned char>(w[0]) | 0x20u;
-    return c >= 'a' && c <= 'z' ? 1u << (c - 'a') : 1u << 31;
-  }
-
-  std::unordered_set<std::uint64_t> hashes_;
-  std::uint64_t lengths_ = 0;
-  std::uint32_t initials_ = 0;
-};
 
 template <typename Record>  // LogRecord or LogRecordView: the same fields, the same hash
 std::uint64_t ScopeHashOf(const Record& r, const std::vector<ScopeField>& scope) {
@@ -323,7 +275,7 @@ struct WindowMerger::Impl {
   // Groups by scope and token count, in opening order: an intrusive list, so closing one of
   // many groups is O(1) (a vector erase shifted everything after it).
   std::unordered_map<std::uint64_t, List> buckets;
-  WordSet protected_words;
+  TemplateMatcher matcher;  // protected words and value keys set from opt
   // Event scratch: templates are built when an event needs one (the last one is kept for the
   // next event of the same group, e.g. annotate mode), and summaries' samples are expanded
   // into records here, so groups store neither.
@@ -332,7 +284,6 @@ struct WindowMerger::Impl {
   LogRecord first_record, last_record;
   std::vector<SlotSummary> slot_summaries;
   std::vector<SlotValueCount> slot_values;
-  WordSet value_keys;
   bool track_hosts = false;
   MergerStats stats;
   MergeDecision decision;
@@ -340,16 +291,8 @@ struct WindowMerger::Impl {
   std::uint64_t next_id = 0;
 
   // Scratch reused for every line.
-  std::vector<Token> tokens;
-  std::vector<std::uint64_t> hashes;
-  MessageHeader header;  // the line's own header (timestamp, level, thread, logger)
+  PreparedLine line;  // the line's tokens, hashes and own header (timestamp, level, ...)
   std::vector<GroupIndex::Candidate> candidates;
-  struct Mark {
-    std::uint32_t position;
-    std::uint8_t flags;
-  };
-  std::vector<Mark> marks;
-  std::vector<std::uint16_t> lcs;
   std::vector<std::uint32_t> tried;
   std::size_t scan_budget = 0;  // bucket-scan candidates left for the current line
   std::vector<std::uint8_t> skip;
@@ -372,8 +315,7 @@ struct WindowMerger::Impl {
     opt.window_us = std::max<TimeUs>(opt.window_us, 1);
     opt.max_hold_us = std::max<TimeUs>(opt.max_hold_us, 1);
     opt.max_groups = std::max<std::size_t>(opt.max_groups, 1);
-    protected_words.Assign(opt.protected_words);
-    value_keys.Assign(opt.value_keys);
+    matcher.SetWords(opt.protected_words, opt.value_keys);
     track_hosts =
         std::find(opt.scope.begin(), opt.scope.end(), ScopeField::kHost) == opt.scope.end();
   }
@@ -416,139 +358,23 @@ struct WindowMerger::Impl {
   std::uint64_t ScopeHash(const LogRecord& r) const { return logfold::ScopeHash(r, opt.scope); }
 
   std::uint64_t ShapeKey(std::uint64_t scope) const {
-    return XXH3_64bits_withSeed(hashes.data(), hashes.size() * sizeof(std::uint64_t), scope);
+    return XXH3_64bits_withSeed(line.hashes.data(), line.hashes.size() * sizeof(std::uint64_t),
+                                scope);
   }
 
   std::uint64_t BucketKey(std::uint64_t scope, std::size_t n) const {
     return Mix(scope ^ 0x6275636b6574ULL, n);
   }
 
-  bool IsProtected(std::string_view message, const Token& t) const {
-    if (t.cls != TokenClass::kWord) return false;
-    return protected_words.Contains(message.substr(t.offset, t.length));
-  }
+  // --- confirmation (pipeline/template_match.h) -------------------------------------------
+  MatchTemplate TemplateOf(const Group& g) const { return {g.first.message(), g.tokens}; }
 
-  // --- confirmation -----------------------------------------------------------------------
-  // Two masked tokens are the same variable unless a digit-bearing word changed its letters:
-  // a variable changes digits, not words (blk_-12 ~ blk_34, but en0 !~ awdl0).
-  static bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm,
-                           const Token& gt) {
-    if (!IsVariableClass(lt.cls) || !IsVariableClass(gt.cls)) return false;
-    if (lt.cls != TokenClass::kDigitWord && gt.cls != TokenClass::kDigitWord) return true;
-    if (lt.cls != gt.cls) return false;
-    auto letters_equal = [](std::string_view a, std::string_view b) {
-      auto next = [](std::string_view s, std::size_t& i) {
-        while (i < s.size() && !((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z'))) {
-          ++i;
-        }
-        return i < s.size();
-      };
-      std::size_t i = 0, j = 0;
-      while (true) {
-        const bool ha = next(a, i), hb = next(b, j);
-        if (ha != hb) return false;
-        if (!ha) return true;
-        if (a[i++] != b[j++]) return false;
-      }
-    };
-    // A trailing run of hex digits holding a digit is an id (veth58b7fff), not a word.
-    auto without_hex_id = [](std::string_view t) {
-      std::size_t end = t.size();
-      bool digit = false;
-      while (end > 0 && std::isxdigit(static_cast<unsigned char>(t[end - 1]))) {
-        digit |= std::isdigit(static_cast<unsigned char>(t[end - 1])) != 0;
-        --end;
-      }
-      return digit ? t.substr(0, end) : t;
-    };
-    // A collapsed list is compared by its first element.
-    auto first_element = [](std::string_view t) { return t.substr(0, t.find_first_of(" ,")); };
-    return letters_equal(without_hex_id(first_element(lm.substr(lt.offset, lt.length))),
-                         without_hex_id(first_element(gm.substr(gt.offset, gt.length))));
-  }
-
-  // A name made of parts ("com.apple.fmfd", "msra-sa-41", "a/b"): such words name things,
-  // which vary; a single word names an action, a state or a function, which do not.
-  static bool IsCompoundName(std::string_view message, const Token& t) {
-    const std::string_view w = message.substr(t.offset, t.length);
-    return w.find_first_of(".-/") != std::string_view::npos;
-  }
-
-  static bool IsNumber(TokenClass cls) {
-    return cls == TokenClass::kInteger || cls == TokenClass::kFloat;
-  }
-
-  // Is line token i where a log message typically puts a value?
-  bool InValueContext(std::string_view message, std::size_t i) const {
-    const Token& t = tokens[i];
-    const std::size_t prev_end = i == 0 ? header.body : tokens[i - 1].offset + tokens[i - 1].length;
-    for (std::size_t p = prev_end; p < t.offset; ++p) {
-      const char c = message[p];
-      if (c == '=' || c == '\'' || c == '"' || c == '[' || c == '(' || c == '<') {
-        return true;
-      }
-    }
-    if (i == 0) return false;
-    const Token& prev = tokens[i - 1];
-    return value_keys.Contains(message.substr(prev.offset, prev.length));
-  }
-
-  // Does the line (scratch tokens/hashes) fit group g's template? On success `marks` holds
-  // the template flags the line adds, by group position.
+  // Does the line fit group g's template? On success matcher.marks() holds the template flags
+  // the line adds, by group position; on failure the decision's reason says why.
   bool Confirm(const Group& g, std::string_view message) {
-    marks.clear();
-    const std::size_t n = tokens.size();
-    if (g.tokens.size() != n) return ConfirmAligned(g, message);
-    const std::string_view gmsg = g.first.message();
-    int word_diffs = 0, anchors = 0, words_out_of_context = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Token& lt = tokens[i];
-      const Token gt = g.tokens.token(i);
-      const std::uint8_t flags = g.tokens.flags(i);
-      const auto pos = static_cast<std::uint32_t>(i);
-      if (flags & kWild) {
-        if (IsProtected(message, lt))
-          return Reject("a protected word stands where the group varied");
-        marks.push_back({pos, kVaried});
-        continue;
-      }
-      if (hashes[i] == g.tokens.hash(i)) {
-        if (lt.cls == TokenClass::kWord) {
-          ++anchors;
-        } else if (!(flags & kVaried) &&  // else already marked: skip the compare
-                   message.substr(lt.offset, lt.length) != gmsg.substr(gt.offset, gt.length)) {
-          marks.push_back({pos, kVaried});
-        }
-        continue;
-      }
-      marks.push_back({pos, kVaried | kWild});
-      if (SameVariable(message, lt, gmsg, gt)) continue;
-      if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)
-        return Reject("a digit-bearing word changed its letters (en0 vs awdl0)");
-      if (IsProtected(message, lt) || IsProtected(gmsg, gt))
-        return Reject("a protected word differs");
-      // Any other change may be a variable only where logs put values: after a key and '=',
-      // inside quotes or brackets, or after a word that introduces a value
-      // ("user alice"). Elsewhere (HTTPS vs SOCKS5) it is more likely another message.
-      if (!InValueContext(message, i)) {
-        // Out of a value context only a compound name may change (com.apple.x, host-1.example):
-        // a plain word, an identifier or a constant is an action or a state (spawn vs
-        // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.
-        // A word right after a number is its unit (B vs KB, sec vs secs), which may change.
-        const bool unit = i > 0 && IsNumber(tokens[i - 1].cls) && IsNumber(g.tokens.cls(i - 1));
-        if (!unit && (!IsCompoundName(message, lt) || !IsCompoundName(gmsg, gt)))
-          return Reject("a plain word changed outside a value context");
-        ++words_out_of_context;
-      }
-      ++word_diffs;
-    }
-    // A word changed outside a value context is accepted only alone, in a long line whose
-    // other words all agree.
-    if (words_out_of_context > 0 && (words_out_of_context > 1 || anchors < kAnchorsForBareWord)) {
-      return Reject("a word changed outside a value context without enough agreeing words");
-    }
-    if (!Enough(anchors, word_diffs)) return Reject("too few agreeing words for the words changed");
-    return true;
+    const MatchResult result = matcher.Match(line.View(message), TemplateOf(g));
+    if (!result.accepted) decision.reason.assign(MatchReasonText(result.reason));
+    return result.accepted;
   }
 
   // Resets the decision for a new line, keeping the reason's buffer (no allocation a line).
@@ -562,150 +388,15 @@ struct WindowMerger::Impl {
     decision.distance = 0;
   }
 
-  // A necessary condition for Confirm, checked without hashing a word or looking one up. A
-  // line that opens a group in a busy scope is confirmed against up to 64 + 12 x 16 groups,
-  // each Confirm hashing every differing word two or three times for the protected-word and
-  // value-key sets; most of them fail one of these counts. Exact: true only where Confirm
-  // returns false, so merge results do not change.
-  bool RuledOut(const Group& g) const {
-    const std::size_t n = tokens.size(), m = g.tokens.size();
-    if (m == n) {
-      // Confirm: a non-wild position whose hashes differ with a plain word on either side is
-      // a rejection or a changed word. It accepts at most 2 changed words, and then only
-      // with 2 x changed + 1 agreeing ones (non-wild positions with the same word).
-      int changed = 0, agreeing = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        if (g.tokens.flags(i) & kWild) continue;
-        if (hashes[i] == g.tokens.hash(i)) {
-          agreeing += tokens[i].cls == TokenClass::kWord;
-        } else if (!IsVariableClass(tokens[i].cls) || !IsVariableClass(g.tokens.cls(i))) {
-          if (++changed > 2) return true;
-        }
-      }
-      return changed > 0 && agreeing < 2 * changed + 1;
-    }
-    if (m == 0 || n == 0 || (m > n ? m - n : n - m) > kMaxLengthChange) return false;
-    // ConfirmAligned needs two aligned words: each a line word whose hash some non-wild
-    // group position has.
-    int words = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      if (tokens[j].cls != TokenClass::kWord || !g.tokens.MayContain(hashes[j])) continue;
-      for (std::size_t i = 0; i < m; ++i) {
-        if (!(g.tokens.flags(i) & kWild) && g.tokens.hash(i) == hashes[j]) {
-          if (++words == 2) return false;
-          break;
-        }
-      }
-    }
-    return true;
-  }
-
-  // Confirm for a SimHash or bucket candidate: most are ruled out cheaply first.
+  // Confirm for a SimHash or bucket candidate: most are ruled out cheaply first (a line that
+  // opens a group in a busy scope is confirmed against up to 64 + 12 x 16 groups).
   bool Fits(std::uint32_t slot, std::string_view message) {
-    if (RuledOut(groups[slot])) {
+    if (matcher.RuledOut(line.View(message), groups[slot].tokens)) {
       unexplained = slot;
       return false;
     }
     unexplained = kNil;
     return Confirm(groups[slot], message);
-  }
-
-  bool Reject(const char* reason) {
-    decision.reason = reason;
-    return false;
-  }
-
-  // A differing word is taken as a variable only with enough agreeing words around it.
-  static bool Enough(int anchors, int word_diffs) {
-    return word_diffs == 0 || (anchors >= 2 * word_diffs + 1 && word_diffs <= 2);
-  }
-
-  // Lines whose token counts differ a little: a variable that spans several tokens
-  // ("0 bytes" / "1190 bytes (1.16 KB)"). Aligns the line with the template on equal tokens
-  // (longest common subsequence, words weighing more than masked tokens); each unaligned
-  // stretch must hold a masked token or a position that already varied, and no protected
-  // word; the words inside stretches count as changed words.
-  bool ConfirmAligned(const Group& g, std::string_view message) {
-    const std::size_t m = g.tokens.size(), n = tokens.size();
-    if (m == 0 || n == 0 || (m > n ? m - n : n - m) > kMaxLengthChange)
-      return Reject("token counts differ by more than the alignment allows");
-    const std::size_t w = n + 1;
-    lcs.assign((m + 1) * w, 0);
-    auto match = [&](std::size_t i, std::size_t j) -> int {
-      if ((g.tokens.flags(i) & kWild) || g.tokens.hash(i) != hashes[j]) return 0;
-      return tokens[j].cls == TokenClass::kWord ? 2 : 1;
-    };
-    for (std::size_t i = m; i-- > 0;) {
-      for (std::size_t j = n; j-- > 0;) {
-        const int mt = match(i, j);
-        const std::uint16_t take =
-            mt ? static_cast<std::uint16_t>(lcs[(i + 1) * w + j + 1] + mt) : 0;
-        lcs[i * w + j] = std::max({take, lcs[(i + 1) * w + j], lcs[i * w + j + 1]});
-      }
-    }
-    const std::string_view gmsg = g.first.message();
-    int anchors = 0;
-    std::size_t i = 0, j = 0, seg_i = 0, seg_j = 0;
-    // Checks the stretch G[seg_i, i) / L[seg_j, j) and marks it. A stretch is one variable
-    // written with a different number of tokens: it needs a masked token (or a position
-    // that already varied), at most one plain word per side (a unit: "KB", "sec"), and no
-    // protected word. Tokens present on one side only, at either end of the line, are
-    // another message's extra field ("... user=alice"), not a variable.
-    auto stretch = [&]() -> bool {
-      if (seg_i == i && seg_j == j) return true;
-      if ((seg_i == i || seg_j == j) && (seg_j == 0 || j == n))
-        return Reject("extra tokens at one end of the line (another message's field)");
-      bool evidence = false;
-      int g_words = 0, l_words = 0;
-      for (std::size_t k = seg_i; k < i; ++k) {
-        const Token gt = g.tokens.token(k);
-        if ((g.tokens.flags(k) & kWild) || IsVariableClass(gt.cls)) {
-          evidence = true;
-        } else {
-          if (IsProtected(gmsg, gt)) return Reject("a protected word differs");
-          ++g_words;
-        }
-        marks.push_back({static_cast<std::uint32_t>(k), kVaried | kWild});
-      }
-      for (std::size_t k = seg_j; k < j; ++k) {
-        const Token& lt = tokens[k];
-        if (IsVariableClass(lt.cls)) {
-          evidence = true;
-        } else {
-          if (IsProtected(message, lt)) return Reject("a protected word differs");
-          ++l_words;
-        }
-      }
-      if (!evidence || g_words > 1 || l_words > 1)
-        return Reject("an unaligned stretch without a variable, or with several plain words");
-      if (seg_i == i) {  // the line has extra tokens where the template has none
-        marks.push_back({static_cast<std::uint32_t>(seg_i - 1), kGapAfter});
-      }
-      return true;
-    };
-    while (i < m && j < n) {
-      const int mt = match(i, j);
-      if (mt && lcs[i * w + j] == lcs[(i + 1) * w + j + 1] + mt) {
-        if (!stretch()) return false;
-        if (mt == 2) {
-          ++anchors;
-        } else if (const Token gt = g.tokens.token(i);
-                   message.substr(tokens[j].offset, tokens[j].length) !=
-                   gmsg.substr(gt.offset, gt.length)) {
-          marks.push_back({static_cast<std::uint32_t>(i), kVaried});
-        }
-        ++i, ++j;
-        seg_i = i, seg_j = j;
-      } else if (lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
-        ++i;
-      } else {
-        ++j;
-      }
-    }
-    i = m, j = n;
-    if (!stretch()) return false;
-    if (anchors < 2) return Reject("fewer than two words align");
-    return true;
   }
 
   // --- group life -------------------------------------------------------------------------
@@ -789,8 +480,8 @@ struct WindowMerger::Impl {
     e.first_seen_us = g.first_seen;
     e.last_seen_us = g.last_seen;
     e.max_distance = g.max_distance;
-    e.level = header.level;
-    e.logger = header.logger;
+    e.level = line.header.level;
+    e.logger = line.header.logger;
     if (kind == EventKind::kAnnotate) {
       ++stats.events_annotate;
     } else {
@@ -851,11 +542,11 @@ struct WindowMerger::Impl {
   // then line token i is group position i). A slot starts when its position first varies,
   // with the lines before, which all had the first line's text there.
   void NoteSlots(Group& g, std::string_view message) {
-    if (opt.annotate || tokens.size() != g.tokens.size()) return;
+    if (opt.annotate || line.tokens.size() != g.tokens.size()) return;
     const std::string_view gmsg = g.first.message();
     GroupExtras* x = g.extras.get();
     std::size_t k = 0;  // x->slots is sorted by position
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
+    for (std::size_t i = 0; i < line.tokens.size(); ++i) {
       if (!(g.tokens.flags(i) & kVaried)) continue;
       if (x == nullptr) x = &Extras(g);
       while (k < x->slots.size() && x->slots[k].position() < i) ++k;
@@ -867,7 +558,7 @@ struct WindowMerger::Impl {
         const std::string_view first = gmsg.substr(gt.offset, gt.length);
         x->slots[k].Add(XXH3_64bits(first.data(), first.size()), first, g.count_total - 1);
       }
-      const std::string_view v = message.substr(tokens[i].offset, tokens[i].length);
+      const std::string_view v = message.substr(line.tokens[i].offset, line.tokens[i].length);
       x->slots[k].Add(XXH3_64bits(v.data(), v.size()), v);
     }
   }
@@ -916,8 +607,8 @@ struct WindowMerger::Impl {
     g.scope = scope;
     g.fingerprint = fp;
     g.first.Assign(r);
-    g.body = static_cast<std::uint16_t>(header.body);
-    g.tokens.Assign(tokens, hashes);
+    g.body = static_cast<std::uint16_t>(line.header.body);
+    g.tokens.Assign(line.tokens, line.hashes);
     if (template_slot == slot) template_slot = kNil;
     g.count_total = 1;
     g.count_since = 0;
@@ -928,7 +619,7 @@ struct WindowMerger::Impl {
     index.Insert(scope, fp, slot);
     exact.Set(shape, slot);
     g.shape = shape;
-    Append<&Group::bucket_prev, &Group::bucket_next>(buckets[BucketKey(scope, tokens.size())],
+    Append<&Group::bucket_prev, &Group::bucket_next>(buckets[BucketKey(scope, line.tokens.size())],
                                                      slot);
     Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
     Append<&Group::hold_prev, &Group::hold_next>(hold, slot);
@@ -942,7 +633,7 @@ struct WindowMerger::Impl {
             std::uint64_t shape, bool shape_in_table, TimeUs now, EventSink& sink) {
     Group& g = groups[slot];
     bool refingerprint = false;
-    for (const Mark& mk : marks) {
+    for (const TemplateMark& mk : matcher.marks()) {
       const std::uint8_t f = g.tokens.flags(mk.position);
       if ((f & mk.flags) == mk.flags) continue;
       if ((mk.flags & kWild) && !(f & kWild)) refingerprint = true;
@@ -1009,9 +700,7 @@ struct WindowMerger::Impl {
     FlushDue(now, sink);
     ++stats.lines;
     const std::uint64_t scope = ScopeHash(r);
-    Tokenize(r.message);
-    Fingerprinter::TokenHashes(r.message, tokens, hashes);
-    CollapseLists(r.message);
+    PrepareLine(tokenizer, opt.infer_header, r.message, line);
     const std::uint64_t shape = ShapeKey(scope);
     unexplained = kNil;
 
@@ -1033,7 +722,7 @@ struct WindowMerger::Impl {
         return;
       }
     }
-    const std::uint64_t fp = fingerprinter.FingerprintFromHashes(tokens, hashes, {});
+    const std::uint64_t fp = fingerprinter.FingerprintFromHashes(line.tokens, line.hashes, {});
     decision.fingerprint = fp;
     index.FindWithin(scope, fp, candidates);
     tried.clear();
@@ -1042,7 +731,8 @@ struct WindowMerger::Impl {
       ++decision.candidates;
       tried.push_back(c.group);
       if (!opt.confirm || Fits(c.group, r.message)) {
-        if (!opt.confirm) MarkUnconfirmed(groups[c.group], r.message);
+        if (!opt.confirm)
+          matcher.MarkDifferences(line.View(r.message), TemplateOf(groups[c.group]));
         Decide(MergeDecision::kIndex, c.group, fp,
                opt.confirm ? "SimHash candidate within max_distance, structure confirmed"
                            : "nearest SimHash candidate within max_distance (no confirmation)");
@@ -1052,10 +742,10 @@ struct WindowMerger::Impl {
     }
     if (opt.confirm) {
       // Same token count first, then lengths a multi-token variable could explain.
-      const auto n = static_cast<std::int64_t>(tokens.size());
+      const auto n = static_cast<std::int64_t>(line.tokens.size());
       scan_budget = kMaxScanPerLine;
       for (std::int64_t delta = 0;
-           delta <= static_cast<std::int64_t>(kMaxLengthChange) && scan_budget > 0;
+           delta <= static_cast<std::int64_t>(kMaxTokenCountChange) && scan_budget > 0;
            delta = delta > 0 ? -delta : -delta + 1) {
         if (n + delta <= 0) continue;
         const std::size_t limit =
@@ -1075,50 +765,6 @@ struct WindowMerger::Impl {
     if (decision.candidates == 0) decision.reason = "no candidate group in scope";
     if (unexplained != kNil) Confirm(groups[unexplained], r.message);  // sets its reason
     Open(r, scope, fp, shape, now, sink);
-  }
-
-  // Tokenizes the message after its own header (when inference is on); token offsets stay
-  // relative to the whole message, which groups keep.
-  void Tokenize(std::string_view message) {
-    header = opt.infer_header ? ParseMessageHeader(message) : MessageHeader{};
-    if (header.body == 0) {
-      tokenizer.Tokenize(message, tokens);
-      return;
-    }
-    tokenizer.Tokenize(message.substr(header.body), tokens);
-    for (Token& t : tokens) t.offset += header.body;
-  }
-
-  // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
-  // however long it is: consecutive variable tokens of the same masked shape, separated only
-  // by spaces or commas, become one token (with the first one's hash).
-  void CollapseLists(std::string_view message) {
-    // Most lines hold no list: find the first pair that could start one before copying.
-    std::size_t start = 1;
-    while (start < tokens.size() &&
-           !(IsVariableClass(tokens[start].cls) && hashes[start] == hashes[start - 1] &&
-             tokens[start].cls == tokens[start - 1].cls)) {
-      ++start;
-    }
-    if (start >= tokens.size()) return;
-    std::size_t out = start;
-    for (std::size_t i = start; i < tokens.size(); ++i) {
-      if (out > 0 && IsVariableClass(tokens[i].cls) && tokens[i].cls == tokens[out - 1].cls &&
-          hashes[i] == hashes[out - 1]) {
-        Token& prev = tokens[out - 1];
-        const std::size_t gap = prev.offset + prev.length;
-        const std::string_view between = message.substr(gap, tokens[i].offset - gap);
-        if (between.find_first_not_of(" ,") == std::string_view::npos) {
-          prev.length = tokens[i].offset + tokens[i].length - prev.offset;
-          continue;
-        }
-      }
-      tokens[out] = tokens[i];
-      hashes[out] = hashes[i];
-      ++out;
-    }
-    tokens.resize(out);
-    hashes.resize(out);
   }
 
   void Decide(MergeDecision::Path path, std::uint32_t slot, std::uint64_t fp, const char* why) {
@@ -1143,22 +789,6 @@ struct WindowMerger::Impl {
       if (Fits(slot, message)) return slot;
     }
     return kNil;
-  }
-
-  // Without confirmation the line may differ in length; mark the overlapping positions whose
-  // text differs so the template still shows what varied.
-  void MarkUnconfirmed(const Group& g, std::string_view message) {
-    marks.clear();
-    const std::size_t n = std::min(tokens.size(), g.tokens.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      const Token& lt = tokens[i];
-      const Token gt = g.tokens.token(i);
-      if (message.substr(lt.offset, lt.length) != g.first.message().substr(gt.offset, gt.length)) {
-        marks.push_back(
-            {static_cast<std::uint32_t>(i),
-             hashes[i] != g.tokens.hash(i) ? static_cast<std::uint8_t>(kVaried | kWild) : kVaried});
-      }
-    }
   }
 
   void FlushAll(EventSink& sink) {
