@@ -14,6 +14,8 @@
 #include "daemon/config/options/file_sink_options.h"
 #include "daemon/config/options/http_sink_options.h"
 #include "daemon/config/options/journald_input_options.h"
+#include "daemon/config/options/relp_input_options.h"
+#include "daemon/config/options/relp_sink_options.h"
 #include "daemon/config/options/sink_options.h"
 #include "daemon/config/options/stream_input_options.h"
 #include "daemon/config/options/syslog_sink_options.h"
@@ -46,7 +48,7 @@ struct LogConfig {
   bool operator==(const LogConfig&) const = default;
 };
 
-enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile, kUnix, kJournald };
+enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile, kUnix, kJournald, kRelp };
 
 // One input: what every type has, and the options of each type. Only the options of `type`
 // are used; the others keep their defaults (validation rejects their keys in JSON).
@@ -60,6 +62,7 @@ struct InputConfig {
   FileInputOptions file;
   UnixInputOptions unix_socket;
   JournaldInputOptions journald;
+  RelpInputOptions relp;
   bool operator==(const InputConfig&) const = default;
 };
 
@@ -79,7 +82,7 @@ struct EngineConfig {
 
 using WorkersConfig = WorkerOptions;
 
-enum class OutputType : std::uint8_t { kStdout, kFile, kTcp, kSyslog, kHttp };
+enum class OutputType : std::uint8_t { kStdout, kFile, kTcp, kSyslog, kHttp, kRelp };
 
 // One output: what every type has, and the options of each type. Only the options of `type`
 // are used; the others keep their defaults (validation rejects their keys in JSON).
@@ -90,6 +93,7 @@ struct OutputConfig {
   TcpSinkOptions tcp;
   SyslogSinkOptions syslog;
   HttpSinkOptions http;
+  RelpSinkOptions relp;
   bool operator==(const OutputConfig&) const = default;
 };
 

@@ -37,6 +37,7 @@ inline constexpr EnumName<LogLevel> kLogLevels[] = {
 inline constexpr EnumName<InputType> kInputTypes[] = {
     {"udp", InputType::kUdp},   {"tcp", InputType::kTcp},   {"stdin", InputType::kStdin},
     {"file", InputType::kFile}, {"unix", InputType::kUnix}, {"journald", InputType::kJournald},
+    {"relp", InputType::kRelp},
 };
 inline constexpr EnumName<InputFormat> kInputFormats[] = {
     {"syslog", InputFormat::kSyslog},
@@ -68,7 +69,7 @@ inline constexpr EnumName<TimeSource> kTimeSources[] = {
 };
 inline constexpr EnumName<OutputType> kOutputTypes[] = {
     {"stdout", OutputType::kStdout}, {"file", OutputType::kFile}, {"tcp", OutputType::kTcp},
-    {"syslog", OutputType::kSyslog}, {"http", OutputType::kHttp},
+    {"syslog", OutputType::kSyslog}, {"http", OutputType::kHttp},     {"relp", OutputType::kRelp},
 };
 inline constexpr EnumName<FsyncPolicy> kFsyncPolicies[] = {
     {"never", FsyncPolicy::kNever},

@@ -51,9 +51,12 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
       Has(v, "fsync") ? Peek(v, "fsync", kFsyncPolicies) : out.file.fsync;
   const std::optional<SyslogProtocol> protocol =
       Has(v, "protocol") ? Peek(v, "protocol", kSyslogProtocols) : out.syslog.protocol;
-  const bool remote = type == OutputType::kTcp || type == OutputType::kSyslog;
-  // tcp and syslog share the connection keys; they land in the options of the type.
-  TcpSinkOptions& target = type == OutputType::kSyslog ? out.syslog.target : out.tcp;
+  const bool remote =
+      type == OutputType::kTcp || type == OutputType::kSyslog || type == OutputType::kRelp;
+  // tcp, syslog and relp share the connection keys; they land in the options of the type.
+  TcpSinkOptions& target = type == OutputType::kSyslog ? out.syslog.target
+                           : type == OutputType::kRelp ? out.relp.target
+                                                       : out.tcp;
   const std::optional<WhenFull> when_full =
       Has(v, "when_full") ? Peek(v, "when_full", kWhenFull) : out.sink.when_full;
   const std::string block_timeout_rule =
@@ -68,7 +71,8 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
     fsync_interval_rule = "only allowed when fsync is \"interval\"";
   }
   // Reconnecting and stream framing only exist for a connection.
-  std::string reconnect_rule = only_for({OutputType::kTcp, OutputType::kSyslog});
+  std::string reconnect_rule =
+      only_for({OutputType::kTcp, OutputType::kSyslog, OutputType::kRelp});
   if (reconnect_rule.empty() && type == OutputType::kSyslog && protocol &&
       *protocol != SyslogProtocol::kTcp) {
     reconnect_rule = "only allowed when protocol is \"tcp\"";
@@ -137,10 +141,20 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
            },
            false, fsync_interval_rule},
           {"address", [&](const Json& j, const std::string& p) { HostOrIp(j, p, target.address); },
-           remote, only_for({OutputType::kTcp, OutputType::kSyslog})},
+           remote, only_for({OutputType::kTcp, OutputType::kSyslog, OutputType::kRelp})},
           {"port",
            [&](const Json& j, const std::string& p) { Integer(j, p, 1, 65535, target.port); },
-           remote, only_for({OutputType::kTcp, OutputType::kSyslog})},
+           remote, only_for({OutputType::kTcp, OutputType::kSyslog, OutputType::kRelp})},
+          {"window",
+           [&](const Json& j, const std::string& p) {
+             Integer(j, p, 1, 65535, out.relp.window);
+           },
+           false, only_for({OutputType::kRelp})},
+          {"ack_timeout",
+           [&](const Json& j, const std::string& p) {
+             Duration(j, p, kSecond, kHour, out.relp.ack_timeout_us);
+           },
+           false, only_for({OutputType::kRelp})},
           {"reconnect_min",
            [&](const Json& j, const std::string& p) {
              min_ok = Duration(j, p, kMillisecond, kHour, target.reconnect_min_us);

@@ -273,13 +273,15 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
   const std::optional<InputFormat> format =
       Has(v, "format") ? Peek(v, "format", kInputFormats) : in.parser.format;
   const bool adopts_socket = Has(v, "socket_name");
-  const bool network = type == InputType::kUdp || type == InputType::kTcp;
-  // The keys udp and tcp share land in the options of the input's type.
+  const bool relp = type == InputType::kRelp;
+  const bool network = type == InputType::kUdp || type == InputType::kTcp || relp;
+  // The keys udp, tcp and relp share land in the options of the input's type.
   const bool tcp = type == InputType::kTcp;
-  std::string& address = tcp ? in.tcp.address : in.udp.address;
-  std::uint16_t& port = tcp ? in.tcp.port : in.udp.port;
+  std::string& address = relp ? in.relp.address : tcp ? in.tcp.address : in.udp.address;
+  std::uint16_t& port = relp ? in.relp.port : tcp ? in.tcp.port : in.udp.port;
   std::string& socket_name = tcp ? in.tcp.socket_name : in.udp.socket_name;
-  std::uint64_t& max_message_size = tcp                            ? in.tcp.max_message_size
+  std::uint64_t& max_message_size = relp                           ? in.relp.max_message_size
+                                    : tcp                          ? in.tcp.max_message_size
                                     : network                      ? in.udp.max_message_size
                                     : type == InputType::kFile     ? in.file.max_message_size
                                     : type == InputType::kUnix     ? in.unix_socket.max_message_size
@@ -295,7 +297,7 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
     if (!type || std::find(types.begin(), types.end(), *type) != types.end()) return {};
     return "not allowed for type " + std::string(NameOf(kInputTypes, *type));
   };
-  std::string bind_rule = only_for({InputType::kUdp, InputType::kTcp});
+  std::string bind_rule = only_for({InputType::kUdp, InputType::kTcp, InputType::kRelp});
   if (bind_rule.empty() && adopts_socket) {
     bind_rule = "not allowed together with socket_name (the inherited socket is already bound)";
   }
@@ -424,7 +426,9 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
     }
   }
   if (network && port_ok && address_ok && !adopts_socket && port != 0) {
-    const std::string bind = std::string(NameOf(kInputTypes, *type)) + " " + *ParseIp(address) +
+    // RELP runs over TCP: a relp and a tcp input cannot share a port either.
+    const std::string bind = std::string(relp ? "tcp" : NameOf(kInputTypes, *type)) + " " +
+                             *ParseIp(address) +
                              ":" + std::to_string(port);
     auto [it, inserted] = binds_.emplace(bind, label);
     if (!inserted) Error(Join(path, "port"), bind + " is already bound by " + it->second);
