@@ -435,5 +435,51 @@ TEST_F(RelpTest, ChainSurvivesDownstreamKilledAndRestarted) {
                static_cast<unsigned long long>(d.duplicates), acked_at_kill, resent);
 }
 
+// A collector that never answers: SIGTERM still ends within workers.shutdown_timeout, and what
+// could not be acknowledged is counted as lost in lines and events, not silently dropped.
+TEST_F(RelpTest, DeadCollectorAtShutdownCountsLostLinesAndEvents) {
+  constexpr int kLines = 500;
+  const std::uint16_t dead_port = PickFreePort();  // nothing listens there
+  ASSERT_NE(dead_port, 0);
+  Json config = daemon_test::LoopbackConfig(dir_ / "unused.ndjson");
+  config["workers"] = {{"threads", 2}, {"shutdown_timeout", "2s"}};
+  config["outputs"] = Json::array({{{"name", "relp-out"},
+                                    {"type", "relp"},
+                                    {"address", "127.0.0.1"},
+                                    {"port", dead_port},
+                                    {"reconnect_max", "200ms"}}});
+  daemon_test::WriteFile(dir_ / "logfold.json", config.dump(2));
+  ASSERT_TRUE(daemon_.Start(dir_ / "logfold.json")) << "logfold serve did not start";
+  TcpClient feed(daemon_.InputPort("tcp-in", "tcp"));
+  ASSERT_TRUE(feed.connected());
+  std::string all;
+  for (const std::string& l : MakeLines(kLines)) all += l + "\n";
+  ASSERT_TRUE(feed.Send(all));
+  feed.Close();
+  ASSERT_TRUE(
+      daemon_.WaitMetricAtLeast("logfold_lines_processed_total", {}, kLines, milliseconds(30000)));
+  ASSERT_TRUE(daemon_.WaitMetricAtLeast("logfold_sink_connect_failures_total",
+                                        {"sink=\"relp-out\""}, 1, milliseconds(10000)));
+
+  const auto start = daemon_test::Clock::now();
+  ASSERT_TRUE(daemon_.Signal(SIGTERM));
+  const std::optional<int> code = daemon_.WaitExit(milliseconds(30000));
+  ASSERT_TRUE(code.has_value()) << "logfold did not exit within 30 s of SIGTERM";
+  EXPECT_EQ(*code, 0);
+  EXPECT_LT(daemon_test::Clock::now() - start, std::chrono::seconds(6))
+      << "shutdown_timeout is 2 s";
+  // The final counters: every line is in a lost event (first events count 1, summaries their
+  // count), none acknowledged.
+  const std::string log = daemon_.Stderr();
+  const std::size_t at = log.find("lost lines ");
+  ASSERT_NE(at, std::string::npos) << log;
+  EXPECT_EQ(std::strtoull(log.c_str() + at + 11, nullptr, 10),
+            static_cast<unsigned long long>(kLines))
+      << log;
+  const std::size_t events_at = log.find("lost events ");
+  ASSERT_NE(events_at, std::string::npos);
+  EXPECT_GT(std::strtoull(log.c_str() + events_at + 12, nullptr, 10), 0u);
+}
+
 }  // namespace
 }  // namespace logfold
