@@ -221,14 +221,14 @@ std::size_t BufferedSink::buffered_bytes() const {
   return static_cast<std::size_t>(buffered_gauge_->load());
 }
 
-std::uint64_t BufferedSink::accepted_position() const {
+std::uint64_t BufferedSink::AcceptedMark() const {
   std::lock_guard lock(mu_);
   return end_;
 }
 
-std::uint64_t BufferedSink::delivered_position() const {
+bool BufferedSink::Confirmed(std::uint64_t mark) const {
   std::lock_guard lock(mu_);
-  return done_;
+  return done_ >= mark;  // done_ advances only past bytes the destination confirmed
 }
 
 void BufferedSink::AppendLocked(std::string_view bytes) {

@@ -54,13 +54,12 @@ class Sink {
   // written but not yet acknowledged by the peer).
   virtual std::size_t buffered_bytes() const = 0;
 
-  // Positions in the sink's byte stream, for checkpoints (daemon/state): bytes Submit has
-  // accepted so far, and how many of them are delivered (or given up on and counted). A
-  // checkpoint is committed only once every event emitted before it is delivered, so a
-  // crash cannot lose an event whose lines the checkpoint no longer holds. A sink that
-  // holds nothing of its own returns 0 for both.
-  virtual std::uint64_t accepted_position() const { return 0; }
-  virtual std::uint64_t delivered_position() const { return 0; }
+  // A mark of everything Submit accepted so far; Confirmed(mark) is true once all of it was
+  // delivered (written, or acknowledged by a record-tracking peer). Inputs that commit
+  // positions (Kafka) wait on it. The default, for sinks without positions, is true only
+  // when nothing at all is buffered.
+  virtual std::uint64_t AcceptedMark() const { return 0; }
+  virtual bool Confirmed(std::uint64_t /*mark*/) const { return buffered_bytes() == 0; }
 };
 
 // Builds and starts the sink a validated output describes (ParseConfig has checked every
