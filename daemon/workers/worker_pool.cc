@@ -469,7 +469,7 @@ void WorkerPool::Recover(RecoveredState& recovered) {
   // cannot resume folding.
   std::map<std::uint64_t, SummaryRecord> logged;  // group id -> its latest logged summary
   std::map<std::uint64_t, SummaryRecord> logged_resumed;
-  for (Checkpoint& c : recovered.checkpoints) {
+  for (logfold::Checkpoint& c : recovered.checkpoints) {
     const bool resume = c.header.settings_key == key;
     id_counter = std::max(id_counter, c.header.id_counter);
     logged.clear();
@@ -520,7 +520,7 @@ void WorkerPool::Recover(RecoveredState& recovered) {
         const std::uint64_t scope = ScopeHash(record, options_.merger.scope);
         const std::uint32_t owner = static_cast<std::uint32_t>(scope % header.workers);
         bool held = false;
-        for (const Checkpoint& c : recovered.checkpoints) {
+        for (const logfold::Checkpoint& c : recovered.checkpoints) {
           if (c.header.worker != owner || c.header.workers != header.workers) continue;
           if (c.header.journal_generation > header.generation) held = true;
           if (c.header.journal_generation == header.generation) {
