@@ -69,7 +69,7 @@ inline constexpr EnumName<TimeSource> kTimeSources[] = {
 };
 inline constexpr EnumName<OutputType> kOutputTypes[] = {
     {"stdout", OutputType::kStdout}, {"file", OutputType::kFile}, {"tcp", OutputType::kTcp},
-    {"syslog", OutputType::kSyslog}, {"http", OutputType::kHttp},     {"relp", OutputType::kRelp},
+    {"syslog", OutputType::kSyslog}, {"http", OutputType::kHttp}, {"relp", OutputType::kRelp},
 };
 inline constexpr EnumName<FsyncPolicy> kFsyncPolicies[] = {
     {"never", FsyncPolicy::kNever},

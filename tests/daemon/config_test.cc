@@ -248,7 +248,8 @@ TEST(ConfigErrorTest, EnumTyposGetASuggestion) {
             "must be one of: udp, tcp, stdin, file, unix, journald, relp; did you mean \"udp\"?"),
           E("inputs[0].format", "must be one of: syslog, raw, json; did you mean \"syslog\"?"),
           E("outputs[0].type",
-            "must be one of: stdout, file, tcp, syslog, http, relp; \"elasticsearch\" is a format of "
+            "must be one of: stdout, file, tcp, syslog, http, relp; \"elasticsearch\" is a format "
+            "of "
             "the http output: {\"type\": \"http\", \"format\": \"elasticsearch\", \"url\": "
             "...}")));
 }
@@ -671,8 +672,7 @@ TEST(ConfigTest, RelpInputAndOutput) {
 }
 
 TEST(ConfigErrorTest, RelpKeys) {
-  EXPECT_THAT(
-      Errors(R"({
+  EXPECT_THAT(Errors(R"({
         "inputs": [
           {"name": "r", "type": "relp"},
           {"name": "t", "type": "tcp", "port": 2514},
@@ -683,13 +683,13 @@ TEST(ConfigErrorTest, RelpKeys) {
            "ack_timeout": "10ms", "app_name": "x"},
           {"name": "t", "type": "tcp", "address": "h", "port": 1, "window": 4}
         ]})"),
-      ElementsAre(E("inputs[0].port", "required key missing"),
-                  E("inputs[2].framing", "not allowed for type relp"),
-                  E("inputs[2].port", "tcp 127.0.0.1:2514 is already bound by input \"t\""),
-                  E("outputs[0].window", "must be between 1 and 65535, got 0"),
-                  E("outputs[0].ack_timeout", "must be between 1s and 1h, got \"10ms\""),
-                  E("outputs[0].app_name", "not allowed for type relp"),
-                  E("outputs[1].window", "not allowed for type tcp")));
+              ElementsAre(E("inputs[0].port", "required key missing"),
+                          E("inputs[2].framing", "not allowed for type relp"),
+                          E("inputs[2].port", "tcp 127.0.0.1:2514 is already bound by input \"t\""),
+                          E("outputs[0].window", "must be between 1 and 65535, got 0"),
+                          E("outputs[0].ack_timeout", "must be between 1s and 1h, got \"10ms\""),
+                          E("outputs[0].app_name", "not allowed for type relp"),
+                          E("outputs[1].window", "not allowed for type tcp")));
 }
 
 TEST(ConfigErrorTest, InvalidTypeStillValidatesTheOtherKeys) {
@@ -697,10 +697,11 @@ TEST(ConfigErrorTest, InvalidTypeStillValidatesTheOtherKeys) {
       Errors(R"({"inputs": [{"name": "x", "type": "sctp", "port": 99999,
                                      "path": ""}],
                          "outputs": [{"name": "o", "type": "stdout"}]})"),
-      ElementsAre(E("inputs[0].type",
-                    "must be one of: udp, tcp, stdin, file, unix, journald, relp; did you mean \"tcp\"?"),
-                  E("inputs[0].port", "must be between 0 and 65535, got 99999"),
-                  E("inputs[0].path", "must not be empty")));
+      ElementsAre(
+          E("inputs[0].type",
+            "must be one of: udp, tcp, stdin, file, unix, journald, relp; did you mean \"tcp\"?"),
+          E("inputs[0].port", "must be between 0 and 65535, got 99999"),
+          E("inputs[0].path", "must not be empty")));
 }
 
 TEST(ConfigErrorTest, NamesAddressesAndStrings) {
