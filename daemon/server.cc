@@ -544,7 +544,9 @@ class Server {
     for (auto& f : files_) f->Stop();
     for (auto& u : unix_) u->Stop();
     for (auto& j : journals_) j->Stop();
-    for (auto& r : relp_) r->Stop();
+    // A RELP message being handed over may wait for room a quarter of the bound, like the
+    // TCP connections' last bytes (shutdown_start_ is unset on a failed start: no wait).
+    for (auto& r : relp_) r->Stop(shutdown_start_ + shutdown_timeout_ / 4);
     for (auto& f : files_) f->Join();
     for (auto& u : unix_) u->Join();
     for (auto& j : journals_) j->Join();
