@@ -3,6 +3,7 @@
 #include "pipeline/event_json.h"
 
 #include <charconv>
+#include <cstring>
 
 namespace logfold {
 namespace {
@@ -35,9 +36,34 @@ std::size_t Utf8SequenceLength(std::string_view s, std::size_t i) {
 }
 
 void AppendKey(std::string_view key, std::string& out) {
-  out += '"';
-  out += key;
-  out += "\":";
+  // One append: the keys are short literals.
+  char buf[40];
+  if (key.size() + 3 > sizeof buf) {
+    out += '"';
+    out += key;
+    out += "\":";
+    return;
+  }
+  buf[0] = '"';
+  std::memcpy(buf + 1, key.data(), key.size());
+  buf[key.size() + 1] = '"';
+  buf[key.size() + 2] = ':';
+  out.append(buf, key.size() + 3);
+}
+
+std::uint64_t Load8(const char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Does any of the eight bytes of v need a look: a control byte (< 0x20), a byte >= 0x80
+// (UTF-8 to validate), '"' or '\\'? (The classic has-zero-byte test, exact for "any".)
+bool NeedsLook(std::uint64_t v) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  auto has_zero = [](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  return ((v & kHigh) | ((v - 0x20 * kOnes) & ~v & kHigh) | has_zero(v ^ ('"' * kOnes)) |
+          has_zero(v ^ ('\\' * kOnes))) != 0;
 }
 
 void AppendUint(std::uint64_t v, std::string& out) {
@@ -180,6 +206,8 @@ std::string_view EventKindName(EventKind kind) {
       return "summary";
     case EventKind::kAnnotate:
       return "annotate";
+    case EventKind::kNewValue:
+      return "new_value";
   }
   return "?";
 }
@@ -207,6 +235,9 @@ void AppendJsonString(std::string_view s, std::string& out) {
     if (end > run_start) out.append(s.data() + run_start, end - run_start);
   };
   for (std::size_t i = 0; i < s.size();) {
+    // Eight bytes at a time while none needs a look (most text is plain ASCII).
+    while (i + 8 <= s.size() && !NeedsLook(Load8(s.data() + i))) i += 8;
+    if (i >= s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
       ++i;
@@ -278,6 +309,37 @@ void AppendHex64(std::uint64_t v, std::string& out) {
   out.append(buf, 16);
 }
 
+namespace {
+
+// The slot statistics of a summary or a new_value event.
+void AppendSlots(std::span<const SlotSummary> slots, std::string& out) {
+  if (slots.empty()) return;
+  out += ",\"slots\":[";
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const SlotSummary& slot = slots[i];
+    if (i > 0) out += ',';
+    out += "{\"token\":";
+    AppendUint(slot.token, out);
+    out += ",\"distinct\":";
+    AppendUint(slot.distinct, out);
+    out += ",\"lines\":";
+    AppendUint(slot.lines, out);
+    out += ",\"top\":[";
+    for (std::size_t k = 0; k < slot.top.size(); ++k) {
+      if (k > 0) out += ',';
+      out += "{\"value\":";
+      AppendJsonString(slot.top[k].value, out);
+      out += ",\"count\":";
+      AppendUint(slot.top[k].count, out);
+      out += '}';
+    }
+    out += "]}";
+  }
+  out += ']';
+}
+
+}  // namespace
+
 void AppendEventJson(const Event& e, std::string& out) {
   out += "{\"kind\":\"";
   out += EventKindName(e.kind);
@@ -321,30 +383,7 @@ void AppendEventJson(const Event& e, std::string& out) {
       out += "],\"hosts_truncated\":";
       out += e.hosts_truncated ? "true" : "false";
     }
-    if (!e.slots.empty()) {
-      out += ",\"slots\":[";
-      for (std::size_t i = 0; i < e.slots.size(); ++i) {
-        const SlotSummary& slot = e.slots[i];
-        if (i > 0) out += ',';
-        out += "{\"token\":";
-        AppendUint(slot.token, out);
-        out += ",\"distinct\":";
-        AppendUint(slot.distinct, out);
-        out += ",\"lines\":";
-        AppendUint(slot.lines, out);
-        out += ",\"top\":[";
-        for (std::size_t k = 0; k < slot.top.size(); ++k) {
-          if (k > 0) out += ',';
-          out += "{\"value\":";
-          AppendJsonString(slot.top[k].value, out);
-          out += ",\"count\":";
-          AppendUint(slot.top[k].count, out);
-          out += '}';
-        }
-        out += "]}";
-      }
-      out += ']';
-    }
+    AppendSlots(e.slots, out);
     out += ",\"samples\":[";
     if (e.record != nullptr) AppendRecordObject(*e.record, out);
     if (e.last_record != nullptr && e.last_record != e.record) {
@@ -355,11 +394,12 @@ void AppendEventJson(const Event& e, std::string& out) {
     return;
   }
   AppendHeaderFields(e, out);
-  if (e.kind == EventKind::kAnnotate) {
+  if (e.kind == EventKind::kAnnotate || e.kind == EventKind::kNewValue) {
     AppendStringField("template", e.template_text, out);
     out += ",\"count_total\":";
     AppendUint(e.count_total, out);
   }
+  if (e.kind == EventKind::kNewValue) AppendSlots(e.slots, out);
   if (e.record != nullptr) {
     out += ',';
     AppendRecordFields(*e.record, out);

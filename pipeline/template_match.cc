@@ -74,6 +74,17 @@ bool Enough(int anchors, int word_diffs) {
   return word_diffs == 0 || (anchors >= 2 * word_diffs + 1 && word_diffs <= 2);
 }
 
+// Do two list elements begin alike: both with a digit or a sign, both with a letter, or with
+// the same other byte?
+bool BeginAlike(std::string_view message, const Token& a, const Token& b) {
+  auto kind = [](char c) -> int {
+    if ((c >= '0' && c <= '9') || c == '+' || c == '-') return 256;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return 257;
+    return static_cast<unsigned char>(c);
+  };
+  return kind(message[a.offset]) == kind(message[b.offset]);
+}
+
 }  // namespace
 
 void PrepareLine(const Tokenizer& tokenizer, bool infer_header, std::string_view message,
@@ -90,31 +101,47 @@ void PrepareLine(const Tokenizer& tokenizer, bool infer_header, std::string_view
   }
   Fingerprinter::TokenHashes(message, tokens, hashes);
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
-  // however long it is: consecutive variable tokens of the same masked shape, separated only
-  // by spaces or commas, become one token (with the first one's hash). Most lines hold no
-  // list: find the first pair that could start one before copying.
+  // however long it is: consecutive variable tokens of the same masked shape that begin alike
+  // (a digit or sign, a letter, or the same other byte), separated only by spaces or commas,
+  // become one token (with the first one's hash), if there are three or more of them or a
+  // comma separates them. Two values that begin differently are two fields, not a list
+  // ("/api/v1/cart HTTP/1.1": a path and a protocol), and so are two values after one
+  // another ("200 512": a status and a size). Most lines hold no list: find the first pair
+  // that could start one before copying.
+  auto list_pair = [&](std::size_t prev, std::size_t i) {
+    if (!IsVariableClass(tokens[i].cls) || hashes[i] != hashes[prev] ||
+        tokens[i].cls != tokens[prev].cls || !BeginAlike(message, tokens[prev], tokens[i])) {
+      return false;
+    }
+    const std::size_t gap = tokens[prev].offset + tokens[prev].length;
+    return message.substr(gap, tokens[i].offset - gap).find_first_not_of(" ,") ==
+           std::string_view::npos;
+  };
   std::size_t start = 1;
-  while (start < tokens.size() &&
-         !(IsVariableClass(tokens[start].cls) && hashes[start] == hashes[start - 1] &&
-           tokens[start].cls == tokens[start - 1].cls)) {
-    ++start;
-  }
+  while (start < tokens.size() && !list_pair(start - 1, start)) ++start;
   if (start >= tokens.size()) return;
-  std::size_t kept = start;
-  for (std::size_t i = start; i < tokens.size(); ++i) {
-    if (kept > 0 && IsVariableClass(tokens[i].cls) && tokens[i].cls == tokens[kept - 1].cls &&
-        hashes[i] == hashes[kept - 1]) {
-      Token& prev = tokens[kept - 1];
-      const std::size_t gap = prev.offset + prev.length;
-      const std::string_view between = message.substr(gap, tokens[i].offset - gap);
-      if (between.find_first_not_of(" ,") == std::string_view::npos) {
-        prev.length = tokens[i].offset + tokens[i].length - prev.offset;
-        continue;
+  std::size_t kept = start - 1;
+  for (std::size_t i = start - 1; i < tokens.size();) {
+    std::size_t end = i + 1;  // the run [i, end) of list elements
+    bool comma = false;
+    while (end < tokens.size() && list_pair(end - 1, end)) {
+      const std::size_t gap = tokens[end - 1].offset + tokens[end - 1].length;
+      comma |= message.substr(gap, tokens[end].offset - gap).find(',') != std::string_view::npos;
+      ++end;
+    }
+    if (end - i >= 3 || (end - i == 2 && comma)) {
+      const Token last = tokens[end - 1];
+      tokens[kept] = tokens[i];
+      tokens[kept].length = last.offset + last.length - tokens[i].offset;
+      hashes[kept] = hashes[i];
+      ++kept;
+    } else {
+      for (std::size_t k = i; k < end; ++k, ++kept) {
+        tokens[kept] = tokens[k];
+        hashes[kept] = hashes[k];
       }
     }
-    tokens[kept] = tokens[i];
-    hashes[kept] = hashes[i];
-    ++kept;
+    i = end;
   }
   tokens.resize(kept);
   hashes.resize(kept);

@@ -37,8 +37,8 @@ struct MergerOptions {
   bool confirm = true;
   // Finds the application's own header at the start of each message (timestamp, level,
   // thread, logger; pipeline/message_header.h) and leaves it out of the fingerprint and
-  // template (the level too: the same message at INFO and at FATAL is one event). Events
-  // carry the level and logger.
+  // template. The level keeps lines apart instead: the same message at INFO and at FATAL is
+  // two events. Events carry the level and logger.
   bool infer_header = true;
   // Words whose change must never merge two lines (compared case-insensitively).
   std::vector<std::string> protected_words = DefaultProtectedWords();
@@ -71,8 +71,9 @@ struct MergerStats {
   std::uint64_t events_first = 0;
   std::uint64_t events_summary = 0;
   std::uint64_t events_annotate = 0;
-  std::uint64_t clock_backwards = 0;  // Add/Flush called with a time before the latest seen
-  std::uint64_t exact_hits = 0;       // lines settled by the exact masked-shape lookup
+  std::uint64_t events_new_value = 0;  // notices of a new value in an enumeration-like slot
+  std::uint64_t clock_backwards = 0;   // Add/Flush called with a time before the latest seen
+  std::uint64_t exact_hits = 0;        // lines settled by the exact masked-shape lookup
   std::uint64_t candidates_checked = 0;
 };
 

@@ -35,9 +35,9 @@ inline constexpr EnumName<LogLevel> kLogLevels[] = {
     {"off", LogLevel::kOff},
 };
 inline constexpr EnumName<InputType> kInputTypes[] = {
-    {"udp", InputType::kUdp},   {"tcp", InputType::kTcp},   {"stdin", InputType::kStdin},
-    {"file", InputType::kFile}, {"unix", InputType::kUnix}, {"journald", InputType::kJournald},
-    {"relp", InputType::kRelp},
+    {"udp", InputType::kUdp},   {"tcp", InputType::kTcp},     {"stdin", InputType::kStdin},
+    {"file", InputType::kFile}, {"unix", InputType::kUnix},   {"journald", InputType::kJournald},
+    {"relp", InputType::kRelp}, {"kafka", InputType::kKafka},
 };
 inline constexpr EnumName<InputFormat> kInputFormats[] = {
     {"syslog", InputFormat::kSyslog},
