@@ -448,6 +448,13 @@ bool WorkerPool::TryDeliverShared(std::uint32_t input, std::span<const std::stri
   return true;
 }
 
+bool WorkerPool::Settled(const QueueShare& share) {
+  if (share.queued() != 0) return false;
+  const auto sinks = shared_->GetSinks();
+  return std::all_of(sinks->begin(), sinks->end(),
+                     [](const Output& o) { return o.sink->buffered_bytes() == 0; });
+}
+
 void WorkerPool::OnWritable(std::function<void()> resume) {
   {
     std::lock_guard lock(writable_mu_);
@@ -692,7 +699,9 @@ void WorkerPool::Run(Worker& w) {
         Fold(w, w.record, t);
       }
       w.pending.fetch_sub(b->views.size());
-      if (b->share != nullptr) std::exchange(b->share, nullptr)->Release(b->views.size());
+      // Released once the batch's events are in the sinks (below), for Settled.
+      const std::shared_ptr<QueueShare> share = std::exchange(b->share, nullptr);
+      const std::size_t batch_lines = b->views.size();
       if (budget_ != nullptr) {
         budget_->Add(MemoryBudget::Part::kQueued, -b->accounted);
         w.folded_since_measure += b->bytes.size();
@@ -712,6 +721,7 @@ void WorkerPool::Run(Worker& w) {
       // Each batch's events leave at once rather than after the whole round: a new
       // message's `first` event must not wait behind up to kDequeueBulk batches.
       if (!w.ndjson.empty() || !w.syslog.empty() || w.RoutesPending()) SubmitOutput(w);
+      if (share != nullptr) share->Release(batch_lines);
     }
     const TimeUs now = WallClockNowUs();
     if (n == 0 || now - last_flush >= options_.flush_interval_us) {
