@@ -35,9 +35,9 @@ inline constexpr EnumName<LogLevel> kLogLevels[] = {
     {"off", LogLevel::kOff},
 };
 inline constexpr EnumName<InputType> kInputTypes[] = {
-    {"udp", InputType::kUdp},   {"tcp", InputType::kTcp},   {"stdin", InputType::kStdin},
-    {"file", InputType::kFile}, {"unix", InputType::kUnix}, {"journald", InputType::kJournald},
-    {"relp", InputType::kRelp},
+    {"udp", InputType::kUdp},   {"tcp", InputType::kTcp},     {"stdin", InputType::kStdin},
+    {"file", InputType::kFile}, {"unix", InputType::kUnix},   {"journald", InputType::kJournald},
+    {"relp", InputType::kRelp}, {"kafka", InputType::kKafka},
 };
 inline constexpr EnumName<InputFormat> kInputFormats[] = {
     {"syslog", InputFormat::kSyslog},
@@ -69,7 +69,7 @@ inline constexpr EnumName<TimeSource> kTimeSources[] = {
 };
 inline constexpr EnumName<OutputType> kOutputTypes[] = {
     {"stdout", OutputType::kStdout}, {"file", OutputType::kFile}, {"tcp", OutputType::kTcp},
-    {"syslog", OutputType::kSyslog}, {"http", OutputType::kHttp},     {"relp", OutputType::kRelp},
+    {"syslog", OutputType::kSyslog}, {"http", OutputType::kHttp}, {"relp", OutputType::kRelp},
 };
 inline constexpr EnumName<FsyncPolicy> kFsyncPolicies[] = {
     {"never", FsyncPolicy::kNever},

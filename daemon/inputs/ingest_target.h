@@ -45,6 +45,13 @@ class IngestTarget {
   // sooner could be ahead of lines still queued or in an output's buffer. Targets that keep
   // no shares: always true.
   virtual bool Settled(const QueueShare& /*share*/) { return true; }
+  // For inputs that commit a position (Kafka offsets): calls `done` once, from any thread,
+  // when every line the calling thread delivered before this call is in an event that every
+  // output confirmed; done(false) when the target stopped first. `close_all` summarises
+  // every open group now (a revoke, a stop); otherwise the groups close when their windows
+  // say so (within max(window, max_hold)). The default suits a target that keeps nothing
+  // once it took a line.
+  virtual void Checkpoint(bool /*close_all*/, std::function<void(bool)> done) { done(true); }
 };
 
 }  // namespace logfold

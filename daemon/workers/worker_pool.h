@@ -82,6 +82,8 @@ class WorkerPool : public IngestTarget {
   // A share's lines are released once folded and their events handed to the sinks, so: the
   // share holds nothing, then no sink holds an unwritten byte.
   bool Settled(const QueueShare& share) override;
+  // A marker queued behind the caller's lines on every worker; see IngestTarget.
+  void Checkpoint(bool close_all, std::function<void(bool)> done) override;
 
   // Applies new engine and input settings; open groups survive (see
   // WindowMerger::Reconfigure). The thread count cannot change without a restart.
@@ -118,11 +120,15 @@ class WorkerPool : public IngestTarget {
   struct Batch;
   struct Worker;
   struct Shared;
+  struct CheckpointState;
+  struct PendingCheckpoint;
 
   void Run(Worker& w);
   void Fold(Worker& w, const LogRecord& record, TimeUs t);
   void KeepGroupsInBudget(Worker& w, bool measure_now);
   void SubmitOutput(Worker& w);
+  void StartCheckpoint(Worker& w, Batch& marker, TimeUs merger_now);
+  void AdvanceCheckpoints(Worker& w, TimeUs last_flush_time);
   void NotifyWritable();
 
   Options options_;

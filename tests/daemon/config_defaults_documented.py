@@ -25,6 +25,7 @@ SOURCE = {
         {"name": "x", "type": "unix", "path": "/nonexistent/log.sock"},
         {"name": "j", "type": "journald"},
         {"name": "r", "type": "relp", "port": 3},
+        {"name": "k", "type": "kafka", "brokers": "127.0.0.1:9092", "topics": ["logs"]},
     ],
     "outputs": [
         {"name": "o", "type": "stdout"},
@@ -53,6 +54,7 @@ SECTIONS = {
     ("inputs", "relp only"): ("inputs", {"relp"}),
     ("inputs", "unix only"): ("inputs", {"unix"}),
     ("inputs", "journald only"): ("inputs", {"journald"}),
+    ("inputs", "kafka only"): ("inputs", {"kafka"}),
     ("engine", None): ("engine", None),
     ("workers", None): ("workers", None),
     ("outputs", "Keys for every output type"): ("outputs", None),

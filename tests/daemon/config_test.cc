@@ -245,10 +245,12 @@ TEST(ConfigErrorTest, EnumTyposGetASuggestion) {
       DocErrors(doc),
       ElementsAre(
           E("inputs[0].type",
-            "must be one of: udp, tcp, stdin, file, unix, journald, relp; did you mean \"udp\"?"),
+            "must be one of: udp, tcp, stdin, file, unix, journald, relp, kafka; did you mean "
+            "\"udp\"?"),
           E("inputs[0].format", "must be one of: syslog, raw, json; did you mean \"syslog\"?"),
           E("outputs[0].type",
-            "must be one of: stdout, file, tcp, syslog, http, relp; \"elasticsearch\" is a format of "
+            "must be one of: stdout, file, tcp, syslog, http, relp; \"elasticsearch\" is a format "
+            "of "
             "the http output: {\"type\": \"http\", \"format\": \"elasticsearch\", \"url\": "
             "...}")));
 }
@@ -528,7 +530,8 @@ TEST(ConfigErrorTest, BadEnumValues) {
       ElementsAre(
           E("log.level", "must be one of: trace, debug, info, warn, error, critical, off"),
           E("inputs[0].type",
-            "must be one of: udp, tcp, stdin, file, unix, journald, relp; did you mean \"tcp\"?"),
+            "must be one of: udp, tcp, stdin, file, unix, journald, relp, kafka; did you mean "
+            "\"tcp\"?"),
           E("inputs[0].format", "must be one of: syslog, raw, json"),
           E("engine.scope[1]", "must be one of: host, app, procid, msgid, severity, facility"),
           E("engine.scope[2]", "duplicate scope field \"host\""),
@@ -671,8 +674,7 @@ TEST(ConfigTest, RelpInputAndOutput) {
 }
 
 TEST(ConfigErrorTest, RelpKeys) {
-  EXPECT_THAT(
-      Errors(R"({
+  EXPECT_THAT(Errors(R"({
         "inputs": [
           {"name": "r", "type": "relp"},
           {"name": "t", "type": "tcp", "port": 2514},
@@ -683,24 +685,24 @@ TEST(ConfigErrorTest, RelpKeys) {
            "ack_timeout": "10ms", "app_name": "x"},
           {"name": "t", "type": "tcp", "address": "h", "port": 1, "window": 4}
         ]})"),
-      ElementsAre(E("inputs[0].port", "required key missing"),
-                  E("inputs[2].framing", "not allowed for type relp"),
-                  E("inputs[2].port", "tcp 127.0.0.1:2514 is already bound by input \"t\""),
-                  E("outputs[0].window", "must be between 1 and 65535, got 0"),
-                  E("outputs[0].ack_timeout", "must be between 1s and 1h, got \"10ms\""),
-                  E("outputs[0].app_name", "not allowed for type relp"),
-                  E("outputs[1].window", "not allowed for type tcp")));
+              ElementsAre(E("inputs[0].port", "required key missing"),
+                          E("inputs[2].framing", "not allowed for type relp"),
+                          E("inputs[2].port", "tcp 127.0.0.1:2514 is already bound by input \"t\""),
+                          E("outputs[0].window", "must be between 1 and 65535, got 0"),
+                          E("outputs[0].ack_timeout", "must be between 1s and 1h, got \"10ms\""),
+                          E("outputs[0].app_name", "not allowed for type relp"),
+                          E("outputs[1].window", "not allowed for type tcp")));
 }
 
 TEST(ConfigErrorTest, InvalidTypeStillValidatesTheOtherKeys) {
-  EXPECT_THAT(
-      Errors(R"({"inputs": [{"name": "x", "type": "sctp", "port": 99999,
+  EXPECT_THAT(Errors(R"({"inputs": [{"name": "x", "type": "sctp", "port": 99999,
                                      "path": ""}],
                          "outputs": [{"name": "o", "type": "stdout"}]})"),
-      ElementsAre(E("inputs[0].type",
-                    "must be one of: udp, tcp, stdin, file, unix, journald, relp; did you mean \"tcp\"?"),
-                  E("inputs[0].port", "must be between 0 and 65535, got 99999"),
-                  E("inputs[0].path", "must not be empty")));
+              ElementsAre(E("inputs[0].type",
+                            "must be one of: udp, tcp, stdin, file, unix, journald, relp, kafka; "
+                            "did you mean \"tcp\"?"),
+                          E("inputs[0].port", "must be between 0 and 65535, got 99999"),
+                          E("inputs[0].path", "must not be empty")));
 }
 
 TEST(ConfigErrorTest, NamesAddressesAndStrings) {
@@ -1176,6 +1178,53 @@ TEST(ConfigErrorTest, LocalInputBadValuesNameTheirPath) {
                   E("inputs[3].path", "path is already used by input \"u\""),
                   E("inputs[4].units[0]", "must not be empty"),
                   E("inputs[4].path", "not allowed for type journald")));
+}
+
+}  // namespace
+}  // namespace logfold
+
+namespace logfold {
+namespace {
+
+// A kafka input's librdkafka properties are tried on a real client configuration: a name or
+// value librdkafka refuses is reported at its own key, and logfold's own settings are refused.
+TEST(ConfigKafkaTest, PropertiesAreValidatedByLibrdkafkaAtTheirOwnPath) {
+  EXPECT_THAT(
+      Errors(R"({"inputs": [{"name": "k", "type": "kafka", "brokers": "b:9092", "topics": [],
+                             "commit_interval": "1ms",
+                             "properties": {"fetch.max.bytes": "lots", "group.id": "x",
+                                            "no.such.thing": "1", "security.protocol": "ssl",
+                                            "session.timeout.ms": 10000, "x": []}},
+                            {"name": "m", "type": "kafka", "port": 1}],
+                 "outputs": [{"name": "o", "type": "stdout"}]})"),
+      ElementsAre(
+          E("inputs[0].topics", "must name at least one topic"),
+          E("inputs[0].commit_interval", "must be between 100ms and 1h, got \"1ms\""),
+          E("inputs[0].properties.fetch.max.bytes",
+            "librdkafka: Invalid value for configuration property \"fetch.max.bytes\""),
+          E("inputs[0].properties.group.id", "set by logfold itself; use the input's own keys"),
+          E("inputs[0].properties.no.such.thing",
+            "librdkafka: No such configuration property: \"no.such.thing\""),
+          E("inputs[0].properties.x", "expected a string, number or boolean, got array"),
+          E("inputs[1].port", "not allowed for type kafka"),
+          E("inputs[1].brokers", "required key missing"),
+          E("inputs[1].topics", "required key missing")));
+  Config config;
+  std::vector<ConfigError> errors;
+  ASSERT_TRUE(ParseConfig(R"({"inputs": [{"name": "k", "type": "kafka", "brokers": "b:9092",
+                                           "topics": ["logs"],
+                                           "properties": {"security.protocol": "ssl",
+                                                          "fetch.max.bytes": 1048576}}],
+                              "outputs": [{"name": "o", "type": "stdout"}]})",
+                          config, errors))
+      << FormatConfigErrors(errors);
+  const KafkaInputOptions& k = config.inputs[0].kafka;
+  EXPECT_EQ(k.topics, std::vector<std::string>{"logs"});
+  EXPECT_EQ(k.group_id, "logfold");
+  EXPECT_EQ(k.properties.at("fetch.max.bytes"), "1048576");
+  Config again;
+  ASSERT_TRUE(ParseConfig(ConfigToJson(config), again, errors)) << FormatConfigErrors(errors);
+  EXPECT_EQ(again, config);
 }
 
 }  // namespace
