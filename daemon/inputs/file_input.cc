@@ -213,6 +213,9 @@ class FileInput::Impl {
         last_scan = Clock::now();
       }
     }
+    // What was delivered before the stop: saved now if already settled (or if the target
+    // keeps no shares); otherwise the daemon calls CheckpointSettled once the outputs drained.
+    Checkpoint();
     spdlog::info("input {}: stopped following {} file(s)", name_, files_.size());
   }
 
