@@ -558,7 +558,10 @@ class Server {
     for (auto& f : files_) f->Stop();
     for (auto& u : unix_) u->Stop();
     for (auto& j : journals_) j->Stop();
-    for (auto& r : relp_) r->Stop();
+    // A RELP message being handed over may wait for room a quarter of the bound, like the
+    // TCP connections' last bytes (none on a failed start).
+    for (auto& r : relp_)
+      r->Stop(shutting_down_ ? shutdown_start_ + shutdown_timeout_ / 4 : SteadyClock::now());
     // A Kafka input summarises its open groups and commits before it leaves its group, with
     // a quarter of the bound (the workers and sinks need the rest).
     for (auto& k : kafkas_)

@@ -71,8 +71,7 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
     fsync_interval_rule = "only allowed when fsync is \"interval\"";
   }
   // Reconnecting and stream framing only exist for a connection.
-  std::string reconnect_rule =
-      only_for({OutputType::kTcp, OutputType::kSyslog, OutputType::kRelp});
+  std::string reconnect_rule = only_for({OutputType::kTcp, OutputType::kSyslog, OutputType::kRelp});
   if (reconnect_rule.empty() && type == OutputType::kSyslog && protocol &&
       *protocol != SyslogProtocol::kTcp) {
     reconnect_rule = "only allowed when protocol is \"tcp\"";
@@ -146,9 +145,7 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
            [&](const Json& j, const std::string& p) { Integer(j, p, 1, 65535, target.port); },
            remote, only_for({OutputType::kTcp, OutputType::kSyslog, OutputType::kRelp})},
           {"window",
-           [&](const Json& j, const std::string& p) {
-             Integer(j, p, 1, 65535, out.relp.window);
-           },
+           [&](const Json& j, const std::string& p) { Integer(j, p, 1, 65535, out.relp.window); },
            false, only_for({OutputType::kRelp})},
           {"ack_timeout",
            [&](const Json& j, const std::string& p) {
