@@ -164,7 +164,6 @@ class Server {
     done_cv_.notify_all();
     deadline.join();
     streams_.clear();
-    files_.clear();
     unix_.clear();
     journals_.clear();
     relp_.clear();
@@ -177,6 +176,9 @@ class Server {
         std::min<SteadyClock::duration>(shutdown_timeout_ / 10, std::chrono::seconds(1));
     const bool flushed =
         StopSinks(sinks_, config_.outputs, shutdown_start_ + shutdown_timeout_ - margin);
+    // The outputs wrote what the followed files delivered: their last positions are safe.
+    for (auto& f : files_) f->CheckpointSettled();
+    files_.clear();
     // The final counters, in the periodic stats line's format, then how long the stop took.
     spdlog::info(
         "stats: {}, events {}, dropped {}, queued {}, lost events {}, lost lines {}, "
