@@ -39,6 +39,16 @@ inline constexpr EnumName<InputType> kInputTypes[] = {
     {"file", InputType::kFile}, {"unix", InputType::kUnix},   {"journald", InputType::kJournald},
     {"relp", InputType::kRelp}, {"kafka", InputType::kKafka},
 };
+inline constexpr EnumName<KafkaKey> kKafkaKeys[] = {
+    {"group_id", KafkaKey::kGroupId},
+    {"host", KafkaKey::kHost},
+    {"none", KafkaKey::kNone},
+};
+inline constexpr EnumName<KafkaCompression> kKafkaCompressions[] = {
+    {"none", KafkaCompression::kNone},     {"gzip", KafkaCompression::kGzip},
+    {"snappy", KafkaCompression::kSnappy}, {"lz4", KafkaCompression::kLz4},
+    {"zstd", KafkaCompression::kZstd},
+};
 inline constexpr EnumName<InputFormat> kInputFormats[] = {
     {"syslog", InputFormat::kSyslog},
     {"raw", InputFormat::kRaw},
@@ -70,6 +80,7 @@ inline constexpr EnumName<TimeSource> kTimeSources[] = {
 inline constexpr EnumName<OutputType> kOutputTypes[] = {
     {"stdout", OutputType::kStdout}, {"file", OutputType::kFile}, {"tcp", OutputType::kTcp},
     {"syslog", OutputType::kSyslog}, {"http", OutputType::kHttp}, {"relp", OutputType::kRelp},
+    {"kafka", OutputType::kKafka},
 };
 inline constexpr EnumName<FsyncPolicy> kFsyncPolicies[] = {
     {"never", FsyncPolicy::kNever},

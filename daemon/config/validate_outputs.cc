@@ -71,8 +71,7 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
     fsync_interval_rule = "only allowed when fsync is \"interval\"";
   }
   // Reconnecting and stream framing only exist for a connection.
-  std::string reconnect_rule =
-      only_for({OutputType::kTcp, OutputType::kSyslog, OutputType::kRelp});
+  std::string reconnect_rule = only_for({OutputType::kTcp, OutputType::kSyslog, OutputType::kRelp});
   if (reconnect_rule.empty() && type == OutputType::kSyslog && protocol &&
       *protocol != SyslogProtocol::kTcp) {
     reconnect_rule = "only allowed when protocol is \"tcp\"";
@@ -146,9 +145,7 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
            [&](const Json& j, const std::string& p) { Integer(j, p, 1, 65535, target.port); },
            remote, only_for({OutputType::kTcp, OutputType::kSyslog, OutputType::kRelp})},
           {"window",
-           [&](const Json& j, const std::string& p) {
-             Integer(j, p, 1, 65535, out.relp.window);
-           },
+           [&](const Json& j, const std::string& p) { Integer(j, p, 1, 65535, out.relp.window); },
            false, only_for({OutputType::kRelp})},
           {"ack_timeout",
            [&](const Json& j, const std::string& p) {
@@ -198,9 +195,30 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
            false, http_rule},
           {"compression",
            [&](const Json& j, const std::string& p) {
-             Enum(j, p, kHttpCompressions, out.http.compression);
+             if (type == OutputType::kKafka) {
+               Enum(j, p, kKafkaCompressions, out.kafka.compression);
+             } else {
+               Enum(j, p, kHttpCompressions, out.http.compression);
+             }
            },
-           false, http_rule},
+           false, only_for({OutputType::kHttp, OutputType::kKafka})},
+          {"brokers",
+           [&](const Json& j, const std::string& p) { NonEmptyString(j, p, out.kafka.brokers); },
+           type == OutputType::kKafka, only_for({OutputType::kKafka})},
+          {"topic",
+           [&](const Json& j, const std::string& p) { NonEmptyString(j, p, out.kafka.topic); },
+           type == OutputType::kKafka, only_for({OutputType::kKafka})},
+          {"key",
+           [&](const Json& j, const std::string& p) { Enum(j, p, kKafkaKeys, out.kafka.key); },
+           false, only_for({OutputType::kKafka})},
+          {"properties",
+           [&](const Json& j, const std::string& p) {
+             KafkaProperties(j, p, out.kafka.properties,
+                             {"bootstrap.servers", "metadata.broker.list", "acks",
+                              "request.required.acks", "enable.idempotence", "compression.codec",
+                              "compression.type", "transactional.id", "dr_cb", "dr_msg_cb"});
+           },
+           false, only_for({OutputType::kKafka})},
           {"batch_max_events",
            [&](const Json& j, const std::string& p) {
              Integer(j, p, 1, 1'000'000, out.http.batch_max_events);

@@ -455,8 +455,7 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
   if (network && port_ok && address_ok && !adopts_socket && port != 0) {
     // RELP runs over TCP: a relp and a tcp input cannot share a port either.
     const std::string bind = std::string(relp ? "tcp" : NameOf(kInputTypes, *type)) + " " +
-                             *ParseIp(address) +
-                             ":" + std::to_string(port);
+                             *ParseIp(address) + ":" + std::to_string(port);
     auto [it, inserted] = binds_.emplace(bind, label);
     if (!inserted) Error(Join(path, "port"), bind + " is already bound by " + it->second);
   }
