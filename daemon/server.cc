@@ -29,6 +29,7 @@
 #include "daemon/inputs/journald_input.h"
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
+#include "daemon/inputs/tls_listener.h"
 #include "daemon/inputs/udp_listener.h"
 #include "daemon/outputs/loss_counter.h"
 #include "daemon/inputs/unix_listener.h"
@@ -38,6 +39,7 @@
 #include "daemon/runtime/metrics_server.h"
 #include "daemon/runtime/systemd_notify.h"
 #include "daemon/runtime/thread_name.h"
+#include "daemon/runtime/tls_context.h"
 #include "daemon/workers/worker_pool.h"
 
 namespace logfold {
@@ -77,6 +79,37 @@ std::vector<SyslogParser::Options> ParserOptions(const Config& c) {
   return v;
 }
 
+// The runtime form of a tls input's "tls" block (every field; defaults are the config's).
+TlsServerOptions TlsOptions(const TlsServerConfig& t) {
+  TlsServerOptions o{};
+  o.cert_file = t.cert_file;
+  o.key_file = t.key_file;
+  o.password_file = t.password_file;
+  o.ca_file = t.ca_file;
+  o.min_version = t.min_version == TlsMinVersion::kTls13 ? TlsVersion::kTls13 : TlsVersion::kTls12;
+  o.ciphers = t.ciphers;
+  o.client_auth = t.client_auth == TlsClientAuth::kRequired   ? ClientAuth::kRequired
+                  : t.client_auth == TlsClientAuth::kOptional ? ClientAuth::kOptional
+                                                              : ClientAuth::kNone;
+  o.permitted_peers = t.permitted_peers;
+  return o;
+}
+
+// Builds the TLS context of every tls input in `c`, reading each certificate, key and CA
+// file now. Empty on success; else the first failure, naming the input and the file.
+std::string BuildTlsContexts(const Config& c,
+                             std::vector<std::shared_ptr<const TlsServerContext>>& out) {
+  out.clear();
+  for (const InputConfig& in : c.inputs) {
+    if (in.type != InputType::kTls) continue;
+    std::string error;
+    auto context = MakeTlsServerContext(TlsOptions(in.tls.tls), error);
+    if (!context) return "input " + in.name + ": " + error;
+    out.push_back(std::move(context));
+  }
+  return "";
+}
+
 class Server {
  public:
   Server(Config config, std::string config_path)
@@ -113,6 +146,8 @@ class Server {
       po.waiting_inputs.push_back(in.type != InputType::kUdp);
     pool_ = std::make_unique<WorkerPool>(po, Outputs(config_, sinks_), metrics_, budget_.get());
     try {
+      const std::string tls_error = BuildTlsContexts(config_, tls_contexts_);
+      if (!tls_error.empty()) throw std::runtime_error(tls_error);
       StartInputs();
       StartMetricsServer();
     } catch (const std::exception& e) {
@@ -410,6 +445,15 @@ class Server {
         tcp_.push_back(std::move(l));
         break;
       }
+      case InputType::kTls: {
+        TlsListener::Options o = in.tls;
+        o.adopted_fd = adopt(o.socket_name, SOCK_STREAM);
+        auto l = std::make_unique<TlsListener>(id, in.name, o, tls_contexts_.at(tls_.size()), io_,
+                                               *pool_, metrics_);
+        l->Start();
+        tls_.push_back(std::move(l));
+        break;
+      }
       case InputType::kFile: {
         files_.push_back(std::make_unique<FileInput>(id, in.name, in.file, *pool_, metrics_));
         break;
@@ -448,8 +492,12 @@ class Server {
                         const struct mallinfo2 m = mallinfo2();
                         return static_cast<double>(m.arena + m.hblkhd);
                       });
-    metrics_server_ = std::make_unique<MetricsServer>(io_, config_.metrics.address,
-                                                      config_.metrics.port, metrics_);
+    metrics_server_ = std::make_unique<MetricsServer>(
+        io_, config_.metrics.address, config_.metrics.port, metrics_,
+        SenderAllowList(config_.metrics.allowed_senders),
+        &metrics_.GetCounter("logfold_senders_refused_total",
+                             "Connections or datagrams refused by allowed_senders.",
+                             "input=\"metrics\",proto=\"http\""));
     live_api_ = std::make_unique<LiveApi>(*pool_, metrics_);
     metrics_server_->SetHandler(
         [api = live_api_.get()](std::string_view target, HttpResponse& response) {
@@ -466,7 +514,8 @@ class Server {
     for (const auto& s : streams_) {
       if (!s->finished()) return;
     }
-    if (udp_.empty() && tcp_.empty() && files_.empty() && unix_.empty() && journals_.empty()) {
+    if (udp_.empty() && tcp_.empty() && tls_.empty() && files_.empty() && unix_.empty() &&
+        journals_.empty()) {
       BeginShutdown();
     }
   }
@@ -497,7 +546,7 @@ class Server {
     if (metrics_server_) metrics_server_->Stop();
     StopOwnThreadInputs();
     for (auto& u : udp_) u->Stop();
-    pending_drains_ = tcp_.size();
+    pending_drains_ = tcp_.size() + tls_.size();
     if (pending_drains_ == 0) {
       io_.stop();
       return;
@@ -510,15 +559,16 @@ class Server {
           "shutdown: TCP connections not drained after {} ms; closing them",
           std::chrono::duration_cast<std::chrono::milliseconds>(shutdown_timeout_ / 4).count());
       for (auto& t : tcp_) t->Close();
+      for (auto& t : tls_) t->Close();
     });
-    for (auto& t : tcp_) {
-      t->StopReading([this, timer] {
-        if (--pending_drains_ == 0) {
-          timer->cancel();
-          io_.stop();
-        }
-      });
-    }
+    auto on_drained = [this, timer] {
+      if (--pending_drains_ == 0) {
+        timer->cancel();
+        io_.stop();
+      }
+    };
+    for (auto& t : tcp_) t->StopReading(on_drained);
+    for (auto& t : tls_) t->StopReading(on_drained);
   }
 
   // Inputs with their own threads: each stops at its next read or wait and is joined, so
@@ -539,6 +589,7 @@ class Server {
     StopOwnThreadInputs();
     for (auto& u : udp_) u->Stop();
     for (auto& t : tcp_) t->Close();
+    for (auto& t : tls_) t->Close();
     streams_.clear();
   }
 
@@ -559,9 +610,15 @@ class Server {
       notify_.Ready(StatusLine());
       return;
     }
-    if (next.inputs != config_.inputs) {
-      spdlog::warn("reload: input changes take effect at the next restart");
-      next.inputs = config_.inputs;
+    next.inputs = LiveInputs(next.inputs);
+    // Certificates, keys and CA bundles are re-read on every reload (rotation keeps the file
+    // names); one that does not load refuses the whole reload, so nothing changes.
+    std::vector<std::shared_ptr<const TlsServerContext>> contexts;
+    if (const std::string tls_error = BuildTlsContexts(next, contexts); !tls_error.empty()) {
+      ++*reload_failures_;
+      spdlog::error("reload refused, keeping the running config and certificates: {}", tls_error);
+      notify_.Ready(StatusLine());
+      return;
     }
     if (next.workers != config_.workers) {
       spdlog::warn("reload: worker changes take effect at the next restart");
@@ -577,11 +634,33 @@ class Server {
     }
     pool_->Reconfigure(next.engine.merger, ParserOptions(next),
                        next.engine.time == TimeSource::kEvent);
+    // Open connections keep their session; new ones get the new certificate.
+    for (std::size_t i = 0; i < tls_.size() && i < contexts.size(); ++i) {
+      tls_[i]->SetContext(contexts[i]);
+    }
+    tls_contexts_ = std::move(contexts);
     spdlog::set_level(SpdLevel(next.log.level));
     config_ = std::move(next);
     ++*reloads_;
     spdlog::info("reload applied");
     notify_.Ready(StatusLine());
+  }
+
+  // What a reload may change in the inputs: the tls block of a tls input (certificates,
+  // client authentication) applies live; anything else waits for a restart (logged).
+  std::vector<InputConfig> LiveInputs(const std::vector<InputConfig>& next) const {
+    std::vector<InputConfig> live = config_.inputs;
+    std::vector<InputConfig> others = next;
+    for (std::size_t i = 0; i < live.size() && i < others.size(); ++i) {
+      if (live[i].type == InputType::kTls && others[i].type == InputType::kTls) {
+        live[i].tls.tls = others[i].tls.tls;
+        others[i].tls.tls = config_.inputs[i].tls.tls;
+      }
+    }
+    if (others != config_.inputs) {
+      spdlog::warn("reload: input changes other than tls blocks take effect at the next restart");
+    }
+    return live;
   }
 
   void ScheduleStats() {
@@ -649,6 +728,9 @@ class Server {
   std::unique_ptr<WorkerPool> pool_;
   std::vector<std::unique_ptr<UdpListener>> udp_;
   std::vector<std::unique_ptr<TcpListener>> tcp_;
+  std::vector<std::unique_ptr<TlsListener>> tls_;
+  // One per tls input, in input order: the context its listener hands new connections.
+  std::vector<std::shared_ptr<const TlsServerContext>> tls_contexts_;
   std::vector<std::unique_ptr<StreamInput>> streams_;
   std::vector<std::unique_ptr<FileInput>> files_;
   std::vector<std::unique_ptr<UnixListener>> unix_;

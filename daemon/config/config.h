@@ -19,6 +19,7 @@
 #include "daemon/config/options/syslog_sink_options.h"
 #include "daemon/config/options/tcp_input_options.h"
 #include "daemon/config/options/tcp_sink_options.h"
+#include "daemon/config/options/tls_options.h"
 #include "daemon/config/options/udp_input_options.h"
 #include "daemon/config/options/unix_input_options.h"
 #include "daemon/config/options/worker_options.h"
@@ -46,7 +47,7 @@ struct LogConfig {
   bool operator==(const LogConfig&) const = default;
 };
 
-enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile, kUnix, kJournald };
+enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile, kUnix, kJournald, kTls };
 
 // One input: what every type has, and the options of each type. Only the options of `type`
 // are used; the others keep their defaults (validation rejects their keys in JSON).
@@ -60,6 +61,7 @@ struct InputConfig {
   FileInputOptions file;
   UnixInputOptions unix_socket;
   JournaldInputOptions journald;
+  TlsInputOptions tls;
   bool operator==(const InputConfig&) const = default;
 };
 
@@ -96,7 +98,8 @@ struct OutputConfig {
 struct MetricsConfig {
   bool enabled = true;
   std::string address = "127.0.0.1";
-  std::uint16_t port = 9514;  // 0 = ephemeral
+  std::uint16_t port = 9514;                 // 0 = ephemeral
+  std::vector<std::string> allowed_senders;  // CIDR blocks that may scrape; empty = anyone
   bool operator==(const MetricsConfig&) const = default;
 };
 

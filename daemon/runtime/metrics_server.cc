@@ -132,11 +132,14 @@ class MetricsConnection : public std::enable_shared_from_this<MetricsConnection>
 }  // namespace
 
 MetricsServer::MetricsServer(asio::io_context& io, const std::string& address, std::uint16_t port,
-                             const Metrics& metrics)
+                             const Metrics& metrics, SenderAllowList allowed,
+                             Metrics::Counter* refused)
     : acceptor_(io, tcp::endpoint(asio::ip::make_address(address), port)),
       retry_(io),
       metrics_(metrics),
-      reserve_(std::make_shared<Reserve>()) {}
+      reserve_(std::make_shared<Reserve>()),
+      allowed_(std::move(allowed)),
+      refused_(refused) {}
 
 MetricsServer::~MetricsServer() { Stop(); }
 
@@ -159,6 +162,16 @@ void MetricsServer::Accept() {
     if (ec) {
       OnAcceptError(ec);
       return;
+    }
+    if (!allowed_.empty()) {
+      boost::system::error_code rec;
+      const tcp::endpoint remote = socket.remote_endpoint(rec);
+      if (rec || !allowed_.Allows(remote.data())) {
+        if (refused_ != nullptr) refused_->fetch_add(1, std::memory_order_relaxed);
+        socket.close(rec);
+        Accept();
+        return;
+      }
     }
     std::make_shared<MetricsConnection>(std::move(socket), metrics_, handler_, reserve_)->Start();
     Accept();

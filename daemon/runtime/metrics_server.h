@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "daemon/runtime/metrics.h"
+#include "daemon/runtime/sender_allow_list.h"
 
 namespace logfold {
 
@@ -31,9 +32,11 @@ using HttpHandler = std::function<bool(std::string_view target, HttpResponse& re
 class MetricsServer {
  public:
   // Binds address:port (port 0: ephemeral). Throws boost::system::system_error when the
-  // address cannot be bound; the caller reports it and refuses to start.
+  // address cannot be bound; the caller reports it and refuses to start. Connections from
+  // outside `allowed` (empty: anyone) are closed at once and counted in `refused`.
   MetricsServer(boost::asio::io_context& io, const std::string& address, std::uint16_t port,
-                const Metrics& metrics);
+                const Metrics& metrics, SenderAllowList allowed = {},
+                Metrics::Counter* refused = nullptr);
   ~MetricsServer();
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;
@@ -54,6 +57,8 @@ class MetricsServer {
   boost::asio::steady_timer retry_;
   const Metrics& metrics_;
   std::shared_ptr<Reserve> reserve_;  // shared with the connections, which refill it
+  const SenderAllowList allowed_;
+  Metrics::Counter* refused_;
   HttpHandler handler_;
 };
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "daemon/config/units.h"
 #include "pipeline/frame_decoder.h"
@@ -40,6 +41,9 @@ struct TcpInputOptions {
   // No complete message for this long: close; 0: never. Bytes that complete no message
   // (a sender trickling one byte a second) do not keep a connection open.
   TimeUs idle_timeout_us = 5 * kMinute;
+  // CIDR blocks; connections from other addresses are refused and counted in
+  // logfold_senders_refused_total. Empty: any sender.
+  std::vector<std::string> allowed_senders{};
   bool operator==(const TcpInputOptions&) const = default;
 };
 
