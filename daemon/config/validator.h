@@ -140,6 +140,11 @@ class Validator {
                      given + "\", \"url\": ...}");
         return false;
       }
+      if (given == "tls") {  // TLS is a block of the stream outputs, not a type
+        Error(p, reason + "; for TLS give a tcp or syslog output a \"tls\" block (or an http "
+                          "output an https:// url)");
+        return false;
+      }
     }
     std::string_view best;
     std::size_t best_distance = 3;  // suggest only names within two edits

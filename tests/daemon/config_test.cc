@@ -245,7 +245,7 @@ TEST(ConfigErrorTest, EnumTyposGetASuggestion) {
       DocErrors(doc),
       ElementsAre(
           E("inputs[0].type",
-            "must be one of: udp, tcp, stdin, file, unix, journald; did you mean \"udp\"?"),
+            "must be one of: udp, tcp, stdin, file, unix, journald, tls; did you mean \"udp\"?"),
           E("inputs[0].format", "must be one of: syslog, raw, json; did you mean \"syslog\"?"),
           E("outputs[0].type",
             "must be one of: stdout, file, tcp, syslog, http; \"elasticsearch\" is a format of "

@@ -133,19 +133,19 @@ TEST(TlsConfigTest, TlsInputAndTlsOutputsMapAndRoundTrip) {
   std::vector<ConfigError> errors;
   ASSERT_TRUE(ParseConfig(text, c, errors)) << FormatConfigErrors(errors);
   EXPECT_EQ(c.inputs[0].type, InputType::kTls);
-  EXPECT_THAT(c.inputs[0].allowed_senders, ::testing::ElementsAre("10.0.0.0/8", "::1"));
-  EXPECT_EQ(c.inputs[0].handshake_timeout_us, 3 * kSecond);
-  EXPECT_EQ(c.inputs[0].tls.client_auth, TlsClientAuth::kRequired);
-  EXPECT_EQ(c.inputs[0].tls.min_version, TlsMinVersion::kTls13);
-  EXPECT_EQ(c.inputs[0].tls.password_file, "/p");
-  EXPECT_EQ(c.inputs[0].tls.permitted_peers.size(), 2u);
-  EXPECT_THAT(c.inputs[1].allowed_senders, ::testing::ElementsAre("192.168.0.0/16"));
-  EXPECT_TRUE(c.outputs[0].tls.enabled);
-  EXPECT_EQ(c.outputs[0].tls.cert_file, "/c.pem");
-  EXPECT_TRUE(c.outputs[1].tls.enabled);
-  EXPECT_FALSE(c.outputs[1].tls.verify);
-  EXPECT_TRUE(c.outputs[2].tls.enabled) << "https:// alone turns TLS on";
-  EXPECT_TRUE(c.outputs[2].tls.verify);
+  EXPECT_THAT(c.inputs[0].tls.allowed_senders, ::testing::ElementsAre("10.0.0.0/8", "::1"));
+  EXPECT_EQ(c.inputs[0].tls.handshake_timeout_us, 3 * kSecond);
+  EXPECT_EQ(c.inputs[0].tls.tls.client_auth, TlsClientAuth::kRequired);
+  EXPECT_EQ(c.inputs[0].tls.tls.min_version, TlsMinVersion::kTls13);
+  EXPECT_EQ(c.inputs[0].tls.tls.password_file, "/p");
+  EXPECT_EQ(c.inputs[0].tls.tls.permitted_peers.size(), 2u);
+  EXPECT_THAT(c.inputs[1].udp.allowed_senders, ::testing::ElementsAre("192.168.0.0/16"));
+  EXPECT_TRUE(c.outputs[0].syslog.target.tls);
+  EXPECT_EQ(c.outputs[0].syslog.target.tls_options.cert_file, "/c.pem");
+  EXPECT_TRUE(c.outputs[1].http.url.tls);
+  EXPECT_FALSE(c.outputs[1].http.tls.verify);
+  EXPECT_TRUE(c.outputs[2].http.url.tls) << "https:// alone turns TLS on";
+  EXPECT_TRUE(c.outputs[2].http.tls.verify);
   Config again;
   ASSERT_TRUE(ParseConfig(ConfigToJson(c), again, errors)) << FormatConfigErrors(errors);
   EXPECT_EQ(again, c);
@@ -189,7 +189,10 @@ TEST(TlsConfigTest, BadTlsSettingsAreRefusedAtTheirPath) {
               ElementsAre(E("outputs[0].tls", "only allowed when url is https://"),
                           E("outputs[1].tls", "only allowed when protocol is \"tcp\""),
                           E("outputs[2].tls.key_file", "required together with cert_file"),
-                          E("outputs[3].type", "must be one of: stdout, file, tcp, syslog, http")));
+                          E("outputs[3].type",
+                                            "must be one of: stdout, file, tcp, syslog, http; for "
+                                            "TLS give a tcp or syslog output a \"tls\" block (or "
+                                            "an http output an https:// url)")));
 }
 
 }  // namespace
