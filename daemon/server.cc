@@ -31,8 +31,8 @@
 #include "daemon/inputs/tcp_listener.h"
 #include "daemon/inputs/tls_listener.h"
 #include "daemon/inputs/udp_listener.h"
-#include "daemon/outputs/loss_counter.h"
 #include "daemon/inputs/unix_listener.h"
+#include "daemon/outputs/loss_counter.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/memory_budget.h"
 #include "daemon/runtime/metrics.h"
@@ -110,6 +110,16 @@ std::string BuildTlsContexts(const Config& c,
   return "";
 }
 
+// The metrics endpoint's TLS context when it has a "tls" block (null otherwise), reading the
+// files now. Empty on success; else why it failed, naming the file.
+std::string BuildMetricsTls(const MetricsConfig& m, std::shared_ptr<const TlsServerContext>& out) {
+  out.reset();
+  if (!m.enabled || !m.tls) return "";
+  std::string error;
+  out = MakeTlsServerContext(TlsOptions(m.tls_options), error);
+  return out ? "" : "metrics: " + error;
+}
+
 class Server {
  public:
   Server(Config config, std::string config_path)
@@ -146,7 +156,8 @@ class Server {
       po.waiting_inputs.push_back(in.type != InputType::kUdp);
     pool_ = std::make_unique<WorkerPool>(po, Outputs(config_, sinks_), metrics_, budget_.get());
     try {
-      const std::string tls_error = BuildTlsContexts(config_, tls_contexts_);
+      std::string tls_error = BuildTlsContexts(config_, tls_contexts_);
+      if (tls_error.empty()) tls_error = BuildMetricsTls(config_.metrics, metrics_tls_);
       if (!tls_error.empty()) throw std::runtime_error(tls_error);
       StartInputs();
       StartMetricsServer();
@@ -498,14 +509,23 @@ class Server {
         &metrics_.GetCounter("logfold_senders_refused_total",
                              "Connections or datagrams refused by allowed_senders.",
                              "input=\"metrics\",proto=\"http\""));
+    if (metrics_tls_) {
+      metrics_server_->SetTls(metrics_tls_, [this](const std::string& reason) {
+        metrics_
+            .GetCounter("logfold_tls_handshake_failures_total",
+                        "TLS connections refused during the handshake or the permitted-peer check.",
+                        "input=\"metrics\",reason=\"" + reason + "\"")
+            .fetch_add(1, std::memory_order_relaxed);
+      });
+    }
     live_api_ = std::make_unique<LiveApi>(*pool_, metrics_);
     metrics_server_->SetHandler(
         [api = live_api_.get()](std::string_view target, HttpResponse& response) {
           return api->Handle(target, response);
         });
     metrics_server_->Start();
-    spdlog::info("metrics on http://{}:{}/metrics", config_.metrics.address,
-                 metrics_server_->local_port());
+    spdlog::info("metrics on {}://{}:{}/metrics", metrics_tls_ ? "https" : "http",
+                 config_.metrics.address, metrics_server_->local_port());
   }
 
   // Stream inputs (stdin, files) end by themselves; when they were the only inputs, the
@@ -613,8 +633,12 @@ class Server {
     next.inputs = LiveInputs(next.inputs);
     // Certificates, keys and CA bundles are re-read on every reload (rotation keeps the file
     // names); one that does not load refuses the whole reload, so nothing changes.
+    next.metrics = LiveMetrics(next.metrics);
     std::vector<std::shared_ptr<const TlsServerContext>> contexts;
-    if (const std::string tls_error = BuildTlsContexts(next, contexts); !tls_error.empty()) {
+    std::shared_ptr<const TlsServerContext> metrics_tls;
+    std::string tls_error = BuildTlsContexts(next, contexts);
+    if (tls_error.empty()) tls_error = BuildMetricsTls(next.metrics, metrics_tls);
+    if (!tls_error.empty()) {
       ++*reload_failures_;
       spdlog::error("reload refused, keeping the running config and certificates: {}", tls_error);
       notify_.Ready(StatusLine());
@@ -623,10 +647,6 @@ class Server {
     if (next.workers != config_.workers) {
       spdlog::warn("reload: worker changes take effect at the next restart");
       next.workers = config_.workers;
-    }
-    if (next.metrics != config_.metrics) {
-      spdlog::warn("reload: metrics endpoint changes take effect at the next restart");
-      next.metrics = config_.metrics;
     }
     if (next.outputs != config_.outputs && !ReplaceSinks(next)) {
       notify_.Ready(StatusLine());
@@ -639,11 +659,28 @@ class Server {
       tls_[i]->SetContext(contexts[i]);
     }
     tls_contexts_ = std::move(contexts);
+    if (metrics_server_ && metrics_tls) metrics_server_->SetTls(metrics_tls);
+    metrics_tls_ = std::move(metrics_tls);
     spdlog::set_level(SpdLevel(next.log.level));
     config_ = std::move(next);
     ++*reloads_;
     spdlog::info("reload applied");
     notify_.Ready(StatusLine());
+  }
+
+  // What a reload may change in the metrics endpoint: its tls block (certificate rotation,
+  // client authentication) while it is HTTPS; anything else waits for a restart (logged).
+  MetricsConfig LiveMetrics(const MetricsConfig& next) const {
+    MetricsConfig live = config_.metrics;
+    MetricsConfig other = next;
+    if (live.tls && other.tls) {
+      live.tls_options = other.tls_options;
+      other.tls_options = config_.metrics.tls_options;
+    }
+    if (other != config_.metrics) {
+      spdlog::warn("reload: metrics endpoint changes take effect at the next restart");
+    }
+    return live;
   }
 
   // What a reload may change in the inputs: the tls block of a tls input (certificates,
@@ -731,6 +768,7 @@ class Server {
   std::vector<std::unique_ptr<TlsListener>> tls_;
   // One per tls input, in input order: the context its listener hands new connections.
   std::vector<std::shared_ptr<const TlsServerContext>> tls_contexts_;
+  std::shared_ptr<const TlsServerContext> metrics_tls_;  // null: the endpoint is plain HTTP
   std::vector<std::unique_ptr<StreamInput>> streams_;
   std::vector<std::unique_ptr<FileInput>> files_;
   std::vector<std::unique_ptr<UnixListener>> unix_;

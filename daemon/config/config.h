@@ -100,6 +100,8 @@ struct MetricsConfig {
   std::string address = "127.0.0.1";
   std::uint16_t port = 9514;                 // 0 = ephemeral
   std::vector<std::string> allowed_senders;  // CIDR blocks that may scrape; empty = anyone
+  bool tls = false;  // a "tls" block was given: the endpoint (and the live view) is HTTPS
+  TlsServerConfig tls_options{};
   bool operator==(const MetricsConfig&) const = default;
 };
 

@@ -9,6 +9,7 @@ namespace logfold {
 namespace {
 
 using config_internal::Json;
+using config_internal::kClientAuths;
 using config_internal::kFsyncPolicies;
 using config_internal::kHttpCompressions;
 using config_internal::kHttpFormats;
@@ -18,13 +19,12 @@ using config_internal::kLogLevels;
 using config_internal::kModes;
 using config_internal::kOutputTypes;
 using config_internal::kReadFroms;
-using config_internal::kClientAuths;
-using config_internal::kTlsVersions;
 using config_internal::kScopeFields;
 using config_internal::kSyslogFramings;
 using config_internal::kSyslogProtocols;
 using config_internal::kTcpFramings;
 using config_internal::kTimeSources;
+using config_internal::kTlsVersions;
 using config_internal::kUnixSocketTypes;
 using config_internal::kWhenFull;
 using config_internal::NameOf;
@@ -259,6 +259,7 @@ std::string ConfigToJson(const Config& config) {
   root["metrics"]["address"] = config.metrics.address;
   root["metrics"]["port"] = config.metrics.port;
   root["metrics"]["allowed_senders"] = config.metrics.allowed_senders;
+  if (config.metrics.tls) root["metrics"]["tls"] = TlsServerToJson(config.metrics.tls_options);
   return root.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

@@ -357,9 +357,7 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
            [&](const Json& j, const std::string& p) { Bool(j, p, in.tcp.nul_terminator); }, false,
            only_for({InputType::kTcp})},
           {"max_connections",
-           [&](const Json& j, const std::string& p) {
-             Integer(j, p, 1, 65535, max_connections);
-           },
+           [&](const Json& j, const std::string& p) { Integer(j, p, 1, 65535, max_connections); },
            false, only_for({InputType::kTcp, InputType::kTls})},
           {"max_connections_per_source",
            [&](const Json& j, const std::string& p) {
@@ -605,6 +603,11 @@ void Validator::Metrics(const Json& v, const std::string& path, MetricsConfig& m
             [&](const Json& j, const std::string& p) { Integer(j, p, 0, 65535, metrics.port); }},
            {"allowed_senders",
             [&](const Json& j, const std::string& p) { Cidrs(j, p, metrics.allowed_senders); }},
+           {"tls",
+            [&](const Json& j, const std::string& p) {
+              metrics.tls = true;
+              TlsInput(j, p, metrics.tls_options);
+            }},
        });
 }
 
@@ -630,12 +633,11 @@ void Validator::Limits(const Json& v, const std::string& path, LimitsConfig& lim
 }
 
 void Validator::TlsInput(const Json& v, const std::string& path, TlsServerConfig& t) {
-  const std::optional<TlsClientAuth> auth = v.is_object() && Has(v, "client_auth")
-                                             ? Peek(v, "client_auth", kClientAuths)
-                                             : t.client_auth;
+  const std::optional<TlsClientAuth> auth =
+      v.is_object() && Has(v, "client_auth") ? Peek(v, "client_auth", kClientAuths) : t.client_auth;
   const std::string peers_rule =
       auth == TlsClientAuth::kNone ? "only allowed when client_auth is \"optional\" or \"required\""
-                                : "";
+                                   : "";
   bool pinned = false;  // a fingerprint in permitted_peers vouches without a CA
   Walk(v, path,
        {

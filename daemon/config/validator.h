@@ -141,8 +141,9 @@ class Validator {
         return false;
       }
       if (given == "tls") {  // TLS is a block of the stream outputs, not a type
-        Error(p, reason + "; for TLS give a tcp or syslog output a \"tls\" block (or an http "
-                          "output an https:// url)");
+        Error(p, reason +
+                     "; for TLS give a tcp or syslog output a \"tls\" block (or an http "
+                     "output an https:// url)");
         return false;
       }
     }

@@ -244,8 +244,7 @@ void TlsListener::Impl::Open() {
   acceptor.listen(asio::socket_base::max_listen_connections);
   port = acceptor.local_endpoint().port();
   spdlog::info("input {}: tls listening on port {} (max {} connections{})", name, port,
-               options.max_connections,
-               allowed_senders.empty() ? "" : ", allowed senders only");
+               options.max_connections, allowed_senders.empty() ? "" : ", allowed senders only");
 }
 
 void TlsListener::Impl::DoAccept() {
@@ -408,18 +407,7 @@ void TlsListener::Connection::OnHandshake(const boost::system::error_code& ec) {
 }
 
 bool TlsListener::Connection::PeerPermitted(std::string& why) {
-  if (context_->client_auth == ClientAuth::kNone) return true;
-  X509* cert = SSL_get1_peer_certificate(stream_.native_handle());
-  if (cert == nullptr) return true;  // optional, and none offered (required failed earlier)
-  const std::vector<std::string> names = CertificateNames(cert);
-  const bool ok = context_->permitted.Permits(names, CertificateFingerprint(cert));
-  X509_free(cert);
-  if (!ok) {
-    why = "certificate names [";
-    for (std::size_t i = 0; i < names.size(); ++i) why += (i ? ", " : "") + names[i];
-    why += "] match no permitted_peers entry";
-  }
-  return ok;
+  return logfold::PeerPermitted(*context_, stream_.native_handle(), why);
 }
 
 void TlsListener::Connection::StopReading() {

@@ -11,11 +11,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
 #include "daemon/runtime/metrics.h"
 #include "daemon/runtime/sender_allow_list.h"
+#include "daemon/runtime/tls_context.h"
 
 namespace logfold {
 
@@ -43,6 +45,13 @@ class MetricsServer {
 
   // Serves other paths than /metrics and /healthz; set before Start.
   void SetHandler(HttpHandler handler) { handler_ = std::move(handler); }
+
+  // Called with a reason (as logfold_tls_handshake_failures_total's) for each refused client.
+  using TlsFailed = std::function<void(const std::string& reason)>;
+  // HTTPS with `context` (null: plain HTTP). Set before Start, and again on a reload: open
+  // connections keep their session, new ones use the new certificate. on_failure is kept
+  // when empty.
+  void SetTls(std::shared_ptr<const TlsServerContext> context, TlsFailed on_failure = {});
   void Start();
   void Stop();
   std::uint16_t local_port() const;
@@ -60,6 +69,9 @@ class MetricsServer {
   const SenderAllowList allowed_;
   Metrics::Counter* refused_;
   HttpHandler handler_;
+  std::mutex tls_mu_;  // SetTls (a reload) against the accept handler
+  std::shared_ptr<const TlsServerContext> tls_;
+  TlsFailed on_tls_failure_;
 };
 
 }  // namespace logfold

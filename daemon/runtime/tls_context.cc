@@ -239,4 +239,19 @@ TlsFailure ClassifyTlsFailure(const boost::system::error_code& ec, SSL* ssl) {
   return f;
 }
 
+bool PeerPermitted(const TlsServerContext& context, SSL* ssl, std::string& why) {
+  if (context.client_auth == ClientAuth::kNone) return true;
+  X509* cert = SSL_get1_peer_certificate(ssl);
+  if (cert == nullptr) return true;  // optional, and none offered (required failed earlier)
+  const std::vector<std::string> names = CertificateNames(cert);
+  const bool ok = context.permitted.Permits(names, CertificateFingerprint(cert));
+  X509_free(cert);
+  if (!ok) {
+    why = "certificate names [";
+    for (std::size_t i = 0; i < names.size(); ++i) why += (i ? ", " : "") + names[i];
+    why += "] match no permitted_peers entry";
+  }
+  return ok;
+}
+
 }  // namespace logfold

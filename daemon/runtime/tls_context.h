@@ -38,6 +38,10 @@ bool PrepareTlsClient(SSL* ssl, const std::string& host, bool verify, std::strin
 std::vector<std::string> CertificateNames(X509* cert);
 Sha256 CertificateFingerprint(X509* cert);
 
+// After a completed server handshake: whether the client's certificate (if it sent one) is
+// admitted by context.permitted. When not, `why` lists the names the certificate carries.
+bool PeerPermitted(const TlsServerContext& context, SSL* ssl, std::string& why);
+
 // A bounded label for logfold_tls_handshake_failures_total{reason} and a readable detail for
 // the log line, from a failed handshake's error and the connection's verify result.
 struct TlsFailure {

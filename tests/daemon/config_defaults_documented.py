@@ -24,6 +24,8 @@ SOURCE = {
         {"name": "fm", "type": "file", "path": "/nonexistent/m.log", "multiline_start": "^x"},
         {"name": "x", "type": "unix", "path": "/nonexistent/log.sock"},
         {"name": "j", "type": "journald"},
+        {"name": "l", "type": "tls", "port": 3,
+         "tls": {"cert_file": "/nonexistent/c.pem", "key_file": "/nonexistent/k.pem"}},
     ],
     "outputs": [
         {"name": "o", "type": "stdout"},
@@ -33,6 +35,7 @@ SOURCE = {
          "when_full": "drop"},
         {"name": "t", "type": "tcp", "address": "collector", "port": 1},
         {"name": "s", "type": "syslog", "address": "relay", "port": 1},
+        {"name": "st", "type": "syslog", "address": "relay", "port": 2, "tls": {}},
         {"name": "ch", "type": "http", "url": "http://ch:8123/", "format": "clickhouse",
          "table": "t"},
         {"name": "lk", "type": "http", "url": "http://loki:3100/", "format": "loki"},
@@ -44,9 +47,10 @@ SOURCE = {
 SECTIONS = {
     ("log", None): ("log", None),
     ("inputs", "Keys for every input type"): ("inputs", None),
-    ("inputs", "udp and tcp"): ("inputs", {"udp", "tcp"}),
+    ("inputs", "udp, tcp and tls"): ("inputs", {"udp", "tcp", "tls"}),
     ("inputs", "udp only"): ("inputs", {"udp"}),
-    ("inputs", "tcp only"): ("inputs", {"tcp"}),
+    ("inputs", "tcp and tls"): ("inputs", {"tcp", "tls"}),
+    ("inputs", "tls only"): ("inputs", {"tls"}),
     ("inputs", "file only"): ("inputs", {"file"}),
     ("inputs", "unix only"): ("inputs", {"unix"}),
     ("inputs", "journald only"): ("inputs", {"journald"}),
@@ -57,6 +61,7 @@ SECTIONS = {
     ("outputs", "tcp"): ("outputs", {"tcp"}),
     ("outputs", "syslog"): ("outputs", {"syslog"}),
     ("outputs", "http"): ("outputs", {"http"}),
+    ("outputs", "TLS on outputs"): ("outputs", {"syslog"}),
     ("metrics", None): ("metrics", None),
     ("limits", None): ("limits", None),
 }
@@ -130,6 +135,9 @@ def main():
                        if types is None or e["type"] in types]
         compared = 0
         for entry, source in entries:
+            # Keys of a "tls" object are documented in the same section as the key itself.
+            if key not in entry and isinstance(entry.get("tls"), dict):
+                entry, source = entry["tls"], source.get("tls", {})
             if key in source or key not in entry:
                 continue
             compared += 1

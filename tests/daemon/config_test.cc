@@ -656,10 +656,11 @@ TEST(ConfigErrorTest, InvalidTypeStillValidatesTheOtherKeys) {
       Errors(R"({"inputs": [{"name": "x", "type": "sctp", "port": 99999,
                                      "path": ""}],
                          "outputs": [{"name": "o", "type": "stdout"}]})"),
-      ElementsAre(E("inputs[0].type",
-                    "must be one of: udp, tcp, stdin, file, unix, journald, tls; did you mean \"tcp\"?"),
-                  E("inputs[0].port", "must be between 0 and 65535, got 99999"),
-                  E("inputs[0].path", "must not be empty")));
+      ElementsAre(
+          E("inputs[0].type",
+            "must be one of: udp, tcp, stdin, file, unix, journald, tls; did you mean \"tcp\"?"),
+          E("inputs[0].port", "must be between 0 and 65535, got 99999"),
+          E("inputs[0].path", "must not be empty")));
 }
 
 TEST(ConfigErrorTest, NamesAddressesAndStrings) {
