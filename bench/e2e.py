@@ -16,6 +16,9 @@ Parts:
            processed and the file output holds no unwritten bytes; of an rsyslog run: the last
            growth of its output file (polled every 20 ms, idle for 1 s with every line in).
   scaling  the same TCP run with logfold workers.threads = 1 and 2.
+  relp     the corpus over RELP (syslog_replay relp, --relp-window frames in flight) into
+           logfold's relp input, beside the same corpus over TCP into its tcp input in each
+           run: ingest lines/s of each (RELP until the last acknowledgement) and their ratio.
   udp      fixed offered rates (--udp-rates), one datagram per line: loss for logfold (its
            output accounting, receive and queue-drop counters) and rsyslog (lines in its file),
            with the kernel's UDP RcvbufErrors delta (system-wide) and logfold's own count of
@@ -220,7 +223,7 @@ class Logfold(Server):
         wait_for(lambda: self.check_alive() or bound(self.metrics_port, "tcp"), 15,
                  "logfold's metrics endpoint")
         for i in inputs:
-            proto = "udp" if i["type"] == "udp" else "tcp"  # tls listens on TCP
+            proto = "udp" if i["type"] == "udp" else "tcp"  # tls and relp listen on TCP
             wait_for(lambda: self.check_alive() or bound(i["port"], proto), 15,
                      "logfold's %s input" % i["type"])
 
@@ -358,6 +361,33 @@ def tcp_logfold(a, corpus, workdir, threads=0):
                 lines_per_cpu_s=sent["lines"] / max(usage["cpu_s"], 0.01),
                 loss=sent["lines"] - accounted,
                 output_bytes=os.path.getsize(server.events))
+
+
+def relp_logfold(a, corpus, workdir):
+    """tcp_logfold's run with the relp input and syslog_replay's relp mode."""
+    port = free_port()
+    server = Logfold(a.logfold, workdir,
+                     [{"name": "relp", "type": "relp", "address": "127.0.0.1", "port": port}])
+    try:
+        sent = run_client(a.replay, ["relp", "--port", str(port), "--window",
+                                     str(a.relp_window), corpus])
+
+        def done():
+            server.check_alive()
+            m = server.metrics()
+            return (m.get("logfold_lines_processed_total", 0) >= sent["lines"]
+                    and m.get("logfold_sink_buffered_bytes", 0) == 0)
+        wait_for(done, 600, "logfold to process every line")
+        end = time.monotonic()
+        usage = server.usage()
+    finally:
+        server.stop()
+    accounted = server.accounted()
+    secs = end - sent["start"]
+    return dict(usage, lines=sent["lines"], seconds=secs, lines_per_s=sent["lines"] / secs,
+                acked_lines_per_s=sent["lines_per_s"], accounted=accounted,
+                lines_per_cpu_s=sent["lines"] / max(usage["cpu_s"], 0.01),
+                loss=sent["lines"] - accounted)
 
 
 def tcp_rsyslog(a, corpus, workdir):
@@ -550,6 +580,8 @@ def main():
     ap.add_argument("--runs", type=int, default=None, help="runs per case (3; --quick: 1)")
     ap.add_argument("--lines", type=int, default=None, help="corpus lines (1M; --quick: 20k)")
     ap.add_argument("--parts", default="tcp,scaling,udp,latency,memory")
+    ap.add_argument("--relp-window", type=int, default=1024,
+                    help="relp part: frames the client keeps in flight (1024)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"),
                     help="build directory holding logfold and syslog_replay")
     ap.add_argument("--logfold", help="logfold binary (default: BUILD/logfold)")
@@ -666,6 +698,31 @@ def main():
             print_table("Scaling: logfold workers.threads, TCP, medians of %d" % runs,
                         ["workers", "lines/s", "CPU s", "lines/CPU-s", "peak RSS MiB",
                          "lines/s per run"], table)
+
+        if "relp" in parts:
+            tcp_rows, relp_rows = [], []
+            for i in range(runs):
+                log("relp run %d/%d: tcp, then relp" % (i + 1, runs))
+                tcp_rows.append(tcp_logfold(a, corpus, workdir))
+                relp_rows.append(relp_logfold(a, corpus, workdir))
+            raw["relp"] = {"tcp": tcp_rows, "relp": relp_rows}
+            table = []
+            for name, rows in (("tcp", tcp_rows), ("relp", relp_rows)):
+                s = summarize(rows, ["lines_per_s", "cpu_s", "lines_per_cpu_s", "peak_rss_mib"])
+                table.append([name, fmt(s["lines_per_s"]), fmt(s["cpu_s"], "%.2f"),
+                              fmt(s["lines_per_cpu_s"]), fmt(s["peak_rss_mib"], "%.1f"),
+                              " / ".join(str(r["loss"]) for r in rows),
+                              ", ".join("%.0f" % r["lines_per_s"] for r in rows)])
+            ratio = median([r["lines_per_s"] / t["lines_per_s"]
+                            for t, r in zip(tcp_rows, relp_rows)])
+            table.append(["**relp/tcp**", "**%.2f**" % ratio, "", "", "", "", ""])
+            print_table("Ingest: TCP vs RELP (window %d) -> logfold -> file, %d lines, medians "
+                        "of %d" % (a.relp_window, lines, runs),
+                        ["input", "lines/s", "CPU s", "lines/CPU-s", "peak RSS MiB",
+                         "loss per run", "lines/s per run"], table)
+            for r in tcp_rows + relp_rows:
+                if r["loss"] != 0:
+                    failures.append("relp part: a run lost %d lines" % r["loss"])
 
         if "udp" in parts:
             lf, rs = {}, {}

@@ -31,6 +31,8 @@ const char kUsage[] =
     "usage: syslog_replay MODE [options] CORPUS\n"
     "  tcp    send the corpus over TCP as fast as possible\n"
     "         --framing newline|octet (newline)  --connections N (1)  --chunk BYTES (262144)\n"
+    "  relp   send the corpus as RELP syslog frames, each acknowledged by the server; the\n"
+    "         time runs until the last acknowledgement. --window N (1024: frames in flight)\n"
     "  udp    one datagram per line (no newline), sendmmsg batches\n"
     "         --rate LINES_PER_S (0: unlimited)  --batch N (256, at most 1024)\n"
     "         --sockets N (1; each its own sender thread with 1/N of the lines and rate)\n"
@@ -76,8 +78,9 @@ struct Options {
   double rate = -1;  // -1: mode default
   int sockets = 1;
   int batch = 256;
-  std::uint64_t lines = 0;   // 0: the corpus once
-  std::uint64_t offset = 0;  // first line sent (cycled corpus)
+  std::size_t window = 1024;  // relp: frames sent and not yet acknowledged at most
+  std::uint64_t lines = 0;    // 0: the corpus once
+  std::uint64_t offset = 0;   // first line sent (cycled corpus)
   double marker_rate = 200;
   double seconds = 10;
   int listen_port = -1;
@@ -88,7 +91,9 @@ Options ParseOptions(int argc, char** argv) {
   if (argc < 2) Die(std::string("missing mode\n") + kUsage);
   Options o;
   o.mode = argv[1];
-  if (o.mode != "tcp" && o.mode != "udp" && o.mode != "probe") Die("unknown mode " + o.mode);
+  if (o.mode != "tcp" && o.mode != "udp" && o.mode != "probe" && o.mode != "relp") {
+    Die("unknown mode " + o.mode);
+  }
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--", 0) != 0) {
@@ -120,6 +125,8 @@ Options ParseOptions(int argc, char** argv) {
       o.rate = need_number();
     } else if (arg == "--sockets") {
       o.sockets = std::max(1, static_cast<int>(need_number()));
+    } else if (arg == "--window") {
+      o.window = std::max<std::size_t>(1, static_cast<std::size_t>(need_number()));
     } else if (arg == "--batch") {
       o.batch = std::clamp(static_cast<int>(need_number()), 1, 1024);
     } else if (arg == "--lines") {
@@ -277,6 +284,88 @@ void PrintResult(const char* mode, std::uint64_t lines, std::uint64_t bytes, dou
   std::fflush(stdout);
 }
 
+// Reads from `s` until at least `want` more RELP response frames ("TXNR rsp LEN DATA LF") are
+// complete, and returns how many were (every complete one buffered counts), carrying partial
+// frames over in `in`. Only the frame structure is checked: the server acknowledges each
+// syslog frame with "200 OK".
+std::size_t ReadResponses(int s, std::string& in, std::size_t want) {
+  std::size_t got = 0;
+  char buf[64 * 1024];
+  while (got < want) {
+    // Complete frames already buffered.
+    std::size_t pos = 0;
+    for (;;) {
+      const std::size_t sp1 = in.find(' ', pos);
+      const std::size_t sp2 = sp1 == std::string::npos ? sp1 : in.find(' ', sp1 + 1);
+      if (sp2 == std::string::npos) break;
+      char* end = nullptr;
+      const unsigned long len = std::strtoul(in.c_str() + sp2 + 1, &end, 10);
+      const std::size_t header = static_cast<std::size_t>(end - in.c_str());
+      if (header >= in.size()) break;
+      const std::size_t frame_end = header + (len > 0 ? 1 + len : 0) + 1;
+      if (in.size() < frame_end) break;
+      if (in.compare(sp1 + 1, sp2 - sp1 - 1, "rsp") == 0) {
+        if (in.compare(header + 1, 3, "200") != 0) Die("relp: server refused a frame");
+        ++got;
+      }
+      pos = frame_end;
+    }
+    in.erase(0, pos);
+    if (got >= want) break;
+    const ssize_t n = recv(s, buf, sizeof buf, 0);
+    if (n == 0) Die("relp: server closed the session");
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      DieErrno("relp: recv");
+    }
+    in.append(buf, static_cast<std::size_t>(n));
+  }
+  return got;
+}
+
+int RunRelp(const Options& o, const Corpus& c) {
+  const std::uint64_t total = o.lines ? o.lines : c.line_count();
+  // Every frame built before the clock starts: "TXNR syslog LEN MSG\n", txnr 2.. (1: open).
+  std::string wire;
+  std::vector<std::size_t> ends;
+  ends.reserve(static_cast<std::size_t>(total));
+  std::uint64_t bytes = 0;
+  for (std::uint64_t i = 0; i < total; ++i) {
+    const std::string_view line = c.line(static_cast<std::size_t>((o.offset + i) % c.line_count()));
+    wire += std::to_string(i % 999'999'998 + 2);
+    wire += " syslog ";
+    wire += std::to_string(line.size());
+    wire += ' ';
+    wire += line;
+    wire += '\n';
+    bytes += line.size();
+    ends.push_back(wire.size());
+  }
+  const int s = ConnectTcp(Address(o.host, o.port), Now() + o.timeout);
+  const std::string offers = "relp_version=0\nrelp_software=syslog_replay\ncommands=syslog";
+  WriteAll(s, "1 open " + std::to_string(offers.size()) + " " + offers + "\n");
+  std::string in;
+  ReadResponses(s, in, 1);
+  const double start = Now();
+  std::size_t sent = 0, acked = 0, at = 0;
+  while (acked < total) {
+    // Fill the window, then wait for acknowledgements: each one makes room for another frame.
+    const std::size_t upto =
+        std::min<std::size_t>(static_cast<std::size_t>(total), acked + o.window);
+    if (sent < upto) {
+      WriteAll(s, std::string_view(wire).substr(at, ends[upto - 1] - at));
+      at = ends[upto - 1];
+      sent = upto;
+    }
+    acked += ReadResponses(s, in, 1);
+  }
+  const double seconds = Now() - start;
+  WriteAll(s, std::to_string(total % 999'999'998 + 2) + " close 0\n");
+  close(s);
+  PrintResult("relp", total, bytes, start, seconds, ",\"window\":" + std::to_string(o.window));
+  return 0;
+}
+
 int RunTcp(const Options& o, const Corpus& c) {
   const std::uint64_t total = o.lines ? o.lines : c.line_count();
   const auto to = Address(o.host, o.port);
@@ -348,7 +437,8 @@ struct UdpSender {
     while (sent < count) {
       // Slot of the next line in the prebuilt arrays, and how many follow it without wrapping.
       const std::size_t at = static_cast<std::size_t>(sent % span);
-      const std::size_t chunk = std::min({batch, span - at, static_cast<std::size_t>(count - sent)});
+      const std::size_t chunk =
+          std::min({batch, span - at, static_cast<std::size_t>(count - sent)});
       std::size_t done = 0;
       while (done < chunk) {
         const int k = sendmmsg(s, msgs.data() + at + done, static_cast<unsigned>(chunk - done), 0);
@@ -591,5 +681,6 @@ int main(int argc, char** argv) {
   const Corpus corpus(o.corpus);
   if (o.mode == "tcp") return RunTcp(o, corpus);
   if (o.mode == "udp") return RunUdp(o, corpus);
+  if (o.mode == "relp") return RunRelp(o, corpus);
   return Probe(o, corpus).Run();
 }

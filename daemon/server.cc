@@ -27,6 +27,7 @@
 #include "daemon/config/config.h"
 #include "daemon/inputs/file_input.h"
 #include "daemon/inputs/journald_input.h"
+#include "daemon/inputs/relp_listener.h"
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
 #include "daemon/inputs/tls_listener.h"
@@ -173,6 +174,7 @@ class Server {
     for (auto& f : files_) f->Start();
     for (auto& u : unix_) u->Start();
     for (auto& j : journals_) j->Start();
+    for (auto& r : relp_) r->Start();
     WaitSignal();
     ScheduleStats();
     ScheduleWatchdog();
@@ -209,6 +211,7 @@ class Server {
     files_.clear();
     unix_.clear();
     journals_.clear();
+    relp_.clear();
     // Sinks a reload replaced hand what they hold to their successors while those still
     // accept; each is bounded by its own drain deadline and this flag.
     retire_stop_->store(true);
@@ -249,7 +252,8 @@ class Server {
                                                  const std::vector<std::shared_ptr<Sink>>& sinks) {
     std::vector<WorkerPool::Output> v;
     for (std::size_t i = 0; i < sinks.size(); ++i) {
-      v.push_back(WorkerPool::Output{sinks[i].get(), c.outputs[i].sink});
+      v.push_back(
+          WorkerPool::Output{sinks[i].get(), c.outputs[i].sink, c.outputs[i].syslog.app_name});
     }
     return v;
   }
@@ -411,6 +415,11 @@ class Server {
   // "input \"syslog-tcp\" (tcp 127.0.0.1:514)": which input failed, and where it listens.
   static std::string InputLabel(const InputConfig& in) {
     std::string label = "input \"" + in.name + "\"";
+    if (in.type == InputType::kRelp) {
+      const bool v6 = in.relp.address.find(':') != std::string::npos;
+      return label + " (relp " + (v6 ? "[" + in.relp.address + "]" : in.relp.address) + ":" +
+             std::to_string(in.relp.port) + ")";
+    }
     if (in.type != InputType::kUdp && in.type != InputType::kTcp) return label;
     const bool udp = in.type == InputType::kUdp;
     const std::string& socket_name = udp ? in.udp.socket_name : in.tcp.socket_name;
@@ -474,6 +483,10 @@ class Server {
             std::make_unique<UnixListener>(id, in.name, in.unix_socket, *pool_, metrics_));
         break;
       }
+      case InputType::kRelp: {
+        relp_.push_back(std::make_unique<RelpListener>(id, in.name, in.relp, *pool_, metrics_));
+        break;
+      }
       case InputType::kJournald: {
         journals_.push_back(
             std::make_unique<JournaldInput>(id, in.name, in.journald, *pool_, metrics_));
@@ -535,7 +548,7 @@ class Server {
       if (!s->finished()) return;
     }
     if (udp_.empty() && tcp_.empty() && tls_.empty() && files_.empty() && unix_.empty() &&
-        journals_.empty()) {
+        journals_.empty() && relp_.empty()) {
       BeginShutdown();
     }
   }
@@ -593,16 +606,18 @@ class Server {
 
   // Inputs with their own threads: each stops at its next read or wait and is joined, so
   // that nothing more reaches the queues once the io thread ends. What they read and did not
-  // deliver is not lost: files and the journal did not save its position, and a local socket
-  // that is closed rejects further writes.
+  // deliver is not lost: files and the journal did not save its position, a local socket
+  // that is closed rejects further writes, and a RELP sender keeps what was not acknowledged.
   void StopOwnThreadInputs() {
     for (auto& s : streams_) s->Stop();
     for (auto& f : files_) f->Stop();
     for (auto& u : unix_) u->Stop();
     for (auto& j : journals_) j->Stop();
+    for (auto& r : relp_) r->Stop();
     for (auto& f : files_) f->Join();
     for (auto& u : unix_) u->Join();
     for (auto& j : journals_) j->Join();
+    for (auto& r : relp_) r->Join();
   }
 
   void StopInputsNow() {
@@ -631,9 +646,9 @@ class Server {
       return;
     }
     next.inputs = LiveInputs(next.inputs);
+    next.metrics = LiveMetrics(next.metrics);
     // Certificates, keys and CA bundles are re-read on every reload (rotation keeps the file
     // names); one that does not load refuses the whole reload, so nothing changes.
-    next.metrics = LiveMetrics(next.metrics);
     std::vector<std::shared_ptr<const TlsServerContext>> contexts;
     std::shared_ptr<const TlsServerContext> metrics_tls;
     std::string tls_error = BuildTlsContexts(next, contexts);
@@ -773,6 +788,7 @@ class Server {
   std::vector<std::unique_ptr<FileInput>> files_;
   std::vector<std::unique_ptr<UnixListener>> unix_;
   std::vector<std::unique_ptr<JournaldInput>> journals_;
+  std::vector<std::unique_ptr<RelpListener>> relp_;
   std::unique_ptr<MetricsServer> metrics_server_;
   std::unique_ptr<LiveApi> live_api_;  // serves the metrics listener's live view
   std::thread io_thread_;

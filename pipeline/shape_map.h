@@ -1,6 +1,7 @@
-// ShapeMap: the merger's exact-shape table, a flat open-addressing map from 64-bit shape keys
-// to group slots. One probe of one contiguous array per lookup, instead of a node-based
-// hash map's bucket array plus a node per entry (two cache misses on every line).
+// FlatMap64: a flat open-addressing map from 64-bit keys to small values (linear probing,
+// backward-shift deletion). One probe of one contiguous array per lookup, instead of a
+// node-based hash map's bucket array plus a node per entry. ShapeMap, the merger's exact-shape
+// table (shape key -> group slot), and GroupIndex's scope table are instances.
 #ifndef LOGFOLD_PIPELINE_SHAPE_MAP_H_
 #define LOGFOLD_PIPELINE_SHAPE_MAP_H_
 
@@ -10,52 +11,63 @@
 
 namespace logfold {
 
-class ShapeMap {
- public:
-  static constexpr std::uint32_t kAbsent = UINT32_MAX;  // also marks an empty entry
+// Keys that are hash outputs already (XXH3): their low bits are uniform, so they are the home.
+struct KeyIsHome {
+  std::size_t operator()(std::uint64_t key) const { return static_cast<std::size_t>(key); }
+};
 
-  // The slot stored for `key`, or kAbsent.
-  std::uint32_t Find(std::uint64_t key) const {
+// Maps to Value (a slot number, a pointer); kAbsentValue is never stored and marks an empty
+// entry. HomeOf spreads keys over the table (masked to its size). The table starts at
+// kMinCapacity entries (a power of two) and doubles at half load.
+template <typename Value, Value kAbsentValue, typename HomeOf = KeyIsHome,
+          std::size_t kMinCapacity = 64>
+class FlatMap64 {
+ public:
+  static constexpr Value kAbsent = kAbsentValue;
+  static_assert((kMinCapacity & (kMinCapacity - 1)) == 0, "a power of two");
+
+  // The value stored for `key`, or kAbsent.
+  Value Find(std::uint64_t key) const {
     if (entries_.empty()) return kAbsent;
     for (std::size_t i = Home(key);; i = (i + 1) & mask_) {
       const Entry& e = entries_[i];
-      if (e.slot == kAbsent) return kAbsent;
-      if (e.key == key) return e.slot;
+      if (e.value == kAbsent) return kAbsent;
+      if (e.key == key) return e.value;
     }
   }
 
-  // Maps `key` to `slot` (slot != kAbsent), replacing what it mapped to.
-  void Set(std::uint64_t key, std::uint32_t slot) {
+  // Maps `key` to `value` (!= kAbsent), replacing what it mapped to.
+  void Set(std::uint64_t key, Value value) {
     if ((size_ + 1) * 2 > entries_.size()) Grow();
     for (std::size_t i = Home(key);; i = (i + 1) & mask_) {
       Entry& e = entries_[i];
-      if (e.slot == kAbsent) {
-        e = {key, slot};
+      if (e.value == kAbsent) {
+        e = {key, value};
         ++size_;
         return;
       }
       if (e.key == key) {
-        e.slot = slot;
+        e.value = value;
         return;
       }
     }
   }
 
-  // Removes `key` if it maps to `slot`.
-  void EraseIf(std::uint64_t key, std::uint32_t slot) {
+  // Removes `key` if it maps to `value`.
+  void EraseIf(std::uint64_t key, Value value) {
     if (entries_.empty()) return;
     std::size_t i = Home(key);
     for (;; i = (i + 1) & mask_) {
       const Entry& e = entries_[i];
-      if (e.slot == kAbsent) return;
+      if (e.value == kAbsent) return;
       if (e.key == key) break;
     }
-    if (entries_[i].slot != slot) return;
+    if (entries_[i].value != value) return;
     // Backward-shift deletion: move later entries of the probe run into the hole, so no
     // tombstones accumulate and lookups stay short.
     for (std::size_t j = (i + 1) & mask_;; j = (j + 1) & mask_) {
       const Entry& e = entries_[j];
-      if (e.slot == kAbsent) break;
+      if (e.value == kAbsent) break;
       const std::size_t home = Home(e.key);
       // e may move to the hole at i unless its home lies cyclically in (i, j].
       const bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
@@ -63,8 +75,23 @@ class ShapeMap {
       entries_[i] = e;
       i = j;
     }
-    entries_[i].slot = kAbsent;
+    entries_[i].value = kAbsent;
     --size_;
+  }
+
+  // Calls fn(key, value) for every entry, in table order.
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    for (const Entry& e : entries_) {
+      if (e.value != kAbsent) fn(e.key, e.value);
+    }
+  }
+
+  // Removes every entry and releases the table.
+  void Clear() {
+    std::vector<Entry>().swap(entries_);
+    mask_ = 0;
+    size_ = 0;
   }
 
   std::size_t size() const { return size_; }
@@ -73,20 +100,19 @@ class ShapeMap {
  private:
   struct Entry {
     std::uint64_t key = 0;
-    std::uint32_t slot = kAbsent;
+    Value value = kAbsent;
   };
 
-  // Shape keys are XXH3 outputs, so their low bits are already uniform.
-  std::size_t Home(std::uint64_t key) const { return static_cast<std::size_t>(key) & mask_; }
+  std::size_t Home(std::uint64_t key) const { return HomeOf{}(key)&mask_; }
 
   void Grow() {
     std::vector<Entry> old;
     old.swap(entries_);
-    entries_.assign(old.empty() ? 64 : old.size() * 2, Entry{});
+    entries_.assign(old.empty() ? kMinCapacity : old.size() * 2, Entry{});
     mask_ = entries_.size() - 1;
     size_ = 0;
     for (const Entry& e : old) {
-      if (e.slot != kAbsent) Set(e.key, e.slot);
+      if (e.value != kAbsent) Set(e.key, e.value);
     }
   }
 
@@ -94,6 +120,9 @@ class ShapeMap {
   std::size_t mask_ = 0;
   std::size_t size_ = 0;
 };
+
+// The merger's exact-shape table: shape key (XXH3) -> group slot.
+using ShapeMap = FlatMap64<std::uint32_t, UINT32_MAX>;
 
 }  // namespace logfold
 

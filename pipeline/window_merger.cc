@@ -1,97 +1,14 @@
-// WindowMerger implementation. A line is settled, cheapest first, by: an exact lookup of its
-// masked token shape; SimHash candidates from the GroupIndex; candidates of the same token
-// count in its scope. Candidates are accepted only after structural confirmation.
+// WindowMerger: settling a line and group life. A line is settled, cheapest first, by: an exact
+// lookup of its masked token shape; SimHash candidates from the GroupIndex; candidates of the
+// same token count in its scope. Candidates are accepted only after template matching.
 #include "pipeline/window_merger.h"
 
-// Inlined XXH3: per-token hashes of a few bytes are dominated by the call through the shared
-// library's PLT otherwise. Same algorithm and results as libxxhash.
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
-#include <algorithm>
-#include <cctype>
-#include <climits>
-#include <optional>
-#include <unordered_map>
-#include <unordered_set>
-
-#include "pipeline/group_index.h"
-#include "pipeline/group_tokens.h"
-#include "pipeline/message_header.h"
-#include "pipeline/sample_record.h"
-#include "pipeline/shape_map.h"
-#include "pipeline/slot_stats.h"
+#include "pipeline/window_merger_impl.h"
 
 namespace logfold {
 namespace {
 
-constexpr std::uint32_t kNil = UINT32_MAX;
-static_assert(kNil == ShapeMap::kAbsent);
-constexpr std::size_t kMaxAliases = 16;     // shapes remembered per group for the fast path
-constexpr std::size_t kMaxBucketScan = 64;  // same-length groups confirmed per line, newest first
-constexpr std::size_t kMaxOtherLengthScan = 16;  // per nearby length
-// Bucket-scan candidates per line over all lengths: bounds the cost of a line that matches
-// nothing (a garbage flood opens a group a line and would touch 64 + 12 x 16 groups).
-constexpr std::size_t kMaxScanPerLine = 16;
 constexpr std::uint64_t kScopeSeed = 0x73636f7065ULL;
-
-// Per-position flags of a group's template.
-constexpr std::uint8_t kWild = 1;      // tokens here differed structurally: out of fingerprint
-constexpr std::uint8_t kVaried = 2;    // texts here differed: shown as <*> in the template
-constexpr std::uint8_t kGapAfter = 4;  // lines had extra tokens after this one: "<*>" follows
-constexpr std::size_t kMaxLengthChange = 6;
-constexpr int kAnchorsForBareWord = 8;
-constexpr std::size_t kMaxSlots = 8;  // variable slots with statistics per group
-
-std::uint64_t Mix(std::uint64_t a, std::uint64_t b) {
-  const std::uint64_t v[2] = {a, b};
-  return XXH3_64bits(v, sizeof v);
-}
-
-std::uint64_t LowerHash(std::string_view word) {
-  char buf[64];
-  if (word.size() > sizeof buf) return 0;
-  for (std::size_t i = 0; i < word.size(); ++i) {
-    const char c = word[i];
-    buf[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  }
-  return XXH3_64bits(buf, word.size());
-}
-
-// Case-insensitive word set (protected words, value keys). Most words looked up are not in
-// it, and a mask of the members' lengths and first letters turns most of them away before
-// the lowercase hash and the table probe.
-class WordSet {
- public:
-  void Assign(const std::vector<std::string>& words) {
-    hashes_.clear();
-    lengths_ = initials_ = 0;
-    for (const std::string& w : words) {
-      hashes_.insert(LowerHash(w));
-      lengths_ |= LengthBit(w);
-      initials_ |= InitialBit(w);
-    }
-  }
-  bool Contains(std::string_view word) const {
-    if (!(lengths_ & LengthBit(word)) || !(initials_ & InitialBit(word))) return false;
-    return hashes_.count(LowerHash(word)) != 0;
-  }
-
- private:
-  static std::uint64_t LengthBit(std::string_view w) {
-    return std::uint64_t{1} << std::min<std::size_t>(w.size(), 63);
-  }
-  // Letters fold to their lowercase bit; anything else shares bit 31.
-  static std::uint32_t InitialBit(std::string_view w) {
-    if (w.empty()) return 1u << 31;
-    const unsigned c = static_cast<unsigned char>(w[0]) | 0x20u;
-    return c >= 'a' && c <= 'z' ? 1u << (c - 'a') : 1u << 31;
-  }
-
-  std::unordered_set<std::uint64_t> hashes_;
-  std::uint64_t lengths_ = 0;
-  std::uint32_t initials_ = 0;
-};
 
 template <typename Record>  // LogRecord or LogRecordView: the same fields, the same hash
 std::uint64_t ScopeHashOf(const Record& r, const std::vector<ScopeField>& scope) {
@@ -120,8 +37,8 @@ std::uint64_t ScopeHashOf(const Record& r, const std::vector<ScopeField>& scope)
         break;
     }
     const auto tag = static_cast<std::uint64_t>(f);
-    h = Mix(h, v.empty() ? static_cast<std::uint64_t>(n) + tag
-                         : XXH3_64bits_withSeed(v.data(), v.size(), tag));
+    h = merger_detail::Mix(h, v.empty() ? static_cast<std::uint64_t>(n) + tag
+                                        : XXH3_64bits_withSeed(v.data(), v.size(), tag));
   }
   return h;
 }
@@ -136,1063 +53,230 @@ std::uint64_t ScopeHash(const LogRecordView& r, const std::vector<ScopeField>& s
   return ScopeHashOf(r, scope);
 }
 
-std::vector<std::string> MergerOptions::DefaultValueKeys() {
-  return {"user",    "for",     "by",        "host",    "hostname", "named",   "name",
-          "id",      "uid",     "gid",       "file",    "path",     "service", "unit",
-          "session", "client",  "server",    "node",    "domain",   "account", "port",
-          "process", "command", "interface", "device",  "table",    "queue",   "job",
-          "task",    "key",     "group",     "address", "peer"};
-}
+void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink) {
+  const TimeUs now = Clamp(now_in);
+  FlushDue(now, sink);
+  ++stats.lines;
+  const std::uint64_t scope = ScopeHash(r);
+  PrepareLine(tokenizer, opt.infer_header, r.message, line);
+  const std::uint64_t shape = ShapeKey(scope);
+  unexplained = kNil;
 
-std::vector<std::string> MergerOptions::DefaultProtectedWords() {
-  return {
-      // severities
-      "emerg",
-      "emergency",
-      "alert",
-      "crit",
-      "critical",
-      "err",
-      "error",
-      "errors",
-      "warn",
-      "warning",
-      "warnings",
-      "notice",
-      "info",
-      "debug",
-      "trace",
-      "fatal",
-      "panic",
-      "severe",
-      // outcomes and states
-      "success",
-      "succeeded",
-      "successful",
-      "successfully",
-      "fail",
-      "failed",
-      "failure",
-      "failing",
-      "start",
-      "started",
-      "starting",
-      "stop",
-      "stopped",
-      "stopping",
-      "restart",
-      "restarted",
-      "restarting",
-      "active",
-      "inactive",
-      "enabled",
-      "disabled",
-      "enable",
-      "disable",
-      "up",
-      "down",
-      "open",
-      "opened",
-      "opening",
-      "close",
-      "closed",
-      "closing",
-      "accepted",
-      "rejected",
-      "denied",
-      "allowed",
-      "granted",
-      "refused",
-      "valid",
-      "invalid",
-      "true",
-      "false",
-      "yes",
-      "no",
-      "not",
-      "never",
-      "none",
-      "on",
-      "off",
-      "online",
-      "offline",
-      "connected",
-      "disconnected",
-      "connecting",
-      "ok",
-      "ready",
-      "begin",
-      "end",
-      "added",
-      "removed",
-      "created",
-      "deleted",
-      "login",
-      "logout",
-      "in",
-      "out",
-      "read",
-      "write",
-      "received",
-      "sent",
-      "paused",
-      "resumed",
-      "killed",
-      "exited",
-      "timeout",
-      "lost",
-      "found",
-      "missing",
-      "full",
-      "empty",
-      "high",
-      "low",
-      "entering",
-      "leaving",
-      "exiting",
-      "completed",
-      "aborted",
-      "cancelled",
-      "canceled",
-      "blocked",
-      "unblocked",
-      "locked",
-      "unlocked",
-      // HTTP methods: GET and DELETE of one path are different requests
-      "get",
-      "post",
-      "put",
-      "delete",
-      "patch",
-      "head",
-      "options",
-  };
-}
-
-struct WindowMerger::Impl {
-  // What a group rarely needs, allocated only when it does: the hosts seen (only when the
-  // scope leaves out the host) and shape keys beyond the first.
-  struct GroupExtras {
-    std::vector<std::string> hosts;
-    std::vector<std::uint64_t> aliases;  // more shape keys in `exact` that point here
-    // Values of the template's variable slots, by token position (at most kMaxSlots), over
-    // lines of the group's own token count (a line aligned across a gap is not counted).
-    std::vector<SlotStats> slots;
-    bool hosts_truncated = false;
-  };
-
-  // One open group (or a free slot). Kept small: everything of a group but its samples' text
-  // and token arrays is here (~150 bytes). What Fits/Confirm read per candidate comes first:
-  // the fingerprint, then `tokens` (one block: hashes, tokens, flags) and `first`'s message.
-  struct Group {
-    std::uint64_t fingerprint = 0;  // as indexed: wild positions left out
-    std::uint64_t scope = 0;
-    GroupTokens tokens;  // of the first line's message, with the template flags
-    SampleRecord first;  // the group's first line
-    std::uint64_t id = 0;
-    std::uint64_t count_total = 0, count_since = 0;
-    TimeUs first_seen = 0, last_seen = 0, last_activity = 0, hold_start = 0;
-    std::uint64_t shape = 0;  // the first line's shape key in `exact`
-    std::uint32_t lru_prev = kNil, lru_next = kNil, hold_prev = kNil, hold_next = kNil;
-    std::uint32_t bucket_prev = kNil, bucket_next = kNil;  // in its bucket, oldest first
-    std::int32_t max_distance = 0;
-    bool live = false;
-    std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
-    SampleRecord last;       // the latest line that joined; empty until one does
-    std::unique_ptr<GroupExtras> extras;
-  };
-  // Every open group costs this much plus its blocks: keep it from growing unnoticed
-  // (bench/RESULTS.md "groupmem" has what a group is made of).
-  static_assert(sizeof(Group) <= 144);
-
-  // An intrusive doubly linked list over group slots. Both lists stay sorted by time because
-  // time never goes backwards inside the merger: appending at the tail keeps the order.
-  struct List {
-    std::uint32_t head = kNil, tail = kNil;
-  };
-
-  MergerOptions opt;
-  Tokenizer tokenizer;
-  Fingerprinter fingerprinter;
-  GroupIndex index;
-  std::vector<Group> groups;
-  std::vector<std::uint32_t> free_slots;
-  std::size_t live = 0;
-  List lru, hold;
-  ShapeMap exact;
-  // Groups by scope and token count, in opening order: an intrusive list, so closing one of
-  // many groups is O(1) (a vector erase shifted everything after it).
-  std::unordered_map<std::uint64_t, List> buckets;
-  WordSet protected_words;
-  // Event scratch: templates are built when an event needs one (the last one is kept for the
-  // next event of the same group, e.g. annotate mode), and summaries' samples are expanded
-  // into records here, so groups store neither.
-  std::string template_text;
-  std::uint32_t template_slot = kNil;
-  LogRecord first_record, last_record;
-  std::vector<SlotSummary> slot_summaries;
-  std::vector<SlotValueCount> slot_values;
-  WordSet value_keys;
-  bool track_hosts = false;
-  MergerStats stats;
-  MergeDecision decision;
-  TimeUs latest = INT64_MIN;
-  std::uint64_t next_id = 0;
-
-  // Scratch reused for every line.
-  std::vector<Token> tokens;
-  std::vector<std::uint64_t> hashes;
-  MessageHeader header;  // the line's own header (timestamp, level, thread, logger)
-  std::vector<GroupIndex::Candidate> candidates;
-  struct Mark {
-    std::uint32_t position;
-    std::uint8_t flags;
-  };
-  std::vector<Mark> marks;
-  std::vector<std::uint16_t> lcs;
-  std::vector<std::uint32_t> tried;
-  std::size_t scan_budget = 0;  // bucket-scan candidates left for the current line
-  std::vector<std::uint8_t> skip;
-  std::vector<Token> group_tokens;
-  // The latest candidate Fits ruled out without Confirm, kNil once Confirm ran after it: its
-  // rejection reason is filled in only if the line opens a group (explain shows the last).
-  std::uint32_t unexplained = kNil;
-
-  explicit Impl(MergerOptions o)
-      : opt(std::move(o)),
-        tokenizer(opt.tokenizer),
-        fingerprinter(opt.weights),
-        index(opt.max_distance) {
-    ApplyDerived();
-  }
-
-  void ApplyDerived() {
-    // A window or hold of zero would close or summarise a group at every call, and a hold
-    // that never advances would loop: both are at least 1 us.
-    opt.window_us = std::max<TimeUs>(opt.window_us, 1);
-    opt.max_hold_us = std::max<TimeUs>(opt.max_hold_us, 1);
-    opt.max_groups = std::max<std::size_t>(opt.max_groups, 1);
-    protected_words.Assign(opt.protected_words);
-    value_keys.Assign(opt.value_keys);
-    track_hosts =
-        std::find(opt.scope.begin(), opt.scope.end(), ScopeField::kHost) == opt.scope.end();
-  }
-
-  // --- lists --------------------------------------------------------------------------
-  template <std::uint32_t Group::*Prev, std::uint32_t Group::*Next>
-  void Unlink(List& list, std::uint32_t slot) {
-    Group& g = groups[slot];
-    if (g.*Prev != kNil)
-      groups[g.*Prev].*Next = g.*Next;
-    else
-      list.head = g.*Next;
-    if (g.*Next != kNil)
-      groups[g.*Next].*Prev = g.*Prev;
-    else
-      list.tail = g.*Prev;
-    g.*Prev = g.*Next = kNil;
-  }
-  template <std::uint32_t Group::*Prev, std::uint32_t Group::*Next>
-  void Append(List& list, std::uint32_t slot) {
-    Group& g = groups[slot];
-    g.*Prev = list.tail;
-    g.*Next = kNil;
-    if (list.tail != kNil)
-      groups[list.tail].*Next = slot;
-    else
-      list.head = slot;
-    list.tail = slot;
-  }
-  void TouchLru(std::uint32_t slot) {
-    Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
-    Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
-  }
-  void TouchHold(std::uint32_t slot) {
-    Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
-    Append<&Group::hold_prev, &Group::hold_next>(hold, slot);
-  }
-
-  // --- keys -----------------------------------------------------------------------------
-  std::uint64_t ScopeHash(const LogRecord& r) const { return logfold::ScopeHash(r, opt.scope); }
-
-  std::uint64_t ShapeKey(std::uint64_t scope) const {
-    return XXH3_64bits_withSeed(hashes.data(), hashes.size() * sizeof(std::uint64_t), scope);
-  }
-
-  std::uint64_t BucketKey(std::uint64_t scope, std::size_t n) const {
-    return Mix(scope ^ 0x6275636b6574ULL, n);
-  }
-
-  bool IsProtected(std::string_view message, const Token& t) const {
-    if (t.cls != TokenClass::kWord) return false;
-    return protected_words.Contains(message.substr(t.offset, t.length));
-  }
-
-  // --- confirmation -----------------------------------------------------------------------
-  // Two masked tokens are the same variable unless a digit-bearing word changed its letters:
-  // a variable changes digits, not words (blk_-12 ~ blk_34, but en0 !~ awdl0).
-  static bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm,
-                           const Token& gt) {
-    if (!IsVariableClass(lt.cls) || !IsVariableClass(gt.cls)) return false;
-    if (lt.cls != TokenClass::kDigitWord && gt.cls != TokenClass::kDigitWord) return true;
-    if (lt.cls != gt.cls) return false;
-    auto letters_equal = [](std::string_view a, std::string_view b) {
-      auto next = [](std::string_view s, std::size_t& i) {
-        while (i < s.size() && !((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z'))) {
-          ++i;
-        }
-        return i < s.size();
-      };
-      std::size_t i = 0, j = 0;
-      while (true) {
-        const bool ha = next(a, i), hb = next(b, j);
-        if (ha != hb) return false;
-        if (!ha) return true;
-        if (a[i++] != b[j++]) return false;
-      }
-    };
-    // A trailing run of hex digits holding a digit is an id (veth58b7fff), not a word.
-    auto without_hex_id = [](std::string_view t) {
-      std::size_t end = t.size();
-      bool digit = false;
-      while (end > 0 && std::isxdigit(static_cast<unsigned char>(t[end - 1]))) {
-        digit |= std::isdigit(static_cast<unsigned char>(t[end - 1])) != 0;
-        --end;
-      }
-      return digit ? t.substr(0, end) : t;
-    };
-    // A collapsed list is compared by its first element.
-    auto first_element = [](std::string_view t) { return t.substr(0, t.find_first_of(" ,")); };
-    return letters_equal(without_hex_id(first_element(lm.substr(lt.offset, lt.length))),
-                         without_hex_id(first_element(gm.substr(gt.offset, gt.length))));
-  }
-
-  // A name made of parts ("com.apple.fmfd", "msra-sa-41", "a/b"): such words name things,
-  // which vary; a single word names an action, a state or a function, which do not.
-  static bool IsCompoundName(std::string_view message, const Token& t) {
-    const std::string_view w = message.substr(t.offset, t.length);
-    return w.find_first_of(".-/") != std::string_view::npos;
-  }
-
-  static bool IsNumber(TokenClass cls) {
-    return cls == TokenClass::kInteger || cls == TokenClass::kFloat;
-  }
-
-  // Is line token i where a log message typically puts a value?
-  bool InValueContext(std::string_view message, std::size_t i) const {
-    const Token& t = tokens[i];
-    const std::size_t prev_end = i == 0 ? header.body : tokens[i - 1].offset + tokens[i - 1].length;
-    for (std::size_t p = prev_end; p < t.offset; ++p) {
-      const char c = message[p];
-      if (c == '=' || c == '\'' || c == '"' || c == '[' || c == '(' || c == '<') {
-        return true;
-      }
-    }
-    if (i == 0) return false;
-    const Token& prev = tokens[i - 1];
-    return value_keys.Contains(message.substr(prev.offset, prev.length));
-  }
-
-  // Does the line (scratch tokens/hashes) fit group g's template? On success `marks` holds
-  // the template flags the line adds, by group position.
-  bool Confirm(const Group& g, std::string_view message) {
-    marks.clear();
-    const std::size_t n = tokens.size();
-    if (g.tokens.size() != n) return ConfirmAligned(g, message);
-    const std::string_view gmsg = g.first.message();
-    int word_diffs = 0, anchors = 0, words_out_of_context = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Token& lt = tokens[i];
-      const Token gt = g.tokens.token(i);
-      const std::uint8_t flags = g.tokens.flags(i);
-      const auto pos = static_cast<std::uint32_t>(i);
-      if (flags & kWild) {
-        if (IsProtected(message, lt))
-          return Reject("a protected word stands where the group varied");
-        marks.push_back({pos, kVaried});
-        continue;
-      }
-      if (hashes[i] == g.tokens.hash(i)) {
-        if (lt.cls == TokenClass::kWord) {
-          ++anchors;
-        } else if (!(flags & kVaried) &&  // else already marked: skip the compare
-                   message.substr(lt.offset, lt.length) != gmsg.substr(gt.offset, gt.length)) {
-          marks.push_back({pos, kVaried});
-        }
-        continue;
-      }
-      marks.push_back({pos, kVaried | kWild});
-      if (SameVariable(message, lt, gmsg, gt)) continue;
-      if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)
-        return Reject("a digit-bearing word changed its letters (en0 vs awdl0)");
-      if (IsProtected(message, lt) || IsProtected(gmsg, gt))
-        return Reject("a protected word differs");
-      // Any other change may be a variable only where logs put values: after a key and '=',
-      // inside quotes or brackets, or after a word that introduces a value
-      // ("user alice"). Elsewhere (HTTPS vs SOCKS5) it is more likely another message.
-      if (!InValueContext(message, i)) {
-        // Out of a value context only a compound name may change (com.apple.x, host-1.example):
-        // a plain word, an identifier or a constant is an action or a state (spawn vs
-        // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.
-        // A word right after a number is its unit (B vs KB, sec vs secs), which may change.
-        const bool unit = i > 0 && IsNumber(tokens[i - 1].cls) && IsNumber(g.tokens.cls(i - 1));
-        if (!unit && (!IsCompoundName(message, lt) || !IsCompoundName(gmsg, gt)))
-          return Reject("a plain word changed outside a value context");
-        ++words_out_of_context;
-      }
-      ++word_diffs;
-    }
-    // A word changed outside a value context is accepted only alone, in a long line whose
-    // other words all agree.
-    if (words_out_of_context > 0 && (words_out_of_context > 1 || anchors < kAnchorsForBareWord)) {
-      return Reject("a word changed outside a value context without enough agreeing words");
-    }
-    if (!Enough(anchors, word_diffs)) return Reject("too few agreeing words for the words changed");
-    return true;
-  }
-
-  // Resets the decision for a new line, keeping the reason's buffer (no allocation a line).
-  void ResetDecision() {
-    decision.path = MergeDecision::kNew;
-    decision.reason.clear();
-    decision.candidates = 0;
-    decision.fingerprint = 0;
-    decision.group_id = 0;
-    decision.group_fingerprint = 0;
-    decision.distance = 0;
-  }
-
-  // A necessary condition for Confirm, checked without hashing a word or looking one up. A
-  // line that opens a group in a busy scope is confirmed against up to 64 + 12 x 16 groups,
-  // each Confirm hashing every differing word two or three times for the protected-word and
-  // value-key sets; most of them fail one of these counts. Exact: true only where Confirm
-  // returns false, so merge results do not change.
-  bool RuledOut(const Group& g) const {
-    const std::size_t n = tokens.size(), m = g.tokens.size();
-    if (m == n) {
-      // Confirm: a non-wild position whose hashes differ with a plain word on either side is
-      // a rejection or a changed word. It accepts at most 2 changed words, and then only
-      // with 2 x changed + 1 agreeing ones (non-wild positions with the same word).
-      int changed = 0, agreeing = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        if (g.tokens.flags(i) & kWild) continue;
-        if (hashes[i] == g.tokens.hash(i)) {
-          agreeing += tokens[i].cls == TokenClass::kWord;
-        } else if (!IsVariableClass(tokens[i].cls) || !IsVariableClass(g.tokens.cls(i))) {
-          if (++changed > 2) return true;
-        }
-      }
-      return changed > 0 && agreeing < 2 * changed + 1;
-    }
-    if (m == 0 || n == 0 || (m > n ? m - n : n - m) > kMaxLengthChange) return false;
-    // ConfirmAligned needs two aligned words: each a line word whose hash some non-wild
-    // group position has.
-    int words = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      if (tokens[j].cls != TokenClass::kWord || !g.tokens.MayContain(hashes[j])) continue;
-      for (std::size_t i = 0; i < m; ++i) {
-        if (!(g.tokens.flags(i) & kWild) && g.tokens.hash(i) == hashes[j]) {
-          if (++words == 2) return false;
-          break;
-        }
-      }
-    }
-    return true;
-  }
-
-  // Confirm for a SimHash or bucket candidate: most are ruled out cheaply first.
-  bool Fits(std::uint32_t slot, std::string_view message) {
-    if (RuledOut(groups[slot])) {
-      unexplained = slot;
-      return false;
-    }
-    unexplained = kNil;
-    return Confirm(groups[slot], message);
-  }
-
-  bool Reject(const char* reason) {
-    decision.reason = reason;
-    return false;
-  }
-
-  // A differing word is taken as a variable only with enough agreeing words around it.
-  static bool Enough(int anchors, int word_diffs) {
-    return word_diffs == 0 || (anchors >= 2 * word_diffs + 1 && word_diffs <= 2);
-  }
-
-  // Lines whose token counts differ a little: a variable that spans several tokens
-  // ("0 bytes" / "1190 bytes (1.16 KB)"). Aligns the line with the template on equal tokens
-  // (longest common subsequence, words weighing more than masked tokens); each unaligned
-  // stretch must hold a masked token or a position that already varied, and no protected
-  // word; the words inside stretches count as changed words.
-  bool ConfirmAligned(const Group& g, std::string_view message) {
-    const std::size_t m = g.tokens.size(), n = tokens.size();
-    if (m == 0 || n == 0 || (m > n ? m - n : n - m) > kMaxLengthChange)
-      return Reject("token counts differ by more than the alignment allows");
-    const std::size_t w = n + 1;
-    lcs.assign((m + 1) * w, 0);
-    auto match = [&](std::size_t i, std::size_t j) -> int {
-      if ((g.tokens.flags(i) & kWild) || g.tokens.hash(i) != hashes[j]) return 0;
-      return tokens[j].cls == TokenClass::kWord ? 2 : 1;
-    };
-    for (std::size_t i = m; i-- > 0;) {
-      for (std::size_t j = n; j-- > 0;) {
-        const int mt = match(i, j);
-        const std::uint16_t take =
-            mt ? static_cast<std::uint16_t>(lcs[(i + 1) * w + j + 1] + mt) : 0;
-        lcs[i * w + j] = std::max({take, lcs[(i + 1) * w + j], lcs[i * w + j + 1]});
-      }
-    }
-    const std::string_view gmsg = g.first.message();
-    int anchors = 0;
-    std::size_t i = 0, j = 0, seg_i = 0, seg_j = 0;
-    // Checks the stretch G[seg_i, i) / L[seg_j, j) and marks it. A stretch is one variable
-    // written with a different number of tokens: it needs a masked token (or a position
-    // that already varied), at most one plain word per side (a unit: "KB", "sec"), and no
-    // protected word. Tokens present on one side only, at either end of the line, are
-    // another message's extra field ("... user=alice"), not a variable.
-    auto stretch = [&]() -> bool {
-      if (seg_i == i && seg_j == j) return true;
-      if ((seg_i == i || seg_j == j) && (seg_j == 0 || j == n))
-        return Reject("extra tokens at one end of the line (another message's field)");
-      bool evidence = false;
-      int g_words = 0, l_words = 0;
-      for (std::size_t k = seg_i; k < i; ++k) {
-        const Token gt = g.tokens.token(k);
-        if ((g.tokens.flags(k) & kWild) || IsVariableClass(gt.cls)) {
-          evidence = true;
-        } else {
-          if (IsProtected(gmsg, gt)) return Reject("a protected word differs");
-          ++g_words;
-        }
-        marks.push_back({static_cast<std::uint32_t>(k), kVaried | kWild});
-      }
-      for (std::size_t k = seg_j; k < j; ++k) {
-        const Token& lt = tokens[k];
-        if (IsVariableClass(lt.cls)) {
-          evidence = true;
-        } else {
-          if (IsProtected(message, lt)) return Reject("a protected word differs");
-          ++l_words;
-        }
-      }
-      if (!evidence || g_words > 1 || l_words > 1)
-        return Reject("an unaligned stretch without a variable, or with several plain words");
-      if (seg_i == i) {  // the line has extra tokens where the template has none
-        marks.push_back({static_cast<std::uint32_t>(seg_i - 1), kGapAfter});
-      }
-      return true;
-    };
-    while (i < m && j < n) {
-      const int mt = match(i, j);
-      if (mt && lcs[i * w + j] == lcs[(i + 1) * w + j + 1] + mt) {
-        if (!stretch()) return false;
-        if (mt == 2) {
-          ++anchors;
-        } else if (const Token gt = g.tokens.token(i);
-                   message.substr(tokens[j].offset, tokens[j].length) !=
-                   gmsg.substr(gt.offset, gt.length)) {
-          marks.push_back({static_cast<std::uint32_t>(i), kVaried});
-        }
-        ++i, ++j;
-        seg_i = i, seg_j = j;
-      } else if (lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
-        ++i;
-      } else {
-        ++j;
-      }
-    }
-    i = m, j = n;
-    if (!stretch()) return false;
-    if (anchors < 2) return Reject("fewer than two words align");
-    return true;
-  }
-
-  // --- group life -------------------------------------------------------------------------
-  // Rare (a position turned wild): the token array is expanded into scratch for it.
-  std::uint64_t GroupFingerprint(const Group& g) {
-    const std::size_t n = g.tokens.size();
-    skip.resize(n);
-    group_tokens.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      skip[i] = g.tokens.flags(i) & kWild;
-      group_tokens[i] = g.tokens.token(i);
-    }
-    return fingerprinter.FingerprintFromHashes(group_tokens, g.tokens.hashes(), skip);
-  }
-
-  // The group's template, built into scratch unless the previous event's was this group's
-  // and nothing changed it since (Join and Open forget it).
-  std::string_view Template(std::uint32_t slot) {
-    if (template_slot == slot) return template_text;
-    const Group& g = groups[slot];
-    template_text.clear();
-    const std::string_view m = g.first.message();
-    // What precedes the first token of the body (the space rsyslog's forwarding template puts
-    // before MSG, a BOM) is no part of the template.
-    std::size_t pos = g.body;
-    while (pos < m.size()) {
-      if (m[pos] == ' ' || m[pos] == '\t') {
-        ++pos;
-      } else if (m.substr(pos, 3) == "\xEF\xBB\xBF") {
-        pos += 3;
-      } else {
-        break;
-      }
-    }
-    if (g.tokens.size() > 0) pos = std::min<std::size_t>(pos, g.tokens.token(0).offset);
-    for (std::size_t i = 0; i < g.tokens.size(); ++i) {
-      const Token t = g.tokens.token(i);
-      const std::uint8_t flags = g.tokens.flags(i);
-      template_text.append(m.substr(pos, t.offset - pos));
-      if (flags & (kWild | kVaried)) {
-        template_text += "<*>";
-      } else {
-        template_text.append(m.substr(t.offset, t.length));
-      }
-      if (flags & kGapAfter) template_text += " <*>";
-      pos = t.offset + t.length;
-    }
-    template_text.append(m.substr(pos));
-    template_slot = slot;
-    return template_text;
-  }
-
-  GroupExtras& Extras(Group& g) {
-    if (g.extras == nullptr) g.extras = std::make_unique<GroupExtras>();
-    return *g.extras;
-  }
-
-  void NoteHost(Group& g, const LogRecord& r) {
-    if (!track_hosts || r.hostname.empty()) return;
-    GroupExtras& x = Extras(g);
-    for (const std::string& h : x.hosts) {
-      if (h == r.hostname) return;
-    }
-    if (x.hosts.size() < opt.max_summary_hosts) {
-      x.hosts.push_back(r.hostname);
-    } else {
-      x.hosts_truncated = true;
-    }
-  }
-
-  void EmitLine(EventKind kind, std::uint32_t slot, const LogRecord& r, std::uint64_t fp,
-                EventSink& sink) {
-    const Group& g = groups[slot];
-    Event e;
-    e.kind = kind;
-    e.group_id = g.id;
-    e.fingerprint = kind == EventKind::kAnnotate ? g.fingerprint : fp;
-    e.record = &r;
-    e.template_text = Template(slot);
-    e.count_total = g.count_total;
-    e.first_seen_us = g.first_seen;
-    e.last_seen_us = g.last_seen;
-    e.max_distance = g.max_distance;
-    e.level = header.level;
-    e.logger = header.logger;
-    if (kind == EventKind::kAnnotate) {
-      ++stats.events_annotate;
-    } else {
-      ++stats.events_first;
-    }
-    sink.OnEvent(e);
-  }
-
-  void EmitSummary(std::uint32_t slot, SummaryReason reason, bool closing, EventSink& sink) {
-    Group& g = groups[slot];
-    g.first.CopyTo(first_record);
-    g.last.CopyTo(last_record);
-    Event e;
-    e.kind = EventKind::kSummary;
-    e.reason = reason;
-    e.closed = closing;
-    e.group_id = g.id;
-    e.fingerprint = g.fingerprint;
-    e.record = &first_record;
-    e.last_record = &last_record;
-    e.template_text = Template(slot);
-    e.count = g.count_since;
-    e.count_total = g.count_total;
-    e.first_seen_us = g.first_seen;
-    e.last_seen_us = g.last_seen;
-    e.max_distance = g.max_distance;
-    if (g.body != 0) {
-      const MessageHeader h = ParseMessageHeader(first_record.message);
-      e.level = h.level;
-      e.logger = h.logger;
-    }
-    if (g.extras != nullptr) {
-      e.hosts = g.extras->hosts;
-      e.hosts_truncated = g.extras->hosts_truncated;
-      e.slots = SlotSummaries(*g.extras);
-    }
-    ++stats.events_summary;
-    sink.OnEvent(e);
-    g.count_since = 0;
-  }
-
-  // The group's slot statistics for an event, in reused scratch.
-  std::span<const SlotSummary> SlotSummaries(const GroupExtras& x) {
-    slot_values.resize(x.slots.size() * SlotStats::kTop);
-    slot_summaries.clear();
-    std::array<const SlotStats::Value*, SlotStats::kTop> sorted;
-    for (std::size_t i = 0; i < x.slots.size(); ++i) {
-      const SlotStats& st = x.slots[i];
-      const std::size_t n = st.Sorted(sorted);
-      SlotValueCount* values = slot_values.data() + i * SlotStats::kTop;
-      for (std::size_t k = 0; k < n; ++k) values[k] = {sorted[k]->view(), sorted[k]->count};
-      slot_summaries.push_back({st.position(), st.Distinct(), st.total(), {values, n}});
-    }
-    return slot_summaries;
-  }
-
-  // Counts the line's value at each variable position of group g (same token count only:
-  // then line token i is group position i). A slot starts when its position first varies,
-  // with the lines before, which all had the first line's text there.
-  void NoteSlots(Group& g, std::string_view message) {
-    if (opt.annotate || tokens.size() != g.tokens.size()) return;
-    const std::string_view gmsg = g.first.message();
-    GroupExtras* x = g.extras.get();
-    std::size_t k = 0;  // x->slots is sorted by position
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-      if (!(g.tokens.flags(i) & kVaried)) continue;
-      if (x == nullptr) x = &Extras(g);
-      while (k < x->slots.size() && x->slots[k].position() < i) ++k;
-      if (k == x->slots.size() || x->slots[k].position() != i) {
-        if (x->slots.size() >= kMaxSlots) continue;
-        x->slots.insert(x->slots.begin() + static_cast<std::ptrdiff_t>(k),
-                        SlotStats(static_cast<std::uint32_t>(i)));
-        const Token gt = g.tokens.token(i);
-        const std::string_view first = gmsg.substr(gt.offset, gt.length);
-        x->slots[k].Add(XXH3_64bits(first.data(), first.size()), first, g.count_total - 1);
-      }
-      const std::string_view v = message.substr(tokens[i].offset, tokens[i].length);
-      x->slots[k].Add(XXH3_64bits(v.data(), v.size()), v);
-    }
-  }
-
-  void Close(std::uint32_t slot, SummaryReason reason, EventSink& sink) {
-    Group& g = groups[slot];
-    if (g.count_since > 0 && !opt.annotate) EmitSummary(slot, reason, true, sink);
-    index.Erase(g.scope, g.fingerprint, slot);
-    exact.EraseIf(g.shape, slot);
-    if (g.extras != nullptr) {
-      for (std::uint64_t key : g.extras->aliases) exact.EraseIf(key, slot);
-    }
-    if (auto b = buckets.find(BucketKey(g.scope, g.tokens.size())); b != buckets.end()) {
-      Unlink<&Group::bucket_prev, &Group::bucket_next>(b->second, slot);
-      if (b->second.head == kNil) buckets.erase(b);
-    }
-    Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
-    Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
-    g.live = false;
-    // A closed group's memory goes back at once: a burst of groups must not stay allocated.
-    g.tokens.Reset();
-    g.first.Reset();
-    g.last.Reset();
-    g.extras.reset();
-    if (template_slot == slot) template_slot = kNil;
-    free_slots.push_back(slot);
-    --live;
-    ++stats.groups_closed;
-    if (reason == SummaryReason::kEvicted) ++stats.groups_evicted;
-  }
-
-  void Open(const LogRecord& r, std::uint64_t scope, std::uint64_t fp, std::uint64_t shape,
-            TimeUs now, EventSink& sink) {
-    if (live >= opt.max_groups && lru.head != kNil) Close(lru.head, SummaryReason::kEvicted, sink);
-    std::uint32_t slot;
-    if (!free_slots.empty()) {
-      slot = free_slots.back();
-      free_slots.pop_back();
-    } else {
-      slot = static_cast<std::uint32_t>(groups.size());
-      groups.emplace_back();
-    }
-    Group& g = groups[slot];
-    g.live = true;
-    g.id = Mix(opt.id_seed, ++next_id);
-    g.scope = scope;
-    g.fingerprint = fp;
-    g.first.Assign(r);
-    g.body = static_cast<std::uint16_t>(header.body);
-    g.tokens.Assign(tokens, hashes);
-    if (template_slot == slot) template_slot = kNil;
-    g.count_total = 1;
-    g.count_since = 0;
-    g.first_seen = g.last_seen = r.EventTime();
-    g.last_activity = g.hold_start = now;
-    g.max_distance = 0;
-    NoteHost(g, r);
-    index.Insert(scope, fp, slot);
-    exact.Set(shape, slot);
-    g.shape = shape;
-    Append<&Group::bucket_prev, &Group::bucket_next>(buckets[BucketKey(scope, tokens.size())],
-                                                     slot);
-    Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
-    Append<&Group::hold_prev, &Group::hold_next>(hold, slot);
-    ++live;
-    ++stats.groups_opened;
-    EmitLine(opt.annotate ? EventKind::kAnnotate : EventKind::kFirst, slot, r, fp, sink);
-  }
-
-  // The line joins group `slot`; `marks` (from Confirm) says what it adds to the template.
-  void Join(std::uint32_t slot, const LogRecord& r, std::optional<std::uint64_t> fp,
-            std::uint64_t shape, bool shape_in_table, TimeUs now, EventSink& sink) {
-    Group& g = groups[slot];
-    bool refingerprint = false;
-    for (const Mark& mk : marks) {
-      const std::uint8_t f = g.tokens.flags(mk.position);
-      if ((f & mk.flags) == mk.flags) continue;
-      if ((mk.flags & kWild) && !(f & kWild)) refingerprint = true;
-      g.tokens.AddFlags(mk.position, mk.flags);
-      if (template_slot == slot) template_slot = kNil;
-    }
-    if (refingerprint) {
-      const std::uint64_t updated = GroupFingerprint(g);
-      if (updated != g.fingerprint) {
-        index.Erase(g.scope, g.fingerprint, slot);
-        g.fingerprint = updated;
-        index.Insert(g.scope, g.fingerprint, slot);
-      }
-    }
-    // A shape already in the table (this group's, or one whose group did not confirm) keeps
-    // its entry; Add looked it up, and nothing changed the table since.
-    if (!shape_in_table) {
-      GroupExtras& x = Extras(g);
-      if (1 + x.aliases.size() < kMaxAliases) {
-        exact.Set(shape, slot);
-        x.aliases.push_back(shape);
-      }
-    }
-    if (fp) g.max_distance = std::max(g.max_distance, HammingDistance(*fp, g.fingerprint));
-    ++g.count_total;
-    ++g.count_since;
-    NoteSlots(g, r.message);
-    g.last.Assign(r);
-    g.first_seen = std::min(g.first_seen, r.EventTime());
-    g.last_seen = std::max(g.last_seen, r.EventTime());
-    g.last_activity = now;
-    NoteHost(g, r);
-    TouchLru(slot);
-    ++stats.lines_merged;
-    if (opt.annotate) EmitLine(EventKind::kAnnotate, slot, r, g.fingerprint, sink);
-  }
-
-  TimeUs Clamp(TimeUs now) {
-    if (now < latest) {
-      ++stats.clock_backwards;
-      return latest;
-    }
-    latest = now;
-    return now;
-  }
-
-  void FlushDue(TimeUs now, EventSink& sink) {
-    while (lru.head != kNil && now - groups[lru.head].last_activity >= opt.window_us) {
-      Close(lru.head, SummaryReason::kIdle, sink);
-    }
-    while (hold.head != kNil && now - groups[hold.head].hold_start >= opt.max_hold_us) {
-      const std::uint32_t slot = hold.head;
-      Group& g = groups[slot];
-      if (g.count_since > 0 && !opt.annotate) {
-        EmitSummary(slot, SummaryReason::kMaxHold, false, sink);
-      }
-      g.hold_start = now;
-      TouchHold(slot);
-    }
-  }
-
-  void Add(const LogRecord& r, TimeUs now_in, EventSink& sink) {
-    const TimeUs now = Clamp(now_in);
-    FlushDue(now, sink);
-    ++stats.lines;
-    const std::uint64_t scope = ScopeHash(r);
-    Tokenize(r.message);
-    Fingerprinter::TokenHashes(r.message, tokens, hashes);
-    CollapseLists(r.message);
-    const std::uint64_t shape = ShapeKey(scope);
-    unexplained = kNil;
-
-    ResetDecision();
-    bool shape_in_table = false;
-    if (const std::uint32_t slot = exact.Find(shape); slot != kNil) {
-      shape_in_table = true;
-      // Same masked shape: only texts of masked tokens can differ (or wild positions). Most
-      // lines end here, without a SimHash: a line of a shape already in the group has the
-      // fingerprint that shape had when it joined, so its distance is already counted.
-      ++decision.candidates;
-      if (Confirm(groups[slot], r.message)) {
-        ++stats.exact_hits;
-        decision.path = MergeDecision::kExact;
-        decision.reason = "same masked shape as the group";
-        decision.group_id = groups[slot].id;
-        decision.group_fingerprint = groups[slot].fingerprint;
-        Join(slot, r, std::nullopt, shape, true, now, sink);
-        return;
-      }
-    }
-    const std::uint64_t fp = fingerprinter.FingerprintFromHashes(tokens, hashes, {});
-    decision.fingerprint = fp;
-    index.FindWithin(scope, fp, candidates);
-    tried.clear();
-    for (const GroupIndex::Candidate& c : candidates) {
-      ++stats.candidates_checked;
-      ++decision.candidates;
-      tried.push_back(c.group);
-      if (!opt.confirm || Fits(c.group, r.message)) {
-        if (!opt.confirm) MarkUnconfirmed(groups[c.group], r.message);
-        Decide(MergeDecision::kIndex, c.group, fp,
-               opt.confirm ? "SimHash candidate within max_distance, structure confirmed"
-                           : "nearest SimHash candidate within max_distance (no confirmation)");
-        Join(c.group, r, fp, shape, shape_in_table, now, sink);
-        return;
-      }
-    }
-    if (opt.confirm) {
-      // Same token count first, then lengths a multi-token variable could explain.
-      const auto n = static_cast<std::int64_t>(tokens.size());
-      scan_budget = kMaxScanPerLine;
-      for (std::int64_t delta = 0;
-           delta <= static_cast<std::int64_t>(kMaxLengthChange) && scan_budget > 0;
-           delta = delta > 0 ? -delta : -delta + 1) {
-        if (n + delta <= 0) continue;
-        const std::size_t limit =
-            std::min(delta == 0 ? kMaxBucketScan : kMaxOtherLengthScan, scan_budget);
-        if (const std::uint32_t slot =
-                ScanBucket(BucketKey(scope, static_cast<std::size_t>(n + delta)), limit, r.message);
-            slot != kNil) {
-          Decide(MergeDecision::kBucket, slot, fp,
-                 delta == 0 ? "group of the same token count, structure confirmed"
-                            : "group of a nearby token count, aligned and confirmed");
-          Join(slot, r, fp, shape, shape_in_table, now, sink);
-          return;
-        }
-      }
-    }
-    decision.path = MergeDecision::kNew;
-    if (decision.candidates == 0) decision.reason = "no candidate group in scope";
-    if (unexplained != kNil) Confirm(groups[unexplained], r.message);  // sets its reason
-    Open(r, scope, fp, shape, now, sink);
-  }
-
-  // Tokenizes the message after its own header (when inference is on); token offsets stay
-  // relative to the whole message, which groups keep.
-  void Tokenize(std::string_view message) {
-    header = opt.infer_header ? ParseMessageHeader(message) : MessageHeader{};
-    if (header.body == 0) {
-      tokenizer.Tokenize(message, tokens);
+  ResetDecision();
+  bool shape_in_table = false;
+  if (const std::uint32_t slot = exact.Find(shape); slot != kNil) {
+    shape_in_table = true;
+    // Same masked shape: only texts of masked tokens can differ (or wild positions). Most
+    // lines end here, without a SimHash: a line of a shape already in the group has the
+    // fingerprint that shape had when it joined, so its distance is already counted.
+    ++decision.candidates;
+    if (Confirm(groups[slot], r.message)) {
+      ++stats.exact_hits;
+      decision.path = MergeDecision::kExact;
+      decision.reason = "same masked shape as the group";
+      decision.group_id = groups[slot].id;
+      decision.group_fingerprint = groups[slot].fingerprint;
+      Join(slot, r, std::nullopt, shape, true, now, sink);
       return;
     }
-    tokenizer.Tokenize(message.substr(header.body), tokens);
-    for (Token& t : tokens) t.offset += header.body;
   }
-
-  // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
-  // however long it is: consecutive variable tokens of the same masked shape, separated only
-  // by spaces or commas, become one token (with the first one's hash).
-  void CollapseLists(std::string_view message) {
-    // Most lines hold no list: find the first pair that could start one before copying.
-    std::size_t start = 1;
-    while (start < tokens.size() &&
-           !(IsVariableClass(tokens[start].cls) && hashes[start] == hashes[start - 1] &&
-             tokens[start].cls == tokens[start - 1].cls)) {
-      ++start;
+  const std::uint64_t fp = fingerprinter.FingerprintFromHashes(line.tokens, line.hashes, {});
+  decision.fingerprint = fp;
+  index.FindWithin(scope, fp, candidates);
+  tried.clear();
+  for (const GroupIndex::Candidate& c : candidates) {
+    ++stats.candidates_checked;
+    ++decision.candidates;
+    tried.push_back(c.group);
+    if (!opt.confirm || Fits(c.group, r.message)) {
+      if (!opt.confirm) matcher.MarkDifferences(line.View(r.message), TemplateOf(groups[c.group]));
+      Decide(MergeDecision::kIndex, c.group, fp,
+             opt.confirm ? "SimHash candidate within max_distance, structure confirmed"
+                         : "nearest SimHash candidate within max_distance (no confirmation)");
+      Join(c.group, r, fp, shape, shape_in_table, now, sink);
+      return;
     }
-    if (start >= tokens.size()) return;
-    std::size_t out = start;
-    for (std::size_t i = start; i < tokens.size(); ++i) {
-      if (out > 0 && IsVariableClass(tokens[i].cls) && tokens[i].cls == tokens[out - 1].cls &&
-          hashes[i] == hashes[out - 1]) {
-        Token& prev = tokens[out - 1];
-        const std::size_t gap = prev.offset + prev.length;
-        const std::string_view between = message.substr(gap, tokens[i].offset - gap);
-        if (between.find_first_not_of(" ,") == std::string_view::npos) {
-          prev.length = tokens[i].offset + tokens[i].length - prev.offset;
-          continue;
-        }
-      }
-      tokens[out] = tokens[i];
-      hashes[out] = hashes[i];
-      ++out;
-    }
-    tokens.resize(out);
-    hashes.resize(out);
   }
-
-  void Decide(MergeDecision::Path path, std::uint32_t slot, std::uint64_t fp, const char* why) {
-    decision.path = path;
-    decision.reason = why;
-    decision.group_id = groups[slot].id;
-    decision.group_fingerprint = groups[slot].fingerprint;
-    decision.distance = HammingDistance(fp, groups[slot].fingerprint);
-  }
-
-  // Confirms the newest `limit` groups of a bucket not tried yet; the first that fits, or kNil.
-  std::uint32_t ScanBucket(std::uint64_t key, std::size_t limit, std::string_view message) {
-    auto b = buckets.find(key);
-    if (b == buckets.end()) return kNil;
-    std::size_t scanned = 0;
-    for (std::uint32_t slot = b->second.tail; slot != kNil && scanned < limit;
-         slot = groups[slot].bucket_prev, ++scanned) {
-      if (std::find(tried.begin(), tried.end(), slot) != tried.end()) continue;
-      --scan_budget;
-      ++stats.candidates_checked;
-      ++decision.candidates;
-      if (Fits(slot, message)) return slot;
-    }
-    return kNil;
-  }
-
-  // Without confirmation the line may differ in length; mark the overlapping positions whose
-  // text differs so the template still shows what varied.
-  void MarkUnconfirmed(const Group& g, std::string_view message) {
-    marks.clear();
-    const std::size_t n = std::min(tokens.size(), g.tokens.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      const Token& lt = tokens[i];
-      const Token gt = g.tokens.token(i);
-      if (message.substr(lt.offset, lt.length) != g.first.message().substr(gt.offset, gt.length)) {
-        marks.push_back(
-            {static_cast<std::uint32_t>(i),
-             hashes[i] != g.tokens.hash(i) ? static_cast<std::uint8_t>(kVaried | kWild) : kVaried});
+  if (opt.confirm) {
+    // Same token count first, then lengths a multi-token variable could explain.
+    const auto n = static_cast<std::int64_t>(line.tokens.size());
+    scan_budget = kMaxScanPerLine;
+    for (std::int64_t delta = 0;
+         delta <= static_cast<std::int64_t>(kMaxTokenCountChange) && scan_budget > 0;
+         delta = delta > 0 ? -delta : -delta + 1) {
+      if (n + delta <= 0) continue;
+      const std::size_t limit =
+          std::min(delta == 0 ? kMaxBucketScan : kMaxOtherLengthScan, scan_budget);
+      if (const std::uint32_t slot =
+              ScanBucket(BucketKey(scope, static_cast<std::size_t>(n + delta)), limit, r.message);
+          slot != kNil) {
+        Decide(MergeDecision::kBucket, slot, fp,
+               delta == 0 ? "group of the same token count, structure confirmed"
+                          : "group of a nearby token count, aligned and confirmed");
+        Join(slot, r, fp, shape, shape_in_table, now, sink);
+        return;
       }
     }
   }
+  decision.path = MergeDecision::kNew;
+  if (decision.candidates == 0) decision.reason = "no candidate group in scope";
+  if (unexplained != kNil) Confirm(groups[unexplained], r.message);  // sets its reason
+  Open(r, scope, fp, shape, now, sink);
+}
 
-  void FlushAll(EventSink& sink) {
-    while (lru.head != kNil) Close(lru.head, SummaryReason::kShutdown, sink);
+void WindowMerger::Impl::Decide(MergeDecision::Path path, std::uint32_t slot, std::uint64_t fp,
+                                const char* why) {
+  decision.path = path;
+  decision.reason = why;
+  decision.group_id = groups[slot].id;
+  decision.group_fingerprint = groups[slot].fingerprint;
+  decision.distance = HammingDistance(fp, groups[slot].fingerprint);
+}
+
+// Confirms the newest `limit` groups of a bucket not tried yet; the first that fits, or kNil.
+std::uint32_t WindowMerger::Impl::ScanBucket(std::uint64_t key, std::size_t limit,
+                                             std::string_view message) {
+  auto b = buckets.find(key);
+  if (b == buckets.end()) return kNil;
+  std::size_t scanned = 0;
+  for (std::uint32_t slot = b->second.tail; slot != kNil && scanned < limit;
+       slot = groups[slot].bucket_prev, ++scanned) {
+    if (std::find(tried.begin(), tried.end(), slot) != tried.end()) continue;
+    --scan_budget;
+    ++stats.candidates_checked;
+    ++decision.candidates;
+    if (Fits(slot, message)) return slot;
   }
+  return kNil;
+}
 
-  std::size_t MemoryUsage() const {
-    // Every heap block with glibc's size word in front of it (as GroupIndex counts them);
-    // the bucket map's nodes and slots estimated.
-    std::size_t bytes = groups.capacity() * sizeof(Group) + index.MemoryUsage() +
-                        exact.MemoryUsage() + buckets.size() * 48 +
-                        buckets.bucket_count() * sizeof(void*) + template_text.capacity() +
-                        free_slots.capacity() * sizeof(std::uint32_t);
-    for (const Group& g : groups) bytes += GroupBlocks(g);
-    return bytes;
+// The line joins group `slot`; `marks` (from Confirm) says what it adds to the template.
+void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
+                              std::optional<std::uint64_t> fp, std::uint64_t shape,
+                              bool shape_in_table, TimeUs now, EventSink& sink) {
+  Group& g = groups[slot];
+  bool refingerprint = false;
+  for (const TemplateMark& mk : matcher.marks()) {
+    const std::uint8_t f = g.tokens.flags(mk.position);
+    if ((f & mk.flags) == mk.flags) continue;
+    if ((mk.flags & kWild) && !(f & kWild)) refingerprint = true;
+    g.tokens.AddFlags(mk.position, mk.flags);
+    if (template_slot == slot) template_slot = kNil;
   }
-
-  // The heap blocks one group holds (0 for a closed slot), as MemoryUsage counts them.
-  static std::size_t GroupBlocks(const Group& g) {
-    constexpr std::size_t kMallocOverhead = sizeof(std::size_t);
-    auto block = [](std::size_t n) { return n == 0 ? 0 : n + kMallocOverhead; };
-    std::size_t bytes =
-        block(g.tokens.MemoryUsage()) + block(g.first.MemoryUsage()) + block(g.last.MemoryUsage());
-    if (g.extras != nullptr) {
-      bytes += block(sizeof(GroupExtras)) + block(g.extras->aliases.capacity() * 8) +
-               block(g.extras->slots.capacity() * sizeof(SlotStats)) +
-               block(g.extras->hosts.capacity() * sizeof(std::string));
-      for (const std::string& h : g.extras->hosts) {
-        if (h.capacity() > 15) bytes += block(h.capacity() + 1);
-      }
+  if (refingerprint) {
+    const std::uint64_t updated = GroupFingerprint(g);
+    if (updated != g.fingerprint) {
+      index.Erase(g.scope, g.fingerprint, slot);
+      g.fingerprint = updated;
+      index.Insert(g.scope, g.fingerprint, slot);
     }
-    return bytes;
   }
-};
+  // A shape already in the table (this group's, or one whose group did not confirm) keeps
+  // its entry; Add looked it up, and nothing changed the table since.
+  if (!shape_in_table) {
+    GroupExtras& x = Extras(g);
+    if (1 + x.aliases.size() < kMaxAliases) {
+      exact.Set(shape, slot);
+      x.aliases.push_back(shape);
+    }
+  }
+  if (fp) g.max_distance = std::max(g.max_distance, HammingDistance(*fp, g.fingerprint));
+  ++g.count_total;
+  ++g.count_since;
+  NoteSlots(g, r.message);
+  g.last.Assign(r);
+  g.first_seen = std::min(g.first_seen, r.EventTime());
+  g.last_seen = std::max(g.last_seen, r.EventTime());
+  g.last_activity = now;
+  NoteHost(g, r);
+  TouchLru(slot);
+  ++stats.lines_merged;
+  if (opt.annotate) EmitLine(EventKind::kAnnotate, slot, r, g.fingerprint, sink);
+}
+
+void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint64_t fp,
+                              std::uint64_t shape, TimeUs now, EventSink& sink) {
+  if (live >= opt.max_groups && lru.head != kNil) Close(lru.head, SummaryReason::kEvicted, sink);
+  std::uint32_t slot;
+  if (!free_slots.empty()) {
+    slot = free_slots.back();
+    free_slots.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(groups.size());
+    groups.emplace_back();
+  }
+  Group& g = groups[slot];
+  g.live = true;
+  g.id = merger_detail::Mix(opt.id_seed, ++next_id);
+  g.scope = scope;
+  g.fingerprint = fp;
+  g.first.Assign(r);
+  g.body = static_cast<std::uint16_t>(line.header.body);
+  g.tokens.Assign(line.tokens, line.hashes);
+  if (template_slot == slot) template_slot = kNil;
+  g.count_total = 1;
+  g.count_since = 0;
+  g.first_seen = g.last_seen = r.EventTime();
+  g.last_activity = g.hold_start = now;
+  g.max_distance = 0;
+  NoteHost(g, r);
+  index.Insert(scope, fp, slot);
+  exact.Set(shape, slot);
+  g.shape = shape;
+  Append<&Group::bucket_prev, &Group::bucket_next>(buckets[BucketKey(scope, line.tokens.size())],
+                                                   slot);
+  Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
+  Append<&Group::hold_prev, &Group::hold_next>(hold, slot);
+  ++live;
+  ++stats.groups_opened;
+  EmitLine(opt.annotate ? EventKind::kAnnotate : EventKind::kFirst, slot, r, fp, sink);
+}
+
+void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSink& sink) {
+  Group& g = groups[slot];
+  if (g.count_since > 0 && !opt.annotate) EmitSummary(slot, reason, true, sink);
+  index.Erase(g.scope, g.fingerprint, slot);
+  exact.EraseIf(g.shape, slot);
+  if (g.extras != nullptr) {
+    for (std::uint64_t key : g.extras->aliases) exact.EraseIf(key, slot);
+  }
+  if (auto b = buckets.find(BucketKey(g.scope, g.tokens.size())); b != buckets.end()) {
+    Unlink<&Group::bucket_prev, &Group::bucket_next>(b->second, slot);
+    if (b->second.head == kNil) buckets.erase(b);
+  }
+  Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
+  Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
+  g.live = false;
+  // A closed group's memory goes back at once: a burst of groups must not stay allocated.
+  g.tokens.Reset();
+  g.first.Reset();
+  g.last.Reset();
+  g.extras.reset();
+  if (template_slot == slot) template_slot = kNil;
+  free_slots.push_back(slot);
+  --live;
+  ++stats.groups_closed;
+  if (reason == SummaryReason::kEvicted) ++stats.groups_evicted;
+}
+
+void WindowMerger::Impl::FlushDue(TimeUs now, EventSink& sink) {
+  while (lru.head != kNil && now - groups[lru.head].last_activity >= opt.window_us) {
+    Close(lru.head, SummaryReason::kIdle, sink);
+  }
+  while (hold.head != kNil && now - groups[hold.head].hold_start >= opt.max_hold_us) {
+    const std::uint32_t slot = hold.head;
+    Group& g = groups[slot];
+    if (g.count_since > 0 && !opt.annotate) {
+      EmitSummary(slot, SummaryReason::kMaxHold, false, sink);
+    }
+    g.hold_start = now;
+    TouchHold(slot);
+  }
+}
+
+void WindowMerger::Impl::FlushAll(EventSink& sink) {
+  while (lru.head != kNil) Close(lru.head, SummaryReason::kShutdown, sink);
+}
 
 WindowMerger::WindowMerger(MergerOptions options)
     : impl_(std::make_unique<Impl>(std::move(options))) {}
@@ -1229,7 +313,7 @@ void WindowMerger::Reconfigure(MergerOptions options, EventSink& sink) {
       if (m.groups[s].live) m.index.Insert(m.groups[s].scope, m.groups[s].fingerprint, s);
     }
   }
-  while (m.live > m.opt.max_groups && m.lru.head != kNil) {
+  while (m.live > m.opt.max_groups && m.lru.head != Impl::kNil) {
     m.Close(m.lru.head, SummaryReason::kEvicted, sink);
   }
   m.FlushDue(m.latest == INT64_MIN ? 0 : m.latest, sink);
@@ -1238,8 +322,8 @@ void WindowMerger::Reconfigure(MergerOptions options, EventSink& sink) {
 TimeUs WindowMerger::NextDeadline() const {
   const Impl& m = *impl_;
   TimeUs next = INT64_MAX;
-  if (m.lru.head != kNil) next = m.groups[m.lru.head].last_activity + m.opt.window_us;
-  if (m.hold.head != kNil) {
+  if (m.lru.head != Impl::kNil) next = m.groups[m.lru.head].last_activity + m.opt.window_us;
+  if (m.hold.head != Impl::kNil) {
     next = std::min(next, m.groups[m.hold.head].hold_start + m.opt.max_hold_us);
   }
   return next;
@@ -1253,7 +337,7 @@ std::size_t WindowMerger::MemoryUsage() const { return impl_->MemoryUsage(); }
 
 std::size_t WindowMerger::CloseOldest(EventSink& sink) {
   Impl& m = *impl_;
-  if (m.lru.head == kNil) return 0;
+  if (m.lru.head == Impl::kNil) return 0;
   const std::size_t freed = Impl::GroupBlocks(m.groups[m.lru.head]);
   m.Close(m.lru.head, SummaryReason::kMemory, sink);
   ++m.stats.groups_closed_memory;

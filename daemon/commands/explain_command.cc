@@ -7,7 +7,9 @@
 #include "daemon/config/config.h"
 #include "pipeline/event_json.h"
 #include "pipeline/fingerprinter.h"
+#include "pipeline/group_tokens.h"
 #include "pipeline/syslog_parser.h"
+#include "pipeline/template_match.h"
 #include "pipeline/tokenizer.h"
 #include "pipeline/window_merger.h"
 
@@ -17,8 +19,10 @@ namespace {
 constexpr char kUsage[] =
     "usage: logfold explain [--config FILE] [--format raw|syslog|json] [--max-distance K] "
     "[--no-confirm] LINE_A LINE_B\n"
-    "Shows each line's tokens, classes and weights, both fingerprints, their Hamming distance\n"
-    "and whether LINE_B joins LINE_A's group, with the reason. Exit 0: merged, 1: not.\n"
+    "Shows each line's tokens, classes and weights, both fingerprints, their Hamming distance,\n"
+    "whether LINE_B fits the template of LINE_A's group (the reason, and the position that\n"
+    "rejected it or the positions it makes vary) and whether LINE_B joins LINE_A's group,\n"
+    "with the reason. Exit 0: merged, 1: not.\n"
     "--config FILE uses that configuration's engine settings (scope, protected_words,\n"
     "max_distance, confirm); the other options override them.\n";
 
@@ -56,6 +60,49 @@ std::uint64_t PrintLine(const char* label, const LogRecord& r, const MergerOptio
   const std::uint64_t fp = fingerprinter.Fingerprint(r.message, tokens);
   std::fprintf(out, "  fingerprint %s\n", Hex(fp).c_str());
   return fp;
+}
+
+std::string TokenText(std::string_view message, const Token& t) {
+  return "\"" + std::string(message.substr(t.offset, t.length)) + "\"";
+}
+
+// Matches B against the template of A's group as it stood when B arrived (A's tokens, nothing
+// varied yet), with the engine's own matcher, and prints the verdict, the reason and the
+// positions: where B was rejected, or which template positions B makes vary.
+void PrintTemplateMatch(const LogRecord& a, const LogRecord& b, const MergerOptions& o,
+                        std::FILE* out) {
+  const Tokenizer tokenizer(o.tokenizer);
+  PreparedLine line_a, line_b;
+  PrepareLine(tokenizer, o.infer_header, a.message, line_a);
+  PrepareLine(tokenizer, o.infer_header, b.message, line_b);
+  GroupTokens tmpl;
+  tmpl.Assign(line_a.tokens, line_a.hashes);
+  TemplateMatcher matcher;
+  matcher.SetWords(o.protected_words, o.value_keys);
+  const MatchResult m = matcher.Match(line_b.View(b.message), {a.message, tmpl});
+  std::fprintf(out,
+               "template match (B against the template of A's group, %zu vs %zu tokens): %s — %s\n",
+               line_b.tokens.size(), tmpl.size(), m.accepted ? "ACCEPT" : "REJECT",
+               std::string(MatchReasonText(m.reason)).c_str());
+  if (!m.accepted) {
+    if (m.position != MatchResult::kNoPosition) {
+      std::fprintf(out, "  at B token %u %s\n", m.position,
+                   TokenText(b.message, line_b.tokens[m.position]).c_str());
+    }
+    return;
+  }
+  for (const TemplateMark& mark : matcher.marks()) {
+    const std::string token = TokenText(a.message, tmpl.token(mark.position));
+    if (mark.flags & TemplateFlag::kGapAfter) {
+      std::fprintf(out, "  template position %u %s: B has extra tokens after it\n", mark.position,
+                   token.c_str());
+    } else {
+      std::fprintf(out, "  template position %u %s varies%s\n", mark.position, token.c_str(),
+                   (mark.flags & TemplateFlag::kWild)
+                       ? " (another word or shape: left out of the fingerprint)"
+                       : "");
+    }
+  }
 }
 
 }  // namespace
@@ -137,6 +184,7 @@ int RunExplain(const std::vector<std::string>& args, std::FILE* out, std::FILE* 
   std::fprintf(out, "hamming distance A-B: %d (candidate search radius max_distance=%d)\n",
                HammingDistance(fa, fb), mo.max_distance);
   const bool merged = merger.stats().groups_opened == group_a;
+  PrintTemplateMatch(a, b, mo, out);
   const char* path = d.path == MergeDecision::kExact    ? "exact masked shape"
                      : d.path == MergeDecision::kIndex  ? "SimHash index"
                      : d.path == MergeDecision::kBucket ? "same-scope length bucket"

@@ -1,5 +1,6 @@
 // `logfold explain`: shows why two lines merge or not — tokens with classes and weights, both
-// fingerprints, their Hamming distance, and the engine's decision with its reason.
+// fingerprints, their Hamming distance, the template match (pipeline/template_match.h) of the
+// second line against the first one's group, and the engine's decision with its reason.
 #ifndef LOGFOLD_DAEMON_EXPLAIN_COMMAND_H_
 #define LOGFOLD_DAEMON_EXPLAIN_COMMAND_H_
 

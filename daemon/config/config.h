@@ -14,6 +14,8 @@
 #include "daemon/config/options/file_sink_options.h"
 #include "daemon/config/options/http_sink_options.h"
 #include "daemon/config/options/journald_input_options.h"
+#include "daemon/config/options/relp_input_options.h"
+#include "daemon/config/options/relp_sink_options.h"
 #include "daemon/config/options/sink_options.h"
 #include "daemon/config/options/stream_input_options.h"
 #include "daemon/config/options/syslog_sink_options.h"
@@ -47,7 +49,7 @@ struct LogConfig {
   bool operator==(const LogConfig&) const = default;
 };
 
-enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile, kUnix, kJournald, kTls };
+enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile, kUnix, kJournald, kRelp, kTls };
 
 // One input: what every type has, and the options of each type. Only the options of `type`
 // are used; the others keep their defaults (validation rejects their keys in JSON).
@@ -61,6 +63,7 @@ struct InputConfig {
   FileInputOptions file;
   UnixInputOptions unix_socket;
   JournaldInputOptions journald;
+  RelpInputOptions relp;
   TlsInputOptions tls;
   bool operator==(const InputConfig&) const = default;
 };
@@ -81,7 +84,7 @@ struct EngineConfig {
 
 using WorkersConfig = WorkerOptions;
 
-enum class OutputType : std::uint8_t { kStdout, kFile, kTcp, kSyslog, kHttp };
+enum class OutputType : std::uint8_t { kStdout, kFile, kTcp, kSyslog, kHttp, kRelp };
 
 // One output: what every type has, and the options of each type. Only the options of `type`
 // are used; the others keep their defaults (validation rejects their keys in JSON).
@@ -92,6 +95,7 @@ struct OutputConfig {
   TcpSinkOptions tcp;
   SyslogSinkOptions syslog;
   HttpSinkOptions http;
+  RelpSinkOptions relp;
   bool operator==(const OutputConfig&) const = default;
 };
 

@@ -37,7 +37,7 @@ inline constexpr EnumName<LogLevel> kLogLevels[] = {
 inline constexpr EnumName<InputType> kInputTypes[] = {
     {"udp", InputType::kUdp},   {"tcp", InputType::kTcp},   {"stdin", InputType::kStdin},
     {"file", InputType::kFile}, {"unix", InputType::kUnix}, {"journald", InputType::kJournald},
-    {"tls", InputType::kTls},
+    {"relp", InputType::kRelp}, {"tls", InputType::kTls},
 };
 inline constexpr EnumName<TlsMinVersion> kTlsVersions[] = {
     {"1.2", TlsMinVersion::kTls12},
@@ -78,7 +78,7 @@ inline constexpr EnumName<TimeSource> kTimeSources[] = {
 };
 inline constexpr EnumName<OutputType> kOutputTypes[] = {
     {"stdout", OutputType::kStdout}, {"file", OutputType::kFile}, {"tcp", OutputType::kTcp},
-    {"syslog", OutputType::kSyslog}, {"http", OutputType::kHttp},
+    {"syslog", OutputType::kSyslog}, {"http", OutputType::kHttp}, {"relp", OutputType::kRelp},
 };
 inline constexpr EnumName<FsyncPolicy> kFsyncPolicies[] = {
     {"never", FsyncPolicy::kNever},

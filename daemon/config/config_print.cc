@@ -88,6 +88,11 @@ Json InputToJson(const InputConfig& in) {
       j["max_connections_per_source"] = in.tcp.max_connections_per_source;
       j["idle_timeout"] = FormatDuration(in.tcp.idle_timeout_us);
       break;
+    case InputType::kRelp:
+      j["max_message_size"] = FormatSize(in.relp.max_message_size);
+      j["address"] = in.relp.address;
+      j["port"] = in.relp.port;
+      break;
     case InputType::kTls:
       j["max_message_size"] = FormatSize(in.tls.max_message_size);
       bind(in.tls.socket_name, in.tls.address, in.tls.port);
@@ -179,6 +184,13 @@ Json OutputToJson(const OutputConfig& out) {
       j["port"] = out.tcp.port;
       reconnect(out.tcp);
       if (out.tcp.tls) j["tls"] = TlsClientToJson(out.tcp.tls_options);
+      break;
+    case OutputType::kRelp:
+      j["address"] = out.relp.target.address;
+      j["port"] = out.relp.target.port;
+      reconnect(out.relp.target);
+      j["window"] = out.relp.window;
+      j["ack_timeout"] = FormatDuration(out.relp.ack_timeout_us);
       break;
     case OutputType::kSyslog:
       j["address"] = out.syslog.target.address;

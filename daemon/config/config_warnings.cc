@@ -46,9 +46,10 @@ std::vector<ConfigError> ConfigWarnings(const Config& config, std::uint64_t memo
     const InputConfig& in = config.inputs[i];
     const std::string path = "inputs[" + std::to_string(i) + "]";
     const bool udp = in.type == InputType::kUdp, tcp = in.type == InputType::kTcp;
+    const bool relp = in.type == InputType::kRelp;
     const std::string& socket_name = udp ? in.udp.socket_name : in.tcp.socket_name;
-    const std::string& address = udp ? in.udp.address : in.tcp.address;
-    if ((udp || tcp) && socket_name.empty() && IsWildcard(address)) {
+    const std::string& address = relp ? in.relp.address : udp ? in.udp.address : in.tcp.address;
+    if ((udp || tcp || relp) && socket_name.empty() && IsWildcard(address)) {
       out.push_back({path + ".address", "listens on every interface (" + address +
                                             "): any host that can reach it can send lines"});
     }

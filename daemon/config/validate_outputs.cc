@@ -51,9 +51,12 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
       Has(v, "fsync") ? Peek(v, "fsync", kFsyncPolicies) : out.file.fsync;
   const std::optional<SyslogProtocol> protocol =
       Has(v, "protocol") ? Peek(v, "protocol", kSyslogProtocols) : out.syslog.protocol;
-  const bool remote = type == OutputType::kTcp || type == OutputType::kSyslog;
-  // tcp and syslog share the connection keys; they land in the options of the type.
-  TcpSinkOptions& target = type == OutputType::kSyslog ? out.syslog.target : out.tcp;
+  const bool remote =
+      type == OutputType::kTcp || type == OutputType::kSyslog || type == OutputType::kRelp;
+  // tcp, syslog and relp share the connection keys; they land in the options of the type.
+  TcpSinkOptions& target = type == OutputType::kSyslog ? out.syslog.target
+                           : type == OutputType::kRelp ? out.relp.target
+                                                       : out.tcp;
   const std::optional<WhenFull> when_full =
       Has(v, "when_full") ? Peek(v, "when_full", kWhenFull) : out.sink.when_full;
   const std::string block_timeout_rule =
@@ -68,7 +71,7 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
     fsync_interval_rule = "only allowed when fsync is \"interval\"";
   }
   // Reconnecting and stream framing only exist for a connection.
-  std::string reconnect_rule = only_for({OutputType::kTcp, OutputType::kSyslog});
+  std::string reconnect_rule = only_for({OutputType::kTcp, OutputType::kSyslog, OutputType::kRelp});
   if (reconnect_rule.empty() && type == OutputType::kSyslog && protocol &&
       *protocol != SyslogProtocol::kTcp) {
     reconnect_rule = "only allowed when protocol is \"tcp\"";
@@ -88,7 +91,8 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
     return rule;
   };
   const std::string http_rule = only_for({OutputType::kHttp});
-  std::string tls_rule = reconnect_rule;  // a connection: tcp, syslog over tcp
+  // A connection: tcp, syslog over tcp (the RELP client has no TLS).
+  std::string tls_rule = type == OutputType::kRelp ? only_for({OutputType::kTcp}) : reconnect_rule;
   if (http) {
     const Json* url = Find(v, "url");
     const bool https = url != nullptr && url->is_string() &&
@@ -144,10 +148,18 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
            },
            false, fsync_interval_rule},
           {"address", [&](const Json& j, const std::string& p) { HostOrIp(j, p, target.address); },
-           remote, only_for({OutputType::kTcp, OutputType::kSyslog})},
+           remote, only_for({OutputType::kTcp, OutputType::kSyslog, OutputType::kRelp})},
           {"port",
            [&](const Json& j, const std::string& p) { Integer(j, p, 1, 65535, target.port); },
-           remote, only_for({OutputType::kTcp, OutputType::kSyslog})},
+           remote, only_for({OutputType::kTcp, OutputType::kSyslog, OutputType::kRelp})},
+          {"window",
+           [&](const Json& j, const std::string& p) { Integer(j, p, 1, 65535, out.relp.window); },
+           false, only_for({OutputType::kRelp})},
+          {"ack_timeout",
+           [&](const Json& j, const std::string& p) {
+             Duration(j, p, kSecond, kHour, out.relp.ack_timeout_us);
+           },
+           false, only_for({OutputType::kRelp})},
           {"reconnect_min",
            [&](const Json& j, const std::string& p) {
              min_ok = Duration(j, p, kMillisecond, kHour, target.reconnect_min_us);
@@ -198,9 +210,7 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
            [&](const Json& j, const std::string& p) { LokiLabels(j, p, out.http.labels); }, false,
            only_for_format(HttpFormat::kLoki)},
           {"header_files",
-           [&](const Json& j, const std::string& p) {
-             HeaderFiles(j, p, out.http.header_files);
-           },
+           [&](const Json& j, const std::string& p) { HeaderFiles(j, p, out.http.header_files); },
            false, http_rule},
           {"headers", [&](const Json& j, const std::string& p) { Headers(j, p, out.http.headers); },
            false, http_rule},
@@ -433,17 +443,15 @@ void Validator::TlsOutput(const Json& v, const std::string& path, TlsClientConfi
 }
 
 void Validator::Headers(const Json& v, const std::string& p, StringPairs& out) {
-  StringMap(
-      v, p, out, HeaderNameError,
-      [](const std::string& value) -> std::string {
-        for (char c : value) {
-          const auto u = static_cast<unsigned char>(c);
-          if ((u < 0x20 && c != '\t') || u == 0x7f) {
-            return "header value must not contain control characters (CR, LF, NUL...)";
-          }
-        }
-        return value.size() > 8 * kKiB ? "header value must be at most 8KiB" : "";
-      });
+  StringMap(v, p, out, HeaderNameError, [](const std::string& value) -> std::string {
+    for (char c : value) {
+      const auto u = static_cast<unsigned char>(c);
+      if ((u < 0x20 && c != '\t') || u == 0x7f) {
+        return "header value must not contain control characters (CR, LF, NUL...)";
+      }
+    }
+    return value.size() > 8 * kKiB ? "header value must be at most 8KiB" : "";
+  });
 }
 
 // RFC 5424 APP-NAME: 1*48PRINTUSASCII.

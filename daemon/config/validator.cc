@@ -274,17 +274,21 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
   const std::optional<InputFormat> format =
       Has(v, "format") ? Peek(v, "format", kInputFormats) : in.parser.format;
   const bool adopts_socket = Has(v, "socket_name");
-  const bool network =
-      type == InputType::kUdp || type == InputType::kTcp || type == InputType::kTls;
-  // The keys udp, tcp and tls share land in the options of the input's type.
-  const bool tcp = type == InputType::kTcp;
+  const bool relp = type == InputType::kRelp;
   const bool tls = type == InputType::kTls;
-  std::string& address = tcp ? in.tcp.address : tls ? in.tls.address : in.udp.address;
-  std::uint16_t& port = tcp ? in.tcp.port : tls ? in.tls.port : in.udp.port;
+  const bool network = type == InputType::kUdp || type == InputType::kTcp || relp || tls;
+  // The keys udp, tcp, relp and tls share land in the options of the input's type.
+  const bool tcp = type == InputType::kTcp;
+  std::string& address = relp  ? in.relp.address
+                         : tcp ? in.tcp.address
+                         : tls ? in.tls.address
+                               : in.udp.address;
+  std::uint16_t& port = relp ? in.relp.port : tcp ? in.tcp.port : tls ? in.tls.port : in.udp.port;
   std::string& socket_name = tcp   ? in.tcp.socket_name
                              : tls ? in.tls.socket_name
                                    : in.udp.socket_name;
-  std::uint64_t& max_message_size = tcp                            ? in.tcp.max_message_size
+  std::uint64_t& max_message_size = relp                           ? in.relp.max_message_size
+                                    : tcp                          ? in.tcp.max_message_size
                                     : tls                          ? in.tls.max_message_size
                                     : network                      ? in.udp.max_message_size
                                     : type == InputType::kFile     ? in.file.max_message_size
@@ -307,7 +311,8 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
     if (!type || std::find(types.begin(), types.end(), *type) != types.end()) return {};
     return "not allowed for type " + std::string(NameOf(kInputTypes, *type));
   };
-  std::string bind_rule = only_for({InputType::kUdp, InputType::kTcp, InputType::kTls});
+  std::string bind_rule =
+      only_for({InputType::kUdp, InputType::kTcp, InputType::kRelp, InputType::kTls});
   if (bind_rule.empty() && adopts_socket) {
     bind_rule = "not allowed together with socket_name (the inherited socket is already bound)";
   }
@@ -446,6 +451,7 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
   // tls and tcp share the TCP port space.
   const std::string_view transport = type == InputType::kUdp ? "udp" : "tcp";
   if (network && port_ok && address_ok && !adopts_socket && port != 0) {
+    // tls and relp run over TCP: they cannot share a port with a tcp input either.
     const std::string bind =
         std::string(transport) + " " + *ParseIp(address) + ":" + std::to_string(port);
     auto [it, inserted] = binds_.emplace(bind, label);

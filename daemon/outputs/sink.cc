@@ -7,6 +7,7 @@
 #include "daemon/outputs/disk_buffered_sink.h"
 #include "daemon/outputs/disk_queue.h"
 #include "daemon/outputs/http/http_sink.h"
+#include "daemon/outputs/relp_sink.h"
 #include "daemon/outputs/stream_sink.h"
 #include "daemon/outputs/syslog_sink.h"
 #include "daemon/outputs/tcp_sink.h"
@@ -30,6 +31,8 @@ std::unique_ptr<Sink> MakeMemorySink(const OutputConfig& output, Metrics& metric
       return MakeSyslogSink(output.sink, output.syslog, metrics, error);
     case OutputType::kHttp:
       return MakeHttpSink(output.sink, output.http, metrics, error);
+    case OutputType::kRelp:
+      return MakeRelpSink(output.sink, output.relp, metrics);
   }
   error = "output " + output.sink.name + ": unknown type";
   return nullptr;

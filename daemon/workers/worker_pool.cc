@@ -145,12 +145,16 @@ struct WorkerPool::Shared {
 };
 
 struct WorkerPool::Worker {
-  // The events of one selective output (its `select`), encoded in its format.
+  // The events of one output with a buffer of its own, encoded in its format: a selective
+  // output (its `select`), or a syslog output whose app_name differs from the shared syslog
+  // encoding's.
   struct Route {
     std::string output;  // the output's name: routes are matched to a new sink list by it
     SinkEncoding encoding = SinkEncoding::kNdjson;
     EventFilter filter;
     std::string buf;
+    std::string app_name;  // syslog: encoded with this one when own_syslog
+    bool own_syslog = false;
   };
 
   // Encodes events for every sink encoding in use, and for each selective output the events
@@ -161,7 +165,7 @@ struct WorkerPool::Worker {
     void OnEvent(const Event& e) override {
       if (want_ndjson || !w_.routes.empty()) AppendEventJson(e, w_.ndjson);
       if (want_syslog || !w_.routes.empty()) {
-        AppendEventSyslog(e, "logfold", w_.syslog);
+        AppendEventSyslog(e, w_.syslog_app_name, w_.syslog);
         w_.syslog += '\n';  // records are newline-separated in batches; the sink frames them
       }
       ++w_.events_since[static_cast<int>(e.kind)];
@@ -170,7 +174,13 @@ struct WorkerPool::Worker {
       const std::string_view ndjson = std::string_view(w_.ndjson).substr(ndjson_end_);
       const std::string_view syslog = std::string_view(w_.syslog).substr(syslog_end_);
       for (Route& r : w_.routes) {
-        if (r.filter.Matches(e)) r.buf += r.encoding == SinkEncoding::kNdjson ? ndjson : syslog;
+        if (!r.filter.Matches(e)) continue;
+        if (r.own_syslog) {
+          AppendEventSyslog(e, r.app_name, r.buf);
+          r.buf += '\n';
+        } else {
+          r.buf += r.encoding == SinkEncoding::kNdjson ? ndjson : syslog;
+        }
       }
       // Encodings no shared output wants were only scratch for the routes.
       if (!want_ndjson) w_.ndjson.resize(ndjson_end_);
@@ -200,7 +210,8 @@ struct WorkerPool::Worker {
   std::uint64_t settings_version = 0;
   std::thread thread;
   std::string ndjson, syslog;
-  std::vector<Route> routes;  // one per selective output of `routes_for`
+  std::string syslog_app_name;  // of the shared syslog encoding (SharedSyslogAppName)
+  std::vector<Route> routes;    // one per routed output of `routes_for` (Routed)
   const std::vector<Output>* routes_for = nullptr;
   bool RoutesPending() const {
     return std::any_of(routes.begin(), routes.end(), [](const Route& r) { return !r.buf.empty(); });
@@ -470,6 +481,29 @@ std::function<void()> WorkerPool::SetSinks(std::vector<Output> sinks) {
   return [shared = shared_, version] { shared->WaitSinksReleased(version); };
 }
 
+namespace {
+
+// The APP-NAME the shared syslog encoding uses: that of the first syslog output taking every
+// event (the default when there is none).
+std::string_view SharedSyslogAppName(const std::vector<WorkerPool::Output>& outputs) {
+  for (const WorkerPool::Output& o : outputs) {
+    if (o.sink->encoding() == SinkEncoding::kSyslog5424 && o.options.select.all()) {
+      return o.syslog_app_name;
+    }
+  }
+  static const SyslogSinkOptions kDefaults;
+  return kDefaults.app_name;
+}
+
+// Does the output get a buffer of its own instead of the shared encoding of its format? A
+// selective one does, and so does a syslog output naming another app than the shared one.
+bool Routed(const WorkerPool::Output& o, std::string_view shared_app) {
+  return !o.options.select.all() ||
+         (o.sink->encoding() == SinkEncoding::kSyslog5424 && o.syslog_app_name != shared_app);
+}
+
+}  // namespace
+
 void WorkerPool::SubmitOutput(Worker& w) {
   const auto sinks = shared_->AcquireSinks(w.index);
   struct Release {
@@ -478,10 +512,11 @@ void WorkerPool::SubmitOutput(Worker& w) {
     ~Release() { shared.ReleaseSinks(worker); }
   } release{*shared_, w.index};
   bool ndjson = false, syslog = false;
+  const std::string_view shared_app = SharedSyslogAppName(*sinks);
   for (Output o : *sinks) {
     Sink* s = o.sink;
     std::string* selected = nullptr;
-    if (!o.options.select.all()) {
+    if (Routed(o, shared_app)) {
       const auto route =
           std::find_if(w.routes.begin(), w.routes.end(),
                        [&](const Worker::Route& r) { return r.output == s->name(); });
@@ -573,9 +608,17 @@ void WorkerPool::SubmitOutput(Worker& w) {
   }
   if (w.routes_for != sinks.get()) {
     w.routes.clear();
+    w.syslog_app_name = shared_app;
     for (const Output& o : *sinks) {
-      if (!o.options.select.all()) {
-        w.routes.push_back({o.sink->name(), o.sink->encoding(), EventFilter(o.options.select), {}});
+      if (Routed(o, shared_app)) {
+        const bool own_syslog = o.sink->encoding() == SinkEncoding::kSyslog5424 &&
+                                o.syslog_app_name != w.syslog_app_name;
+        w.routes.push_back({o.sink->name(),
+                            o.sink->encoding(),
+                            EventFilter(o.options.select),
+                            {},
+                            o.syslog_app_name,
+                            own_syslog});
       }
     }
     w.routes_for = sinks.get();

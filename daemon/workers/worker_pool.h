@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "daemon/config/options/sink_options.h"
+#include "daemon/config/options/syslog_sink_options.h"
 #include "daemon/config/options/worker_options.h"
 #include "daemon/inputs/ingest_target.h"
 #include "daemon/outputs/sink.h"
@@ -38,6 +39,8 @@ class WorkerPool : public IngestTarget {
     // carry on. The name and buffer size are the sink's own business. ({}: may be left out
     // of an initializer list under -Wextra.)
     SinkOptions options{};
+    // Syslog encoding: APP-NAME of events whose record has none (the output's app_name).
+    std::string syslog_app_name = SyslogSinkOptions{}.app_name;
   };
 
   // threads, queue_capacity and flush_interval_us (WorkerOptions, the file's `workers`), and

@@ -245,10 +245,12 @@ TEST(ConfigErrorTest, EnumTyposGetASuggestion) {
       DocErrors(doc),
       ElementsAre(
           E("inputs[0].type",
-            "must be one of: udp, tcp, stdin, file, unix, journald, tls; did you mean \"udp\"?"),
+            "must be one of: udp, tcp, stdin, file, unix, journald, relp, tls; did you mean "
+            "\"udp\"?"),
           E("inputs[0].format", "must be one of: syslog, raw, json; did you mean \"syslog\"?"),
           E("outputs[0].type",
-            "must be one of: stdout, file, tcp, syslog, http; \"elasticsearch\" is a format of "
+            "must be one of: stdout, file, tcp, syslog, http, relp; \"elasticsearch\" is a format "
+            "of "
             "the http output: {\"type\": \"http\", \"format\": \"elasticsearch\", \"url\": "
             "...}")));
 }
@@ -531,13 +533,14 @@ TEST(ConfigErrorTest, BadEnumValues) {
       ElementsAre(
           E("log.level", "must be one of: trace, debug, info, warn, error, critical, off"),
           E("inputs[0].type",
-            "must be one of: udp, tcp, stdin, file, unix, journald, tls; did you mean \"tcp\"?"),
+            "must be one of: udp, tcp, stdin, file, unix, journald, relp, tls; did you mean "
+            "\"tcp\"?"),
           E("inputs[0].format", "must be one of: syslog, raw, json"),
           E("engine.scope[1]", "must be one of: host, app, procid, msgid, severity, facility"),
           E("engine.scope[2]", "duplicate scope field \"host\""),
           E("engine.mode", "must be one of: fold, annotate"),
           E("engine.time", "must be one of: arrival, event"),
-          E("outputs[0].type", "must be one of: stdout, file, tcp, syslog, http")));
+          E("outputs[0].type", "must be one of: stdout, file, tcp, syslog, http, relp")));
 }
 
 TEST(ConfigErrorTest, RequiredKeysMissing) {
@@ -651,16 +654,58 @@ TEST(ConfigErrorTest, KeysThatDoNotApplyToTheType) {
           E("outputs[3].app_name", "not allowed for type tcp")));
 }
 
+TEST(ConfigTest, RelpInputAndOutput) {
+  const Config c = Parsed(R"({
+    "inputs": [{"name": "r", "type": "relp", "address": "::1", "port": 2514,
+                "max_message_size": "8KiB"}],
+    "outputs": [{"name": "o", "type": "relp", "address": "collector", "port": 2514,
+                 "window": 16, "ack_timeout": "5s", "reconnect_max": "2s"}]})");
+  ASSERT_EQ(c.inputs.size(), 1u);
+  EXPECT_EQ(c.inputs[0].type, InputType::kRelp);
+  EXPECT_EQ(c.inputs[0].relp.address, "::1");
+  EXPECT_EQ(c.inputs[0].relp.port, 2514);
+  EXPECT_EQ(c.inputs[0].relp.max_message_size, 8 * kKiB);
+  ASSERT_EQ(c.outputs.size(), 1u);
+  EXPECT_EQ(c.outputs[0].type, OutputType::kRelp);
+  EXPECT_EQ(c.outputs[0].relp.target.address, "collector");
+  EXPECT_EQ(c.outputs[0].relp.target.port, 2514);
+  EXPECT_EQ(c.outputs[0].relp.window, 16u);
+  EXPECT_EQ(c.outputs[0].relp.ack_timeout_us, 5 * kSecond);
+  EXPECT_EQ(c.outputs[0].relp.target.reconnect_max_us, 2 * kSecond);
+  EXPECT_EQ(c.outputs[0].relp.target.reconnect_min_us, 100 * kMillisecond);
+  EXPECT_EQ(Parsed(ConfigToJson(c)), c);
+}
+
+TEST(ConfigErrorTest, RelpKeys) {
+  EXPECT_THAT(Errors(R"({
+        "inputs": [
+          {"name": "r", "type": "relp"},
+          {"name": "t", "type": "tcp", "port": 2514},
+          {"name": "r2", "type": "relp", "port": 2514, "framing": "auto"}
+        ],
+        "outputs": [
+          {"name": "o", "type": "relp", "address": "h", "port": 1, "window": 0,
+           "ack_timeout": "10ms", "app_name": "x"},
+          {"name": "t", "type": "tcp", "address": "h", "port": 1, "window": 4}
+        ]})"),
+              ElementsAre(E("inputs[0].port", "required key missing"),
+                          E("inputs[2].framing", "not allowed for type relp"),
+                          E("inputs[2].port", "tcp 127.0.0.1:2514 is already bound by input \"t\""),
+                          E("outputs[0].window", "must be between 1 and 65535, got 0"),
+                          E("outputs[0].ack_timeout", "must be between 1s and 1h, got \"10ms\""),
+                          E("outputs[0].app_name", "not allowed for type relp"),
+                          E("outputs[1].window", "not allowed for type tcp")));
+}
+
 TEST(ConfigErrorTest, InvalidTypeStillValidatesTheOtherKeys) {
-  EXPECT_THAT(
-      Errors(R"({"inputs": [{"name": "x", "type": "sctp", "port": 99999,
+  EXPECT_THAT(Errors(R"({"inputs": [{"name": "x", "type": "sctp", "port": 99999,
                                      "path": ""}],
                          "outputs": [{"name": "o", "type": "stdout"}]})"),
-      ElementsAre(
-          E("inputs[0].type",
-            "must be one of: udp, tcp, stdin, file, unix, journald, tls; did you mean \"tcp\"?"),
-          E("inputs[0].port", "must be between 0 and 65535, got 99999"),
-          E("inputs[0].path", "must not be empty")));
+              ElementsAre(E("inputs[0].type",
+                            "must be one of: udp, tcp, stdin, file, unix, journald, relp, tls; did "
+                            "you mean \"tcp\"?"),
+                          E("inputs[0].port", "must be between 0 and 65535, got 99999"),
+                          E("inputs[0].path", "must not be empty")));
 }
 
 TEST(ConfigErrorTest, NamesAddressesAndStrings) {

@@ -14,10 +14,12 @@
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "daemon/outputs/sink.h"
@@ -32,8 +34,11 @@ using namespace std::chrono_literals;
 // (waiting until released or the deadline), so the workers stop and deliveries queue up.
 class MemorySink final : public Sink {
  public:
+  MemorySink() = default;
+  MemorySink(std::string name, SinkEncoding encoding)
+      : name_(std::move(name)), encoding_(encoding) {}
   const std::string& name() const override { return name_; }
-  SinkEncoding encoding() const override { return SinkEncoding::kNdjson; }
+  SinkEncoding encoding() const override { return encoding_; }
   bool Submit(std::string_view batch, std::chrono::steady_clock::time_point deadline) override {
     std::unique_lock lock(mu_);
     if (!released_.wait_until(lock, deadline, [&] { return !held_; })) return false;
@@ -62,6 +67,7 @@ class MemorySink final : public Sink {
 
  private:
   const std::string name_ = "memory";
+  const SinkEncoding encoding_ = SinkEncoding::kNdjson;
   mutable std::mutex mu_;
   std::condition_variable released_;
   bool held_ = false;
@@ -240,6 +246,48 @@ TEST_F(WorkerPoolTest, WorkerThreadsAreNamed) {
     EXPECT_EQ(std::count(names.begin(), names.end(), "lf-worker-" + std::to_string(i)), 1)
         << "worker " << i;
   }
+}
+
+// The APP-NAME field (the fourth) of every RFC 5424 record in a syslog batch.
+std::set<std::string> AppNames(const std::string& syslog) {
+  std::set<std::string> apps;
+  std::istringstream in(syslog);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string pri, ts, host, app;
+    fields >> pri >> ts >> host >> app;
+    apps.insert(app);
+  }
+  return apps;
+}
+
+// Issue #20: a syslog output's app_name names the app of events whose lines carried none (the
+// workers wrote "logfold" whatever was configured); outputs naming different apps each get
+// theirs, and a line's own app is kept.
+TEST(WorkerPoolSyslogTest, EachSyslogOutputUsesItsOwnAppName) {
+  Metrics metrics;
+  MemorySink a("relay-a", SinkEncoding::kSyslog5424), b("relay-b", SinkEncoding::kSyslog5424),
+      c("relay-c", SinkEncoding::kSyslog5424);
+  WorkerPool::Options options;
+  options.threads = 1;
+  options.flush_interval_us = 5'000;
+  SyslogParser::Options raw;
+  raw.format = InputFormat::kRaw;
+  options.inputs = {raw, SyslogParser::Options{}};
+  WorkerPool::Output oa{&a}, ob{&b}, oc{&c};
+  oa.syslog_app_name = "edge-a";
+  ob.syslog_app_name = "edge-b";  // c keeps the default
+  WorkerPool pool(options, {oa, ob, oc}, metrics);
+  pool.Start();
+  const std::string_view no_app[] = {"disk almost full on /var"};
+  const std::string_view with_app[] = {"<13>Nov 22 08:00:00 host sshd: session opened"};
+  ASSERT_TRUE(pool.TryDeliver(0, no_app, 1'000'000));
+  ASSERT_TRUE(pool.TryDeliver(1, with_app, 1'000'001));
+  ASSERT_TRUE(WaitProcessed(metrics, 2));
+  pool.Stop();
+  EXPECT_EQ(AppNames(a.text()), (std::set<std::string>{"edge-a", "sshd"})) << a.text();
+  EXPECT_EQ(AppNames(b.text()), (std::set<std::string>{"edge-b", "sshd"})) << b.text();
+  EXPECT_EQ(AppNames(c.text()), (std::set<std::string>{"logfold", "sshd"})) << c.text();
 }
 
 }  // namespace

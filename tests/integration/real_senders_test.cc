@@ -203,5 +203,30 @@ TEST(ServeStartupTest, ExplainUsesTheEngineSettingsOfAConfigFile) {
   EXPECT_NE(custom.out.find("a protected word differs"), std::string::npos) << custom.out;
 }
 
+// Issue #20: explain shows the template match itself: the verdict, its reason, and the
+// position that rejected the line or the positions it makes vary.
+TEST(ServeStartupTest, ExplainShowsTheTemplateMatchWithPositions) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const daemon_test::CommandResult fits =
+      daemon_test::RunCommand({LOGFOLD_BINARY, "explain", "session opened for user alice by cron",
+                               "session opened for user bob by cron"},
+                              dir);
+  EXPECT_EQ(fits.exit_code, 0) << fits.out << fits.err;
+  EXPECT_NE(fits.out.find("template match (B against the template of A's group, 7 vs 7 tokens): "
+                          "ACCEPT"),
+            std::string::npos)
+      << fits.out;
+  EXPECT_NE(fits.out.find("template position 4 \"alice\" varies"), std::string::npos) << fits.out;
+  const daemon_test::CommandResult rejected = daemon_test::RunCommand(
+      {LOGFOLD_BINARY, "explain", "Connection accepted from 1.2.3.4 port 22",
+       "Connection refused from 1.2.3.4 port 22"},
+      dir);
+  EXPECT_EQ(rejected.exit_code, 1) << rejected.out << rejected.err;
+  EXPECT_NE(rejected.out.find("REJECT — a protected word differs\n  at B token 1 \"refused\""),
+            std::string::npos)
+      << rejected.out;
+}
+
 }  // namespace
 }  // namespace logfold

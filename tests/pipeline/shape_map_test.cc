@@ -1,5 +1,6 @@
-// Tests for ShapeMap, the merger's flat exact-shape table: lookups, replacement, conditional
-// erase with backward shifting (checked against std::unordered_map as a model), growth.
+// Tests for FlatMap64 as ShapeMap, the merger's exact-shape table (lookups, replacement,
+// conditional erase with backward shifting checked against std::unordered_map, growth), and
+// as GroupIndex's scope table (pointer values, a home function of its own).
 #include "pipeline/shape_map.h"
 
 #include <gtest/gtest.h>
@@ -72,6 +73,37 @@ TEST(ShapeMapTest, GrowsAndKeepsEveryEntry) {
   EXPECT_EQ(m.size(), keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(m.Find(keys[i]), i);
   EXPECT_GE(m.MemoryUsage(), keys.size() * 2 * 12);  // at most half full
+}
+
+// GroupIndex's scope table: pointer values, sequential keys spread by a hash of its own (with
+// the identity home they would all probe one run), a small first table, ForEach and Clear.
+struct SpreadHome {
+  std::size_t operator()(std::uint64_t key) const { return key * 0x9e3779b97f4a7c15ULL >> 7; }
+};
+using PointerMap = FlatMap64<const int*, nullptr, SpreadHome, 8>;
+
+TEST(FlatMap64Test, PointerValuesWithAHomeOfTheirOwn) {
+  std::vector<int> values(1000);
+  PointerMap m;
+  EXPECT_EQ(m.Find(1), nullptr);
+  for (std::uint64_t k = 0; k < values.size(); ++k) m.Set(k, &values[k]);
+  EXPECT_EQ(m.size(), values.size());
+  for (std::uint64_t k = 0; k < values.size(); k += 2) m.EraseIf(k, &values[k]);
+  m.EraseIf(1, &values[0]);  // maps to another value: stays
+  std::size_t visited = 0;
+  m.ForEach([&](std::uint64_t key, const int* v) {
+    EXPECT_EQ(key % 2, 1u);
+    EXPECT_EQ(v, &values[key]);
+    ++visited;
+  });
+  EXPECT_EQ(visited, values.size() / 2);
+  for (std::uint64_t k = 1; k < values.size(); k += 2) ASSERT_EQ(m.Find(k), &values[k]);
+  m.Clear();
+  EXPECT_EQ(m.size(), 0u);
+  EXPECT_EQ(m.MemoryUsage(), 0u);
+  EXPECT_EQ(m.Find(1), nullptr);
+  m.Set(5, &values[5]);
+  EXPECT_EQ(m.MemoryUsage(), 8 * sizeof(std::uint64_t) * 2);  // the first table: 8 entries
 }
 
 }  // namespace

@@ -1,0 +1,400 @@
+// Template matching (structural confirmation): same-count lines compared position by position,
+// lines a few tokens longer or shorter aligned on their words first.
+#include "pipeline/template_match.h"
+
+// Inlined XXH3, as in the merger: the words hashed here are a few bytes long.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "pipeline/fingerprinter.h"
+
+namespace logfold {
+namespace {
+
+constexpr std::uint8_t kWild = TemplateFlag::kWild;
+constexpr std::uint8_t kVaried = TemplateFlag::kVaried;
+constexpr std::uint8_t kGapAfter = TemplateFlag::kGapAfter;
+constexpr int kAnchorsForBareWord = 8;
+
+MatchResult Reject(MatchReason reason, std::size_t position = MatchResult::kNoPosition) {
+  return {false, reason, static_cast<std::uint32_t>(position)};
+}
+
+// Two masked tokens are the same variable unless a digit-bearing word changed its letters:
+// a variable changes digits, not words (blk_-12 ~ blk_34, but en0 !~ awdl0).
+bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
+  if (!IsVariableClass(lt.cls) || !IsVariableClass(gt.cls)) return false;
+  if (lt.cls != TokenClass::kDigitWord && gt.cls != TokenClass::kDigitWord) return true;
+  if (lt.cls != gt.cls) return false;
+  auto letters_equal = [](std::string_view a, std::string_view b) {
+    auto next = [](std::string_view s, std::size_t& i) {
+      while (i < s.size() && !((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z'))) {
+        ++i;
+      }
+      return i < s.size();
+    };
+    std::size_t i = 0, j = 0;
+    while (true) {
+      const bool ha = next(a, i), hb = next(b, j);
+      if (ha != hb) return false;
+      if (!ha) return true;
+      if (a[i++] != b[j++]) return false;
+    }
+  };
+  // A trailing run of hex digits holding a digit is an id (veth58b7fff), not a word.
+  auto without_hex_id = [](std::string_view t) {
+    std::size_t end = t.size();
+    bool digit = false;
+    while (end > 0 && std::isxdigit(static_cast<unsigned char>(t[end - 1]))) {
+      digit |= std::isdigit(static_cast<unsigned char>(t[end - 1])) != 0;
+      --end;
+    }
+    return digit ? t.substr(0, end) : t;
+  };
+  // A collapsed list is compared by its first element.
+  auto first_element = [](std::string_view t) { return t.substr(0, t.find_first_of(" ,")); };
+  return letters_equal(without_hex_id(first_element(lm.substr(lt.offset, lt.length))),
+                       without_hex_id(first_element(gm.substr(gt.offset, gt.length))));
+}
+
+// A name made of parts ("com.apple.fmfd", "msra-sa-41", "a/b"): such words name things,
+// which vary; a single word names an action, a state or a function, which do not.
+bool IsCompoundName(std::string_view message, const Token& t) {
+  const std::string_view w = message.substr(t.offset, t.length);
+  return w.find_first_of(".-/") != std::string_view::npos;
+}
+
+bool IsNumber(TokenClass cls) { return cls == TokenClass::kInteger || cls == TokenClass::kFloat; }
+
+// A differing word is taken as a variable only with enough agreeing words around it.
+bool Enough(int anchors, int word_diffs) {
+  return word_diffs == 0 || (anchors >= 2 * word_diffs + 1 && word_diffs <= 2);
+}
+
+}  // namespace
+
+void PrepareLine(const Tokenizer& tokenizer, bool infer_header, std::string_view message,
+                 PreparedLine& out) {
+  std::vector<Token>& tokens = out.tokens;
+  std::vector<std::uint64_t>& hashes = out.hashes;
+  // Token offsets stay relative to the whole message, which groups keep.
+  out.header = infer_header ? ParseMessageHeader(message) : MessageHeader{};
+  if (out.header.body == 0) {
+    tokenizer.Tokenize(message, tokens);
+  } else {
+    tokenizer.Tokenize(message.substr(out.header.body), tokens);
+    for (Token& t : tokens) t.offset += out.header.body;
+  }
+  Fingerprinter::TokenHashes(message, tokens, hashes);
+  // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
+  // however long it is: consecutive variable tokens of the same masked shape, separated only
+  // by spaces or commas, become one token (with the first one's hash). Most lines hold no
+  // list: find the first pair that could start one before copying.
+  std::size_t start = 1;
+  while (start < tokens.size() &&
+         !(IsVariableClass(tokens[start].cls) && hashes[start] == hashes[start - 1] &&
+           tokens[start].cls == tokens[start - 1].cls)) {
+    ++start;
+  }
+  if (start >= tokens.size()) return;
+  std::size_t kept = start;
+  for (std::size_t i = start; i < tokens.size(); ++i) {
+    if (kept > 0 && IsVariableClass(tokens[i].cls) && tokens[i].cls == tokens[kept - 1].cls &&
+        hashes[i] == hashes[kept - 1]) {
+      Token& prev = tokens[kept - 1];
+      const std::size_t gap = prev.offset + prev.length;
+      const std::string_view between = message.substr(gap, tokens[i].offset - gap);
+      if (between.find_first_not_of(" ,") == std::string_view::npos) {
+        prev.length = tokens[i].offset + tokens[i].length - prev.offset;
+        continue;
+      }
+    }
+    tokens[kept] = tokens[i];
+    hashes[kept] = hashes[i];
+    ++kept;
+  }
+  tokens.resize(kept);
+  hashes.resize(kept);
+}
+
+std::string_view MatchReasonText(MatchReason reason) {
+  switch (reason) {
+    case MatchReason::kFits:
+      return "every differing token is a variable and enough words agree";
+    case MatchReason::kFitsAligned:
+      return "aligned across a variable written with a different number of tokens";
+    case MatchReason::kProtectedWhereVaried:
+      return "a protected word stands where the group varied";
+    case MatchReason::kDigitWordLetters:
+      return "a digit-bearing word changed its letters (en0 vs awdl0)";
+    case MatchReason::kProtectedWordDiffers:
+      return "a protected word differs";
+    case MatchReason::kPlainWordOutOfContext:
+      return "a plain word changed outside a value context";
+    case MatchReason::kWordOutOfContextUnsupported:
+      return "a word changed outside a value context without enough agreeing words";
+    case MatchReason::kTooFewAgreeingWords:
+      return "too few agreeing words for the words changed";
+    case MatchReason::kTokenCountsTooFar:
+      return "token counts differ by more than the alignment allows";
+    case MatchReason::kExtraTokensAtEnd:
+      return "extra tokens at one end of the line (another message's field)";
+    case MatchReason::kStretchWithoutVariable:
+      return "an unaligned stretch without a variable, or with several plain words";
+    case MatchReason::kTooFewAligned:
+      return "fewer than two words align";
+  }
+  return "unknown";
+}
+
+std::uint64_t WordSet::LowerHash(std::string_view word) {
+  char buf[64];
+  if (word.size() > sizeof buf) return 0;
+  for (std::size_t i = 0; i < word.size(); ++i) {
+    const char c = word[i];
+    buf[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  return XXH3_64bits(buf, word.size());
+}
+
+void WordSet::Assign(const std::vector<std::string>& words) {
+  hashes_.clear();
+  lengths_ = initials_ = 0;
+  for (const std::string& w : words) {
+    hashes_.insert(LowerHash(w));
+    lengths_ |= LengthBit(w);
+    initials_ |= InitialBit(w);
+  }
+}
+
+void TemplateMatcher::SetWords(const std::vector<std::string>& protected_words,
+                               const std::vector<std::string>& value_keys) {
+  protected_words_.Assign(protected_words);
+  value_keys_.Assign(value_keys);
+}
+
+// Is line token i where a log message typically puts a value?
+bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const {
+  const Token& t = line.tokens[i];
+  const std::size_t prev_end =
+      i == 0 ? line.body : line.tokens[i - 1].offset + line.tokens[i - 1].length;
+  for (std::size_t p = prev_end; p < t.offset; ++p) {
+    const char c = line.message[p];
+    if (c == '=' || c == '\'' || c == '"' || c == '[' || c == '(' || c == '<') {
+      return true;
+    }
+  }
+  if (i == 0) return false;
+  const Token& prev = line.tokens[i - 1];
+  return value_keys_.Contains(line.message.substr(prev.offset, prev.length));
+}
+
+MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& tmpl) {
+  marks_.clear();
+  const std::size_t n = line.tokens.size();
+  const GroupTokens& g = tmpl.tokens;
+  if (g.size() != n) return MatchAligned(line, tmpl);
+  const std::string_view message = line.message;
+  const std::string_view gmsg = tmpl.message;
+  int word_diffs = 0, anchors = 0, words_out_of_context = 0;
+  std::size_t out_of_context_at = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Token& lt = line.tokens[i];
+    const Token gt = g.token(i);
+    const std::uint8_t flags = g.flags(i);
+    const auto pos = static_cast<std::uint32_t>(i);
+    if (flags & kWild) {
+      if (IsProtected(message, lt)) return Reject(MatchReason::kProtectedWhereVaried, i);
+      marks_.push_back({pos, kVaried});
+      continue;
+    }
+    if (line.hashes[i] == g.hash(i)) {
+      if (lt.cls == TokenClass::kWord) {
+        ++anchors;
+      } else if (!(flags & kVaried) &&  // else already marked: skip the compare
+                 message.substr(lt.offset, lt.length) != gmsg.substr(gt.offset, gt.length)) {
+        marks_.push_back({pos, kVaried});
+      }
+      continue;
+    }
+    marks_.push_back({pos, static_cast<std::uint8_t>(kVaried | kWild)});
+    if (SameVariable(message, lt, gmsg, gt)) continue;
+    if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)
+      return Reject(MatchReason::kDigitWordLetters, i);
+    if (IsProtected(message, lt) || IsProtected(gmsg, gt))
+      return Reject(MatchReason::kProtectedWordDiffers, i);
+    // Any other change may be a variable only where logs put values: after a key and '=',
+    // inside quotes or brackets, or after a word that introduces a value
+    // ("user alice"). Elsewhere (HTTPS vs SOCKS5) it is more likely another message.
+    if (!InValueContext(line, i)) {
+      // Out of a value context only a compound name may change (com.apple.x, host-1.example):
+      // a plain word, an identifier or a constant is an action or a state (spawn vs
+      // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.
+      // A word right after a number is its unit (B vs KB, sec vs secs), which may change.
+      const bool unit = i > 0 && IsNumber(line.tokens[i - 1].cls) && IsNumber(g.cls(i - 1));
+      if (!unit && (!IsCompoundName(message, lt) || !IsCompoundName(gmsg, gt)))
+        return Reject(MatchReason::kPlainWordOutOfContext, i);
+      if (words_out_of_context == 0) out_of_context_at = i;
+      ++words_out_of_context;
+    }
+    ++word_diffs;
+  }
+  // A word changed outside a value context is accepted only alone, in a long line whose
+  // other words all agree.
+  if (words_out_of_context > 0 && (words_out_of_context > 1 || anchors < kAnchorsForBareWord)) {
+    return Reject(MatchReason::kWordOutOfContextUnsupported, out_of_context_at);
+  }
+  if (!Enough(anchors, word_diffs)) return Reject(MatchReason::kTooFewAgreeingWords);
+  return {true, MatchReason::kFits, MatchResult::kNoPosition};
+}
+
+bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) const {
+  const std::size_t n = line.tokens.size(), m = g.size();
+  const std::span<const Token> tokens = line.tokens;
+  const std::span<const std::uint64_t> hashes = line.hashes;
+  if (m == n) {
+    // Match: a non-wild position whose hashes differ with a plain word on either side is a
+    // rejection or a changed word. It accepts at most 2 changed words, and then only with
+    // 2 x changed + 1 agreeing ones (non-wild positions with the same word).
+    int changed = 0, agreeing = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (g.flags(i) & kWild) continue;
+      if (hashes[i] == g.hash(i)) {
+        agreeing += tokens[i].cls == TokenClass::kWord;
+      } else if (!IsVariableClass(tokens[i].cls) || !IsVariableClass(g.cls(i))) {
+        if (++changed > 2) return true;
+      }
+    }
+    return changed > 0 && agreeing < 2 * changed + 1;
+  }
+  if (m == 0 || n == 0 || (m > n ? m - n : n - m) > kMaxTokenCountChange) return false;
+  // MatchAligned needs two aligned words: each a line word whose hash some non-wild template
+  // position has.
+  int words = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    if (tokens[j].cls != TokenClass::kWord || !g.MayContain(hashes[j])) continue;
+    for (std::size_t i = 0; i < m; ++i) {
+      if (!(g.flags(i) & kWild) && g.hash(i) == hashes[j]) {
+        if (++words == 2) return false;
+        break;
+      }
+    }
+  }
+  return true;
+}
+
+// Lines whose token counts differ a little: a variable that spans several tokens
+// ("0 bytes" / "1190 bytes (1.16 KB)"). Aligns the line with the template on equal tokens
+// (longest common subsequence, words weighing more than masked tokens); each unaligned
+// stretch must hold a masked token or a position that already varied, and no protected
+// word; the words inside stretches count as changed words.
+MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemplate& tmpl) {
+  const GroupTokens& g = tmpl.tokens;
+  const std::span<const Token> tokens = line.tokens;
+  const std::span<const std::uint64_t> hashes = line.hashes;
+  const std::size_t m = g.size(), n = tokens.size();
+  if (m == 0 || n == 0 || (m > n ? m - n : n - m) > kMaxTokenCountChange)
+    return Reject(MatchReason::kTokenCountsTooFar);
+  const std::size_t w = n + 1;
+  std::vector<std::uint16_t>& lcs = lcs_;
+  lcs.assign((m + 1) * w, 0);
+  auto match = [&](std::size_t i, std::size_t j) -> int {
+    if ((g.flags(i) & kWild) || g.hash(i) != hashes[j]) return 0;
+    return tokens[j].cls == TokenClass::kWord ? 2 : 1;
+  };
+  for (std::size_t i = m; i-- > 0;) {
+    for (std::size_t j = n; j-- > 0;) {
+      const int mt = match(i, j);
+      const std::uint16_t take = mt ? static_cast<std::uint16_t>(lcs[(i + 1) * w + j + 1] + mt) : 0;
+      lcs[i * w + j] = std::max({take, lcs[(i + 1) * w + j], lcs[i * w + j + 1]});
+    }
+  }
+  const std::string_view message = line.message;
+  const std::string_view gmsg = tmpl.message;
+  int anchors = 0;
+  std::size_t i = 0, j = 0, seg_i = 0, seg_j = 0;
+  MatchResult rejected;
+  auto reject = [&](MatchReason reason) {
+    rejected = Reject(reason, std::min(seg_j, n - 1));
+    return false;
+  };
+  // Checks the stretch G[seg_i, i) / L[seg_j, j) and marks it. A stretch is one variable
+  // written with a different number of tokens: it needs a masked token (or a position
+  // that already varied), at most one plain word per side (a unit: "KB", "sec"), and no
+  // protected word. Tokens present on one side only, at either end of the line, are
+  // another message's extra field ("... user=alice"), not a variable.
+  auto stretch = [&]() -> bool {
+    if (seg_i == i && seg_j == j) return true;
+    if ((seg_i == i || seg_j == j) && (seg_j == 0 || j == n))
+      return reject(MatchReason::kExtraTokensAtEnd);
+    bool evidence = false;
+    int g_words = 0, l_words = 0;
+    for (std::size_t k = seg_i; k < i; ++k) {
+      const Token gt = g.token(k);
+      if ((g.flags(k) & kWild) || IsVariableClass(gt.cls)) {
+        evidence = true;
+      } else {
+        if (IsProtected(gmsg, gt)) return reject(MatchReason::kProtectedWordDiffers);
+        ++g_words;
+      }
+      marks_.push_back({static_cast<std::uint32_t>(k), static_cast<std::uint8_t>(kVaried | kWild)});
+    }
+    for (std::size_t k = seg_j; k < j; ++k) {
+      const Token& lt = tokens[k];
+      if (IsVariableClass(lt.cls)) {
+        evidence = true;
+      } else {
+        if (IsProtected(message, lt)) return reject(MatchReason::kProtectedWordDiffers);
+        ++l_words;
+      }
+    }
+    if (!evidence || g_words > 1 || l_words > 1)
+      return reject(MatchReason::kStretchWithoutVariable);
+    if (seg_i == i) {  // the line has extra tokens where the template has none
+      marks_.push_back({static_cast<std::uint32_t>(seg_i - 1), kGapAfter});
+    }
+    return true;
+  };
+  while (i < m && j < n) {
+    const int mt = match(i, j);
+    if (mt && lcs[i * w + j] == lcs[(i + 1) * w + j + 1] + mt) {
+      if (!stretch()) return rejected;
+      if (mt == 2) {
+        ++anchors;
+      } else if (const Token gt = g.token(i); message.substr(tokens[j].offset, tokens[j].length) !=
+                                              gmsg.substr(gt.offset, gt.length)) {
+        marks_.push_back({static_cast<std::uint32_t>(i), kVaried});
+      }
+      ++i, ++j;
+      seg_i = i, seg_j = j;
+    } else if (lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  i = m, j = n;
+  if (!stretch()) return rejected;
+  if (anchors < 2) return Reject(MatchReason::kTooFewAligned);
+  return {true, MatchReason::kFitsAligned, MatchResult::kNoPosition};
+}
+
+void TemplateMatcher::MarkDifferences(const MatchLine& line, const MatchTemplate& tmpl) {
+  marks_.clear();
+  const GroupTokens& g = tmpl.tokens;
+  const std::size_t n = std::min(line.tokens.size(), g.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const Token& lt = line.tokens[i];
+    const Token gt = g.token(i);
+    if (line.message.substr(lt.offset, lt.length) != tmpl.message.substr(gt.offset, gt.length)) {
+      marks_.push_back(
+          {static_cast<std::uint32_t>(i),
+           line.hashes[i] != g.hash(i) ? static_cast<std::uint8_t>(kVaried | kWild) : kVaried});
+    }
+  }
+}
+
+}  // namespace logfold

@@ -1,0 +1,162 @@
+// Template matching: does a line fit an open group's template? The structural confirmation the
+// WindowMerger runs on each candidate group, on its own: a line's tokens and a template in;
+// accept or reject, with the reason and the positions, out. Used by `logfold explain` too.
+#ifndef LOGFOLD_PIPELINE_TEMPLATE_MATCH_H_
+#define LOGFOLD_PIPELINE_TEMPLATE_MATCH_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "pipeline/group_tokens.h"
+#include "pipeline/message_header.h"
+#include "pipeline/tokenizer.h"
+
+namespace logfold {
+
+// Per-position flags of a group's template (kept in its GroupTokens).
+struct TemplateFlag {
+  static constexpr std::uint8_t kWild = 1;      // tokens here differed structurally: out of the
+                                                // fingerprint
+  static constexpr std::uint8_t kVaried = 2;    // texts here differed: shown as <*>
+  static constexpr std::uint8_t kGapAfter = 4;  // lines had extra tokens after this one
+};
+
+// A line and a template whose token counts differ by more than this never match.
+inline constexpr std::size_t kMaxTokenCountChange = 6;
+
+// A line as matching sees it. Token offsets are into `message`; `body` is where the message
+// proper starts (after the application's own header; 0 without one).
+struct MatchLine {
+  std::string_view message;
+  std::span<const Token> tokens;
+  std::span<const std::uint64_t> hashes;  // Fingerprinter::TokenHash of each token
+  std::size_t body = 0;
+};
+
+// A group's template: its first line's message and that line's tokens with the flags the
+// lines that joined since have set.
+struct MatchTemplate {
+  std::string_view message;
+  const GroupTokens& tokens;
+};
+
+// A line prepared the way the merger matches it: the tokens of its body (after its own header
+// when header inference is on; offsets relative to the whole message), their hashes, and runs
+// of values of one kind ("1 2 3", "node-1, node-2") collapsed into one token.
+struct PreparedLine {
+  std::vector<Token> tokens;
+  std::vector<std::uint64_t> hashes;
+  MessageHeader header;
+  MatchLine View(std::string_view message) const { return {message, tokens, hashes, header.body}; }
+};
+void PrepareLine(const Tokenizer& tokenizer, bool infer_header, std::string_view message,
+                 PreparedLine& out);
+
+enum class MatchReason : std::uint8_t {
+  kFits,         // accepted: same token count, every difference a variable
+  kFitsAligned,  // accepted: a variable written with a different number of tokens
+  kProtectedWhereVaried,
+  kDigitWordLetters,
+  kProtectedWordDiffers,
+  kPlainWordOutOfContext,
+  kWordOutOfContextUnsupported,
+  kTooFewAgreeingWords,
+  kTokenCountsTooFar,
+  kExtraTokensAtEnd,
+  kStretchWithoutVariable,
+  kTooFewAligned,
+};
+// One sentence saying what the reason means (the text `logfold explain` prints).
+std::string_view MatchReasonText(MatchReason reason);
+
+struct MatchResult {
+  static constexpr std::uint32_t kNoPosition = UINT32_MAX;
+  bool accepted = false;
+  MatchReason reason = MatchReason::kFits;
+  // A rejection's line token (for an unaligned stretch, its first line token, or the line's
+  // last token when the stretch lies past the line's end); kNoPosition when no one token
+  // decided it (token counts, too few agreeing words).
+  std::uint32_t position = kNoPosition;
+};
+
+// What an accepted line adds to the template at one template position.
+struct TemplateMark {
+  std::uint32_t position;
+  std::uint8_t flags;  // TemplateFlag bits
+};
+
+// Case-insensitive word set (protected words, value keys). Most words looked up are not in
+// it, and a mask of the members' lengths and first letters turns most of them away before
+// the lowercase hash and the table probe.
+class WordSet {
+ public:
+  void Assign(const std::vector<std::string>& words);
+  bool Contains(std::string_view word) const {
+    if (!(lengths_ & LengthBit(word)) || !(initials_ & InitialBit(word))) return false;
+    return hashes_.count(LowerHash(word)) != 0;
+  }
+
+ private:
+  static std::uint64_t LowerHash(std::string_view word);
+  static std::uint64_t LengthBit(std::string_view w) {
+    return std::uint64_t{1} << (w.size() < 63 ? w.size() : 63);
+  }
+  // Letters fold to their lowercase bit; anything else shares bit 31.
+  static std::uint32_t InitialBit(std::string_view w) {
+    if (w.empty()) return 1u << 31;
+    const unsigned c = static_cast<unsigned char>(w[0]) | 0x20u;
+    return c >= 'a' && c <= 'z' ? 1u << (c - 'a') : 1u << 31;
+  }
+
+  std::unordered_set<std::uint64_t> hashes_;
+  std::uint64_t lengths_ = 0;
+  std::uint32_t initials_ = 0;
+};
+
+// The matcher: a line fits a template when it aligns with it token by token (or, with a few
+// tokens more or fewer, across a multi-token variable), every differing token looks variable,
+// and no protected word differs. Holds the word sets and reusable scratch, so matching
+// allocates nothing once warm. Not thread-safe.
+class TemplateMatcher {
+ public:
+  // Words whose change must never merge two lines, and words after which a plain word is a
+  // value ("user alice"); both compared case-insensitively.
+  void SetWords(const std::vector<std::string>& protected_words,
+                const std::vector<std::string>& value_keys);
+
+  // Does the line fit the template? When accepted, marks() holds the flags the line adds, by
+  // template position.
+  MatchResult Match(const MatchLine& line, const MatchTemplate& tmpl);
+
+  // A necessary condition for Match, checked without hashing a word or looking one up: true
+  // only where Match rejects (exact, so that skipping Match on it changes no result).
+  bool RuledOut(const MatchLine& line, const GroupTokens& tmpl) const;
+
+  // Without confirmation (plain SimHash), marks the overlapping positions whose text differs,
+  // so the template still shows what varied.
+  void MarkDifferences(const MatchLine& line, const MatchTemplate& tmpl);
+
+  std::span<const TemplateMark> marks() const { return marks_; }
+
+ private:
+  MatchResult MatchAligned(const MatchLine& line, const MatchTemplate& tmpl);
+  bool InValueContext(const MatchLine& line, std::size_t i) const;
+  bool IsProtected(std::string_view message, const Token& t) const {
+    return t.cls == TokenClass::kWord &&
+           protected_words_.Contains(message.substr(t.offset, t.length));
+  }
+
+  WordSet protected_words_;
+  WordSet value_keys_;
+  std::vector<TemplateMark> marks_;
+  std::vector<std::uint16_t> lcs_;
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_PIPELINE_TEMPLATE_MATCH_H_

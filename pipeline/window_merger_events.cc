@@ -1,0 +1,167 @@
+// WindowMerger: group templates, the events it emits (first, annotate, summary) and the
+// per-slot value statistics summaries carry.
+#include "pipeline/window_merger_impl.h"
+
+namespace logfold {
+
+// The group's template, built into scratch unless the previous event's was this group's
+// and nothing changed it since (Join and Open forget it).
+std::string_view WindowMerger::Impl::Template(std::uint32_t slot) {
+  if (template_slot == slot) return template_text;
+  const Group& g = groups[slot];
+  template_text.clear();
+  const std::string_view m = g.first.message();
+  // What precedes the first token of the body (the space rsyslog's forwarding template puts
+  // before MSG, a BOM) is no part of the template.
+  std::size_t pos = g.body;
+  while (pos < m.size()) {
+    if (m[pos] == ' ' || m[pos] == '\t') {
+      ++pos;
+    } else if (m.substr(pos, 3) == "\xEF\xBB\xBF") {
+      pos += 3;
+    } else {
+      break;
+    }
+  }
+  if (g.tokens.size() > 0) pos = std::min<std::size_t>(pos, g.tokens.token(0).offset);
+  for (std::size_t i = 0; i < g.tokens.size(); ++i) {
+    const Token t = g.tokens.token(i);
+    const std::uint8_t flags = g.tokens.flags(i);
+    template_text.append(m.substr(pos, t.offset - pos));
+    if (flags & (kWild | kVaried)) {
+      template_text += "<*>";
+    } else {
+      template_text.append(m.substr(t.offset, t.length));
+    }
+    if (flags & kGapAfter) template_text += " <*>";
+    pos = t.offset + t.length;
+  }
+  template_text.append(m.substr(pos));
+  template_slot = slot;
+  return template_text;
+}
+
+void WindowMerger::Impl::EmitLine(EventKind kind, std::uint32_t slot, const LogRecord& r,
+                                  std::uint64_t fp, EventSink& sink) {
+  const Group& g = groups[slot];
+  Event e;
+  e.kind = kind;
+  e.group_id = g.id;
+  e.fingerprint = kind == EventKind::kAnnotate ? g.fingerprint : fp;
+  e.record = &r;
+  e.template_text = Template(slot);
+  e.count_total = g.count_total;
+  e.first_seen_us = g.first_seen;
+  e.last_seen_us = g.last_seen;
+  e.max_distance = g.max_distance;
+  e.level = line.header.level;
+  e.logger = line.header.logger;
+  if (kind == EventKind::kAnnotate) {
+    ++stats.events_annotate;
+  } else {
+    ++stats.events_first;
+  }
+  sink.OnEvent(e);
+}
+
+void WindowMerger::Impl::EmitSummary(std::uint32_t slot, SummaryReason reason, bool closing,
+                                     EventSink& sink) {
+  Group& g = groups[slot];
+  g.first.CopyTo(first_record);
+  g.last.CopyTo(last_record);
+  Event e;
+  e.kind = EventKind::kSummary;
+  e.reason = reason;
+  e.closed = closing;
+  e.group_id = g.id;
+  e.fingerprint = g.fingerprint;
+  e.record = &first_record;
+  e.last_record = &last_record;
+  e.template_text = Template(slot);
+  e.count = g.count_since;
+  e.count_total = g.count_total;
+  e.first_seen_us = g.first_seen;
+  e.last_seen_us = g.last_seen;
+  e.max_distance = g.max_distance;
+  if (g.body != 0) {
+    const MessageHeader h = ParseMessageHeader(first_record.message);
+    e.level = h.level;
+    e.logger = h.logger;
+  }
+  if (g.extras != nullptr) {
+    e.hosts = g.extras->hosts;
+    e.hosts_truncated = g.extras->hosts_truncated;
+    e.slots = SlotSummaries(*g.extras);
+  }
+  ++stats.events_summary;
+  sink.OnEvent(e);
+  g.count_since = 0;
+}
+
+// The group's slot statistics for an event, in reused scratch.
+std::span<const SlotSummary> WindowMerger::Impl::SlotSummaries(const GroupExtras& x) {
+  slot_values.resize(x.slots.size() * SlotStats::kTop);
+  slot_summaries.clear();
+  std::array<const SlotStats::Value*, SlotStats::kTop> sorted;
+  for (std::size_t i = 0; i < x.slots.size(); ++i) {
+    const SlotStats& st = x.slots[i];
+    const std::size_t n = st.Sorted(sorted);
+    SlotValueCount* values = slot_values.data() + i * SlotStats::kTop;
+    for (std::size_t k = 0; k < n; ++k) values[k] = {sorted[k]->view(), sorted[k]->count};
+    slot_summaries.push_back({st.position(), st.Distinct(), st.total(), {values, n}});
+  }
+  return slot_summaries;
+}
+
+// Counts the line's value at each variable position of group g (same token count only:
+// then line token i is group position i). A slot starts when its position first varies,
+// with the lines before, which all had the first line's text there.
+void WindowMerger::Impl::NoteSlots(Group& g, std::string_view message) {
+  if (opt.annotate || line.tokens.size() != g.tokens.size()) return;
+  const std::string_view gmsg = g.first.message();
+  GroupExtras* x = g.extras.get();
+  std::size_t k = 0;  // x->slots is sorted by position
+  for (std::size_t i = 0; i < line.tokens.size(); ++i) {
+    if (!(g.tokens.flags(i) & kVaried)) continue;
+    if (x == nullptr) x = &Extras(g);
+    while (k < x->slots.size() && x->slots[k].position() < i) ++k;
+    if (k == x->slots.size() || x->slots[k].position() != i) {
+      if (x->slots.size() >= kMaxSlots) continue;
+      x->slots.insert(x->slots.begin() + static_cast<std::ptrdiff_t>(k),
+                      SlotStats(static_cast<std::uint32_t>(i)));
+      const Token gt = g.tokens.token(i);
+      const std::string_view first = gmsg.substr(gt.offset, gt.length);
+      x->slots[k].Add(XXH3_64bits(first.data(), first.size()), first, g.count_total - 1);
+    }
+    const std::string_view v = message.substr(line.tokens[i].offset, line.tokens[i].length);
+    x->slots[k].Add(XXH3_64bits(v.data(), v.size()), v);
+  }
+}
+
+void WindowMerger::Impl::NoteHost(Group& g, const LogRecord& r) {
+  if (!track_hosts || r.hostname.empty()) return;
+  GroupExtras& x = Extras(g);
+  for (const std::string& h : x.hosts) {
+    if (h == r.hostname) return;
+  }
+  if (x.hosts.size() < opt.max_summary_hosts) {
+    x.hosts.push_back(r.hostname);
+  } else {
+    x.hosts_truncated = true;
+  }
+}
+
+// --- group life -------------------------------------------------------------------------
+// Rare (a position turned wild): the token array is expanded into scratch for it.
+std::uint64_t WindowMerger::Impl::GroupFingerprint(const Group& g) {
+  const std::size_t n = g.tokens.size();
+  skip.resize(n);
+  group_tokens.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    skip[i] = g.tokens.flags(i) & kWild;
+    group_tokens[i] = g.tokens.token(i);
+  }
+  return fingerprinter.FingerprintFromHashes(group_tokens, g.tokens.hashes(), skip);
+}
+
+}  // namespace logfold

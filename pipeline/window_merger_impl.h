@@ -1,0 +1,277 @@
+// WindowMerger's state and its small steps, shared by the files that implement it (private to
+// pipeline/): window_merger.cc settles lines and runs group life, window_merger_events.cc
+// builds templates, events and slot statistics, window_merger_memory.cc accounts memory.
+#ifndef LOGFOLD_PIPELINE_WINDOW_MERGER_IMPL_H_
+#define LOGFOLD_PIPELINE_WINDOW_MERGER_IMPL_H_
+
+// Inlined XXH3: per-token hashes of a few bytes are dominated by the call through the shared
+// library's PLT otherwise. Same algorithm and results as libxxhash.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <algorithm>
+#include <climits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pipeline/group_index.h"
+#include "pipeline/group_tokens.h"
+#include "pipeline/message_header.h"
+#include "pipeline/sample_record.h"
+#include "pipeline/shape_map.h"
+#include "pipeline/slot_stats.h"
+#include "pipeline/template_match.h"
+#include "pipeline/window_merger.h"
+
+namespace logfold {
+namespace merger_detail {
+
+inline std::uint64_t Mix(std::uint64_t a, std::uint64_t b) {
+  const std::uint64_t v[2] = {a, b};
+  return XXH3_64bits(v, sizeof v);
+}
+
+}  // namespace merger_detail
+
+struct WindowMerger::Impl {
+  static constexpr std::uint32_t kNil = UINT32_MAX;
+  static_assert(kNil == ShapeMap::kAbsent);
+  static constexpr std::size_t kMaxAliases = 16;  // shapes remembered per group for the fast path
+  // Same-length groups confirmed per line, newest first.
+  static constexpr std::size_t kMaxBucketScan = 64;
+  static constexpr std::size_t kMaxOtherLengthScan = 16;  // per nearby length
+  // Bucket-scan candidates per line over all lengths: bounds the cost of a line that matches
+  // nothing (a garbage flood opens a group a line and would touch 64 + 12 x 16 groups).
+  static constexpr std::size_t kMaxScanPerLine = 16;
+
+  // Per-position flags of a group's template (pipeline/template_match.h).
+  static constexpr std::uint8_t kWild = TemplateFlag::kWild;
+  static constexpr std::uint8_t kVaried = TemplateFlag::kVaried;
+  static constexpr std::uint8_t kGapAfter = TemplateFlag::kGapAfter;
+  static constexpr std::size_t kMaxSlots = 8;  // variable slots with statistics per group
+
+  // What a group rarely needs, allocated only when it does: the hosts seen (only when the
+  // scope leaves out the host) and shape keys beyond the first.
+  struct GroupExtras {
+    std::vector<std::string> hosts;
+    std::vector<std::uint64_t> aliases;  // more shape keys in `exact` that point here
+    // Values of the template's variable slots, by token position (at most kMaxSlots), over
+    // lines of the group's own token count (a line aligned across a gap is not counted).
+    std::vector<SlotStats> slots;
+    bool hosts_truncated = false;
+  };
+
+  // One open group (or a free slot). Kept small: everything of a group but its samples' text
+  // and token arrays is here (~150 bytes). What Fits/Confirm read per candidate comes first:
+  // the fingerprint, then `tokens` (one block: hashes, tokens, flags) and `first`'s message.
+  struct Group {
+    std::uint64_t fingerprint = 0;  // as indexed: wild positions left out
+    std::uint64_t scope = 0;
+    GroupTokens tokens;  // of the first line's message, with the template flags
+    SampleRecord first;  // the group's first line
+    std::uint64_t id = 0;
+    std::uint64_t count_total = 0, count_since = 0;
+    TimeUs first_seen = 0, last_seen = 0, last_activity = 0, hold_start = 0;
+    std::uint64_t shape = 0;  // the first line's shape key in `exact`
+    std::uint32_t lru_prev = kNil, lru_next = kNil, hold_prev = kNil, hold_next = kNil;
+    std::uint32_t bucket_prev = kNil, bucket_next = kNil;  // in its bucket, oldest first
+    std::int32_t max_distance = 0;
+    bool live = false;
+    std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
+    SampleRecord last;       // the latest line that joined; empty until one does
+    std::unique_ptr<GroupExtras> extras;
+  };
+  // Every open group costs this much plus its blocks: keep it from growing unnoticed
+  // (bench/RESULTS.md "groupmem" has what a group is made of).
+  static_assert(sizeof(Group) <= 144);
+
+  // An intrusive doubly linked list over group slots. Both lists stay sorted by time because
+  // time never goes backwards inside the merger: appending at the tail keeps the order.
+  struct List {
+    std::uint32_t head = kNil, tail = kNil;
+  };
+
+  MergerOptions opt;
+  Tokenizer tokenizer;
+  Fingerprinter fingerprinter;
+  GroupIndex index;
+  std::vector<Group> groups;
+  std::vector<std::uint32_t> free_slots;
+  std::size_t live = 0;
+  List lru, hold;
+  ShapeMap exact;
+  // Groups by scope and token count, in opening order: an intrusive list, so closing one of
+  // many groups is O(1) (a vector erase shifted everything after it).
+  std::unordered_map<std::uint64_t, List> buckets;
+  TemplateMatcher matcher;  // protected words and value keys set from opt
+  // Event scratch: templates are built when an event needs one (the last one is kept for the
+  // next event of the same group, e.g. annotate mode), and summaries' samples are expanded
+  // into records here, so groups store neither.
+  std::string template_text;
+  std::uint32_t template_slot = kNil;
+  LogRecord first_record, last_record;
+  std::vector<SlotSummary> slot_summaries;
+  std::vector<SlotValueCount> slot_values;
+  bool track_hosts = false;
+  MergerStats stats;
+  MergeDecision decision;
+  TimeUs latest = INT64_MIN;
+  std::uint64_t next_id = 0;
+
+  // Scratch reused for every line.
+  PreparedLine line;  // the line's tokens, hashes and own header (timestamp, level, ...)
+  std::vector<GroupIndex::Candidate> candidates;
+  std::vector<std::uint32_t> tried;
+  std::size_t scan_budget = 0;  // bucket-scan candidates left for the current line
+  std::vector<std::uint8_t> skip;
+  std::vector<Token> group_tokens;
+  // The latest candidate Fits ruled out without Confirm, kNil once Confirm ran after it: its
+  // rejection reason is filled in only if the line opens a group (explain shows the last).
+  std::uint32_t unexplained = kNil;
+
+  explicit Impl(MergerOptions o)
+      : opt(std::move(o)),
+        tokenizer(opt.tokenizer),
+        fingerprinter(opt.weights),
+        index(opt.max_distance) {
+    ApplyDerived();
+  }
+
+  void ApplyDerived() {
+    // A window or hold of zero would close or summarise a group at every call, and a hold
+    // that never advances would loop: both are at least 1 us.
+    opt.window_us = std::max<TimeUs>(opt.window_us, 1);
+    opt.max_hold_us = std::max<TimeUs>(opt.max_hold_us, 1);
+    opt.max_groups = std::max<std::size_t>(opt.max_groups, 1);
+    matcher.SetWords(opt.protected_words, opt.value_keys);
+    track_hosts =
+        std::find(opt.scope.begin(), opt.scope.end(), ScopeField::kHost) == opt.scope.end();
+  }
+
+  // --- lists --------------------------------------------------------------------------
+  template <std::uint32_t Group::*Prev, std::uint32_t Group::*Next>
+  void Unlink(List& list, std::uint32_t slot) {
+    Group& g = groups[slot];
+    if (g.*Prev != kNil)
+      groups[g.*Prev].*Next = g.*Next;
+    else
+      list.head = g.*Next;
+    if (g.*Next != kNil)
+      groups[g.*Next].*Prev = g.*Prev;
+    else
+      list.tail = g.*Prev;
+    g.*Prev = g.*Next = kNil;
+  }
+  template <std::uint32_t Group::*Prev, std::uint32_t Group::*Next>
+  void Append(List& list, std::uint32_t slot) {
+    Group& g = groups[slot];
+    g.*Prev = list.tail;
+    g.*Next = kNil;
+    if (list.tail != kNil)
+      groups[list.tail].*Next = slot;
+    else
+      list.head = slot;
+    list.tail = slot;
+  }
+  void TouchLru(std::uint32_t slot) {
+    Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
+    Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
+  }
+  void TouchHold(std::uint32_t slot) {
+    Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
+    Append<&Group::hold_prev, &Group::hold_next>(hold, slot);
+  }
+
+  // --- keys -----------------------------------------------------------------------------
+  std::uint64_t ScopeHash(const LogRecord& r) const { return logfold::ScopeHash(r, opt.scope); }
+
+  std::uint64_t ShapeKey(std::uint64_t scope) const {
+    return XXH3_64bits_withSeed(line.hashes.data(), line.hashes.size() * sizeof(std::uint64_t),
+                                scope);
+  }
+
+  std::uint64_t BucketKey(std::uint64_t scope, std::size_t n) const {
+    return merger_detail::Mix(scope ^ 0x6275636b6574ULL, n);
+  }
+
+  // --- confirmation (pipeline/template_match.h) -------------------------------------------
+  MatchTemplate TemplateOf(const Group& g) const { return {g.first.message(), g.tokens}; }
+
+  // Does the line fit group g's template? On success matcher.marks() holds the template flags
+  // the line adds, by group position; on failure the decision's reason says why.
+  bool Confirm(const Group& g, std::string_view message) {
+    const MatchResult result = matcher.Match(line.View(message), TemplateOf(g));
+    if (!result.accepted) decision.reason.assign(MatchReasonText(result.reason));
+    return result.accepted;
+  }
+
+  // Resets the decision for a new line, keeping the reason's buffer (no allocation a line).
+  void ResetDecision() {
+    decision.path = MergeDecision::kNew;
+    decision.reason.clear();
+    decision.candidates = 0;
+    decision.fingerprint = 0;
+    decision.group_id = 0;
+    decision.group_fingerprint = 0;
+    decision.distance = 0;
+  }
+
+  // Confirm for a SimHash or bucket candidate: most are ruled out cheaply first (a line that
+  // opens a group in a busy scope is confirmed against up to 64 + 12 x 16 groups).
+  bool Fits(std::uint32_t slot, std::string_view message) {
+    if (matcher.RuledOut(line.View(message), groups[slot].tokens)) {
+      unexplained = slot;
+      return false;
+    }
+    unexplained = kNil;
+    return Confirm(groups[slot], message);
+  }
+
+  GroupExtras& Extras(Group& g) {
+    if (g.extras == nullptr) g.extras = std::make_unique<GroupExtras>();
+    return *g.extras;
+  }
+
+  TimeUs Clamp(TimeUs now) {
+    if (now < latest) {
+      ++stats.clock_backwards;
+      return latest;
+    }
+    latest = now;
+    return now;
+  }
+
+  // --- settling a line and group life (window_merger.cc) -------------------------------------
+  void Close(std::uint32_t slot, SummaryReason reason, EventSink& sink);
+  void Open(const LogRecord& r, std::uint64_t scope, std::uint64_t fp, std::uint64_t shape,
+            TimeUs now, EventSink& sink);
+  void Join(std::uint32_t slot, const LogRecord& r, std::optional<std::uint64_t> fp,
+            std::uint64_t shape, bool shape_in_table, TimeUs now, EventSink& sink);
+  void FlushDue(TimeUs now, EventSink& sink);
+  void Add(const LogRecord& r, TimeUs now_in, EventSink& sink);
+  void Decide(MergeDecision::Path path, std::uint32_t slot, std::uint64_t fp, const char* why);
+  std::uint32_t ScanBucket(std::uint64_t key, std::size_t limit, std::string_view message);
+  void FlushAll(EventSink& sink);
+
+  // --- templates, events and slot statistics (window_merger_events.cc) ----------------------
+  std::string_view Template(std::uint32_t slot);
+  void EmitLine(EventKind kind, std::uint32_t slot, const LogRecord& r, std::uint64_t fp,
+                EventSink& sink);
+  void EmitSummary(std::uint32_t slot, SummaryReason reason, bool closing, EventSink& sink);
+  std::span<const SlotSummary> SlotSummaries(const GroupExtras& x);
+  void NoteSlots(Group& g, std::string_view message);
+  void NoteHost(Group& g, const LogRecord& r);
+  std::uint64_t GroupFingerprint(const Group& g);
+
+  // --- memory accounting (window_merger_memory.cc) -----------------------------------------
+  std::size_t MemoryUsage() const;
+  static std::size_t GroupBlocks(const Group& g);
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_PIPELINE_WINDOW_MERGER_IMPL_H_

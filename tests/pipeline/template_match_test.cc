@@ -1,0 +1,221 @@
+// Tests for TemplateMatcher on its own: which lines fit a template, the reason and position of
+// each rejection, the marks an accepted line adds, and that RuledOut never rejects a fit.
+#include "pipeline/template_match.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "pipeline/window_merger.h"
+
+namespace logfold {
+namespace {
+
+constexpr std::uint8_t kWild = TemplateFlag::kWild;
+constexpr std::uint8_t kVaried = TemplateFlag::kVaried;
+constexpr std::uint8_t kGapAfter = TemplateFlag::kGapAfter;
+
+using MarkList = std::vector<std::pair<std::uint32_t, std::uint8_t>>;
+
+// A template made from one line (as a group's first line makes it), and lines matched to it
+// the way the merger prepares them.
+class TemplateMatchTest : public ::testing::Test {
+ protected:
+  TemplateMatchTest() {
+    matcher_.SetWords(MergerOptions::DefaultProtectedWords(), MergerOptions::DefaultValueKeys());
+  }
+
+  void SetTemplate(const std::string& first) {
+    template_message_ = first;
+    PrepareLine(tokenizer_, true, template_message_, template_line_);
+    template_.Assign(template_line_.tokens, template_line_.hashes);
+  }
+
+  MatchResult Match(const std::string& message) {
+    message_ = message;
+    PrepareLine(tokenizer_, true, message_, line_);
+    const MatchResult r = matcher_.Match(line_.View(message_), {template_message_, template_});
+    // The cheap pre-check may only turn away lines that Match rejects.
+    if (matcher_.RuledOut(line_.View(message_), template_)) {
+      EXPECT_FALSE(r.accepted) << "RuledOut rejected a line that fits: " << message;
+    }
+    return r;
+  }
+
+  MarkList Marks() const {
+    MarkList v;
+    for (const TemplateMark& m : matcher_.marks()) v.emplace_back(m.position, m.flags);
+    return v;
+  }
+
+  Tokenizer tokenizer_;
+  TemplateMatcher matcher_;
+  std::string template_message_, message_;
+  PreparedLine template_line_, line_;
+  GroupTokens template_;
+};
+
+TEST_F(TemplateMatchTest, NumbersVaryAndAreMarked) {
+  SetTemplate("Accepted password for root from 10.0.0.1 port 22 ssh2");
+  const MatchResult r = Match("Accepted password for root from 10.0.0.7 port 2201 ssh2");
+  EXPECT_TRUE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kFits);
+  EXPECT_EQ(r.position, MatchResult::kNoPosition);
+  // Same classes, other texts: the positions vary in the template, the fingerprint keeps them.
+  EXPECT_EQ(Marks(), (MarkList{{5, kVaried}, {7, kVaried}}));
+}
+
+TEST_F(TemplateMatchTest, IdenticalLineFitsWithoutMarks) {
+  SetTemplate("session opened for user alice");
+  const MatchResult r = Match("session opened for user alice");
+  EXPECT_TRUE(r.accepted);
+  EXPECT_TRUE(Marks().empty());
+}
+
+TEST_F(TemplateMatchTest, WordAfterValueKeyIsAVariable) {
+  SetTemplate("session opened for user alice by cron");
+  const MatchResult r = Match("session opened for user bob by cron");
+  EXPECT_TRUE(r.accepted);
+  EXPECT_EQ(Marks(), (MarkList{{4, kVaried | kWild}}));
+}
+
+TEST_F(TemplateMatchTest, ProtectedWordRejectsAtItsPosition) {
+  SetTemplate("Connection accepted from host 10.1.1.1 on port 8080");
+  const MatchResult r = Match("Connection refused from host 10.1.1.1 on port 8080");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kProtectedWordDiffers);
+  EXPECT_EQ(r.position, 1u);
+  EXPECT_EQ(MatchReasonText(r.reason), "a protected word differs");
+}
+
+TEST_F(TemplateMatchTest, PlainWordOutsideValueContextRejects) {
+  SetTemplate("worker spawn completed for pool main in 12 ms");
+  const MatchResult r = Match("worker destroy completed for pool main in 12 ms");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  EXPECT_EQ(r.position, 1u);
+}
+
+TEST_F(TemplateMatchTest, DigitWordThatChangesItsLettersRejects) {
+  SetTemplate("link state changed on interface en0 to active now");
+  const MatchResult r = Match("link state changed on interface awdl0 to active now");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kDigitWordLetters);
+  EXPECT_EQ(r.position, 5u);
+}
+
+TEST_F(TemplateMatchTest, DigitWordThatChangesOnlyDigitsFits) {
+  SetTemplate("Receiving block blk_-1608999687919862906 src: /10.250.19.102:54106");
+  const MatchResult r = Match("Receiving block blk_7503483334202473044 src: /10.250.10.6:40524");
+  EXPECT_TRUE(r.accepted);
+}
+
+TEST_F(TemplateMatchTest, ProtectedWordWhereTheGroupVariedRejects) {
+  SetTemplate("job 17 state is queued now");
+  // Position 4 ("queued") varied structurally in earlier lines.
+  template_.AddFlags(4, kWild | kVaried);
+  EXPECT_TRUE(Match("job 18 state is running now").accepted);
+  const MatchResult r = Match("job 18 state is failed now");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kProtectedWhereVaried);
+  EXPECT_EQ(r.position, 4u);
+}
+
+TEST_F(TemplateMatchTest, TooFewAgreeingWords) {
+  SetTemplate("user alice host web1");
+  // Two changed values need five agreeing words; two agree.
+  const MatchResult r = Match("user bob host db");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kTooFewAgreeingWords);
+  EXPECT_EQ(r.position, MatchResult::kNoPosition);
+}
+
+TEST_F(TemplateMatchTest, MultiTokenVariableAligns) {
+  SetTemplate("transfer of file report done after 0 bytes in total for job 7");
+  const MatchResult r =
+      Match("transfer of file report done after 1190 bytes (1.16 KB) in total for job 7");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  EXPECT_EQ(r.reason, MatchReason::kFitsAligned);
+  // The extra tokens come after template position 7 ("bytes").
+  bool gap = false;
+  for (const auto& [pos, flags] : Marks()) gap |= pos == 7 && (flags & kGapAfter) != 0;
+  EXPECT_TRUE(gap);
+}
+
+TEST_F(TemplateMatchTest, ExtraFieldAtTheEndIsAnotherMessage) {
+  SetTemplate("login succeeded for account 42 via web");
+  const MatchResult r = Match("login succeeded for account 42 via web user=alice");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kExtraTokensAtEnd);
+}
+
+TEST_F(TemplateMatchTest, TokenCountsTooFarApart) {
+  SetTemplate("short line");
+  const MatchResult r = Match("short line with very many more tokens than the template ever had");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kTokenCountsTooFar);
+  EXPECT_EQ(r.position, MatchResult::kNoPosition);
+}
+
+TEST_F(TemplateMatchTest, ListsOfValuesCollapseIntoOneToken) {
+  PreparedLine a, b;
+  const std::string ma = "removed nodes 1 2 3 from ring";
+  const std::string mb = "removed nodes 4, 5, 6, 7, 8 from ring";
+  PrepareLine(tokenizer_, true, ma, a);
+  PrepareLine(tokenizer_, true, mb, b);
+  ASSERT_EQ(a.tokens.size(), 5u);
+  ASSERT_EQ(b.tokens.size(), 5u);
+  EXPECT_EQ(ma.substr(a.tokens[2].offset, a.tokens[2].length), "1 2 3");
+  SetTemplate(ma);
+  EXPECT_TRUE(Match(mb).accepted);
+}
+
+TEST_F(TemplateMatchTest, HeaderIsLeftOutOfTheTokens) {
+  PreparedLine p;
+  const std::string m = "2024-03-01 12:00:00,123 INFO [main] Server: started on port 80";
+  PrepareLine(tokenizer_, true, m, p);
+  ASSERT_GT(p.header.body, 0u);
+  ASSERT_FALSE(p.tokens.empty());
+  EXPECT_GE(p.tokens[0].offset, p.header.body);
+  PreparedLine whole;
+  PrepareLine(tokenizer_, false, m, whole);
+  EXPECT_GT(whole.tokens.size(), p.tokens.size());
+}
+
+TEST_F(TemplateMatchTest, MarkDifferencesMarksOverlapOnly) {
+  SetTemplate("alpha beta 1 gamma");
+  message_ = "alpha delta 2 gamma extra";
+  PrepareLine(tokenizer_, true, message_, line_);
+  matcher_.MarkDifferences(line_.View(message_), {template_message_, template_});
+  // beta/delta: another word (wild); 1/2: same class, other text (varied only).
+  EXPECT_EQ(Marks(), (MarkList{{1, kVaried | kWild}, {2, kVaried}}));
+}
+
+// RuledOut is exact in one direction: over many pairs of near lines it never turns away one
+// that Match accepts (the fixture's Match checks it on every call).
+TEST_F(TemplateMatchTest, RuledOutNeverRejectsAFit) {
+  const std::vector<std::string> lines = {
+      "session opened for user alice by cron",
+      "session closed for user alice by cron",
+      "session opened for user bob",
+      "worker 3 started in 12 ms",
+      "worker 4 stopped in 15 ms",
+      "worker 4 started in 1.5 s",
+      "GET /index.html 200 1234",
+      "POST /index.html 200 1234",
+      "GET /a/b/c.html 404 0",
+      "copied 10 files to /srv/a",
+      "copied 10 files (2 MB) to /srv/a",
+      "copied files to /srv/a now",
+  };
+  int accepted = 0;
+  for (const std::string& t : lines) {
+    SetTemplate(t);
+    for (const std::string& l : lines) accepted += Match(l).accepted;
+  }
+  EXPECT_GT(accepted, static_cast<int>(lines.size()));  // not only each line with itself
+}
+
+}  // namespace
+}  // namespace logfold
