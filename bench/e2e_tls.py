@@ -128,32 +128,30 @@ def rsyslog_driver():
     return None
 
 
-class RsyslogTls(object):
-    """rsyslogd with a TLS imtcp; reuses e2e's Rsyslog for the process and the output wait."""
-
-    def __new__(cls, h, binary, workdir, pki, driver):
-        server = h.Rsyslog.__new__(h.Rsyslog)
-        server.port = h.free_port()
-        server.proto = "tcp"
-        server.out = os.path.join(workdir, "rsyslog-out.log")
-        work = os.path.join(workdir, "rsyslog-work")
-        shutil.rmtree(work, ignore_errors=True)
-        os.makedirs(work)
-        if os.path.exists(server.out):
-            os.unlink(server.out)
-        conf = os.path.join(workdir, "rsyslog-tls.conf")
-        with open(conf, "w") as f:
-            f.write(RSYSLOG_CONF.format(driver=driver, work=work, ca=pki[0], cert=pki[1],
-                                        key=pki[2], port=server.port, out=server.out))
-        pidfile = os.path.join(workdir, "rsyslog.pid")
-        h.Server.__init__(server, [binary, "-n", "-f", conf, "-i", pidfile], workdir, "rsyslogd")
-        h.wait_for(lambda: server.check_alive() or h.bound(server.port, "tcp"), 15,
-                   "rsyslogd's TLS input")
-        return server
+def start_rsyslog_tls(h, binary, workdir, pki, driver):
+    """rsyslogd with a TLS imtcp, as an e2e Rsyslog (its process handling and output wait)."""
+    server = h.Rsyslog.__new__(h.Rsyslog)  # its __init__ would load bench/rsyslog/<proto>.conf
+    server.port = h.free_port()
+    server.proto = "tcp"
+    server.out = os.path.join(workdir, "rsyslog-out.log")
+    work = os.path.join(workdir, "rsyslog-work")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    if os.path.exists(server.out):
+        os.unlink(server.out)
+    conf = os.path.join(workdir, "rsyslog-tls.conf")
+    with open(conf, "w") as f:
+        f.write(RSYSLOG_CONF.format(driver=driver, work=work, ca=pki[0], cert=pki[1], key=pki[2],
+                                    port=server.port, out=server.out))
+    pidfile = os.path.join(workdir, "rsyslog.pid")
+    h.Server.__init__(server, [binary, "-n", "-f", conf, "-i", pidfile], workdir, "rsyslogd")
+    h.wait_for(lambda: server.check_alive() or h.bound(server.port, "tcp"), 15,
+               "rsyslogd's TLS input")
+    return server
 
 
 def rsyslog_run(h, a, chunks, lines, workdir, pki, driver):
-    server = RsyslogTls(h, a.rsyslogd, workdir, pki, driver)
+    server = start_rsyslog_tls(h, a.rsyslogd, workdir, pki, driver)
     try:
         sent = send(server.port, chunks, lines, pki[0])
         end, got = server.wait_output(sent["lines"], sent["start"])
