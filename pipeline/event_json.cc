@@ -3,6 +3,7 @@
 #include "pipeline/event_json.h"
 
 #include <charconv>
+#include <cstring>
 
 namespace logfold {
 namespace {
@@ -35,9 +36,34 @@ std::size_t Utf8SequenceLength(std::string_view s, std::size_t i) {
 }
 
 void AppendKey(std::string_view key, std::string& out) {
-  out += '"';
-  out += key;
-  out += "\":";
+  // One append: the keys are short literals.
+  char buf[40];
+  if (key.size() + 3 > sizeof buf) {
+    out += '"';
+    out += key;
+    out += "\":";
+    return;
+  }
+  buf[0] = '"';
+  std::memcpy(buf + 1, key.data(), key.size());
+  buf[key.size() + 1] = '"';
+  buf[key.size() + 2] = ':';
+  out.append(buf, key.size() + 3);
+}
+
+std::uint64_t Load8(const char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Does any of the eight bytes of v need a look: a control byte (< 0x20), a byte >= 0x80
+// (UTF-8 to validate), '"' or '\\'? (The classic has-zero-byte test, exact for "any".)
+bool NeedsLook(std::uint64_t v) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  auto has_zero = [](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  return ((v & kHigh) | ((v - 0x20 * kOnes) & ~v & kHigh) | has_zero(v ^ ('"' * kOnes)) |
+          has_zero(v ^ ('\\' * kOnes))) != 0;
 }
 
 void AppendUint(std::uint64_t v, std::string& out) {
@@ -207,6 +233,9 @@ void AppendJsonString(std::string_view s, std::string& out) {
     if (end > run_start) out.append(s.data() + run_start, end - run_start);
   };
   for (std::size_t i = 0; i < s.size();) {
+    // Eight bytes at a time while none needs a look (most text is plain ASCII).
+    while (i + 8 <= s.size() && !NeedsLook(Load8(s.data() + i))) i += 8;
+    if (i >= s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
       ++i;

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
+#include <cstring>
 #include <span>
+#include <utility>
 
 namespace logfold {
 namespace {
@@ -192,11 +195,55 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
   return true;
 }
 
+// Can `word` be a time or level field (or a dash, or a bracket)? ReadField's tests on the
+// bare word, without building a field: a superset of what the walk below accepts first.
+bool MayBeTimeOrLevel(std::string_view word) {
+  const char c = word[0];
+  if (c == '[' || c == '|' || word == "-") return true;
+  if (word.size() > 1 && (word.back() == ':' || word.back() == ',')) word.remove_suffix(1);
+  if (IsUpper(c) && (IsCalendarName(word) || IsLevelName(word))) return true;
+  bool evidence = false;
+  return (IsDigit(c) || !IsUpper(c) || c == 'T' || c == 'Z') && !IsLower(c) &&
+         IsTimeWord(word, evidence);
+}
+
+// The end of the word starting at line[p]: the next space or tab, eight bytes at a time.
+std::size_t WordEnd(std::string_view line, std::size_t p) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  auto has_zero = [](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  while (p + 8 <= line.size()) {
+    std::uint64_t v;
+    std::memcpy(&v, line.data() + p, sizeof v);
+    // The lowest flagged byte is exact (a false flag can only follow a true one).
+    const std::uint64_t hit = has_zero(v ^ (' ' * kOnes)) | has_zero(v ^ ('\t' * kOnes));
+    if (hit != 0) return p + static_cast<std::size_t>(std::countr_zero(hit)) / 8;
+    p += 8;
+  }
+  while (p < line.size() && !IsSpace(line[p])) ++p;
+  return p;
+}
+
+// Most lines have no header: the walk below needs a time or level field among the first
+// three (after a dash, or a name before the time), so a line whose first three words cannot
+// be one is settled here, without reading fields.
+bool MayHaveHeader(std::string_view line) {
+  std::size_t p = 0;
+  for (int word = 0; word < 3; ++word) {
+    while (p < line.size() && IsSpace(line[p])) ++p;
+    if (p >= line.size()) return false;
+    const std::size_t q = WordEnd(line, p);
+    if (MayBeTimeOrLevel(line.substr(p, q - p))) return true;
+    p = q;
+  }
+  return false;
+}
+
 }  // namespace
 
 MessageHeader ParseMessageHeader(std::string_view line) {
   MessageHeader none;
   line = line.substr(0, std::min(line.size(), kMaxHeaderBytes));
+  if (!MayHaveHeader(line)) return none;
   // Fields are read only as far as the walk below looks: a line without a header costs one
   // or two fields.
   std::array<Field, kMaxFields> fields;
@@ -296,6 +343,35 @@ done:
   if (body == 0 || body >= line.size()) return none;
   h.body = static_cast<std::uint32_t>(body);
   return h;
+}
+
+int LevelSeverity(std::string_view level) {
+  if (level.size() == 1) {
+    switch (level[0]) {
+      case 'A':
+      case 'F':
+        return 2;  // Android's assert, fatal
+      case 'E':
+        return 3;
+      case 'W':
+        return 4;
+      case 'I':
+        return 6;
+      case 'D':
+      case 'V':
+        return 7;
+      default:
+        return -1;
+    }
+  }
+  static constexpr std::pair<std::string_view, int> kSeverities[] = {
+      {"emerg", 0}, {"alert", 1}, {"crit", 2}, {"critical", 2}, {"fatal", 2},  {"severe", 2},
+      {"err", 3},   {"error", 3}, {"warn", 4}, {"warning", 4},  {"notice", 5}, {"info", 6},
+      {"debug", 7}, {"trace", 7}, {"fine", 7}, {"finer", 7},    {"finest", 7}, {"verbose", 7}};
+  for (const auto& [word, severity] : kSeverities) {
+    if (EqualsLower(level, word)) return severity;
+  }
+  return -1;
 }
 
 }  // namespace logfold

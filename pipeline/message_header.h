@@ -26,6 +26,11 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // level fields. Anything that does not fit leaves the line without a header.
 MessageHeader ParseMessageHeader(std::string_view line);
 
+// The syslog severity (0 emerg .. 7 debug) a header's level word stands for, case-insensitive:
+// "FATAL", "crit" and "SEVERE" are 2, "E"/"ERROR" 3, "W"/"warn" 4, "notice" 5, "I"/"info" 6,
+// "D"/"debug"/"trace"/"fine"/"verbose" 7; -1 for anything else (and the empty level).
+int LevelSeverity(std::string_view level);
+
 }  // namespace logfold
 
 #endif  // LOGFOLD_PIPELINE_MESSAGE_HEADER_H_

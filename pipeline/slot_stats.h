@@ -18,41 +18,43 @@ class SlotStats {
   static constexpr std::size_t kTop = 5;          // values kept with counts
   static constexpr std::size_t kValueBytes = 31;  // longer values are kept truncated
 
+  // A kept value as Sorted shows it; `text` points into the SlotStats.
   struct Value {
-    std::uint64_t hash = 0;
+    std::string_view text;
     std::uint64_t count = 0;  // an upper bound once values were evicted (space-saving)
-    std::uint8_t size = 0;
-    char text[kValueBytes];
 
-    std::string_view view() const { return {text, size}; }
+    std::string_view view() const { return text; }
   };
 
   explicit SlotStats(std::uint32_t position = 0) : position_(position) {}
 
   // Counts `count` lines whose value here was `text` (hash: any 64-bit hash of it).
   // Space-saving top-k: a value not kept replaces the least counted one and inherits its
-  // count, so a kept count never underestimates; `total` stays exact.
+  // count, so a kept count never underestimates; `total` stays exact. Hashes and counts are
+  // kept apart from the texts: the per-line scan reads one cache line.
   void Add(std::uint64_t hash, std::string_view text, std::uint64_t count = 1) {
     total_ += count;
     bits_[(hash >> 6) & 3] |= std::uint64_t{1} << (hash & 63);
     for (std::size_t i = 0; i < size_; ++i) {
-      if (top_[i].hash == hash) {
-        top_[i].count += count;
+      if (hashes_[i] == hash) {
+        counts_[i] += count;
         return;
       }
     }
-    Value* slot;
+    std::size_t slot;
     if (size_ < kTop) {
-      slot = &top_[size_++];
-      slot->count = 0;
+      slot = size_++;
+      counts_[slot] = 0;
     } else {
-      slot = &*std::min_element(top_.begin(), top_.end(),
-                                [](const Value& a, const Value& b) { return a.count < b.count; });
+      slot = 0;  // the first least counted, as std::min_element picks it
+      for (std::size_t i = 1; i < kTop; ++i) {
+        if (counts_[i] < counts_[slot]) slot = i;
+      }
     }
-    slot->hash = hash;
-    slot->count += count;
-    slot->size = static_cast<std::uint8_t>(std::min(text.size(), kValueBytes));
-    std::memcpy(slot->text, text.data(), slot->size);
+    hashes_[slot] = hash;
+    counts_[slot] += count;
+    sizes_[slot] = static_cast<std::uint8_t>(std::min(text.size(), kValueBytes));
+    std::memcpy(texts_[slot], text.data(), sizes_[slot]);
   }
 
   // Distinct values seen: exact while few, a linear-counting estimate over 256 bits beyond
@@ -67,10 +69,15 @@ class SlotStats {
   }
 
   // The kept values, most counted first.
-  std::size_t Sorted(std::array<const Value*, kTop>& out) const {
-    for (std::size_t i = 0; i < size_; ++i) out[i] = &top_[i];
-    std::sort(out.begin(), out.begin() + size_,
-              [](const Value* a, const Value* b) { return a->count > b->count; });
+  std::size_t Sorted(std::array<Value, kTop>& out) const {
+    for (std::size_t i = 0; i < size_; ++i) out[i] = {{texts_[i], sizes_[i]}, counts_[i]};
+    // Stable insertion sort (what std::sort does on so few values): ties keep kept order.
+    for (std::size_t i = 1; i < size_; ++i) {
+      const Value v = out[i];
+      std::size_t j = i;
+      for (; j > 0 && v.count > out[j - 1].count; --j) out[j] = out[j - 1];
+      out[j] = v;
+    }
     return size_;
   }
 
@@ -80,9 +87,12 @@ class SlotStats {
  private:
   std::uint32_t position_;
   std::uint8_t size_ = 0;
+  std::array<std::uint8_t, kTop> sizes_{};
   std::uint64_t total_ = 0;
   std::array<std::uint64_t, 4> bits_{};
-  std::array<Value, kTop> top_{};
+  std::array<std::uint64_t, kTop> hashes_{};
+  std::array<std::uint64_t, kTop> counts_{};
+  char texts_[kTop][kValueBytes];
 };
 
 }  // namespace logfold

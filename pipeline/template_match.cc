@@ -74,6 +74,17 @@ bool Enough(int anchors, int word_diffs) {
   return word_diffs == 0 || (anchors >= 2 * word_diffs + 1 && word_diffs <= 2);
 }
 
+// Do two list elements begin alike: both with a digit or a sign, both with a letter, or with
+// the same other byte?
+bool BeginAlike(std::string_view message, const Token& a, const Token& b) {
+  auto kind = [](char c) -> int {
+    if ((c >= '0' && c <= '9') || c == '+' || c == '-') return 256;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return 257;
+    return static_cast<unsigned char>(c);
+  };
+  return kind(message[a.offset]) == kind(message[b.offset]);
+}
+
 }  // namespace
 
 void PrepareLine(const Tokenizer& tokenizer, bool infer_header, std::string_view message,
@@ -90,20 +101,21 @@ void PrepareLine(const Tokenizer& tokenizer, bool infer_header, std::string_view
   }
   Fingerprinter::TokenHashes(message, tokens, hashes);
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
-  // however long it is: consecutive variable tokens of the same masked shape, separated only
-  // by spaces or commas, become one token (with the first one's hash). Most lines hold no
+  // however long it is: consecutive variable tokens of the same masked shape that begin alike
+  // (a digit or sign, a letter, or the same other byte), separated only by spaces or commas,
+  // become one token (with the first one's hash). Two values that begin differently are two
+  // fields, not a list ("/api/v1/cart HTTP/1.1": a path and a protocol). Most lines hold no
   // list: find the first pair that could start one before copying.
+  auto list_pair = [&](std::size_t prev, std::size_t i) {
+    return IsVariableClass(tokens[i].cls) && hashes[i] == hashes[prev] &&
+           tokens[i].cls == tokens[prev].cls && BeginAlike(message, tokens[prev], tokens[i]);
+  };
   std::size_t start = 1;
-  while (start < tokens.size() &&
-         !(IsVariableClass(tokens[start].cls) && hashes[start] == hashes[start - 1] &&
-           tokens[start].cls == tokens[start - 1].cls)) {
-    ++start;
-  }
+  while (start < tokens.size() && !list_pair(start - 1, start)) ++start;
   if (start >= tokens.size()) return;
   std::size_t kept = start;
   for (std::size_t i = start; i < tokens.size(); ++i) {
-    if (kept > 0 && IsVariableClass(tokens[i].cls) && tokens[i].cls == tokens[kept - 1].cls &&
-        hashes[i] == hashes[kept - 1]) {
+    if (kept > 0 && list_pair(kept - 1, i)) {
       Token& prev = tokens[kept - 1];
       const std::size_t gap = prev.offset + prev.length;
       const std::string_view between = message.substr(gap, tokens[i].offset - gap);

@@ -9,6 +9,7 @@ namespace logfold {
 namespace {
 
 constexpr std::uint64_t kScopeSeed = 0x73636f7065ULL;
+constexpr std::uint64_t kLevelSeed = 0x6c6576656cULL;  // "level"
 
 template <typename Record>  // LogRecord or LogRecordView: the same fields, the same hash
 std::uint64_t ScopeHashOf(const Record& r, const std::vector<ScopeField>& scope) {
@@ -57,8 +58,13 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   const TimeUs now = Clamp(now_in);
   FlushDue(now, sink);
   ++stats.lines;
-  const std::uint64_t scope = ScopeHash(r);
+  std::uint64_t scope = ScopeHash(r);
   PrepareLine(tokenizer, opt.infer_header, r.message, line);
+  // The level separates events: the same text at INFO and at FATAL is two groups (the level
+  // is out of the template, so it keys the line's scope within the merger instead).
+  if (const int severity = LevelSeverity(line.header.level); severity >= 0) {
+    scope = merger_detail::Mix(scope, kLevelSeed + static_cast<std::uint64_t>(severity));
+  }
   const std::uint64_t shape = ShapeKey(scope);
   unexplained = kNil;
 
@@ -66,6 +72,9 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   bool shape_in_table = false;
   if (const std::uint32_t slot = exact.Find(shape); slot != kNil) {
     shape_in_table = true;
+    // Most lines join here; their slot statistics are two pointers away, cold in a busy
+    // merger: start loading them while Confirm runs.
+    if (groups[slot].extras != nullptr) __builtin_prefetch(groups[slot].extras.get());
     // Same masked shape: only texts of masked tokens can differ (or wild positions). Most
     // lines end here, without a SimHash: a line of a shape already in the group has the
     // fingerprint that shape had when it joined, so its distance is already counted.
@@ -155,6 +164,7 @@ void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
                               std::optional<std::uint64_t> fp, std::uint64_t shape,
                               bool shape_in_table, TimeUs now, EventSink& sink) {
   Group& g = groups[slot];
+  PrefetchSlots(g);
   bool refingerprint = false;
   for (const TemplateMark& mk : matcher.marks()) {
     const std::uint8_t f = g.tokens.flags(mk.position);
@@ -183,12 +193,12 @@ void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
   if (fp) g.max_distance = std::max(g.max_distance, HammingDistance(*fp, g.fingerprint));
   ++g.count_total;
   ++g.count_since;
-  NoteSlots(g, r.message);
   g.last.Assign(r);
   g.first_seen = std::min(g.first_seen, r.EventTime());
   g.last_seen = std::max(g.last_seen, r.EventTime());
   g.last_activity = now;
   NoteHost(g, r);
+  NoteSlots(g, r.message);  // last: PrefetchSlots' loads arrive meanwhile
   TouchLru(slot);
   ++stats.lines_merged;
   if (opt.annotate) EmitLine(EventKind::kAnnotate, slot, r, g.fingerprint, sink);

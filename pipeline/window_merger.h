@@ -37,8 +37,8 @@ struct MergerOptions {
   bool confirm = true;
   // Finds the application's own header at the start of each message (timestamp, level,
   // thread, logger; pipeline/message_header.h) and leaves it out of the fingerprint and
-  // template (the level too: the same message at INFO and at FATAL is one event). Events
-  // carry the level and logger.
+  // template. The level keeps lines apart instead: the same message at INFO and at FATAL is
+  // two events. Events carry the level and logger.
   bool infer_header = true;
   // Words whose change must never merge two lines (compared case-insensitively).
   std::vector<std::string> protected_words = DefaultProtectedWords();

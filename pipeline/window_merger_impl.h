@@ -264,6 +264,7 @@ struct WindowMerger::Impl {
   void EmitSummary(std::uint32_t slot, SummaryReason reason, bool closing, EventSink& sink);
   std::span<const SlotSummary> SlotSummaries(const GroupExtras& x);
   void NoteSlots(Group& g, std::string_view message);
+  void PrefetchSlots(const Group& g) const;
   void NoteHost(Group& g, const LogRecord& r);
   std::uint64_t GroupFingerprint(const Group& g);
 

@@ -14,11 +14,13 @@ import subprocess
 import sys
 
 # Floors per input: precision first (a wrong merge destroys information), then grouping.
-# Both at the figures of bench/RESULTS.md (GA 0.977, precision 0.999, F1 0.998, reduction
-# 0.954 on each input), rounded down.
+# Both at the figures of bench/RESULTS.md, rounded down: message GA 0.977, precision 0.999,
+# F1 0.998, reduction 0.954; whole lines the same but GA 0.973 and reduction 0.953, since the
+# level now separates groups (an INFO and a FATAL line never fold) and BGL's labels put the
+# same kernel message at INFO and at FATAL under one event (BGL whole-line GA 0.980 -> 0.949).
 FLOORS_AVERAGE = {
     "message": {"precision": 0.998, "GA": 0.975, "F1": 0.997, "reduction": 0.953},
-    "whole line": {"precision": 0.998, "GA": 0.975, "F1": 0.997, "reduction": 0.953},
+    "whole line": {"precision": 0.998, "GA": 0.971, "F1": 0.997, "reduction": 0.952},
 }
 FLOOR_PRECISION_EACH = 0.98
 

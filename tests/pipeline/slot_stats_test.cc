@@ -16,13 +16,13 @@ TEST(SlotStatsTest, CountsFewValuesExactly) {
   for (int i = 0; i < 80; ++i) st.Add(H("200"), "200");
   for (int i = 0; i < 15; ++i) st.Add(H("500"), "500");
   st.Add(H("404"), "404", 5);
-  std::array<const SlotStats::Value*, SlotStats::kTop> top;
+  std::array<SlotStats::Value, SlotStats::kTop> top;
   ASSERT_EQ(st.Sorted(top), 3u);
-  EXPECT_EQ(top[0]->view(), "200");
-  EXPECT_EQ(top[0]->count, 80u);
-  EXPECT_EQ(top[1]->view(), "500");
-  EXPECT_EQ(top[1]->count, 15u);
-  EXPECT_EQ(top[2]->count, 5u);
+  EXPECT_EQ(top[0].view(), "200");
+  EXPECT_EQ(top[0].count, 80u);
+  EXPECT_EQ(top[1].view(), "500");
+  EXPECT_EQ(top[1].count, 15u);
+  EXPECT_EQ(top[2].count, 5u);
   EXPECT_EQ(st.total(), 100u);
   EXPECT_EQ(st.Distinct(), 3u);
   EXPECT_EQ(st.position(), 3u);
@@ -35,10 +35,10 @@ TEST(SlotStatsTest, ManyValuesKeepTheFrequentOnesAndEstimateDistinct) {
     const std::string v = "v" + std::to_string(i);
     st.Add(H(v), v);
   }
-  std::array<const SlotStats::Value*, SlotStats::kTop> top;
+  std::array<SlotStats::Value, SlotStats::kTop> top;
   ASSERT_EQ(st.Sorted(top), SlotStats::kTop);
-  EXPECT_EQ(top[0]->view(), "hot");
-  EXPECT_GE(top[0]->count, 300u);  // never an underestimate
+  EXPECT_EQ(top[0].view(), "hot");
+  EXPECT_GE(top[0].count, 300u);  // never an underestimate
   EXPECT_EQ(st.total(), 600u);
   EXPECT_NEAR(static_cast<double>(st.Distinct()), 301.0, 301.0 * 0.15);
 }
@@ -47,9 +47,9 @@ TEST(SlotStatsTest, LongValuesAreTruncated) {
   SlotStats st;
   const std::string v(100, 'x');
   st.Add(H(v), v);
-  std::array<const SlotStats::Value*, SlotStats::kTop> top;
+  std::array<SlotStats::Value, SlotStats::kTop> top;
   ASSERT_EQ(st.Sorted(top), 1u);
-  EXPECT_EQ(top[0]->view(), std::string(SlotStats::kValueBytes, 'x'));
+  EXPECT_EQ(top[0].view(), std::string(SlotStats::kValueBytes, 'x'));
 }
 
 }  // namespace

@@ -1,0 +1,116 @@
+// Merge-quality rules of issue #14 that hold for any log: the over-merge classes (an action,
+// a level, a status or a function name changing must not fold), list slots, new values.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "pipeline/event.h"
+#include "pipeline/log_record.h"
+#include "pipeline/window_merger.h"
+
+namespace logfold {
+namespace {
+
+constexpr TimeUs kT0 = 1'709'251'200'000'000;  // 2024-03-01T00:00:00Z
+
+struct Copied {
+  EventKind kind;
+  std::uint64_t group_id;
+  std::string message;
+  std::string level;
+  std::uint64_t count_total;
+};
+
+class CopyingSink : public EventSink {
+ public:
+  void OnEvent(const Event& e) override {
+    events.push_back({e.kind, e.group_id, e.record != nullptr ? e.record->message : "",
+                      std::string(e.level), e.count_total});
+  }
+  std::vector<Copied> events;
+};
+
+// Folds `lines` (one scope, 1 us apart) and returns the groups they opened.
+std::size_t GroupsFor(const std::vector<std::string>& lines, MergerOptions options = {}) {
+  WindowMerger merger(std::move(options));
+  CopyingSink sink;
+  LogRecord r;
+  r.hostname = "host";
+  r.app_name = "app";
+  TimeUs t = kT0;
+  for (const std::string& line : lines) {
+    r.message = line;
+    merger.Add(r, t++, sink);
+  }
+  return merger.stats().groups_opened;
+}
+
+// Two values that begin differently are two fields, not a list: a path then a protocol
+// folds with a plain-word path then a protocol (the token counts stay equal).
+TEST(MergeQualityTest, AListNeedsValuesThatBeginAlike) {
+  const std::string timed_out =
+      "upstream timed out (110: Connection timed out) while reading response header from "
+      "upstream, client: 10.0.0.1, request: ";
+  EXPECT_EQ(
+      GroupsFor({timed_out + "\"GET /api/v1/cart HTTP/1.1\"", timed_out + "\"GET /login HTTP/1.1\"",
+                 timed_out + "\"GET /api/v2/orders HTTP/1.1\""}),
+      1u);
+  // Signed numbers are one list with unsigned ones ("132,+1": a channel and its offset).
+  EXPECT_EQ(GroupsFor({"en0: channel changed to 1", "en0: channel changed to 132,+1",
+                       "en0: channel changed to 6"}),
+            1u);
+}
+
+// The level separates events: an INFO and a FATAL line with the same text are two groups
+// (whatever case or abbreviation writes the level), while the same level still folds.
+TEST(MergeQualityTest, TheLevelSeparatesGroups) {
+  EXPECT_EQ(GroupsFor({"2024-03-01 10:00:00,123 INFO [main] Storage - disk /dev/sda1 is full",
+                       "2024-03-01 10:00:01,456 FATAL [main] Storage - disk /dev/sda1 is full"}),
+            2u);
+  EXPECT_EQ(GroupsFor({"2024-03-01 10:00:00,123 INFO [main] Storage - disk /dev/sda1 is full",
+                       "2024-03-01 10:00:01,456 Info [main] Storage - disk /dev/sdb2 is full",
+                       "03-01 10:00:02.789 I [main] Storage - disk /dev/sdc3 is full"}),
+            1u);
+  EXPECT_EQ(GroupsFor({"ERROR: could not write block 7 of relation base/16384/2619",
+                       "WARNING: could not write block 7 of relation base/16384/2619"}),
+            2u);
+  // Without header inference the level is a word of the message, protected as before.
+  MergerOptions no_header;
+  no_header.infer_header = false;
+  EXPECT_EQ(GroupsFor({"2024-03-01 10:00:00 INFO disk sda1 is full",
+                       "2024-03-01 10:00:01 FATAL disk sda1 is full"},
+                      no_header),
+            2u);
+}
+
+// The issue's over-merge classes, each a rule for any log: an action word, a constant, a
+// function name or a quoted request's method changing is another message.
+TEST(MergeQualityTest, ActionsConstantsFunctionsAndMethodsDoNotMerge) {
+  // "to spawn" vs "to destroy": a plain word outside a value context never changes.
+  EXPECT_EQ(GroupsFor({"[instance: 3edec1e4-9678-4a3a-a21b-a145a4ee5e61] Took 19.84 seconds to "
+                       "spawn the instance on the hypervisor.",
+                       "[instance: 3edec1e4-9678-4a3a-a21b-a145a4ee5e61] Took 0.41 seconds to "
+                       "destroy the instance on the hypervisor."}),
+            2u);
+  // ACTION_DOWN vs ACTION_UP: an identifier-like constant is not a value.
+  EXPECT_EQ(GroupsFor({"ViewRootImpl dispatch touch event ACTION_DOWN on the main window view now",
+                       "ViewRootImpl dispatch touch event ACTION_UP on the main window view now"}),
+            2u);
+  // Two function names before the same argument list.
+  EXPECT_EQ(GroupsFor({"WindowManager: relayoutWindow(token=0x7f1a, width=1080, height=1920) ok",
+                       "WindowManager: removeWindow(token=0x7f1a, width=1080, height=1920) ok"}),
+            2u);
+  EXPECT_EQ(GroupsFor({"kernel: vfs_read(fd=3, count=4096) returned -5 after 3 retries on dev",
+                       "kernel: vfs_write(fd=3, count=4096) returned -5 after 3 retries on dev"}),
+            2u);
+  // The HTTP method inside a quoted request line.
+  EXPECT_EQ(GroupsFor({"10.0.0.1 - - [01/Mar/2024:10:00:00 +0000] \"GET /api/v1/orders/17 "
+                       "HTTP/1.1\" 200 512 \"-\" \"curl/8.0\"",
+                       "10.0.0.2 - - [01/Mar/2024:10:00:01 +0000] \"DELETE /api/v1/orders/17 "
+                       "HTTP/1.1\" 200 512 \"-\" \"curl/8.0\""}),
+            2u);
+}
+
+}  // namespace
+}  // namespace logfold
