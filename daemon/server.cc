@@ -412,9 +412,14 @@ class Server {
     }
   }
 
-  // "input \"syslog-tcp\" (tcp 127.0.0.1:514)": which input failed, and where it listens.
+  // "input \"syslog-tcp\" (tcp 127.0.0.1:514)", "input \"local\" (unix datagram /dev/log)":
+  // which input failed, and where it listens.
   static std::string InputLabel(const InputConfig& in) {
     std::string label = "input \"" + in.name + "\"";
+    if (in.type == InputType::kUnix) {
+      const bool stream = in.unix_socket.socket_type == UnixSocketType::kStream;
+      return label + (stream ? " (unix stream " : " (unix datagram ") + in.unix_socket.path + ")";
+    }
     if (in.type == InputType::kRelp) {
       const bool v6 = in.relp.address.find(':') != std::string::npos;
       return label + " (relp " + (v6 ? "[" + in.relp.address + "]" : in.relp.address) + ":" +

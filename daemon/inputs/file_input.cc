@@ -9,7 +9,6 @@
 #include <glob.h>
 #include <poll.h>
 #include <spdlog/spdlog.h>
-#include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,7 +31,6 @@
 #include <vector>
 
 #include "daemon/inputs/blocking_delivery.h"
-#include "daemon/runtime/thread_name.h"
 #include "daemon/runtime/wall_clock.h"
 
 namespace logfold {
@@ -128,10 +126,6 @@ bool DecodeRecord(std::string_view text, Fingerprint& fp, std::uint64_t& offset)
   return expect == text;
 }
 
-std::string Labels(std::string_view name) {
-  return "input=\"" + Metrics::EscapeLabelValue(name) + "\",proto=\"file\"";
-}
-
 }  // namespace
 
 class FileInput::Impl {
@@ -141,29 +135,22 @@ class FileInput::Impl {
       : name_(name),
         options_(options),
         delivery_(input, target),
-        received_(metrics.GetCounter("logfold_received_total", "Lines received.", Labels(name))),
-        bytes_(metrics.GetCounter("logfold_received_bytes_total",
-                                  "Bytes received (datagram payloads, frames).", Labels(name))),
-        truncated_(metrics.GetCounter("logfold_truncated_total",
-                                      "Messages cut to max_message_size.", Labels(name))),
-        rotations_(metrics.GetCounter("logfold_file_rotations_total",
-                                      "Followed files that left the pattern (renamed or deleted) "
-                                      "and were read to their end.",
-                                      Labels(name))),
-        truncations_(metrics.GetCounter("logfold_file_truncations_total",
-                                        "Followed files truncated or rewritten in place "
-                                        "(copytruncate); read again from their start.",
-                                        Labels(name))),
-        lost_bytes_(metrics.GetCounter("logfold_file_lost_bytes_total",
-                                       "Bytes of an unfinished last line dropped because its file "
-                                       "was truncated or removed.",
-                                       Labels(name))),
-        open_errors_(metrics.GetCounter("logfold_input_errors_total", "Input errors.",
-                                        Labels(name) + ",error=\"open\"")),
-        read_errors_(metrics.GetCounter("logfold_input_errors_total", "Input errors.",
-                                        Labels(name) + ",error=\"read\"")),
-        checkpoint_errors_(metrics.GetCounter("logfold_input_errors_total", "Input errors.",
-                                              Labels(name) + ",error=\"checkpoint\"")) {
+        counters_(metrics, name, "file"),
+        received_(counters_.received),
+        bytes_(counters_.bytes),
+        truncated_(counters_.truncated),
+        rotations_(counters_.Other("logfold_file_rotations_total",
+                                   "Followed files that left the pattern (renamed or deleted) "
+                                   "and were read to their end.")),
+        truncations_(counters_.Other("logfold_file_truncations_total",
+                                     "Followed files truncated or rewritten in place "
+                                     "(copytruncate); read again from their start.")),
+        lost_bytes_(counters_.Other("logfold_file_lost_bytes_total",
+                                    "Bytes of an unfinished last line dropped because its file "
+                                    "was truncated or removed.")),
+        open_errors_(counters_.Error("open")),
+        read_errors_(counters_.Error("read")),
+        checkpoint_errors_(counters_.Error("checkpoint")) {
     if (!options_.multiline_start.empty()) {
       try {
         start_re_.emplace(options_.multiline_start, std::regex::ECMAScript | std::regex::optimize);
@@ -180,8 +167,6 @@ class FileInput::Impl {
                                  ec.message());
       LoadPositions();
     }
-    wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (wake_fd_ < 0) throw std::runtime_error("eventfd: " + std::string(std::strerror(errno)));
     SetUpInotify();
   }
 
@@ -190,14 +175,12 @@ class FileInput::Impl {
       if (f.fd >= 0) close(f.fd);
     }
     if (inotify_fd_ >= 0) close(inotify_fd_);
-    close(wake_fd_);
   }
 
   void Stop() {
     stop_.store(true);
     delivery_.Stop();
-    const std::uint64_t one = 1;
-    [[maybe_unused]] const ssize_t ignored = write(wake_fd_, &one, sizeof one);
+    wake_.Signal();
   }
 
   // On the starting thread, before Run(): when the daemon says it is serving, the files
@@ -299,7 +282,7 @@ class FileInput::Impl {
 
   // Waits for inotify, Stop() or `timeout`. True when the directory's entries changed.
   bool Wait(Clock::duration timeout) {
-    pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {inotify_fd_, POLLIN, 0}};
+    pollfd fds[2] = {{wake_.fd(), POLLIN, 0}, {inotify_fd_, POLLIN, 0}};
     const int ms = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(timeout).count());
     const int r = poll(fds, inotify_fd_ >= 0 ? 2 : 1, ms);
     if (r <= 0 || fds[1].revents == 0) return false;
@@ -672,11 +655,12 @@ class FileInput::Impl {
   std::map<FileKey, File> files_;
   std::deque<Retired> retired_;
   std::vector<std::string_view> records_;
-  int wake_fd_ = -1;
+  WakeSignal wake_;
   int inotify_fd_ = -1;
   std::atomic<bool> stop_{false};
   bool rescan_ = false;  // a file was put off: look again at the next wake
 
+  InputCounters counters_;
   Metrics::Counter& received_;
   Metrics::Counter& bytes_;
   Metrics::Counter& truncated_;
@@ -699,16 +683,13 @@ FileInput::~FileInput() {
 }
 
 void FileInput::Start() {
-  if (thread_.joinable()) return;
+  if (thread_.started()) return;
   impl_->FirstScan();
-  thread_ = std::thread([this] { impl_->Run(); });
-  NameThread(thread_, "lf-in-" + name_);
+  thread_.Start(name_, [this] { impl_->Run(); });
 }
 
 void FileInput::Stop() { impl_->Stop(); }
 
-void FileInput::Join() {
-  if (thread_.joinable()) thread_.join();
-}
+void FileInput::Join() { thread_.Join(); }
 
 }  // namespace logfold

@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "daemon/config/options/file_input_options.h"
 #include "daemon/inputs/ingest_target.h"
+#include "daemon/inputs/input_thread.h"
 #include "daemon/runtime/metrics.h"
 #include "pipeline/log_record.h"
 
@@ -47,7 +47,7 @@ class FileInput {
   class Impl;
   const std::string name_;
   std::unique_ptr<Impl> impl_;
-  std::thread thread_;
+  InputThread thread_;
 };
 
 }  // namespace logfold

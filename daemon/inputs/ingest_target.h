@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string_view>
 
+#include "daemon/inputs/queue_share.h"
 #include "pipeline/log_record.h"
 
 namespace logfold {
@@ -25,6 +27,17 @@ class IngestTarget {
 
   // Calls `resume` once (from any thread) when a TryDeliver is likely to succeed again.
   virtual void OnWritable(std::function<void()> resume) = 0;
+
+  // Fairness between the senders of a waiting input (one per TCP connection): a share of the
+  // target's queues, or null when the target keeps none. A sender offers lines only while
+  // its share Fits() them and delivers them with TryDeliverShared, which counts them in the
+  // share until a worker took them; when it does not fit, the sender waits for
+  // QueueShare::OnRoom instead of OnWritable.
+  virtual std::shared_ptr<QueueShare> NewShare() { return nullptr; }
+  virtual bool TryDeliverShared(std::uint32_t input, std::span<const std::string_view> lines,
+                                TimeUs arrival_us, const std::shared_ptr<QueueShare>& /*share*/) {
+    return TryDeliver(input, lines, arrival_us);
+  }
 };
 
 }  // namespace logfold

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spdlog/spdlog.h>
-#include <sys/eventfd.h>
 #include <systemd/sd-journal.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,7 +22,6 @@
 #include <utility>
 
 #include "daemon/inputs/blocking_delivery.h"
-#include "daemon/runtime/thread_name.h"
 #include "daemon/runtime/wall_clock.h"
 
 namespace logfold {
@@ -31,10 +29,6 @@ namespace logfold {
 namespace {
 
 constexpr std::size_t kBatch = 512;
-
-std::string Labels(std::string_view name) {
-  return "input=\"" + Metrics::EscapeLabelValue(name) + "\",proto=\"journald\"";
-}
 
 // An RFC 5424 header field: printable ASCII without spaces, at most `max` bytes; "-" if empty.
 void AppendHeaderField(std::string& out, std::string_view v, std::size_t max) {
@@ -55,17 +49,13 @@ class JournaldInput::Impl {
       : name_(name),
         options_(options),
         delivery_(input, target),
-        received_(metrics.GetCounter("logfold_received_total", "Lines received.", Labels(name))),
-        bytes_(metrics.GetCounter("logfold_received_bytes_total",
-                                  "Bytes received (datagram payloads, frames).", Labels(name))),
-        truncated_(metrics.GetCounter("logfold_truncated_total",
-                                      "Messages cut to max_message_size.", Labels(name))),
-        no_message_(metrics.GetCounter("logfold_dropped_total", "Lines dropped on intake.",
-                                       Labels(name) + ",reason=\"no_message\"")),
-        journal_errors_(metrics.GetCounter("logfold_input_errors_total", "Input errors.",
-                                           Labels(name) + ",error=\"journal\"")),
-        checkpoint_errors_(metrics.GetCounter("logfold_input_errors_total", "Input errors.",
-                                              Labels(name) + ",error=\"checkpoint\"")) {
+        counters_(metrics, name, "journald"),
+        received_(counters_.received),
+        bytes_(counters_.bytes),
+        truncated_(counters_.truncated),
+        no_message_(counters_.Dropped("no_message")),
+        journal_errors_(counters_.Error("journal")),
+        checkpoint_errors_(counters_.Error("checkpoint")) {
     const int r = options_.directory.empty()
                       ? sd_journal_open(&j_, SD_JOURNAL_LOCAL_ONLY)
                       : sd_journal_open_directory(&j_, options_.directory.c_str(), 0);
@@ -89,19 +79,14 @@ class JournaldInput::Impl {
       }
       cursor_path_ = options_.state_directory + "/journald-" + name_ + ".cursor";
     }
-    wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     Seek();
   }
 
-  ~Impl() {
-    sd_journal_close(j_);
-    if (wake_fd_ >= 0) close(wake_fd_);
-  }
+  ~Impl() { sd_journal_close(j_); }
 
   void Stop() {
     delivery_.Stop();
-    const std::uint64_t one = 1;
-    [[maybe_unused]] const ssize_t ignored = write(wake_fd_, &one, sizeof one);
+    wake_.Signal();
   }
 
   void Run() {
@@ -158,7 +143,7 @@ class JournaldInput::Impl {
         ms = timeout_us > now_us ? static_cast<int>((timeout_us - now_us + 999) / 1000) : 0;
       }
       if (jfd < 0) ms = 1000;  // no change notification: poll once a second
-      pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {jfd, POLLIN, 0}};
+      pollfd fds[2] = {{wake_.fd(), POLLIN, 0}, {jfd, POLLIN, 0}};
       const int r = poll(fds, jfd >= 0 ? 2 : 1, ms);
       if (r > 0 && fds[0].revents != 0) break;
       sd_journal_process(j_);
@@ -303,7 +288,7 @@ class JournaldInput::Impl {
   const Options options_;
   BlockingDelivery delivery_;
   sd_journal* j_ = nullptr;
-  int wake_fd_ = -1;
+  WakeSignal wake_;
   std::string cursor_path_;
   std::string saved_cursor_;
   bool skip_first_ = false;
@@ -313,6 +298,7 @@ class JournaldInput::Impl {
   std::vector<std::string_view> lines_;
   Fields fields_;
 
+  InputCounters counters_;
   Metrics::Counter& received_;
   Metrics::Counter& bytes_;
   Metrics::Counter& truncated_;
@@ -332,15 +318,11 @@ JournaldInput::~JournaldInput() {
 }
 
 void JournaldInput::Start() {
-  if (thread_.joinable()) return;
-  thread_ = std::thread([this] { impl_->Run(); });
-  NameThread(thread_, "lf-in-" + name_);
+  thread_.Start(name_, [this] { impl_->Run(); });
 }
 
 void JournaldInput::Stop() { impl_->Stop(); }
 
-void JournaldInput::Join() {
-  if (thread_.joinable()) thread_.join();
-}
+void JournaldInput::Join() { thread_.Join(); }
 
 }  // namespace logfold

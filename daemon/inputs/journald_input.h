@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "daemon/config/options/journald_input_options.h"
 #include "daemon/inputs/ingest_target.h"
+#include "daemon/inputs/input_thread.h"
 #include "daemon/runtime/metrics.h"
 
 namespace logfold {
@@ -38,7 +38,7 @@ class JournaldInput {
   class Impl;
   const std::string name_;
   std::unique_ptr<Impl> impl_;
-  std::thread thread_;
+  InputThread thread_;
 };
 
 }  // namespace logfold

@@ -165,6 +165,8 @@ class TcpListener::Connection : public std::enable_shared_from_this<Connection> 
   void OnRead(const boost::system::error_code& ec, std::size_t n);
   void FinishInput();
   bool Deliver(std::span<const std::string_view> messages, TimeUs arrival);
+  // TryDeliverShared within the connection's queue share; sets waiting_on_share_.
+  bool Offer(std::span<const std::string_view> messages, TimeUs arrival);
   void Pause();
   void RegisterWritable();
   void ArmRetry();
@@ -191,6 +193,10 @@ class TcpListener::Connection : public std::enable_shared_from_this<Connection> 
   FrameDecoder decoder_;
   FrameDecoder::Counters accounted_;  // decoder counters already added to the metrics
   std::vector<char> buf_;
+  // This connection's share of the worker queues (null: the target keeps none): a flooding
+  // connection waits on it while the others are served.
+  const std::shared_ptr<QueueShare> share_;
+  bool waiting_on_share_ = false;  // paused for the share, not for the target
   asio::ip::address source_;
   std::string peer_;
 
@@ -444,6 +450,7 @@ TcpListener::Connection::Connection(std::shared_ptr<Impl> impl, Socket socket,
                 .octet_content_start = impl_->options.octet_content_start,
                 .max_message_size = impl_->options.max_message_size}),
       buf_(kReadSize),
+      share_(impl_->target.NewShare()),
       source_(remote.address()),
       peer_(remote.address().to_string() + ":" + std::to_string(remote.port())),
       last_activity_(SteadyClock::now()) {}
@@ -522,7 +529,7 @@ void TcpListener::Connection::FinishInput() {
 }
 
 bool TcpListener::Connection::Deliver(std::span<const std::string_view> messages, TimeUs arrival) {
-  if (messages.empty() || impl_->target.TryDeliver(impl_->input, messages, arrival)) return true;
+  if (messages.empty() || Offer(messages, arrival)) return true;
   // The views point into buf_ (or the decoder), which the next read reuses: copy them.
   if (pending_.size() < messages.size()) pending_.resize(messages.size());
   pending_views_.clear();
@@ -547,12 +554,17 @@ void TcpListener::Connection::RegisterWritable() {
   // The callback may run on any thread, possibly inside OnWritable itself: hop to the strand.
   // It holds the connection weakly because the target may keep it past the io_context's
   // life; while paused, the pending retry timer is what keeps the connection alive.
-  impl_->target.OnWritable([weak = weak_from_this(), generation] {
+  auto resume = [weak = weak_from_this(), generation] {
     if (auto self = weak.lock()) {
       asio::post(self->socket_.get_executor(),
                  [self, generation] { self->OnWritableSignal(generation); });
     }
-  });
+  };
+  if (waiting_on_share_) {
+    share_->OnRoom(std::move(resume));
+  } else {
+    impl_->target.OnWritable(std::move(resume));
+  }
 }
 
 void TcpListener::Connection::ArmRetry() {
@@ -580,11 +592,14 @@ void TcpListener::Connection::OnRetryTimer() {
   }
 }
 
+bool TcpListener::Connection::Offer(std::span<const std::string_view> messages, TimeUs arrival) {
+  waiting_on_share_ = share_ != nullptr && !share_->Fits(messages.size());
+  return !waiting_on_share_ &&
+         impl_->target.TryDeliverShared(impl_->input, messages, arrival, share_);
+}
+
 bool TcpListener::Connection::DeliverPending() {
-  if (!impl_->target.TryDeliver(impl_->input, {pending_views_.data(), pending_count_},
-                                pending_arrival_)) {
-    return false;
-  }
+  if (!Offer({pending_views_.data(), pending_count_}, pending_arrival_)) return false;
   pending_count_ = 0;
   pending_views_.clear();
   AccountFrames();

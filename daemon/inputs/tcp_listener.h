@@ -34,6 +34,10 @@ class TcpListener {
   // Each read (up to 64 KiB) is decoded and its messages go to IngestTarget::TryDeliver in
   // one call. When the target refuses, the connection copies those messages aside, stops
   // reading (so TCP flow control slows the sender) and retries when OnWritable fires.
+  // Fairness: each connection reads at most 64 KiB per turn of the io loop, and holds at most
+  // its share of the target's queues (IngestTarget::NewShare): past it, it stops reading
+  // until the workers took half of its lines, so one flooding connection can neither fill a
+  // queue nor put more than a share of its lines ahead of another sender's.
   //
   // With a `budget` (which must outlive the listener), each connection's unfinished frame
   // and held-back lines are accounted in it, and connections stop reading while it refuses

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spdlog/spdlog.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -21,7 +20,6 @@
 #include <vector>
 
 #include "daemon/inputs/blocking_delivery.h"
-#include "daemon/runtime/thread_name.h"
 #include "daemon/runtime/wall_clock.h"
 #include "pipeline/frame_decoder.h"
 
@@ -32,11 +30,6 @@ namespace {
 constexpr std::size_t kMaxConnections = 256;
 constexpr std::size_t kBatch = 64;  // datagrams delivered together
 constexpr std::size_t kReadSize = 64 * 1024;
-
-std::string Labels(std::string_view name, bool stream) {
-  return "input=\"" + Metrics::EscapeLabelValue(name) + "\",proto=\"" +
-         (stream ? "unix_stream" : "unix_dgram") + "\"";
-}
 
 // A datagram is one message: only the terminators senders append are removed.
 std::string_view TrimTerminators(std::string_view m) {
@@ -54,24 +47,13 @@ class UnixListener::Impl {
       : name_(name),
         options_(options),
         delivery_(input, target),
-        received_(
-            metrics.GetCounter("logfold_received_total", "Lines received.",
-                               Labels(name, (options.socket_type == UnixSocketType::kStream)))),
-        bytes_(metrics.GetCounter("logfold_received_bytes_total",
-                                  "Bytes received (datagram payloads, frames).",
-                                  Labels(name, (options.socket_type == UnixSocketType::kStream)))),
-        truncated_(
-            metrics.GetCounter("logfold_truncated_total", "Messages cut to max_message_size.",
-                               Labels(name, (options.socket_type == UnixSocketType::kStream)))),
-        dropped_(metrics.GetCounter("logfold_dropped_total", "Lines dropped on intake.",
-                                    Labels(name, (options.socket_type == UnixSocketType::kStream)) +
-                                        ",reason=\"shutdown\"")),
-        refused_(metrics.GetCounter("logfold_input_errors_total", "Input errors.",
-                                    Labels(name, (options.socket_type == UnixSocketType::kStream)) +
-                                        ",error=\"connections\"")),
-        read_errors_(metrics.GetCounter(
-            "logfold_input_errors_total", "Input errors.",
-            Labels(name, (options.socket_type == UnixSocketType::kStream)) + ",error=\"read\"")) {
+        counters_(metrics, name, stream_ ? "unix_stream" : "unix_dgram"),
+        received_(counters_.received),
+        bytes_(counters_.bytes),
+        truncated_(counters_.truncated),
+        dropped_(counters_.Dropped("shutdown")),
+        refused_(counters_.Error("connections")),
+        read_errors_(counters_.Error("read")) {
     auto fail = [&](const std::string& what) {
       const std::string reason = std::strerror(errno);
       if (fd_ >= 0) close(fd_);
@@ -97,8 +79,6 @@ class UnixListener::Impl {
     bound_ = true;
     if (chmod(options_.path.c_str(), options_.mode) != 0) fail("chmod");
     if (stream_ && listen(fd_, SOMAXCONN) != 0) fail("listen");
-    wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (wake_fd_ < 0) fail("eventfd for");
     spdlog::info("input {}: listening on unix {} socket {}", name_, stream_ ? "stream" : "datagram",
                  options_.path);
   }
@@ -107,13 +87,11 @@ class UnixListener::Impl {
     for (Connection& c : conns_) close(c.fd);
     if (fd_ >= 0) close(fd_);
     if (bound_) unlink(options_.path.c_str());
-    if (wake_fd_ >= 0) close(wake_fd_);
   }
 
   void Stop() {
     delivery_.Stop();
-    const std::uint64_t one = 1;
-    [[maybe_unused]] const ssize_t ignored = write(wake_fd_, &one, sizeof one);
+    wake_.Signal();
   }
 
   void Run() {
@@ -121,7 +99,7 @@ class UnixListener::Impl {
     std::vector<char> buf(std::max(kReadSize, options_.max_message_size + 1));
     while (!delivery_.stopped()) {
       fds.clear();
-      fds.push_back({wake_fd_, POLLIN, 0});
+      fds.push_back({wake_.fd(), POLLIN, 0});
       fds.push_back({fd_, POLLIN, 0});
       for (const Connection& c : conns_) fds.push_back({c.fd, POLLIN, 0});
       const int r = poll(fds.data(), fds.size(), -1);
@@ -233,11 +211,12 @@ class UnixListener::Impl {
   BlockingDelivery delivery_;
   int fd_ = -1;
   bool bound_ = false;
-  int wake_fd_ = -1;
+  WakeSignal wake_;
   std::vector<Connection> conns_;
   std::vector<char> dgram_buf_;
   std::vector<std::string_view> lines_;
 
+  InputCounters counters_;
   Metrics::Counter& received_;
   Metrics::Counter& bytes_;
   Metrics::Counter& truncated_;
@@ -257,15 +236,11 @@ UnixListener::~UnixListener() {
 }
 
 void UnixListener::Start() {
-  if (thread_.joinable()) return;
-  thread_ = std::thread([this] { impl_->Run(); });
-  NameThread(thread_, "lf-in-" + name_);
+  thread_.Start(name_, [this] { impl_->Run(); });
 }
 
 void UnixListener::Stop() { impl_->Stop(); }
 
-void UnixListener::Join() {
-  if (thread_.joinable()) thread_.join();
-}
+void UnixListener::Join() { thread_.Join(); }
 
 }  // namespace logfold

@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "daemon/config/options/unix_input_options.h"
 #include "daemon/inputs/ingest_target.h"
+#include "daemon/inputs/input_thread.h"
 #include "daemon/runtime/metrics.h"
 
 namespace logfold {
@@ -36,7 +36,7 @@ class UnixListener {
   class Impl;
   const std::string name_;
   std::unique_ptr<Impl> impl_;
-  std::thread thread_;
+  InputThread thread_;
 };
 
 }  // namespace logfold

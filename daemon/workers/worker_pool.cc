@@ -51,8 +51,9 @@ struct WorkerPool::Batch {
   // line as received and the worker parses it.
   bool parsed = true;
   std::string bytes;
-  std::vector<LogRecordView> views;  // into `bytes`
-  std::int64_t accounted = 0;        // bytes added to MemoryBudget::Part::kQueued
+  std::vector<LogRecordView> views;   // into `bytes`
+  std::int64_t accounted = 0;         // bytes added to MemoryBudget::Part::kQueued
+  std::shared_ptr<QueueShare> share;  // the sender's, released when the batch is folded
 };
 
 // Settings replaced as a whole on reload. A reader keeps a reference to the version it read
@@ -335,6 +336,15 @@ void WorkerPool::Start() {
 
 bool WorkerPool::TryDeliver(std::uint32_t input, std::span<const std::string_view> lines,
                             TimeUs arrival_us) {
+  return TryDeliverShared(input, lines, arrival_us, nullptr);
+}
+
+std::shared_ptr<QueueShare> WorkerPool::NewShare() {
+  return std::make_shared<QueueShare>(std::max<std::size_t>(options_.queue_capacity / 16, 64));
+}
+
+bool WorkerPool::TryDeliverShared(std::uint32_t input, std::span<const std::string_view> lines,
+                                  TimeUs arrival_us, const std::shared_ptr<QueueShare>& share) {
   if (lines.empty()) return true;
   // Each ingest thread keeps the last settings it used, for the last pool it delivered to.
   thread_local std::uint64_t settings_pool = 0;
@@ -410,6 +420,8 @@ bool WorkerPool::TryDeliver(std::uint32_t input, std::span<const std::string_vie
       return false;
     }
   }
+  // Counted before any worker can see (and release) them.
+  if (share != nullptr) share->Add(lines.size());
   for (std::size_t s = 0; s < n_workers; ++s) {
     if (counts[s] == 0) continue;
     Worker& w = *workers_[s];
@@ -418,6 +430,7 @@ bool WorkerPool::TryDeliver(std::uint32_t input, std::span<const std::string_vie
     b->input = input;
     b->arrival_us = arrival_us;
     b->parsed = parsed;
+    b->share = share;
     b->bytes.clear();
     b->bytes.reserve(bytes[s]);  // so the views taken below never move
     b->views.clear();
@@ -679,6 +692,7 @@ void WorkerPool::Run(Worker& w) {
         Fold(w, w.record, t);
       }
       w.pending.fetch_sub(b->views.size());
+      if (b->share != nullptr) std::exchange(b->share, nullptr)->Release(b->views.size());
       if (budget_ != nullptr) {
         budget_->Add(MemoryBudget::Part::kQueued, -b->accounted);
         w.folded_since_measure += b->bytes.size();

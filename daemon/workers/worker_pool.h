@@ -73,6 +73,12 @@ class WorkerPool : public IngestTarget {
   bool TryDeliver(std::uint32_t input, std::span<const std::string_view> lines,
                   TimeUs arrival_us) override;
   void OnWritable(std::function<void()> resume) override;
+  // A share of queue_capacity / 16 lines (at least 64) over all workers: a flooding
+  // connection holds at most that many lines in the queues, so the lines of every other
+  // sender wait behind at most that many of its lines.
+  std::shared_ptr<QueueShare> NewShare() override;
+  bool TryDeliverShared(std::uint32_t input, std::span<const std::string_view> lines,
+                        TimeUs arrival_us, const std::shared_ptr<QueueShare>& share) override;
 
   // Applies new engine and input settings; open groups survive (see
   // WindowMerger::Reconfigure). The thread count cannot change without a restart.

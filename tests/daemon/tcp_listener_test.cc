@@ -1,5 +1,6 @@
 // Tests for TcpListener over real loopback sockets: both framings, concurrency, partial frames,
-// backpressure, connection limits, idle timeout, garbage, two-phase stop, and `logger`.
+// backpressure, fairness (a flooding connection holds only its queue share), connection
+// limits, idle timeout, garbage, two-phase stop, and `logger`.
 #include "daemon/inputs/tcp_listener.h"
 
 #include <arpa/inet.h>
@@ -21,12 +22,15 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <random>
+#include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -394,6 +398,183 @@ TEST_F(TcpListenerTest, GarbageInputDoesNotDisturbOtherClients) {
   EXPECT_EQ(Counter("logfold_received_bytes_total"), garbage.size() + 13);
   EXPECT_GE(Counter("logfold_framing_errors_total"), 1u);
   EXPECT_EQ(Counter("logfold_received_total"), lines.size());
+}
+
+// A bounded FIFO queue in front of a slow worker thread, as WorkerPool is: it refuses a
+// delivery that would overfill the queue, and counts a sender's lines in its share until the
+// worker took them. Records, for every line of the legitimate client ("<13>legit ..."), how
+// many lines were queued ahead of it.
+class SlowQueueTarget : public IngestTarget {
+ public:
+  SlowQueueTarget(std::size_t capacity, std::size_t share_limit)
+      : capacity_(capacity), share_limit_(share_limit), worker_([this] { Work(); }) {}
+  ~SlowQueueTarget() override { StopWorker(); }
+
+  bool TryDeliver(std::uint32_t input, std::span<const std::string_view> lines,
+                  TimeUs arrival_us) override {
+    return TryDeliverShared(input, lines, arrival_us, nullptr);
+  }
+  std::shared_ptr<QueueShare> NewShare() override {
+    return std::make_shared<QueueShare>(share_limit_);
+  }
+  bool TryDeliverShared(std::uint32_t, std::span<const std::string_view> lines, TimeUs,
+                        const std::shared_ptr<QueueShare>& share) override {
+    std::lock_guard lock(mu_);
+    if (queue_.size() + lines.size() > capacity_) {
+      ++refused_;
+      return false;
+    }
+    if (share != nullptr) share->Add(lines.size());
+    for (std::string_view line : lines) {
+      const bool legit = line.starts_with("<13>legit ");
+      if (legit) most_ahead_of_legit_ = std::max(most_ahead_of_legit_, queue_.size());
+      if (!legit && share != nullptr) {
+        most_flood_queued_ = std::max(most_flood_queued_, share->queued());
+      }
+      queue_.push_back({std::string(line), share});
+    }
+    cv_.notify_all();
+    return true;
+  }
+  void OnWritable(std::function<void()> resume) override {
+    std::unique_lock lock(mu_);
+    if (queue_.size() >= capacity_ / 2) {
+      waiters_.push_back(std::move(resume));
+      return;
+    }
+    lock.unlock();
+    resume();
+  }
+  void StopWorker() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (worker_.joinable()) worker_.join();
+  }
+  std::size_t Taken(std::string_view prefix) {
+    std::lock_guard lock(mu_);
+    return std::count_if(taken_.begin(), taken_.end(),
+                         [&](const std::string& l) { return l.starts_with(prefix); });
+  }
+  std::size_t refused() {
+    std::lock_guard lock(mu_);
+    return refused_;
+  }
+  std::size_t most_ahead_of_legit() {
+    std::lock_guard lock(mu_);
+    return most_ahead_of_legit_;
+  }
+  std::size_t most_flood_queued() {
+    std::lock_guard lock(mu_);
+    return most_flood_queued_;
+  }
+
+ private:
+  struct Item {
+    std::string line;
+    std::shared_ptr<QueueShare> share;
+  };
+  // Takes up to 64 lines, then rests a millisecond: a worker far slower than loopback.
+  void Work() {
+    std::vector<Item> round;
+    while (true) {
+      std::vector<std::function<void()>> wake;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+        if (stop_) return;
+        for (int i = 0; i < 64 && !queue_.empty(); ++i) {
+          round.push_back(std::move(queue_.front()));
+          queue_.pop_front();
+          taken_.push_back(round.back().line);
+        }
+        if (queue_.size() < capacity_ / 2) wake.swap(waiters_);
+      }
+      for (Item& item : round) {
+        if (item.share != nullptr) item.share->Release(1);
+      }
+      round.clear();
+      for (auto& resume : wake) resume();
+      std::this_thread::sleep_for(1ms);
+    }
+  }
+
+  const std::size_t capacity_;
+  const std::size_t share_limit_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Item> queue_;
+  std::vector<std::string> taken_;
+  std::vector<std::function<void()>> waiters_;
+  std::size_t refused_ = 0;
+  std::size_t most_ahead_of_legit_ = 0;
+  std::size_t most_flood_queued_ = 0;
+  bool stop_ = false;
+  std::thread worker_;  // last: starts once the rest is built
+};
+
+// One connection floods lines far faster than the worker takes them. It may hold at most its
+// share of the queue, so the queue never fills (no delivery is ever refused) and every line
+// of a second connection is queued behind at most a share of flood lines, while the flood
+// goes on.
+TEST(TcpListenerFairnessTest, FloodingConnectionHoldsOnlyItsShareOfTheQueue) {
+  constexpr std::size_t kCapacity = 16384, kShare = 2048;
+  constexpr int kRounds = 20, kLinesPerRound = 10;
+  SlowQueueTarget target(kCapacity, kShare);
+  Metrics metrics;
+  test::IoThreads io(2);
+  auto listener =
+      std::make_unique<TcpListener>(0, "t0", TcpListener::Options{}, io.io, target, metrics);
+  listener->Start();
+  // 64-byte lines: a 64 KiB read holds at most 1024 of them, less than a share.
+  std::string flood_data;
+  for (int i = 0; flood_data.size() < (1 << 20); ++i) {
+    char line[65];
+    std::snprintf(line, sizeof line, "<13>flood %053d\n", i);
+    flood_data += line;
+  }
+  Client flooder(listener->local_port());
+  ASSERT_TRUE(flooder.connected());
+  std::atomic<bool> stop{false};
+  std::thread flood([&] {
+    std::size_t at = 0;
+    while (!stop.load()) {
+      pollfd p{flooder.fd(), POLLOUT, 0};
+      if (poll(&p, 1, 50) <= 0) continue;
+      const ssize_t n = send(flooder.fd(), flood_data.data() + at, flood_data.size() - at,
+                             MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0) at = (at + static_cast<std::size_t>(n)) % flood_data.size();
+    }
+  });
+  // The flood is under way and backed up: more than a share was offered already.
+  ASSERT_TRUE(WaitUntil([&] { return target.Taken("<13>flood") >= kShare; }));
+  Client legit(listener->local_port());
+  ASSERT_TRUE(legit.connected());
+  for (int r = 0; r < kRounds; ++r) {
+    std::string batch;
+    for (int i = 0; i < kLinesPerRound; ++i) {
+      batch += "<13>legit " + std::to_string(r * kLinesPerRound + i) + "\n";
+    }
+    ASSERT_TRUE(legit.Send(batch));
+    ASSERT_TRUE(WaitUntil([&] {
+      return target.Taken("<13>legit ") == std::size_t((r + 1) * kLinesPerRound);
+    })) << "round "
+        << r;
+  }
+  const std::size_t flood_taken = target.Taken("<13>flood");
+  stop = true;
+  flood.join();
+  listener->Close();
+  ASSERT_TRUE(WaitUntil([&] { return listener->open_connections() == 0; }));
+  target.StopWorker();
+  EXPECT_EQ(target.refused(), 0u) << "the flood filled the queue";
+  EXPECT_LE(target.most_flood_queued(), kShare);
+  EXPECT_GE(target.most_flood_queued(), kShare / 2) << "the flood never used its share";
+  EXPECT_LE(target.most_ahead_of_legit(), kShare + kLinesPerRound);
+  // The flood was served all along, not stopped for the other connection.
+  EXPECT_GT(flood_taken, kShare + kRounds * 64u);
 }
 
 TEST_F(TcpListenerTest, StopReadingDeliversHeldLinesThenCloses) {

@@ -8,6 +8,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -231,6 +232,49 @@ TEST_F(WorkerPoolTest, LargeDeliveryLeavesNoScratchBehind) {
   EXPECT_LT(after, before + (1 << 20)) << "before " << before << " after " << after;
   pool.Stop();
   EXPECT_EQ(LinesAccounted(sink.text()), delivered);
+}
+
+// A sender's queue share counts its lines from delivery until a worker took them: all of
+// them while the workers have not started, none once they were folded, and the sender waiting
+// on it is woken then.
+TEST(WorkerPoolShareTest, QueueShareCountsLinesUntilTheWorkersTookThem) {
+  Metrics metrics;
+  MemorySink sink;
+  WorkerPool::Options options;
+  options.threads = 2;
+  options.flush_interval_us = 5'000;
+  options.inputs = {SyslogParser::Options{}};
+  WorkerPool pool{options, {WorkerPool::Output{&sink}}, metrics};
+  const std::shared_ptr<QueueShare> share = pool.NewShare();
+  ASSERT_NE(share, nullptr);
+  EXPECT_EQ(share->limit(), options.queue_capacity / 16);
+  std::vector<std::string> text;
+  for (int i = 0; i < 300; ++i) {
+    text.push_back("<13>Nov 22 08:00:00 web" + std::to_string(i % 7) + " app: new item " +
+                   std::to_string(i));
+  }
+  const std::vector<std::string_view> lines(text.begin(), text.end());
+  ASSERT_TRUE(pool.TryDeliverShared(0, lines, 1'000'000, share));
+  ASSERT_TRUE(pool.TryDeliver(0, lines, 1'000'001));  // without a share: not counted in it
+  EXPECT_EQ(share->queued(), lines.size());
+  EXPECT_TRUE(share->Fits(share->limit() - lines.size()));
+  EXPECT_FALSE(share->Fits(share->limit() - lines.size() + 1));
+  std::atomic<bool> woken{false};
+  share->OnRoom([&] { woken = true; });  // more than half the share is not queued: at once
+  EXPECT_TRUE(woken.exchange(false));
+  // A share of 300 lines resumes its sender at 150.
+  auto small = std::make_shared<QueueShare>(300);
+  ASSERT_TRUE(pool.TryDeliverShared(0, lines, 1'000'002, small));
+  EXPECT_FALSE(small->Fits(1));
+  small->OnRoom([&] { woken = true; });
+  EXPECT_FALSE(woken.load());
+  pool.Start();
+  ASSERT_TRUE(WaitProcessed(metrics, 3 * lines.size()));
+  EXPECT_TRUE(woken.load());
+  EXPECT_EQ(share->queued(), 0u);
+  EXPECT_EQ(small->queued(), 0u);
+  pool.Stop();
+  EXPECT_EQ(LinesAccounted(sink.text()), 3 * lines.size());
 }
 
 // Operators tell threads apart in top -H and perf by name; each worker carries its index.

@@ -174,6 +174,25 @@ TEST(ServeStartupTest, FailedBindNamesTheInputAndTheAddress) {
       << r.err;
 }
 
+// A unix socket input that cannot bind names its socket path and type.
+TEST(ServeStartupTest, FailedUnixBindNamesTheInputAndThePath) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const std::string socket_path = dir / "no-such-dir" / "log.sock";
+  const Json config = {{"inputs", Json::array({{{"name", "local"},
+                                                {"type", "unix"},
+                                                {"socket_type", "stream"},
+                                                {"path", socket_path}}})},
+                       {"outputs", Json::array({{{"name", "o"}, {"type", "stdout"}}})}};
+  const std::string path = dir / "logfold.json";
+  daemon_test::WriteFile(path, config.dump());
+  const daemon_test::CommandResult r =
+      daemon_test::RunCommand({LOGFOLD_BINARY, "serve", "--config", path}, dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("input \"local\" (unix stream " + socket_path + "): "), std::string::npos)
+      << r.err;
+}
+
 TEST(ServeStartupTest, VersionIsPrinted) {
   TempDir dir;
   ASSERT_TRUE(dir.ok());

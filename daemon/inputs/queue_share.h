@@ -1,0 +1,75 @@
+// QueueShare: how many of one sender's lines wait in the engine's queues, so that one sender
+// (a TCP connection flooding garbage) cannot fill a worker queue alone: past its limit it
+// waits for the workers to take its lines while every other sender is served.
+#ifndef LOGFOLD_DAEMON_INPUTS_QUEUE_SHARE_H_
+#define LOGFOLD_DAEMON_INPUTS_QUEUE_SHARE_H_
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <utility>
+
+namespace logfold {
+
+class QueueShare {
+ public:
+  explicit QueueShare(std::size_t limit) : limit_(limit) {}
+  QueueShare(const QueueShare&) = delete;
+  QueueShare& operator=(const QueueShare&) = delete;
+
+  std::size_t limit() const { return limit_; }
+  std::size_t queued() const { return queued_.load(std::memory_order_acquire); }
+
+  // Whether `n` more lines may be offered. Always when none are queued, so that one delivery
+  // larger than the limit still goes (alone). Only the sender adds, so the answer stays true
+  // until it offers: workers only take lines out.
+  bool Fits(std::size_t n) const {
+    const std::size_t q = queued();
+    return q == 0 || q + n <= limit_;
+  }
+
+  // By the target: `n` of the sender's lines entered its queues (before a worker can see
+  // them), and `n` left them (a worker took them).
+  void Add(std::size_t n) { queued_.fetch_add(n, std::memory_order_acq_rel); }
+  void Release(std::size_t n) {
+    const std::size_t after = queued_.fetch_sub(n, std::memory_order_acq_rel) - n;
+    if (after <= limit_ / 2 && has_waiter_.load(std::memory_order_acquire)) Wake();
+  }
+
+  // Calls `resume` once, from any thread, when at most half the limit is queued (at once,
+  // on this thread, if that is already so). Resuming at half rather than at the limit
+  // keeps the workers busy with the other half while the sender reads on, and wakes it once
+  // per half a share instead of once per batch.
+  void OnRoom(std::function<void()> resume) {
+    {
+      std::lock_guard lock(mu_);
+      waiter_ = std::move(resume);
+      has_waiter_.store(true, std::memory_order_release);
+    }
+    if (queued() <= limit_ / 2) Wake();
+  }
+
+ private:
+  void Wake() {
+    std::function<void()> resume;
+    {
+      std::lock_guard lock(mu_);
+      if (!has_waiter_.load(std::memory_order_relaxed)) return;
+      has_waiter_.store(false, std::memory_order_relaxed);
+      resume = std::move(waiter_);
+      waiter_ = nullptr;
+    }
+    if (resume) resume();
+  }
+
+  const std::size_t limit_;
+  std::atomic<std::size_t> queued_{0};
+  std::atomic<bool> has_waiter_{false};
+  std::mutex mu_;
+  std::function<void()> waiter_;  // under mu_
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_DAEMON_INPUTS_QUEUE_SHARE_H_
