@@ -27,6 +27,7 @@
 #include "daemon/config/config.h"
 #include "daemon/inputs/file_input.h"
 #include "daemon/inputs/journald_input.h"
+#include "daemon/inputs/kafka_input.h"
 #include "daemon/inputs/relp_listener.h"
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
@@ -175,6 +176,7 @@ class Server {
     for (auto& u : unix_) u->Start();
     for (auto& j : journals_) j->Start();
     for (auto& r : relp_) r->Start();
+    for (auto& k : kafkas_) k->Start();
     WaitSignal();
     ScheduleStats();
     ScheduleWatchdog();
@@ -212,6 +214,7 @@ class Server {
     unix_.clear();
     journals_.clear();
     relp_.clear();
+    kafkas_.clear();
     // Sinks a reload replaced hand what they hold to their successors while those still
     // accept; each is bounded by its own drain deadline and this flag.
     retire_stop_->store(true);
@@ -492,6 +495,10 @@ class Server {
         relp_.push_back(std::make_unique<RelpListener>(id, in.name, in.relp, *pool_, metrics_));
         break;
       }
+      case InputType::kKafka: {
+        kafkas_.push_back(std::make_unique<KafkaInput>(id, in.name, in.kafka, *pool_, metrics_));
+        break;
+      }
       case InputType::kJournald: {
         journals_.push_back(
             std::make_unique<JournaldInput>(id, in.name, in.journald, *pool_, metrics_));
@@ -553,7 +560,7 @@ class Server {
       if (!s->finished()) return;
     }
     if (udp_.empty() && tcp_.empty() && tls_.empty() && files_.empty() && unix_.empty() &&
-        journals_.empty() && relp_.empty()) {
+        journals_.empty() && relp_.empty() && kafkas_.empty()) {
       BeginShutdown();
     }
   }
@@ -619,10 +626,15 @@ class Server {
     for (auto& u : unix_) u->Stop();
     for (auto& j : journals_) j->Stop();
     for (auto& r : relp_) r->Stop();
+    // A Kafka input summarises its open groups and commits before it leaves its group, with
+    // a quarter of the bound (the workers and sinks need the rest).
+    for (auto& k : kafkas_)
+      k->Stop(shutting_down_ ? shutdown_start_ + shutdown_timeout_ / 4 : SteadyClock::now());
     for (auto& f : files_) f->Join();
     for (auto& u : unix_) u->Join();
     for (auto& j : journals_) j->Join();
     for (auto& r : relp_) r->Join();
+    for (auto& k : kafkas_) k->Join();
   }
 
   void StopInputsNow() {
@@ -794,6 +806,7 @@ class Server {
   std::vector<std::unique_ptr<UnixListener>> unix_;
   std::vector<std::unique_ptr<JournaldInput>> journals_;
   std::vector<std::unique_ptr<RelpListener>> relp_;
+  std::vector<std::unique_ptr<KafkaInput>> kafkas_;
   std::unique_ptr<MetricsServer> metrics_server_;
   std::unique_ptr<LiveApi> live_api_;  // serves the metrics listener's live view
   std::thread io_thread_;

@@ -14,6 +14,7 @@
 #include "daemon/config/options/file_sink_options.h"
 #include "daemon/config/options/http_sink_options.h"
 #include "daemon/config/options/journald_input_options.h"
+#include "daemon/config/options/kafka_input_options.h"
 #include "daemon/config/options/relp_input_options.h"
 #include "daemon/config/options/relp_sink_options.h"
 #include "daemon/config/options/sink_options.h"
@@ -49,7 +50,17 @@ struct LogConfig {
   bool operator==(const LogConfig&) const = default;
 };
 
-enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile, kUnix, kJournald, kRelp, kTls };
+enum class InputType : std::uint8_t {
+  kUdp,
+  kTcp,
+  kStdin,
+  kFile,
+  kUnix,
+  kJournald,
+  kRelp,
+  kKafka,
+  kTls
+};
 
 // One input: what every type has, and the options of each type. Only the options of `type`
 // are used; the others keep their defaults (validation rejects their keys in JSON).
@@ -64,6 +75,7 @@ struct InputConfig {
   UnixInputOptions unix_socket;
   JournaldInputOptions journald;
   RelpInputOptions relp;
+  KafkaInputOptions kafka;
   TlsInputOptions tls;
   bool operator==(const InputConfig&) const = default;
 };

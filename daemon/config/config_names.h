@@ -35,9 +35,9 @@ inline constexpr EnumName<LogLevel> kLogLevels[] = {
     {"off", LogLevel::kOff},
 };
 inline constexpr EnumName<InputType> kInputTypes[] = {
-    {"udp", InputType::kUdp},   {"tcp", InputType::kTcp},   {"stdin", InputType::kStdin},
-    {"file", InputType::kFile}, {"unix", InputType::kUnix}, {"journald", InputType::kJournald},
-    {"relp", InputType::kRelp}, {"tls", InputType::kTls},
+    {"udp", InputType::kUdp},   {"tcp", InputType::kTcp},     {"stdin", InputType::kStdin},
+    {"file", InputType::kFile}, {"unix", InputType::kUnix},   {"journald", InputType::kJournald},
+    {"relp", InputType::kRelp}, {"kafka", InputType::kKafka}, {"tls", InputType::kTls},
 };
 inline constexpr EnumName<TlsMinVersion> kTlsVersions[] = {
     {"1.2", TlsMinVersion::kTls12},

@@ -135,6 +135,14 @@ Json InputToJson(const InputConfig& in) {
       }
       j["read_from"] = NameOf(kReadFroms, in.journald.read_from);
       break;
+    case InputType::kKafka:
+      j["max_message_size"] = FormatSize(in.kafka.max_message_size);
+      j["brokers"] = in.kafka.brokers;
+      j["topics"] = in.kafka.topics;
+      j["group_id"] = in.kafka.group_id;
+      j["commit_interval"] = FormatDuration(in.kafka.commit_interval_us);
+      j["properties"] = in.kafka.properties;
+      break;
   }
   return j;
 }

@@ -294,6 +294,7 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
                                     : type == InputType::kFile     ? in.file.max_message_size
                                     : type == InputType::kUnix     ? in.unix_socket.max_message_size
                                     : type == InputType::kJournald ? in.journald.max_message_size
+                                    : type == InputType::kKafka    ? in.kafka.max_message_size
                                                                    : in.stream.max_message_size;
   Framing& framing = tls ? in.tls.framing : in.tcp.framing;
   std::uint32_t& max_connections = tls ? in.tls.max_connections : in.tcp.max_connections;
@@ -432,6 +433,31 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
            false, only_for({InputType::kJournald})},
           {"units", [&](const Json& j, const std::string& p) { Words(j, p, in.journald.units); },
            false, only_for({InputType::kJournald})},
+          {"brokers",
+           [&](const Json& j, const std::string& p) { NonEmptyString(j, p, in.kafka.brokers); },
+           type == InputType::kKafka, only_for({InputType::kKafka})},
+          {"topics",
+           [&](const Json& j, const std::string& p) {
+             Words(j, p, in.kafka.topics);
+             if (j.is_array() && j.empty()) Error(p, "must name at least one topic");
+           },
+           type == InputType::kKafka, only_for({InputType::kKafka})},
+          {"group_id",
+           [&](const Json& j, const std::string& p) { NonEmptyString(j, p, in.kafka.group_id); },
+           false, only_for({InputType::kKafka})},
+          {"commit_interval",
+           [&](const Json& j, const std::string& p) {
+             Duration(j, p, 100 * kMillisecond, kHour, in.kafka.commit_interval_us);
+           },
+           false, only_for({InputType::kKafka})},
+          {"properties",
+           [&](const Json& j, const std::string& p) {
+             KafkaProperties(j, p, in.kafka.properties,
+                             {"bootstrap.servers", "metadata.broker.list", "group.id",
+                              "enable.auto.commit", "enable.auto.offset.store",
+                              "partition.assignment.strategy", "rebalance_cb", "offset_commit_cb"});
+           },
+           false, only_for({InputType::kKafka})},
       });
   // Raw lines may start with a number ("42 items processed"), which auto framing could
   // take for an octet count.

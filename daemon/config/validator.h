@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -207,6 +208,12 @@ class Validator {
   bool FileMode(const Json& v, const std::string& p, std::uint32_t& out);
 
   void Words(const Json& v, const std::string& path, std::vector<std::string>& words);
+  // librdkafka properties (validate_kafka.cc): each name and value is tried on a librdkafka
+  // configuration object of `kind` ("consumer" or "producer"), so a misspelt name or a bad
+  // value is refused at its own path; names in `reserved` are set by logfold and refused.
+  void KafkaProperties(const Json& v, const std::string& path,
+                       std::map<std::string, std::string>& out,
+                       std::initializer_list<std::string_view> reserved);
 
   void Workers(const Json& v, const std::string& path, WorkersConfig& workers);
 

@@ -38,6 +38,14 @@ class IngestTarget {
                                 TimeUs arrival_us, const std::shared_ptr<QueueShare>& /*share*/) {
     return TryDeliver(input, lines, arrival_us);
   }
+
+  // For inputs that commit a position (Kafka offsets): calls `done` once, from any thread,
+  // when every line the calling thread delivered before this call is in an event that every
+  // output confirmed; done(false) when the target stopped first. `close_all` summarises
+  // every open group now (a revoke, a stop); otherwise the groups close when their windows
+  // say so (within max(window, max_hold)). The default suits a target that keeps nothing
+  // once it took a line.
+  virtual void Checkpoint(bool /*close_all*/, std::function<void(bool)> done) { done(true); }
 };
 
 }  // namespace logfold

@@ -222,6 +222,16 @@ std::size_t BufferedSink::buffered_bytes() const {
   return static_cast<std::size_t>(buffered_gauge_->load());
 }
 
+std::uint64_t BufferedSink::AcceptedMark() const {
+  std::lock_guard lock(mu_);
+  return end_;
+}
+
+bool BufferedSink::Confirmed(std::uint64_t mark) const {
+  std::lock_guard lock(mu_);
+  return done_ >= mark;  // done_ advances only past bytes the destination confirmed
+}
+
 void BufferedSink::AppendLocked(std::string_view bytes) {
   while (!bytes.empty()) {
     const std::uint64_t offset = end_ - base_;

@@ -164,6 +164,8 @@ class BufferedSink final : public Sink {
   using Sink::Stop;
   bool Stop(SinkClock::time_point deadline, std::string* unsent) override;
   std::size_t buffered_bytes() const override;
+  std::uint64_t AcceptedMark() const override;
+  bool Confirmed(std::uint64_t mark) const override;
 
  private:
   // Bytes live in fixed-size blocks so that the sink thread can write from them without

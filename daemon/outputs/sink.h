@@ -54,6 +54,13 @@ class Sink {
   // Bytes accepted and not yet known to be delivered (for a TCP sink this includes bytes
   // written but not yet acknowledged by the peer).
   virtual std::size_t buffered_bytes() const = 0;
+
+  // A mark of everything Submit accepted so far; Confirmed(mark) is true once all of it was
+  // delivered (written, or acknowledged by a record-tracking peer). Inputs that commit
+  // positions (Kafka) wait on it. The default, for sinks without positions, is true only
+  // when nothing at all is buffered.
+  virtual std::uint64_t AcceptedMark() const { return 0; }
+  virtual bool Confirmed(std::uint64_t /*mark*/) const { return buffered_bytes() == 0; }
 };
 
 // Builds and starts the sink a validated output describes (ParseConfig has checked every

@@ -54,6 +54,34 @@ struct WorkerPool::Batch {
   std::vector<LogRecordView> views;   // into `bytes`
   std::int64_t accounted = 0;         // bytes added to MemoryBudget::Part::kQueued
   std::shared_ptr<QueueShare> share;  // the sender's, released when the batch is folded
+  // Non-null: not lines but a Checkpoint marker (views empty), shared by every worker's.
+  std::shared_ptr<CheckpointState> checkpoint;
+  bool close_all = false;
+};
+
+// One Checkpoint call: the workers that have not yet confirmed it, and whom to tell.
+struct WorkerPool::CheckpointState {
+  std::atomic<std::size_t> remaining{0};
+  std::function<void(bool)> done;
+  void Finish(bool ok) {
+    if (!ok) {
+      // Once false, never true: the first failure answers and the rest are ignored.
+      if (remaining.exchange(0) != 0) done(false);
+    } else if (remaining.fetch_sub(1) == 1) {
+      done(true);
+    }
+  }
+};
+
+// A checkpoint a worker has seen: first it waits until its merger clock passes `due` (every
+// group open at the marker is then summarised), then until every sink confirmed what it had
+// accepted at that point (`marks`, taken against the sink list `marks_for`).
+struct WorkerPool::PendingCheckpoint {
+  std::shared_ptr<CheckpointState> state;
+  TimeUs due = INT64_MIN;
+  bool marked = false;
+  const void* marks_for = nullptr;
+  std::vector<std::uint64_t> marks;
 };
 
 // Settings replaced as a whole on reload. A reader keeps a reference to the version it read
@@ -243,6 +271,7 @@ struct WorkerPool::Worker {
   // folded since, which bound how far it can have grown.
   std::int64_t groups_bytes = 0;
   std::uint64_t folded_since_measure = 0;
+  std::vector<PendingCheckpoint> checkpoints;  // in arrival order
 };
 
 WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metrics,
@@ -645,6 +674,7 @@ void WorkerPool::Run(Worker& w) {
   w.settings_version = settings->version;
   SubmitOutput(w);  // learns which encodings the sinks want
   TimeUs last_flush = WallClockNowUs();
+  TimeUs last_flush_time = INT64_MIN;  // the merger clock of the latest Flush
   auto publish_stats = [&] {
     const MergerStats& s = w.merger->stats();
     *w.lines += s.lines - w.last_stats.lines;
@@ -676,6 +706,11 @@ void WorkerPool::Run(Worker& w) {
     }
     for (std::size_t i = 0; i < n; ++i) {
       Batch* b = items[i];
+      if (b->checkpoint != nullptr) {
+        StartCheckpoint(w, *b, flush_time(WallClockNowUs()));
+        delete b;
+        continue;
+      }
       const SyslogParser& parser = settings->parser(b->input);
       for (const LogRecordView& line : b->views) {
         if (b->parsed) {
@@ -715,12 +750,14 @@ void WorkerPool::Run(Worker& w) {
     }
     const TimeUs now = WallClockNowUs();
     if (n == 0 || now - last_flush >= options_.flush_interval_us) {
-      w.merger->Flush(flush_time(now), w.encoder);
+      last_flush_time = flush_time(now);
+      w.merger->Flush(last_flush_time, w.encoder);
       last_flush = now;
       if (budget_ != nullptr) KeepGroupsInBudget(w, true);
     }
     w.tracker.MaybePublish(*w.merger, now);
     SubmitOutput(w);
+    if (!w.checkpoints.empty()) AdvanceCheckpoints(w, last_flush_time);
     publish_stats();
     if (has_waiters_.load() && w.pending.load() < options_.queue_capacity / 2 &&
         (budget_ == nullptr || budget_->IntakeAllowed(0))) {
@@ -733,6 +770,80 @@ void WorkerPool::Run(Worker& w) {
     budget_->Add(MemoryBudget::Part::kGroups, -std::exchange(w.groups_bytes, 0));
   SubmitOutput(w);
   publish_stats();
+  // The sinks drain after the pool stopped, so no pending checkpoint can be confirmed here.
+  for (PendingCheckpoint& c : w.checkpoints) c.state->Finish(false);
+  w.checkpoints.clear();
+}
+
+void WorkerPool::Checkpoint(bool close_all, std::function<void(bool)> done) {
+  if (stopping_.load()) {
+    done(false);
+    return;
+  }
+  auto state = std::make_shared<CheckpointState>();
+  state->remaining.store(workers_.size());
+  state->done = std::move(done);
+  // Queued from the caller's thread, each marker follows every batch that thread queued
+  // before (the queues keep one producer's items in order).
+  for (auto& w : workers_) {
+    auto* marker = new Batch;
+    marker->checkpoint = state;
+    marker->close_all = close_all;
+    w->queue.enqueue(marker);
+  }
+}
+
+// Every line before the marker is folded. close_all summarises every open group now;
+// otherwise each is summarised by max(window, max_hold) later on the merger's clock (idle
+// for a window, or its periodic max_hold summary), whichever comes first.
+void WorkerPool::StartCheckpoint(Worker& w, Batch& marker, TimeUs merger_now) {
+  PendingCheckpoint c;
+  c.state = marker.checkpoint;
+  if (marker.close_all) {
+    w.merger->FlushAll(w.encoder);
+    if (budget_ != nullptr) KeepGroupsInBudget(w, true);
+    // Every group is summarised now: the checkpoints still waiting for their windows are
+    // covered too and need only the sinks' confirmation.
+    for (PendingCheckpoint& earlier : w.checkpoints) earlier.due = INT64_MIN;
+  } else {
+    const MergerOptions& m = w.merger->options();
+    c.due = merger_now + std::max(m.window_us, m.max_hold_us);
+  }
+  w.checkpoints.push_back(std::move(c));
+  SubmitOutput(w);
+  AdvanceCheckpoints(w, INT64_MIN);
+}
+
+void WorkerPool::AdvanceCheckpoints(Worker& w, TimeUs last_flush_time) {
+  const auto sinks = shared_->AcquireSinks(w.index);
+  struct Release {
+    Shared& shared;
+    std::size_t worker;
+    ~Release() { shared.ReleaseSinks(worker); }
+  } release{*shared_, w.index};
+  std::size_t finished = 0;
+  for (PendingCheckpoint& c : w.checkpoints) {
+    if (!c.marked || c.marks_for != sinks.get()) {
+      // Marks are taken after the events of every group the checkpoint covers were handed
+      // to the sinks (SubmitOutput ran since the flush); a reload's new sink list needs new
+      // marks, which only delays the answer.
+      if (c.due != INT64_MIN && last_flush_time < c.due) break;
+      if (stopping_.load() && c.due != INT64_MIN) break;
+      c.marks.clear();
+      for (const Output& o : *sinks) c.marks.push_back(o.sink->AcceptedMark());
+      c.marks_for = sinks.get();
+      c.marked = true;
+    }
+    bool confirmed = true;
+    for (std::size_t i = 0; i < sinks->size() && confirmed; ++i) {
+      confirmed = (*sinks)[i].sink->Confirmed(c.marks[i]);
+    }
+    if (!confirmed) break;
+    c.state->Finish(true);
+    ++finished;
+  }
+  w.checkpoints.erase(w.checkpoints.begin(),
+                      w.checkpoints.begin() + static_cast<std::ptrdiff_t>(finished));
 }
 
 // Folds one line. An allocation failure drops that line (counted) rather than the process,

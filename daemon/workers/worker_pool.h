@@ -79,6 +79,8 @@ class WorkerPool : public IngestTarget {
   std::shared_ptr<QueueShare> NewShare() override;
   bool TryDeliverShared(std::uint32_t input, std::span<const std::string_view> lines,
                         TimeUs arrival_us, const std::shared_ptr<QueueShare>& share) override;
+  // A marker queued behind the caller's lines on every worker; see IngestTarget.
+  void Checkpoint(bool close_all, std::function<void(bool)> done) override;
 
   // Applies new engine and input settings; open groups survive (see
   // WindowMerger::Reconfigure). The thread count cannot change without a restart.
@@ -115,11 +117,15 @@ class WorkerPool : public IngestTarget {
   struct Batch;
   struct Worker;
   struct Shared;
+  struct CheckpointState;
+  struct PendingCheckpoint;
 
   void Run(Worker& w);
   void Fold(Worker& w, const LogRecord& record, TimeUs t);
   void KeepGroupsInBudget(Worker& w, bool measure_now);
   void SubmitOutput(Worker& w);
+  void StartCheckpoint(Worker& w, Batch& marker, TimeUs merger_now);
+  void AdvanceCheckpoints(Worker& w, TimeUs last_flush_time);
   void NotifyWritable();
 
   Options options_;

@@ -245,7 +245,7 @@ TEST(ConfigErrorTest, EnumTyposGetASuggestion) {
       DocErrors(doc),
       ElementsAre(
           E("inputs[0].type",
-            "must be one of: udp, tcp, stdin, file, unix, journald, relp, tls; did you mean "
+            "must be one of: udp, tcp, stdin, file, unix, journald, relp, kafka, tls; did you mean "
             "\"udp\"?"),
           E("inputs[0].format", "must be one of: syslog, raw, json; did you mean \"syslog\"?"),
           E("outputs[0].type",
@@ -533,7 +533,7 @@ TEST(ConfigErrorTest, BadEnumValues) {
       ElementsAre(
           E("log.level", "must be one of: trace, debug, info, warn, error, critical, off"),
           E("inputs[0].type",
-            "must be one of: udp, tcp, stdin, file, unix, journald, relp, tls; did you mean "
+            "must be one of: udp, tcp, stdin, file, unix, journald, relp, kafka, tls; did you mean "
             "\"tcp\"?"),
           E("inputs[0].format", "must be one of: syslog, raw, json"),
           E("engine.scope[1]", "must be one of: host, app, procid, msgid, severity, facility"),
@@ -702,8 +702,8 @@ TEST(ConfigErrorTest, InvalidTypeStillValidatesTheOtherKeys) {
                                      "path": ""}],
                          "outputs": [{"name": "o", "type": "stdout"}]})"),
               ElementsAre(E("inputs[0].type",
-                            "must be one of: udp, tcp, stdin, file, unix, journald, relp, tls; did "
-                            "you mean \"tcp\"?"),
+                            "must be one of: udp, tcp, stdin, file, unix, journald, relp, kafka, "
+                            "tls; did you mean \"tcp\"?"),
                           E("inputs[0].port", "must be between 0 and 65535, got 99999"),
                           E("inputs[0].path", "must not be empty")));
 }
@@ -1181,6 +1181,53 @@ TEST(ConfigErrorTest, LocalInputBadValuesNameTheirPath) {
                   E("inputs[3].path", "path is already used by input \"u\""),
                   E("inputs[4].units[0]", "must not be empty"),
                   E("inputs[4].path", "not allowed for type journald")));
+}
+
+}  // namespace
+}  // namespace logfold
+
+namespace logfold {
+namespace {
+
+// A kafka input's librdkafka properties are tried on a real client configuration: a name or
+// value librdkafka refuses is reported at its own key, and logfold's own settings are refused.
+TEST(ConfigKafkaTest, PropertiesAreValidatedByLibrdkafkaAtTheirOwnPath) {
+  EXPECT_THAT(
+      Errors(R"({"inputs": [{"name": "k", "type": "kafka", "brokers": "b:9092", "topics": [],
+                             "commit_interval": "1ms",
+                             "properties": {"fetch.max.bytes": "lots", "group.id": "x",
+                                            "no.such.thing": "1", "security.protocol": "ssl",
+                                            "session.timeout.ms": 10000, "x": []}},
+                            {"name": "m", "type": "kafka", "port": 1}],
+                 "outputs": [{"name": "o", "type": "stdout"}]})"),
+      ElementsAre(
+          E("inputs[0].topics", "must name at least one topic"),
+          E("inputs[0].commit_interval", "must be between 100ms and 1h, got \"1ms\""),
+          E("inputs[0].properties.fetch.max.bytes",
+            "librdkafka: Invalid value for configuration property \"fetch.max.bytes\""),
+          E("inputs[0].properties.group.id", "set by logfold itself; use the input's own keys"),
+          E("inputs[0].properties.no.such.thing",
+            "librdkafka: No such configuration property: \"no.such.thing\""),
+          E("inputs[0].properties.x", "expected a string, number or boolean, got array"),
+          E("inputs[1].port", "not allowed for type kafka"),
+          E("inputs[1].brokers", "required key missing"),
+          E("inputs[1].topics", "required key missing")));
+  Config config;
+  std::vector<ConfigError> errors;
+  ASSERT_TRUE(ParseConfig(R"({"inputs": [{"name": "k", "type": "kafka", "brokers": "b:9092",
+                                           "topics": ["logs"],
+                                           "properties": {"security.protocol": "ssl",
+                                                          "fetch.max.bytes": 1048576}}],
+                              "outputs": [{"name": "o", "type": "stdout"}]})",
+                          config, errors))
+      << FormatConfigErrors(errors);
+  const KafkaInputOptions& k = config.inputs[0].kafka;
+  EXPECT_EQ(k.topics, std::vector<std::string>{"logs"});
+  EXPECT_EQ(k.group_id, "logfold");
+  EXPECT_EQ(k.properties.at("fetch.max.bytes"), "1048576");
+  Config again;
+  ASSERT_TRUE(ParseConfig(ConfigToJson(config), again, errors)) << FormatConfigErrors(errors);
+  EXPECT_EQ(again, config);
 }
 
 }  // namespace

@@ -1,0 +1,36 @@
+// Options of a Kafka input (daemon/inputs/kafka_input.h), with their defaults. Header-only and
+// in config/ so that the config layer maps the file onto them once and the input reads them.
+#ifndef LOGFOLD_DAEMON_CONFIG_OPTIONS_KAFKA_INPUT_OPTIONS_H_
+#define LOGFOLD_DAEMON_CONFIG_OPTIONS_KAFKA_INPUT_OPTIONS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "daemon/config/units.h"
+
+namespace logfold {
+
+struct KafkaInputOptions {
+  std::string brokers;              // bootstrap.servers, "host:port,host:port"
+  std::vector<std::string> topics;  // subscribed topics (at least one)
+  std::string group_id = "logfold";
+  // A record's value longer than this is cut to it and counted (logfold_truncated_total).
+  std::uint64_t max_message_size = 64 * kKiB;
+  // How often the offsets of lines already covered by delivered events are committed. A
+  // partition's offset is committed only once every group that line could be in has been
+  // summarised and the outputs confirmed the events, so it trails the consumer by about
+  // max(engine.window, engine.max_hold).
+  TimeUs commit_interval_us = 5 * kSecond;
+  // librdkafka configuration properties passed through as they are (security.protocol,
+  // sasl.*, ssl.*, fetch.max.bytes...); check-config rejects a name or value librdkafka does
+  // not accept. The ones logfold sets itself (group.id, bootstrap.servers,
+  // enable.auto.commit, partition.assignment.strategy...) are refused.
+  std::map<std::string, std::string> properties;
+  bool operator==(const KafkaInputOptions&) const = default;
+};
+
+}  // namespace logfold
+
+#endif  // LOGFOLD_DAEMON_CONFIG_OPTIONS_KAFKA_INPUT_OPTIONS_H_

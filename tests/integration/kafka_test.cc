@@ -1,0 +1,244 @@
+// The kafka input against a real single-node broker (tests/support/kafka_broker.h) on
+// loopback: exact accounting from topic to events file, periodic commits of confirmed
+// offsets, bad records (unparseable, oversized) and a missing topic; a rebalance between two
+// members of one group that loses and duplicates nothing; a broker that is down at start.
+// Each test starts its own broker (ctest runs tests as separate processes); they skip when
+// scripts/kafka-fixture has not cached the broker's jars.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tests/support/daemon_process.h"
+#include "tests/support/kafka_broker.h"
+
+namespace logfold {
+namespace {
+
+using daemon_test::DaemonProcess;
+using daemon_test::Json;
+using daemon_test::LinesAccounted;
+using daemon_test::TempDir;
+using daemon_test::WaitUntil;
+using kafka_test::KafkaBroker;
+using std::chrono::milliseconds;
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+constexpr int kSlowdown = 3;
+#else
+constexpr int kSlowdown = 1;
+#endif
+
+// RFC 5424 lines from `hosts` hosts, a few message shapes each with a varying number, so the
+// engine folds them; keys are the hosts (producers key by engine.scope).
+void MakeLines(int n, int hosts, const std::string& tag, std::vector<std::string>& values,
+               std::vector<std::string>& keys) {
+  for (int i = 0; i < n; ++i) {
+    const std::string host = "host" + std::to_string(i % hosts);
+    values.push_back("<14>1 2026-11-25T10:00:00Z " + host + " app" + std::to_string(i % 3) +
+                     " - - - " + tag + " request " + std::to_string(i) + " took " +
+                     std::to_string(i % 97) + " ms");
+    keys.push_back(host);
+  }
+}
+
+std::vector<Json> ReadEvents(const std::string& path) {
+  std::vector<Json> events;
+  std::string error;
+  EXPECT_TRUE(daemon_test::ParseNdjson(daemon_test::ReadFile(path), events, error)) << error;
+  return events;
+}
+
+// The lines a daemon received, from its final stats line ("stats: received N, ..."); -1.
+double FinalReceived(const std::string& log) {
+  const std::size_t at = log.rfind("stats: received ");
+  if (at == std::string::npos) return -1;
+  return std::strtod(log.c_str() + at + 16, nullptr);
+}
+
+class KafkaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(dir_.ok());
+    if (kafka_test::JarsDir().empty()) {
+      GTEST_SKIP() << "Kafka broker jars missing (run scripts/kafka-fixture)";
+    }
+    ASSERT_TRUE(broker_.Start()) << broker_.error();
+  }
+
+  // A kafka input on `topics` in group `group`, syslog format, events to `events`.
+  Json Config(const std::string& events, const std::vector<std::string>& topics,
+              const std::string& group, const std::string& window) {
+    return Json{
+        {"log", {{"level", "info"}, {"stats_interval", "0"}}},
+        {"inputs", Json::array({{{"name", "kafka-in"},
+                                 {"type", "kafka"},
+                                 {"brokers", broker_.brokers()},
+                                 {"topics", topics},
+                                 {"group_id", group},
+                                 {"commit_interval", "500ms"},
+                                 {"properties", {{"session.timeout.ms", "10000"}}}}})},
+        {"engine", {{"window", window}, {"max_hold", window}}},
+        {"workers", {{"threads", 2}, {"flush_interval", "100ms"}}},
+        {"outputs", Json::array({{{"name", "events"}, {"type", "file"}, {"path", events}}})},
+        {"metrics", {{"port", 0}}}};
+  }
+
+  std::string WriteConfig(const Json& config, const std::string& name) {
+    const std::string path = dir_ / name;
+    daemon_test::WriteFile(path, config.dump(2));
+    return path;
+  }
+
+  TempDir dir_;
+  KafkaBroker broker_{dir_};
+};
+
+TEST_F(KafkaTest, ConsumesATopicWithExactAccountingAndCommitsConfirmedOffsets) {
+  std::string error;
+  ASSERT_TRUE(kafka_test::CreateTopic(broker_.brokers(), "logs", 3, error)) << error;
+  std::vector<std::string> values, keys;
+  MakeLines(3000, 20, "first", values, keys);
+  // Values that are not syslog: folded raw and counted as such; one longer than
+  // max_message_size (64 KiB): cut and counted.
+  for (int i = 0; i < 5; ++i) values.push_back("\x01\x02 not syslog at all " + std::to_string(i));
+  values.push_back(std::string(100 * 1024, 'x'));
+  ASSERT_EQ(kafka_test::Produce(broker_.brokers(), "logs", values, keys), 0u);
+  const auto total = static_cast<double>(values.size());
+
+  // A 1 s window: groups close by themselves, so offsets are committed while it runs. The
+  // topic "absent" does not exist: logged, and the input goes on with "logs".
+  const std::string events = dir_ / "events.ndjson";
+  DaemonProcess daemon(dir_);
+  ASSERT_TRUE(daemon.Start(WriteConfig(Config(events, {"logs", "absent"}, "g1", "1s"), "a.json")))
+      << daemon.Stderr();
+  EXPECT_TRUE(daemon.WaitMetricAtLeast("logfold_received_total", {"input=\"kafka-in\""}, total,
+                                       milliseconds(60000 * kSlowdown)))
+      << daemon.Stderr();
+  // Every line is in a closed group within window + flush: the periodic commit covers all.
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        return kafka_test::CommittedTotal(broker_.brokers(), "g1", "logs", 3) ==
+               static_cast<std::int64_t>(total);
+      },
+      milliseconds(30000 * kSlowdown), milliseconds(250)))
+      << "committed " << kafka_test::CommittedTotal(broker_.brokers(), "g1", "logs", 3) << " of "
+      << total << "\n"
+      << daemon.Stderr();
+  EXPECT_EQ(daemon.Metric("logfold_truncated_total", {"input=\"kafka-in\""}), 1);
+  EXPECT_EQ(daemon.Metric("logfold_kafka_assigned_partitions", {"input=\"kafka-in\""}), 3);
+  EXPECT_GE(daemon.Metric("logfold_kafka_commits_total", {"input=\"kafka-in\""}), 1);
+  EXPECT_EQ(daemon.Metric("logfold_kafka_consumer_lag", {"input=\"kafka-in\""}), 0);
+  EXPECT_EQ(daemon.Metric("logfold_parse_total") -
+                daemon.Metric("logfold_parse_total", {"outcome=\"ok\""}),
+            6);
+  EXPECT_NE(daemon.Stderr().find("absent"), std::string::npos) << daemon.Stderr();
+  ASSERT_TRUE(daemon.Signal(SIGTERM));
+  ASSERT_EQ(daemon.WaitExit(milliseconds(30000)), 0) << daemon.Stderr();
+
+  const std::vector<Json> out = ReadEvents(events);
+  EXPECT_EQ(LinesAccounted(out), values.size());
+  EXPECT_LT(out.size(), values.size() / 4) << "the engine should have folded the lines";
+}
+
+TEST_F(KafkaTest, ARebalanceBetweenTwoMembersLosesAndRepeatsNothing) {
+  std::string error;
+  ASSERT_TRUE(kafka_test::CreateTopic(broker_.brokers(), "logs", 4, error)) << error;
+  std::vector<std::string> values, keys;
+  MakeLines(2000, 16, "before", values, keys);
+  ASSERT_EQ(kafka_test::Produce(broker_.brokers(), "logs", values, keys), 0u);
+
+  // A 60 s window: only revokes and stops close groups, so every revoke has open groups
+  // whose summaries must be out (and offsets committed) before the partition moves.
+  const std::string events_a = dir_ / "a.ndjson", events_b = dir_ / "b.ndjson";
+  TempDir dir_b;
+  ASSERT_TRUE(dir_b.ok());
+  DaemonProcess a(dir_), b(dir_b);
+  ASSERT_TRUE(a.Start(WriteConfig(Config(events_a, {"logs"}, "g2", "60s"), "a.json")))
+      << a.Stderr();
+  ASSERT_TRUE(a.WaitMetricAtLeast("logfold_received_total", {"input=\"kafka-in\""}, 1,
+                                  milliseconds(60000 * kSlowdown)))
+      << a.Stderr();
+  // B joins: A gives up some partitions (cooperative rebalance), flushing first.
+  ASSERT_TRUE(b.Start(WriteConfig(Config(events_b, {"logs"}, "g2", "60s"), "b.json")))
+      << b.Stderr();
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        return a.Metric("logfold_kafka_assigned_partitions") == 2 &&
+               b.Metric("logfold_kafka_assigned_partitions") == 2;
+      },
+      milliseconds(60000 * kSlowdown), milliseconds(200)))
+      << a.Stderr() << b.Stderr();
+  std::vector<std::string> more, more_keys;
+  MakeLines(2000, 16, "during", more, more_keys);
+  ASSERT_EQ(kafka_test::Produce(broker_.brokers(), "logs", more, more_keys), 0u);
+  const double total = static_cast<double>(values.size() + more.size());
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        return a.Metric("logfold_received_total") + b.Metric("logfold_received_total") >= total;
+      },
+      milliseconds(60000 * kSlowdown), milliseconds(200)))
+      << a.Stderr() << b.Stderr();
+  // B leaves: its partitions go back to A, starting at what B committed on its revoke.
+  ASSERT_TRUE(b.Signal(SIGTERM));
+  ASSERT_EQ(b.WaitExit(milliseconds(30000)), 0) << b.Stderr();
+  const double b_received = FinalReceived(b.Stderr());
+  ASSERT_GT(b_received, 0) << b.Stderr();
+  std::vector<std::string> after, after_keys;
+  MakeLines(1000, 16, "after", after, after_keys);
+  ASSERT_EQ(kafka_test::Produce(broker_.brokers(), "logs", after, after_keys), 0u);
+  const std::size_t produced = values.size() + more.size() + after.size();
+  // A reads exactly what B did not: a duplicate would show as more, a gap would never end.
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        return a.Metric("logfold_kafka_assigned_partitions") == 4 &&
+               a.Metric("logfold_received_total") + b_received >= static_cast<double>(produced);
+      },
+      milliseconds(60000 * kSlowdown), milliseconds(200)))
+      << a.Stderr();
+  EXPECT_EQ(a.Metric("logfold_received_total") + b_received, static_cast<double>(produced));
+  ASSERT_TRUE(a.Signal(SIGTERM));
+  ASSERT_EQ(a.WaitExit(milliseconds(30000)), 0) << a.Stderr();
+  EXPECT_EQ(kafka_test::CommittedTotal(broker_.brokers(), "g2", "logs", 4),
+            static_cast<std::int64_t>(produced));
+
+  const std::vector<Json> out_a = ReadEvents(events_a), out_b = ReadEvents(events_b);
+  EXPECT_GT(LinesAccounted(out_b), 0u);
+  EXPECT_EQ(LinesAccounted(out_a) + LinesAccounted(out_b), produced)
+      << "a " << LinesAccounted(out_a) << ", b " << LinesAccounted(out_b) << "\n--- a ---\n"
+      << a.Stderr() << "--- b ---\n"
+      << b.Stderr();
+}
+
+// No broker at all (nothing listens on the port): the daemon still serves its other duties,
+// says why it cannot consume, counts the errors, and stops promptly on SIGTERM.
+TEST(KafkaDownTest, ABrokerThatIsDownAtStartIsReportedAndRetried) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const std::uint16_t port = kafka_test::FreePort();
+  Json config{
+      {"log", {{"level", "info"}, {"stats_interval", "0"}}},
+      {"inputs", Json::array({{{"name", "kafka-in"},
+                               {"type", "kafka"},
+                               {"brokers", "127.0.0.1:" + std::to_string(port)},
+                               {"topics", {"logs"}}}})},
+      {"outputs",
+       Json::array(
+           {{{"name", "events"}, {"type", "file"}, {"path", (dir / "events.ndjson").string()}}})},
+      {"metrics", {{"port", 0}}}};
+  daemon_test::WriteFile(dir / "c.json", config.dump(2));
+  DaemonProcess daemon(dir);
+  ASSERT_TRUE(daemon.Start(dir / "c.json")) << daemon.Stderr();
+  EXPECT_TRUE(daemon.WaitMetricAtLeast("logfold_input_errors_total", {"error=\"kafka\""}, 1,
+                                       milliseconds(20000)))
+      << daemon.Stderr();
+  EXPECT_TRUE(daemon.WaitForStderr("Connection refused")) << daemon.Stderr();
+  ASSERT_TRUE(daemon.Signal(SIGTERM));
+  EXPECT_EQ(daemon.WaitExit(milliseconds(20000)), 0) << daemon.Stderr();
+}
+
+}  // namespace
+}  // namespace logfold

@@ -1,0 +1,337 @@
+// Test fixture: a private single-node Apache Kafka broker (KRaft mode, broker and controller in
+// one JVM) on free loopback ports, with its own config and data dir, started from the jars
+// scripts/kafka-fixture caches; and small librdkafka helpers to create topics and produce.
+#ifndef LOGFOLD_TESTS_SUPPORT_KAFKA_BROKER_H_
+#define LOGFOLD_TESTS_SUPPORT_KAFKA_BROKER_H_
+
+#include <librdkafka/rdkafka.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tests/support/daemon_process.h"
+
+namespace logfold {
+namespace kafka_test {
+
+using daemon_test::TempDir;
+using std::chrono::milliseconds;
+
+// Where scripts/kafka-fixture put the broker's jars: $LOGFOLD_KAFKA_JARS, else
+// ~/.cache/logfold/kafka-broker. Empty when they are not there (the tests then skip).
+inline std::string JarsDir() {
+  std::string dir;
+  if (const char* env = std::getenv("LOGFOLD_KAFKA_JARS"); env != nullptr && *env != '\0') {
+    dir = env;
+  } else if (const char* home = std::getenv("HOME"); home != nullptr) {
+    dir = std::string(home) + "/.cache/logfold/kafka-broker";
+  }
+  if (dir.empty() || !std::filesystem::exists(std::filesystem::path(dir) / "VERSION")) return "";
+  return dir;
+}
+
+inline std::uint16_t FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  sockaddr_in a = daemon_test::Loopback(0);
+  socklen_t len = sizeof a;
+  std::uint16_t port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+    port = ntohs(a.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+// A librdkafka handle with its configuration, destroyed with it.
+struct KafkaHandle {
+  rd_kafka_t* rk = nullptr;
+  KafkaHandle() = default;
+  KafkaHandle(const KafkaHandle&) = delete;
+  KafkaHandle& operator=(const KafkaHandle&) = delete;
+  ~KafkaHandle() {
+    if (rk != nullptr) rd_kafka_destroy(rk);
+  }
+};
+
+// A producer (or admin client) for `brokers`; `extra` are more properties. Null on failure.
+inline std::unique_ptr<KafkaHandle> MakeProducer(
+    const std::string& brokers,
+    const std::vector<std::pair<std::string, std::string>>& extra = {}) {
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  char err[512];
+  auto set = [&](const std::string& k, const std::string& v) {
+    return rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) == RD_KAFKA_CONF_OK;
+  };
+  bool ok = set("bootstrap.servers", brokers) && set("linger.ms", "5") && set("acks", "all") &&
+            set("log_level", "2");
+  for (const auto& [k, v] : extra) ok = ok && set(k, v);
+  if (!ok) {
+    rd_kafka_conf_destroy(conf);
+    return nullptr;
+  }
+  auto h = std::make_unique<KafkaHandle>();
+  h->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+  if (h->rk == nullptr) return nullptr;
+  return h;
+}
+
+// Creates `topic` with `partitions` partitions (replication 1). True when created or it
+// already exists; `error` says why not otherwise.
+inline bool CreateTopic(const std::string& brokers, const std::string& topic, int partitions,
+                        std::string& error) {
+  auto admin = MakeProducer(brokers);
+  if (!admin) {
+    error = "cannot create an admin client";
+    return false;
+  }
+  char err[512];
+  rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(topic.c_str(), partitions, 1, err, sizeof err);
+  if (nt == nullptr) {
+    error = err;
+    return false;
+  }
+  rd_kafka_queue_t* q = rd_kafka_queue_new(admin->rk);
+  rd_kafka_CreateTopics(admin->rk, &nt, 1, nullptr, q);
+  bool ok = false;
+  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 30000);
+  if (ev == nullptr) {
+    error = "CreateTopics timed out";
+  } else if (rd_kafka_event_error(ev) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    error = rd_kafka_event_error_string(ev);
+  } else {
+    size_t n = 0;
+    const rd_kafka_topic_result_t** results =
+        rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev), &n);
+    ok = n == 1 &&
+         (rd_kafka_topic_result_error(results[0]) == RD_KAFKA_RESP_ERR_NO_ERROR ||
+          rd_kafka_topic_result_error(results[0]) == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS);
+    if (!ok && n == 1) error = rd_kafka_topic_result_error_string(results[0]);
+  }
+  if (ev != nullptr) rd_kafka_event_destroy(ev);
+  rd_kafka_queue_destroy(q);
+  rd_kafka_NewTopic_destroy(nt);
+  return ok;
+}
+
+// Produces each value (keyed by `keys[i % keys.size()]` when keys are given) to `topic`,
+// letting the partitioner pick by key, and waits until every one was acknowledged. Returns
+// how many failed (0 on success).
+inline std::size_t Produce(const std::string& brokers, const std::string& topic,
+                           const std::vector<std::string>& values,
+                           const std::vector<std::string>& keys = {}) {
+  auto p = MakeProducer(brokers, {{"enable.idempotence", "true"}});
+  if (!p) return values.size();
+  std::size_t failed = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::string* key = keys.empty() ? nullptr : &keys[i % keys.size()];
+    const char* key_data = key != nullptr ? key->data() : nullptr;
+    const std::size_t key_size = key != nullptr ? key->size() : 0;
+    while (true) {
+      const rd_kafka_resp_err_t err =
+          rd_kafka_producev(p->rk, RD_KAFKA_V_TOPIC(topic.c_str()),
+                            RD_KAFKA_V_VALUE(const_cast<char*>(values[i].data()), values[i].size()),
+                            RD_KAFKA_V_KEY(key_data, key_size),
+                            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+      if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+        rd_kafka_poll(p->rk, 50);
+        continue;
+      }
+      if (err != RD_KAFKA_RESP_ERR_NO_ERROR) ++failed;
+      break;
+    }
+    rd_kafka_poll(p->rk, 0);
+  }
+  if (rd_kafka_flush(p->rk, 60000) != RD_KAFKA_RESP_ERR_NO_ERROR) return values.size();
+  return failed;
+}
+
+// Sum over the topic's partitions of the committed offsets of `group` (-1 when none is
+// committed counts 0).
+inline std::int64_t CommittedTotal(const std::string& brokers, const std::string& group,
+                                   const std::string& topic, int partitions) {
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  char err[512];
+  rd_kafka_conf_set(conf, "bootstrap.servers", brokers.c_str(), err, sizeof err);
+  rd_kafka_conf_set(conf, "group.id", group.c_str(), err, sizeof err);
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+  if (rk == nullptr) return -1;
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
+  for (int i = 0; i < partitions; ++i) rd_kafka_topic_partition_list_add(list, topic.c_str(), i);
+  std::int64_t total = -1;
+  if (rd_kafka_committed(rk, list, 10000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+    total = 0;
+    for (int i = 0; i < list->cnt; ++i) total += std::max<std::int64_t>(0, list->elems[i].offset);
+  }
+  rd_kafka_topic_partition_list_destroy(list);
+  rd_kafka_destroy(rk);
+  return total;
+}
+
+// The broker: Start() formats a fresh data dir (kafka.tools.StorageTool) and starts
+// kafka.Kafka on free loopback ports, waiting until it answers metadata requests; Stop()
+// or the destructor kills it.
+class KafkaBroker {
+ public:
+  explicit KafkaBroker(const TempDir& dir) : root_(dir / "kafka") {}
+  ~KafkaBroker() { daemon_test::KillAndReap(pid_); }
+  KafkaBroker(const KafkaBroker&) = delete;
+  KafkaBroker& operator=(const KafkaBroker&) = delete;
+
+  // False with the reason in error(); "jars missing" when scripts/kafka-fixture has not run.
+  bool Start(milliseconds timeout = milliseconds(90000)) {
+    jars_ = JarsDir();
+    if (jars_.empty()) {
+      error_ = "Kafka broker jars missing: run scripts/kafka-fixture";
+      return false;
+    }
+    if (!daemon_test::HaveProgram("java")) {
+      error_ = "java is not installed";
+      return false;
+    }
+    std::filesystem::create_directories(root_ / "data");
+    port_ = FreePort();
+    controller_port_ = FreePort();
+    WriteConfig();
+    // A cluster id is 16 random bytes in URL-safe base64 without padding (22 characters).
+    static constexpr char kB64[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    std::random_device rd;
+    std::string cluster_id;
+    for (int i = 0; i < 21; ++i) cluster_id += kB64[rd() % 64];
+    cluster_id += kB64[(rd() % 4) * 16];  // the last character carries 2 bits of data
+    const std::string config = (root_ / "server.properties").string();
+    const pid_t format = daemon_test::Spawn(
+        Java({"kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", config}),
+        (root_ / "format.out").string(), (root_ / "format.err").string());
+    if (daemon_test::WaitExit(format, milliseconds(60000)) != 0) {
+      error_ = "storage format failed: " + daemon_test::ReadFile(root_ / "format.out") +
+               daemon_test::ReadFile(root_ / "format.err");
+      return false;
+    }
+    pid_ = daemon_test::Spawn(Java({"kafka.Kafka", config}), (root_ / "broker.out").string(),
+                              (root_ / "broker.err").string());
+    if (pid_ < 0) {
+      error_ = "cannot start java";
+      return false;
+    }
+    if (!WaitReady(timeout)) {
+      error_ = "broker not ready: " + Log();
+      return false;
+    }
+    return true;
+  }
+
+  void Stop() {
+    daemon_test::KillAndReap(pid_);
+    pid_ = -1;
+  }
+
+  std::string brokers() const { return "127.0.0.1:" + std::to_string(port_); }
+  const std::string& error() const { return error_; }
+  std::string Log() const {
+    return daemon_test::ReadFile(root_ / "broker.out") +
+           daemon_test::ReadFile(root_ / "broker.err");
+  }
+
+ private:
+  std::vector<std::string> Java(std::vector<std::string> args) const {
+    // Small and quick to start: one core's worth of GC, C1 only, a small heap.
+    std::vector<std::string> argv = {
+        "java",
+        "-Xms128m",
+        "-Xmx384m",
+        "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1",
+        "-Djava.awt.headless=true",
+        "-Dlog4j.configuration=file:" + (root_ / "log4j.properties").string(),
+        "-cp",
+        jars_ + "/*"};
+    for (std::string& a : args) argv.push_back(std::move(a));
+    return argv;
+  }
+
+  void WriteConfig() const {
+    const std::string p = std::to_string(port_), c = std::to_string(controller_port_);
+    daemon_test::WriteFile(
+        root_ / "server.properties",
+        "process.roles=broker,controller\n"
+        "node.id=1\n"
+        "controller.quorum.voters=1@127.0.0.1:" +
+            c +
+            "\n"
+            "listeners=PLAINTEXT://127.0.0.1:" +
+            p + ",CONTROLLER://127.0.0.1:" + c +
+            "\n"
+            "advertised.listeners=PLAINTEXT://127.0.0.1:" +
+            p +
+            "\n"
+            "controller.listener.names=CONTROLLER\n"
+            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT\n"
+            "inter.broker.listener.name=PLAINTEXT\n"
+            "log.dirs=" +
+            (root_ / "data").string() +
+            "\n"
+            "num.partitions=1\n"
+            "offsets.topic.replication.factor=1\n"
+            "offsets.topic.num.partitions=3\n"
+            "transaction.state.log.replication.factor=1\n"
+            "transaction.state.log.min.isr=1\n"
+            "transaction.state.log.num.partitions=3\n"
+            "group.initial.rebalance.delay.ms=0\n"
+            "auto.create.topics.enable=false\n"
+            "message.max.bytes=1048576\n");
+    daemon_test::WriteFile(root_ / "log4j.properties",
+                           "log4j.rootLogger=WARN, stderr\n"
+                           "log4j.appender.stderr=org.apache.log4j.ConsoleAppender\n"
+                           "log4j.appender.stderr.Target=System.err\n"
+                           "log4j.appender.stderr.layout=org.apache.log4j.PatternLayout\n"
+                           "log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n\n");
+  }
+
+  bool WaitReady(milliseconds timeout) {
+    auto admin = MakeProducer(brokers());
+    if (!admin) return false;
+    return daemon_test::WaitUntil(
+               [&] {
+                 if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+                   pid_ = -1;
+                   return true;  // exited: not ready, reported below
+                 }
+                 const rd_kafka_metadata_t* md = nullptr;
+                 if (rd_kafka_metadata(admin->rk, 0, nullptr, &md, 1000) !=
+                     RD_KAFKA_RESP_ERR_NO_ERROR) {
+                   return false;
+                 }
+                 const bool up = md->broker_cnt > 0;
+                 rd_kafka_metadata_destroy(md);
+                 return up;
+               },
+               timeout, milliseconds(200)) &&
+           pid_ > 0;
+  }
+
+  std::filesystem::path root_;
+  std::string jars_;
+  std::string error_;
+  std::uint16_t port_ = 0, controller_port_ = 0;
+  pid_t pid_ = -1;
+};
+
+}  // namespace kafka_test
+}  // namespace logfold
+
+#endif  // LOGFOLD_TESTS_SUPPORT_KAFKA_BROKER_H_
