@@ -252,6 +252,8 @@ class Logfold(Server):
                     firsts += 1
                 elif b'"kind":"summary"' in line:
                     counted += int(json.loads(line)["count"])
+                elif line.startswith(b'{"kind":"new_value"'):
+                    continue  # a notice: its line is counted in its group's summary
                 elif count.search(line):
                     raise RuntimeError("unexpected event: %r" % line[:200])
         return firsts + counted

@@ -17,6 +17,10 @@ enum class EventKind : std::uint8_t {
   kFirst,     // the first line of a new group, emitted at once
   kSummary,   // lines a group absorbed since its previous event
   kAnnotate,  // annotate mode: every line, with its group
+  // A line that brought a new value into an enumeration-like slot of its group (the first 500
+  // among 200s), emitted at once. A notice: the line is still counted in the group's next
+  // summary, so first events and summary counts keep adding up to the lines fed in.
+  kNewValue,
 };
 
 // Why a summary was emitted.
@@ -70,6 +74,7 @@ struct Event {
   // more were seen than listed.
   std::span<const std::string> hosts;
   // kSummary: per variable slot, its distinct-value count and top values (bounded).
+  // kNewValue: the slots that took a new value, the line's value counted in.
   std::span<const SlotSummary> slots;
   bool hosts_truncated = false;
 };

@@ -206,6 +206,8 @@ std::string_view EventKindName(EventKind kind) {
       return "summary";
     case EventKind::kAnnotate:
       return "annotate";
+    case EventKind::kNewValue:
+      return "new_value";
   }
   return "?";
 }
@@ -307,6 +309,37 @@ void AppendHex64(std::uint64_t v, std::string& out) {
   out.append(buf, 16);
 }
 
+namespace {
+
+// The slot statistics of a summary or a new_value event.
+void AppendSlots(std::span<const SlotSummary> slots, std::string& out) {
+  if (slots.empty()) return;
+  out += ",\"slots\":[";
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const SlotSummary& slot = slots[i];
+    if (i > 0) out += ',';
+    out += "{\"token\":";
+    AppendUint(slot.token, out);
+    out += ",\"distinct\":";
+    AppendUint(slot.distinct, out);
+    out += ",\"lines\":";
+    AppendUint(slot.lines, out);
+    out += ",\"top\":[";
+    for (std::size_t k = 0; k < slot.top.size(); ++k) {
+      if (k > 0) out += ',';
+      out += "{\"value\":";
+      AppendJsonString(slot.top[k].value, out);
+      out += ",\"count\":";
+      AppendUint(slot.top[k].count, out);
+      out += '}';
+    }
+    out += "]}";
+  }
+  out += ']';
+}
+
+}  // namespace
+
 void AppendEventJson(const Event& e, std::string& out) {
   out += "{\"kind\":\"";
   out += EventKindName(e.kind);
@@ -350,30 +383,7 @@ void AppendEventJson(const Event& e, std::string& out) {
       out += "],\"hosts_truncated\":";
       out += e.hosts_truncated ? "true" : "false";
     }
-    if (!e.slots.empty()) {
-      out += ",\"slots\":[";
-      for (std::size_t i = 0; i < e.slots.size(); ++i) {
-        const SlotSummary& slot = e.slots[i];
-        if (i > 0) out += ',';
-        out += "{\"token\":";
-        AppendUint(slot.token, out);
-        out += ",\"distinct\":";
-        AppendUint(slot.distinct, out);
-        out += ",\"lines\":";
-        AppendUint(slot.lines, out);
-        out += ",\"top\":[";
-        for (std::size_t k = 0; k < slot.top.size(); ++k) {
-          if (k > 0) out += ',';
-          out += "{\"value\":";
-          AppendJsonString(slot.top[k].value, out);
-          out += ",\"count\":";
-          AppendUint(slot.top[k].count, out);
-          out += '}';
-        }
-        out += "]}";
-      }
-      out += ']';
-    }
+    AppendSlots(e.slots, out);
     out += ",\"samples\":[";
     if (e.record != nullptr) AppendRecordObject(*e.record, out);
     if (e.last_record != nullptr && e.last_record != e.record) {
@@ -384,11 +394,12 @@ void AppendEventJson(const Event& e, std::string& out) {
     return;
   }
   AppendHeaderFields(e, out);
-  if (e.kind == EventKind::kAnnotate) {
+  if (e.kind == EventKind::kAnnotate || e.kind == EventKind::kNewValue) {
     AppendStringField("template", e.template_text, out);
     out += ",\"count_total\":";
     AppendUint(e.count_total, out);
   }
+  if (e.kind == EventKind::kNewValue) AppendSlots(e.slots, out);
   if (e.record != nullptr) {
     out += ',';
     AppendRecordFields(*e.record, out);

@@ -346,6 +346,7 @@ done:
 }
 
 int LevelSeverity(std::string_view level) {
+  if (level.empty() || level.size() > 8) return -1;  // most lines: no header level
   if (level.size() == 1) {
     switch (level[0]) {
       case 'A':

@@ -81,6 +81,19 @@ class SlotStats {
     return size_;
   }
 
+  // Is a value of this hash among the kept ones?
+  bool Keeps(std::uint64_t hash) const {
+    for (std::size_t i = 0; i < size_; ++i) {
+      if (hashes_[i] == hash) return true;
+    }
+    return false;
+  }
+  // Enumeration-like: over at least kEnumLines lines, at most kEnumValues distinct values,
+  // every one kept with its exact count. A value new to such a slot is news.
+  static constexpr std::uint64_t kEnumLines = 16;
+  static constexpr std::size_t kEnumValues = 4;
+  bool EnumerationLike() const { return total_ >= kEnumLines && size_ <= kEnumValues; }
+
   std::uint32_t position() const { return position_; }
   std::uint64_t total() const { return total_; }
 

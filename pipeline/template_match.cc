@@ -103,30 +103,45 @@ void PrepareLine(const Tokenizer& tokenizer, bool infer_header, std::string_view
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
   // however long it is: consecutive variable tokens of the same masked shape that begin alike
   // (a digit or sign, a letter, or the same other byte), separated only by spaces or commas,
-  // become one token (with the first one's hash). Two values that begin differently are two
-  // fields, not a list ("/api/v1/cart HTTP/1.1": a path and a protocol). Most lines hold no
-  // list: find the first pair that could start one before copying.
+  // become one token (with the first one's hash), if there are three or more of them or a
+  // comma separates them. Two values that begin differently are two fields, not a list
+  // ("/api/v1/cart HTTP/1.1": a path and a protocol), and so are two values after one
+  // another ("200 512": a status and a size). Most lines hold no list: find the first pair
+  // that could start one before copying.
   auto list_pair = [&](std::size_t prev, std::size_t i) {
-    return IsVariableClass(tokens[i].cls) && hashes[i] == hashes[prev] &&
-           tokens[i].cls == tokens[prev].cls && BeginAlike(message, tokens[prev], tokens[i]);
+    if (!IsVariableClass(tokens[i].cls) || hashes[i] != hashes[prev] ||
+        tokens[i].cls != tokens[prev].cls || !BeginAlike(message, tokens[prev], tokens[i])) {
+      return false;
+    }
+    const std::size_t gap = tokens[prev].offset + tokens[prev].length;
+    return message.substr(gap, tokens[i].offset - gap).find_first_not_of(" ,") ==
+           std::string_view::npos;
   };
   std::size_t start = 1;
   while (start < tokens.size() && !list_pair(start - 1, start)) ++start;
   if (start >= tokens.size()) return;
-  std::size_t kept = start;
-  for (std::size_t i = start; i < tokens.size(); ++i) {
-    if (kept > 0 && list_pair(kept - 1, i)) {
-      Token& prev = tokens[kept - 1];
-      const std::size_t gap = prev.offset + prev.length;
-      const std::string_view between = message.substr(gap, tokens[i].offset - gap);
-      if (between.find_first_not_of(" ,") == std::string_view::npos) {
-        prev.length = tokens[i].offset + tokens[i].length - prev.offset;
-        continue;
+  std::size_t kept = start - 1;
+  for (std::size_t i = start - 1; i < tokens.size();) {
+    std::size_t end = i + 1;  // the run [i, end) of list elements
+    bool comma = false;
+    while (end < tokens.size() && list_pair(end - 1, end)) {
+      const std::size_t gap = tokens[end - 1].offset + tokens[end - 1].length;
+      comma |= message.substr(gap, tokens[end].offset - gap).find(',') != std::string_view::npos;
+      ++end;
+    }
+    if (end - i >= 3 || (end - i == 2 && comma)) {
+      const Token last = tokens[end - 1];
+      tokens[kept] = tokens[i];
+      tokens[kept].length = last.offset + last.length - tokens[i].offset;
+      hashes[kept] = hashes[i];
+      ++kept;
+    } else {
+      for (std::size_t k = i; k < end; ++k, ++kept) {
+        tokens[kept] = tokens[k];
+        hashes[kept] = hashes[k];
       }
     }
-    tokens[kept] = tokens[i];
-    hashes[kept] = hashes[i];
-    ++kept;
+    i = end;
   }
   tokens.resize(kept);
   hashes.resize(kept);

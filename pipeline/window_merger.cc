@@ -198,7 +198,7 @@ void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
   g.last_seen = std::max(g.last_seen, r.EventTime());
   g.last_activity = now;
   NoteHost(g, r);
-  NoteSlots(g, r.message);  // last: PrefetchSlots' loads arrive meanwhile
+  NoteSlots(slot, r, sink);  // last: PrefetchSlots' loads arrive meanwhile
   TouchLru(slot);
   ++stats.lines_merged;
   if (opt.annotate) EmitLine(EventKind::kAnnotate, slot, r, g.fingerprint, sink);

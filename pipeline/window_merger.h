@@ -71,8 +71,9 @@ struct MergerStats {
   std::uint64_t events_first = 0;
   std::uint64_t events_summary = 0;
   std::uint64_t events_annotate = 0;
-  std::uint64_t clock_backwards = 0;  // Add/Flush called with a time before the latest seen
-  std::uint64_t exact_hits = 0;       // lines settled by the exact masked-shape lookup
+  std::uint64_t events_new_value = 0;  // notices of a new value in an enumeration-like slot
+  std::uint64_t clock_backwards = 0;   // Add/Flush called with a time before the latest seen
+  std::uint64_t exact_hits = 0;        // lines settled by the exact masked-shape lookup
   std::uint64_t candidates_checked = 0;
 };
 

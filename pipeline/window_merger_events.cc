@@ -122,14 +122,19 @@ void WindowMerger::Impl::PrefetchSlots(const Group& g) const {
   }
 }
 
-// Counts the line's value at each variable position of group g (same token count only:
+// Counts the line's value at each variable position of group `slot` (same token count only:
 // then line token i is group position i). A slot starts when its position first varies,
-// with the lines before, which all had the first line's text there.
-void WindowMerger::Impl::NoteSlots(Group& g, std::string_view message) {
+// with the lines before, which all had the first line's text there. A value new to an
+// enumeration-like slot (SlotStats::EnumerationLike: the first 500 after 16 lines of 200 and
+// 404) is emitted at once as a new_value event, so folding hides no new kind of outcome.
+void WindowMerger::Impl::NoteSlots(std::uint32_t slot, const LogRecord& r, EventSink& sink) {
+  Group& g = groups[slot];
   if (opt.annotate || line.tokens.size() != g.tokens.size()) return;
+  const std::string_view message = r.message;
   const std::string_view gmsg = g.first.message();
   GroupExtras* x = g.extras.get();
-  std::size_t k = 0;  // x->slots is sorted by position
+  std::uint8_t news = 0;  // bit k: slot k took a new value of an enumeration-like slot
+  std::size_t k = 0;      // x->slots is sorted by position
   for (std::size_t i = 0; i < line.tokens.size(); ++i) {
     if (!(g.tokens.flags(i) & kVaried)) continue;
     if (x == nullptr) x = &Extras(g);
@@ -138,13 +143,46 @@ void WindowMerger::Impl::NoteSlots(Group& g, std::string_view message) {
       if (x->slots.size() >= kMaxSlots) continue;
       x->slots.insert(x->slots.begin() + static_cast<std::ptrdiff_t>(k),
                       SlotStats(static_cast<std::uint32_t>(i)));
+      news = static_cast<std::uint8_t>((news & ((1u << k) - 1)) | ((news >> k) << (k + 1)));
       const Token gt = g.tokens.token(i);
       const std::string_view first = gmsg.substr(gt.offset, gt.length);
       x->slots[k].Add(XXH3_64bits(first.data(), first.size()), first, g.count_total - 1);
     }
     const std::string_view v = message.substr(line.tokens[i].offset, line.tokens[i].length);
-    x->slots[k].Add(XXH3_64bits(v.data(), v.size()), v);
+    SlotStats& st = x->slots[k];
+    const std::uint64_t hash = XXH3_64bits(v.data(), v.size());
+    if (st.EnumerationLike() && !st.Keeps(hash)) news |= static_cast<std::uint8_t>(1u << k);
+    st.Add(hash, v);
   }
+  if (news != 0) EmitNewValue(slot, r, news, sink);
+}
+
+// The new_value notice: the line, its group's template, and the slots that took a new value.
+void WindowMerger::Impl::EmitNewValue(std::uint32_t slot, const LogRecord& r, std::uint8_t news,
+                                      EventSink& sink) {
+  const Group& g = groups[slot];
+  const std::span<const SlotSummary> all = SlotSummaries(*g.extras);
+  // Keep the slots that took a new value, in place (the scratch is rebuilt for each event).
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    if (news & (1u << k)) slot_summaries[kept++] = all[k];
+  }
+  slot_summaries.resize(kept);
+  Event e;
+  e.kind = EventKind::kNewValue;
+  e.group_id = g.id;
+  e.fingerprint = g.fingerprint;
+  e.record = &r;
+  e.template_text = Template(slot);
+  e.count_total = g.count_total;
+  e.first_seen_us = g.first_seen;
+  e.last_seen_us = g.last_seen;
+  e.max_distance = g.max_distance;
+  e.level = line.header.level;
+  e.logger = line.header.logger;
+  e.slots = slot_summaries;
+  ++stats.events_new_value;
+  sink.OnEvent(e);
 }
 
 void WindowMerger::Impl::NoteHost(Group& g, const LogRecord& r) {

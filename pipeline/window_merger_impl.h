@@ -263,7 +263,8 @@ struct WindowMerger::Impl {
                 EventSink& sink);
   void EmitSummary(std::uint32_t slot, SummaryReason reason, bool closing, EventSink& sink);
   std::span<const SlotSummary> SlotSummaries(const GroupExtras& x);
-  void NoteSlots(Group& g, std::string_view message);
+  void NoteSlots(std::uint32_t slot, const LogRecord& r, EventSink& sink);
+  void EmitNewValue(std::uint32_t slot, const LogRecord& r, std::uint8_t news, EventSink& sink);
   void PrefetchSlots(const Group& g) const;
   void NoteHost(Group& g, const LogRecord& r);
   std::uint64_t GroupFingerprint(const Group& g);

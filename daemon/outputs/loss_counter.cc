@@ -16,8 +16,11 @@ std::uint64_t ParseCount(std::string_view rest) {
 }
 
 // Lines one NDJSON record stands for: {"kind":"first"|"annotate",...} or a summary whose
-// ,"count": comes before any free text (reason and closed are fixed words).
+// ,"count": comes before any free text (reason and closed are fixed words). A new_value
+// notice stands for none: its line is counted in its group's summary.
 std::uint64_t NdjsonLines(std::string_view record) {
+  constexpr std::string_view kNotice = R"({"kind":"new_value")";
+  if (record.substr(0, kNotice.size()) == kNotice) return 0;
   constexpr std::string_view kSummary = R"({"kind":"summary")";
   if (record.substr(0, kSummary.size()) != kSummary) return 1;
   constexpr std::string_view kCount = R"(,"count":)";
@@ -33,6 +36,7 @@ std::uint64_t SyslogLines(std::string_view record) {
     if (pos == std::string_view::npos) return 1;
     ++pos;
   }
+  if (record.substr(pos, 10) == "new_value ") return 0;
   if (record.substr(pos, 8) != "summary ") return 1;
   constexpr std::string_view key = " count=\"";
   const std::size_t at = record.find(key, pos);

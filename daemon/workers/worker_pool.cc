@@ -26,6 +26,8 @@ namespace logfold {
 namespace {
 
 constexpr std::size_t kDequeueBulk = 64;
+// Event kinds counted per worker (EventKind's values: first, summary, annotate, new_value).
+constexpr int kEventKinds = static_cast<int>(EventKind::kNewValue) + 1;
 
 // An idle worker sleeps after a short spin instead of moodycamel's 10,000 rounds: on a box
 // with few cores the spinning worker holds a core the ingest thread, the other workers or the
@@ -251,11 +253,11 @@ struct WorkerPool::Worker {
   MergerStats last_stats;
   // Event-time mode: the latest event time and the wall time it was seen at.
   TimeUs event_clock = INT64_MIN, event_clock_wall = 0;
-  Metrics::Counter* events[3] = {};
+  Metrics::Counter* events[kEventKinds] = {};
   Metrics::Counter* parse[static_cast<int>(ParseOutcome::kCount_)] = {};
   // Counted here per line and added to the shared counters once per round: an atomic add
   // per line on counters every worker shares would bounce their cache line between cores.
-  std::uint64_t events_since[3] = {};
+  std::uint64_t events_since[kEventKinds] = {};
   std::uint64_t parse_since[static_cast<int>(ParseOutcome::kCount_)] = {};
   Metrics::Counter* lines = nullptr;
   Metrics::Counter* merged = nullptr;
@@ -307,6 +309,8 @@ WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metr
                                         R"(kind="summary")");
     w->events[2] = &metrics_.GetCounter("logfold_events_total", "Events emitted, by kind",
                                         R"(kind="annotate")");
+    w->events[3] = &metrics_.GetCounter("logfold_events_total", "Events emitted, by kind",
+                                        R"(kind="new_value")");
     for (int o = 0; o < static_cast<int>(ParseOutcome::kCount_); ++o) {
       const std::string l =
           "outcome=\"" + std::string(ParseOutcomeName(static_cast<ParseOutcome>(o))) + "\"";
@@ -683,7 +687,7 @@ void WorkerPool::Run(Worker& w) {
     *w.closed_memory += s.groups_closed_memory - w.last_stats.groups_closed_memory;
     *w.clock_backwards += s.clock_backwards - w.last_stats.clock_backwards;
     w.last_stats = s;
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < kEventKinds; ++k) {
       if (w.events_since[k] != 0) *w.events[k] += std::exchange(w.events_since[k], 0);
     }
     for (int o = 0; o < static_cast<int>(ParseOutcome::kCount_); ++o) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pipeline/event.h"
+#include "pipeline/event_json.h"
 #include "pipeline/log_record.h"
 #include "pipeline/window_merger.h"
 
@@ -20,13 +21,17 @@ struct Copied {
   std::string message;
   std::string level;
   std::uint64_t count_total;
+  std::uint64_t count;
+  std::string json;
 };
 
 class CopyingSink : public EventSink {
  public:
   void OnEvent(const Event& e) override {
+    std::string json;
+    AppendEventJson(e, json);
     events.push_back({e.kind, e.group_id, e.record != nullptr ? e.record->message : "",
-                      std::string(e.level), e.count_total});
+                      std::string(e.level), e.count_total, e.count, std::move(json)});
   }
   std::vector<Copied> events;
 };
@@ -110,6 +115,65 @@ TEST(MergeQualityTest, ActionsConstantsFunctionsAndMethodsDoNotMerge) {
                        "10.0.0.2 - - [01/Mar/2024:10:00:01 +0000] \"DELETE /api/v1/orders/17 "
                        "HTTP/1.1\" 200 512 \"-\" \"curl/8.0\""}),
             2u);
+}
+
+// Folding hides nothing: the first 500 after a run of 200s goes out at once as a new_value
+// notice (the line still counts in the group's summary); a known value, a slot that is a
+// true variable (a new value every line) and a young group emit nothing.
+TEST(MergeQualityTest, ANewValueOfAnEnumerationLikeSlotGoesOutAtOnce) {
+  WindowMerger merger(MergerOptions{});
+  CopyingSink sink;
+  LogRecord r;
+  r.hostname = "web1";
+  r.app_name = "nginx";
+  TimeUs t = kT0;
+  auto add = [&](int client, int status) {
+    r.message = "10.0.0." + std::to_string(client) + " - - \"GET /index.html HTTP/1.1\" " +
+                std::to_string(status) + " 512";
+    merger.Add(r, t++, sink);
+  };
+  for (int i = 1; i <= 30; ++i) add(i, i % 2 == 0 ? 200 : 304);  // two statuses, 30 lines
+  ASSERT_EQ(sink.events.size(), 1u);                             // the first only
+  add(31, 500);
+  ASSERT_EQ(sink.events.size(), 2u);
+  const Copied& notice = sink.events[1];
+  EXPECT_EQ(notice.kind, EventKind::kNewValue);
+  EXPECT_EQ(notice.group_id, sink.events[0].group_id);
+  EXPECT_NE(notice.message.find("\" 500 512"), std::string::npos);
+  EXPECT_NE(notice.json.find("\"kind\":\"new_value\""), std::string::npos) << notice.json;
+  EXPECT_NE(notice.json.find("{\"value\":\"500\",\"count\":1}"), std::string::npos) << notice.json;
+  EXPECT_EQ(notice.json.find("10.0.0.31\",\"count"), std::string::npos)  // the client slot
+      << notice.json;                                                    // is a variable
+  add(32, 500);                                                          // known now
+  add(33, 200);
+  EXPECT_EQ(sink.events.size(), 2u);
+  EXPECT_EQ(merger.stats().events_new_value, 1u);
+  merger.FlushAll(sink);
+  ASSERT_EQ(sink.events.size(), 3u);
+  EXPECT_EQ(sink.events[2].kind, EventKind::kSummary);
+  EXPECT_EQ(sink.events[2].count, 32u);  // every line after the first, the 500s included
+}
+
+TEST(MergeQualityTest, NoNewValueNoticeBeforeTheSlotIsKnown) {
+  WindowMerger merger(MergerOptions{});
+  CopyingSink sink;
+  LogRecord r;
+  r.hostname = "web1";
+  r.app_name = "nginx";
+  TimeUs t = kT0;
+  // A young group (fewer than 16 lines) and a slot with more than 4 values are not known
+  // enumerations: nothing but the first goes out.
+  for (int i = 1; i <= 10; ++i) {
+    r.message =
+        "request done status " + std::to_string(200 + i % 2) + " for client " + std::to_string(i);
+    merger.Add(r, t++, sink);
+  }
+  for (int i = 0; i < 40; ++i) {
+    r.message = "request done status 200 for client " + std::to_string(100 + i);
+    merger.Add(r, t++, sink);
+  }
+  EXPECT_EQ(merger.stats().events_new_value, 0u);
+  EXPECT_EQ(sink.events.size(), 1u);
 }
 
 }  // namespace
