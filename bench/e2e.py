@@ -581,7 +581,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smoke run: tiny corpus, 1 run")
     ap.add_argument("--runs", type=int, default=None, help="runs per case (3; --quick: 1)")
     ap.add_argument("--lines", type=int, default=None, help="corpus lines (1M; --quick: 20k)")
-    ap.add_argument("--parts", default="tcp,scaling,udp,latency,memory")
+    ap.add_argument("--parts", default="tcp,scaling,relp,udp,latency,memory")
     ap.add_argument("--relp-window", type=int, default=1024,
                     help="relp part: frames the client keeps in flight (1024)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"),

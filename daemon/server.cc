@@ -210,7 +210,6 @@ class Server {
     done_cv_.notify_all();
     deadline.join();
     streams_.clear();
-    files_.clear();
     unix_.clear();
     journals_.clear();
     relp_.clear();
@@ -223,6 +222,9 @@ class Server {
         std::min<SteadyClock::duration>(shutdown_timeout_ / 10, std::chrono::seconds(1));
     const bool flushed =
         StopSinks(sinks_, config_.outputs, shutdown_start_ + shutdown_timeout_ - margin);
+    // The outputs wrote what the followed files delivered: their last positions are safe.
+    for (auto& f : files_) f->CheckpointSettled();
+    files_.clear();
     // The final counters, in the periodic stats line's format, then how long the stop took.
     spdlog::info(
         "stats: {}, events {}, dropped {}, queued {}, lost events {}, lost lines {}, "
@@ -625,7 +627,10 @@ class Server {
     for (auto& f : files_) f->Stop();
     for (auto& u : unix_) u->Stop();
     for (auto& j : journals_) j->Stop();
-    for (auto& r : relp_) r->Stop();
+    // A RELP message being handed over may wait for room a quarter of the bound, like the
+    // TCP connections' last bytes (none on a failed start).
+    for (auto& r : relp_)
+      r->Stop(shutting_down_ ? shutdown_start_ + shutdown_timeout_ / 4 : SteadyClock::now());
     // A Kafka input summarises its open groups and commits before it leaves its group, with
     // a quarter of the bound (the workers and sinks need the rest).
     for (auto& k : kafkas_)

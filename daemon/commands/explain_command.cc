@@ -8,6 +8,8 @@
 #include "pipeline/event_json.h"
 #include "pipeline/fingerprinter.h"
 #include "pipeline/group_tokens.h"
+#include "pipeline/message_header.h"
+#include "pipeline/slot_stats.h"
 #include "pipeline/syslog_parser.h"
 #include "pipeline/template_match.h"
 #include "pipeline/tokenizer.h"
@@ -105,6 +107,45 @@ void PrintTemplateMatch(const LogRecord& a, const LogRecord& b, const MergerOpti
   }
 }
 
+// The evidence outside the template: each line's own header level (the level separates
+// groups), and, when B joined, the group's slot statistics as its summaries will show them.
+void PrintLevels(const LogRecord& a, const LogRecord& b, const MergerOptions& o, std::FILE* out) {
+  if (!o.infer_header) return;
+  const MessageHeader ha = ParseMessageHeader(a.message), hb = ParseMessageHeader(b.message);
+  if (ha.level.empty() && hb.level.empty()) return;
+  const int sa = LevelSeverity(ha.level), sb = LevelSeverity(hb.level);
+  std::fprintf(out, "levels: A %s (severity %d), B %s (severity %d)%s\n",
+               ha.level.empty() ? "-" : std::string(ha.level).c_str(), sa,
+               hb.level.empty() ? "-" : std::string(hb.level).c_str(), sb,
+               sa != sb ? ": different levels never share a group" : "");
+}
+
+void PrintSlots(const LogRecord& a, const LogRecord& b, MergerOptions o, std::FILE* out) {
+  o.annotate = false;  // slot statistics are kept when folding
+  WindowMerger merger(o);
+  NullSink sink;
+  merger.Add(a, 0, sink);
+  merger.Add(b, 1000, sink);
+  std::uint32_t handle = 0;
+  merger.VisitOpenGroups([&](const OpenGroupInfo& g) { handle = g.handle; });
+  const std::span<const SlotSummary> slots = merger.OpenGroupSlots(handle);
+  if (slots.empty()) return;
+  std::fprintf(out,
+               "slot statistics (a slot with at most %zu values over at least %llu lines is an "
+               "enumeration: a new value there is emitted at once as new_value):\n",
+               SlotStats::kEnumValues, static_cast<unsigned long long>(SlotStats::kEnumLines));
+  for (const SlotSummary& slot : slots) {
+    std::fprintf(out, "  token %u: %llu distinct over %llu lines:", slot.token,
+                 static_cast<unsigned long long>(slot.distinct),
+                 static_cast<unsigned long long>(slot.lines));
+    for (const SlotValueCount& v : slot.top) {
+      std::fprintf(out, " \"%s\" x%llu", std::string(v.value).c_str(),
+                   static_cast<unsigned long long>(v.count));
+    }
+    std::fputc('\n', out);
+  }
+}
+
 }  // namespace
 
 int RunExplain(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
@@ -189,7 +230,9 @@ int RunExplain(const std::vector<std::string>& args, std::FILE* out, std::FILE* 
                      : d.path == MergeDecision::kIndex  ? "SimHash index"
                      : d.path == MergeDecision::kBucket ? "same-scope length bucket"
                                                         : "none";
+  PrintLevels(a, b, mo, out);
   if (merged) {
+    PrintSlots(a, b, mo, out);
     std::fprintf(out, "decision: MERGE via %s — %s (distance to the group's fingerprint %d)\n",
                  path, d.reason.c_str(), HammingDistance(fb, d.group_fingerprint));
   } else {

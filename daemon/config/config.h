@@ -15,6 +15,7 @@
 #include "daemon/config/options/http_sink_options.h"
 #include "daemon/config/options/journald_input_options.h"
 #include "daemon/config/options/kafka_input_options.h"
+#include "daemon/config/options/kafka_sink_options.h"
 #include "daemon/config/options/relp_input_options.h"
 #include "daemon/config/options/relp_sink_options.h"
 #include "daemon/config/options/sink_options.h"
@@ -96,7 +97,7 @@ struct EngineConfig {
 
 using WorkersConfig = WorkerOptions;
 
-enum class OutputType : std::uint8_t { kStdout, kFile, kTcp, kSyslog, kHttp, kRelp };
+enum class OutputType : std::uint8_t { kStdout, kFile, kTcp, kSyslog, kHttp, kRelp, kKafka };
 
 // One output: what every type has, and the options of each type. Only the options of `type`
 // are used; the others keep their defaults (validation rejects their keys in JSON).
@@ -108,6 +109,7 @@ struct OutputConfig {
   SyslogSinkOptions syslog;
   HttpSinkOptions http;
   RelpSinkOptions relp;
+  KafkaSinkOptions kafka;
   bool operator==(const OutputConfig&) const = default;
 };
 

@@ -48,6 +48,16 @@ inline constexpr EnumName<TlsClientAuth> kClientAuths[] = {
     {"optional", TlsClientAuth::kOptional},
     {"required", TlsClientAuth::kRequired},
 };
+inline constexpr EnumName<KafkaKey> kKafkaKeys[] = {
+    {"group_id", KafkaKey::kGroupId},
+    {"host", KafkaKey::kHost},
+    {"none", KafkaKey::kNone},
+};
+inline constexpr EnumName<KafkaCompression> kKafkaCompressions[] = {
+    {"none", KafkaCompression::kNone},     {"gzip", KafkaCompression::kGzip},
+    {"snappy", KafkaCompression::kSnappy}, {"lz4", KafkaCompression::kLz4},
+    {"zstd", KafkaCompression::kZstd},
+};
 inline constexpr EnumName<InputFormat> kInputFormats[] = {
     {"syslog", InputFormat::kSyslog},
     {"raw", InputFormat::kRaw},
@@ -79,6 +89,7 @@ inline constexpr EnumName<TimeSource> kTimeSources[] = {
 inline constexpr EnumName<OutputType> kOutputTypes[] = {
     {"stdout", OutputType::kStdout}, {"file", OutputType::kFile}, {"tcp", OutputType::kTcp},
     {"syslog", OutputType::kSyslog}, {"http", OutputType::kHttp}, {"relp", OutputType::kRelp},
+    {"kafka", OutputType::kKafka},
 };
 inline constexpr EnumName<FsyncPolicy> kFsyncPolicies[] = {
     {"never", FsyncPolicy::kNever},

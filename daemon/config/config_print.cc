@@ -15,6 +15,8 @@ using config_internal::kHttpCompressions;
 using config_internal::kHttpFormats;
 using config_internal::kInputFormats;
 using config_internal::kInputTypes;
+using config_internal::kKafkaCompressions;
+using config_internal::kKafkaKeys;
 using config_internal::kLogLevels;
 using config_internal::kModes;
 using config_internal::kOutputTypes;
@@ -192,6 +194,13 @@ Json OutputToJson(const OutputConfig& out) {
       j["port"] = out.tcp.port;
       reconnect(out.tcp);
       if (out.tcp.tls) j["tls"] = TlsClientToJson(out.tcp.tls_options);
+      break;
+    case OutputType::kKafka:
+      j["brokers"] = out.kafka.brokers;
+      j["topic"] = out.kafka.topic;
+      j["key"] = NameOf(kKafkaKeys, out.kafka.key);
+      j["compression"] = NameOf(kKafkaCompressions, out.kafka.compression);
+      j["properties"] = out.kafka.properties;
       break;
     case OutputType::kRelp:
       j["address"] = out.relp.target.address;

@@ -34,13 +34,15 @@ void Validator::KafkaProperties(const Json& v, const std::string& path,
     bool is_reserved = false;
     for (std::string_view r : reserved) is_reserved = is_reserved || r == name;
     if (is_reserved) {
-      Error(p, "set by logfold itself; use the input's own keys");
+      Error(p, "set by logfold itself; use the input's or output's own keys");
       continue;
     }
     char err[512];
     if (rd_kafka_conf_set(conf.get(), name.c_str(), text.c_str(), err, sizeof err) !=
         RD_KAFKA_CONF_OK) {
-      Error(p, std::string("librdkafka: ") + err);
+      std::string reason = err;
+      while (!reason.empty() && reason.back() == '\n') reason.pop_back();
+      Error(p, "librdkafka: " + reason);
       continue;
     }
     out[name] = std::move(text);

@@ -216,9 +216,30 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
            false, http_rule},
           {"compression",
            [&](const Json& j, const std::string& p) {
-             Enum(j, p, kHttpCompressions, out.http.compression);
+             if (type == OutputType::kKafka) {
+               Enum(j, p, kKafkaCompressions, out.kafka.compression);
+             } else {
+               Enum(j, p, kHttpCompressions, out.http.compression);
+             }
            },
-           false, http_rule},
+           false, only_for({OutputType::kHttp, OutputType::kKafka})},
+          {"brokers",
+           [&](const Json& j, const std::string& p) { NonEmptyString(j, p, out.kafka.brokers); },
+           type == OutputType::kKafka, only_for({OutputType::kKafka})},
+          {"topic",
+           [&](const Json& j, const std::string& p) { NonEmptyString(j, p, out.kafka.topic); },
+           type == OutputType::kKafka, only_for({OutputType::kKafka})},
+          {"key",
+           [&](const Json& j, const std::string& p) { Enum(j, p, kKafkaKeys, out.kafka.key); },
+           false, only_for({OutputType::kKafka})},
+          {"properties",
+           [&](const Json& j, const std::string& p) {
+             KafkaProperties(j, p, out.kafka.properties,
+                             {"bootstrap.servers", "metadata.broker.list", "acks",
+                              "request.required.acks", "enable.idempotence", "compression.codec",
+                              "compression.type", "transactional.id", "dr_cb", "dr_msg_cb"});
+           },
+           false, only_for({OutputType::kKafka})},
           {"batch_max_events",
            [&](const Json& j, const std::string& p) {
              Integer(j, p, 1, 1'000'000, out.http.batch_max_events);

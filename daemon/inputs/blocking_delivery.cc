@@ -2,6 +2,7 @@
 #include "daemon/inputs/blocking_delivery.h"
 
 #include <chrono>
+#include <utility>
 
 namespace logfold {
 
@@ -10,28 +11,35 @@ namespace {
 constexpr auto kRetryInterval = std::chrono::seconds(1);
 }  // namespace
 
-BlockingDelivery::BlockingDelivery(std::uint32_t input, IngestTarget& target)
-    : input_(input), target_(target), gate_(std::make_shared<Gate>()) {}
+BlockingDelivery::BlockingDelivery(std::uint32_t input, IngestTarget& target,
+                                   std::shared_ptr<QueueShare> share)
+    : input_(input), target_(target), share_(std::move(share)), gate_(std::make_shared<Gate>()) {}
 
 bool BlockingDelivery::Deliver(std::span<const std::string_view> lines, TimeUs arrival_us) {
   if (lines.empty()) return !stopped();
   bool registered = false;
   while (true) {
     if (stopped()) return false;
-    if (target_.TryDeliver(input_, lines, arrival_us)) return true;
+    const bool fits = share_ == nullptr || share_->Fits(lines.size());
+    if (fits && target_.TryDeliverShared(input_, lines, arrival_us, share_)) return true;
     if (!registered) {
       {
         std::lock_guard lock(gate_->mu);
         gate_->signaled = false;
       }
-      // Not under the lock: the target may call `resume` synchronously.
-      target_.OnWritable([gate = gate_] {
+      auto resume = [gate = gate_] {
         {
           std::lock_guard lock(gate->mu);
           gate->signaled = true;
         }
         gate->cv.notify_all();
-      });
+      };
+      // Not under the lock: the target or the share may call `resume` synchronously.
+      if (fits) {
+        target_.OnWritable(std::move(resume));
+      } else {
+        share_->OnRoom(lines.size(), std::move(resume));
+      }
       registered = true;
     }
     std::unique_lock lock(gate_->mu);

@@ -18,8 +18,10 @@ namespace logfold {
 
 class BlockingDelivery {
  public:
-  // `target` must outlive this object.
-  BlockingDelivery(std::uint32_t input, IngestTarget& target);
+  // `target` must outlive this object. With a `share` (IngestTarget::NewShare), lines are
+  // delivered within it, waiting on it when it is full, and counted in it.
+  BlockingDelivery(std::uint32_t input, IngestTarget& target,
+                   std::shared_ptr<QueueShare> share = nullptr);
 
   // True once `lines` were taken (at once or after waiting); false if Stop() came first,
   // and then none of them were taken.
@@ -37,6 +39,7 @@ class BlockingDelivery {
   };
   const std::uint32_t input_;
   IngestTarget& target_;
+  const std::shared_ptr<QueueShare> share_;
   std::shared_ptr<Gate> gate_;
 };
 

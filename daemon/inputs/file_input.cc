@@ -1,7 +1,8 @@
 // FileInput: the follower thread. A file is known by device and inode plus a fingerprint of
 // its first bytes (which tells a reused inode or copytruncate's new content from the old);
-// its saved position is the end of the last line the engine accepted, written after every
-// accepted batch, so a restart (even after kill -9) neither repeats nor skips a line.
+// its saved position is the end of the last line whose events the outputs have written
+// (IngestTarget::Settled), so a restart, even after kill -9, skips no line; it may read again
+// the lines delivered since the last such moment (at-least-once).
 #include "daemon/inputs/file_input.h"
 
 #include <dirent.h>
@@ -49,6 +50,8 @@ constexpr auto kRotateWait = std::chrono::seconds(2);
 // Copytruncate leftovers remembered for a copy that shows up late.
 constexpr std::size_t kRetiredMax = 64;
 constexpr std::size_t kRecordSize = 64;
+// While positions wait for the engine to settle, how often the follower looks again.
+constexpr auto kSettleRetry = std::chrono::milliseconds(10);
 
 std::uint64_t Fnv1a(std::string_view bytes, std::uint64_t h = 0xcbf29ce484222325ULL) {
   for (const unsigned char c : bytes) {
@@ -134,7 +137,9 @@ class FileInput::Impl {
        Metrics& metrics)
       : name_(name),
         options_(options),
-        delivery_(input, target),
+        target_(target),
+        share_(target.NewShare()),
+        delivery_(input, target, share_),
         counters_(metrics, name, "file"),
         received_(counters_.received),
         bytes_(counters_.bytes),
@@ -194,7 +199,9 @@ class FileInput::Impl {
     while (!stop_.load()) {
       ReadAll();
       if (stop_.load()) break;
+      const bool saved = Checkpoint();
       auto timeout = poll_interval - (Clock::now() - last_scan);
+      if (!saved) timeout = std::min<Clock::duration>(timeout, kSettleRetry);
       if (HoldsRecord() && options_.multiline_timeout_us > 0) {
         timeout = std::min<Clock::duration>(
             timeout, std::chrono::microseconds(options_.multiline_timeout_us));
@@ -206,6 +213,9 @@ class FileInput::Impl {
         last_scan = Clock::now();
       }
     }
+    // What was delivered before the stop: saved now if already settled (or if the target
+    // keeps no shares); otherwise the daemon calls CheckpointSettled once the outputs drained.
+    Checkpoint();
     spdlog::info("input {}: stopped following {} file(s)", name_, files_.size());
   }
 
@@ -334,7 +344,7 @@ class FileInput::Impl {
       File& f = it->second;
       f.matched = true;
       f.path = path;
-      CheckReplaced(it->first, f, static_cast<std::uint64_t>(st.st_size));
+      CheckReplaced(f, static_cast<std::uint64_t>(st.st_size));
     }
     // Files with a saved position of their own first: a copy made while the daemon was
     // down is then compared with its original's current content (see Track).
@@ -352,9 +362,14 @@ class FileInput::Impl {
         ++it;
         continue;
       }
-      ReadFile(it->first, f);
+      ReadFile(f);
       if (stop_.load()) return;
-      Flush(it->first, f);
+      Flush(f);
+      // Its position goes with it, so only once its last lines are written out.
+      if (!Checkpoint()) {
+        ++it;
+        continue;
+      }
       if (f.buf_len > 0) lost_bytes_.fetch_add(f.buf_len, std::memory_order_relaxed);
       rotations_.fetch_add(1, std::memory_order_relaxed);
       spdlog::info("input {}: {} left the pattern; read to its end", name_, f.path);
@@ -373,7 +388,7 @@ class FileInput::Impl {
   // A known file whose size fell below what was read, or whose first bytes changed, was
   // truncated or rewritten in place (copytruncate): what was delivered is done with; what
   // remains of the old content may still turn up in a copy, which then resumes from here.
-  void CheckReplaced(const FileKey& key, File& f, std::uint64_t size) {
+  void CheckReplaced(File& f, std::uint64_t size) {
     bool replaced = size < f.read_offset;
     if (!replaced && f.fp.length > 0) {
       const auto h = HashPrefix(f.fd, f.fp.length);
@@ -382,11 +397,10 @@ class FileInput::Impl {
     if (!replaced) {
       if (f.fp.length < kFingerprintBytes && size > f.fp.length) {
         f.fp = TakeFingerprint(f.fd, size, f.head);
-        SavePosition(key, f);
       }
       return;
     }
-    Flush(key, f);
+    Flush(f);
     if (f.buf_len > 0) lost_bytes_.fetch_add(f.buf_len, std::memory_order_relaxed);
     if (f.fp.length > 0) Retire(f);
     truncations_.fetch_add(1, std::memory_order_relaxed);
@@ -395,7 +409,6 @@ class FileInput::Impl {
     f.buf_len = 0;
     f.skip_to_newline = false;
     f.fp = TakeFingerprint(f.fd, size, f.head);
-    SavePosition(key, f);
   }
 
   // Remembers where a truncated file's old content was left, for its copy.
@@ -439,6 +452,7 @@ class FileInput::Impl {
       }
     }
     std::optional<std::uint64_t> start;
+    bool continues_another = false;  // resumes where a truncated or moved file stopped
     for (auto it = retired_.begin(); it != retired_.end(); ++it) {
       const auto n = std::min<std::size_t>(fp.length, it->head.size());
       if (n == 0 ||
@@ -447,6 +461,7 @@ class FileInput::Impl {
       }
       if (size < it->head.size() || size < it->offset) return defer();  // still being copied
       start = it->offset;
+      continues_another = true;
       retired_.erase(it);
       spdlog::info("input {}: {} is a copy of a truncated file; resuming at byte {}", name_, path,
                    *start);
@@ -473,6 +488,7 @@ class FileInput::Impl {
         }
         s.claimed = true;
         start = s.offset;
+        continues_another = true;
         spdlog::info("input {}: {} holds the old content of a file saved at byte {}", name_, path,
                      s.offset);
         break;
@@ -487,7 +503,10 @@ class FileInput::Impl {
     f.offset = f.read_offset = *start;
     auto [it, inserted] = files_.emplace(key, std::move(f));
     spdlog::info("input {}: following {} from byte {}", name_, path, *start);
-    SavePosition(it->first, it->second);
+    // Nothing of a new file was delivered yet, so its start is safe to save at once (a restart
+    // must not take it for a file present at start). One that continues another file waits
+    // for the next checkpoint, as that file's position would have.
+    if (!continues_another) SavePosition(it->first, it->second);
   }
 
   void Release(const FileKey& key, File& f, bool forget) {
@@ -498,6 +517,25 @@ class FileInput::Impl {
     if (forget && !state_dir_.empty()) unlink(StatePath(key).c_str());
   }
 
+  bool Unsaved() const {
+    return std::any_of(files_.begin(), files_.end(), [](const auto& entry) {
+      const File& f = entry.second;
+      return f.saved_offset != f.offset || f.saved_fp != f.fp;
+    });
+  }
+
+ public:
+  // Saves every file's position if the engine has settled all that was delivered; true when
+  // nothing is left unsaved. A position saved sooner could be ahead of lines still queued or
+  // in an output's buffer, which a kill -9 would lose.
+  bool Checkpoint() {
+    if (state_dir_.empty() || !Unsaved()) return true;
+    if (share_ != nullptr && !target_.Settled(*share_)) return false;
+    for (auto& [key, f] : files_) SavePosition(key, f);
+    return true;
+  }
+
+ private:
   void SavePosition(const FileKey& key, File& f) {
     if (state_dir_.empty()) return;
     if (f.saved_offset == f.offset && f.saved_fp == f.fp) return;
@@ -520,24 +558,24 @@ class FileInput::Impl {
 
   void ReadAll() {
     for (auto& [key, f] : files_) {
-      ReadFile(key, f);
+      ReadFile(f);
       if (stop_.load()) return;
       if (start_re_ && f.buf_len > 0 &&
           Clock::now() - f.last_data >= std::chrono::microseconds(options_.multiline_timeout_us)) {
-        Flush(key, f);
+        Flush(f);
       }
     }
   }
 
   // Reads what `f` has gained and delivers its complete records.
-  void ReadFile(const FileKey& key, File& f) {
+  void ReadFile(File& f) {
     const std::size_t max = options_.max_message_size;
     struct stat st {};
     if (fstat(f.fd, &st) != 0) {
       read_errors_.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    CheckReplaced(key, f, static_cast<std::uint64_t>(st.st_size));
+    CheckReplaced(f, static_cast<std::uint64_t>(st.st_size));
     while (!stop_.load()) {
       if (f.buf.size() < f.buf_len + kReadSize) f.buf.resize(f.buf_len + kReadSize);
       const ssize_t n =
@@ -552,19 +590,18 @@ class FileInput::Impl {
       // Truncated and rewritten while we read: those bytes may be the new content at the old
       // offset. Dropped unread; the start of the new content is read next.
       if (f.fp.length > 0 && HashPrefix(f.fd, f.fp.length) != f.fp.hash) {
-        if (fstat(f.fd, &st) == 0) CheckReplaced(key, f, static_cast<std::uint64_t>(st.st_size));
+        if (fstat(f.fd, &st) == 0) CheckReplaced(f, static_cast<std::uint64_t>(st.st_size));
         continue;
       }
       f.last_data = Clock::now();
       bytes_.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
       f.buf_len += static_cast<std::size_t>(n);
       f.read_offset += static_cast<std::uint64_t>(n);
-      if (!DeliverRecords(key, f, /*flush=*/false)) return;
+      if (!DeliverRecords(f, /*flush=*/false)) return;
       // A held multi-line record over the limit goes out (cut) without waiting for its end.
-      if (start_re_ && f.buf_len > max && !DeliverRecords(key, f, /*flush=*/true)) return;
+      if (start_re_ && f.buf_len > max && !DeliverRecords(f, /*flush=*/true)) return;
       if (f.skip_to_newline) {
         Consume(f, f.buf_len);  // no newline yet: all of it belongs to the dropped line
-        SavePosition(key, f);
       } else if (f.buf_len > max) {
         // An unterminated line longer than the limit: deliver its start, drop the rest.
         std::string_view head(f.buf.data(), max);
@@ -573,14 +610,13 @@ class FileInput::Impl {
         received_.fetch_add(1, std::memory_order_relaxed);
         Consume(f, f.buf_len);
         f.skip_to_newline = true;
-        SavePosition(key, f);
       }
       if (static_cast<std::size_t>(n) < kReadSize) return;
     }
   }
 
   // Delivers any held record regardless of the multi-line rule.
-  void Flush(const FileKey& key, File& f) { DeliverRecords(key, f, /*flush=*/true); }
+  void Flush(File& f) { DeliverRecords(f, /*flush=*/true); }
 
   void Consume(File& f, std::size_t n) {
     std::memmove(f.buf.data(), f.buf.data() + n, f.buf_len - n);
@@ -589,8 +625,9 @@ class FileInput::Impl {
   }
 
   // Splits the complete lines of `f.buf` into records and delivers them; then the position
-  // moves past them and is saved. False when Stop() interrupted the delivery.
-  bool DeliverRecords(const FileKey& key, File& f, bool flush) {
+  // moves past them (saved by the next Checkpoint). False when Stop() interrupted the
+  // delivery.
+  bool DeliverRecords(File& f, bool flush) {
     const char* data = f.buf.data();
     const std::size_t len = f.buf_len;
     std::size_t pos = 0;
@@ -642,12 +679,13 @@ class FileInput::Impl {
       received_.fetch_add(records_.size(), std::memory_order_relaxed);
     }
     Consume(f, consumed);
-    SavePosition(key, f);
     return true;
   }
 
   const std::string name_;
   const Options options_;
+  IngestTarget& target_;
+  const std::shared_ptr<QueueShare> share_;  // null: the target keeps none (tests' fakes)
   BlockingDelivery delivery_;
   std::optional<std::regex> start_re_;
   std::string state_dir_;
@@ -689,6 +727,8 @@ void FileInput::Start() {
 }
 
 void FileInput::Stop() { impl_->Stop(); }
+
+void FileInput::CheckpointSettled() { impl_->Checkpoint(); }
 
 void FileInput::Join() { thread_.Join(); }
 

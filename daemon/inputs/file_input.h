@@ -1,7 +1,8 @@
 // FileInput: follows the files matching a glob pattern (like rsyslog's imfile): survives
 // rotation by rename and by copytruncate, joins multi-line records by a start pattern, and
-// keeps each file's read position in a state directory so that a restart resumes exactly
-// where the last delivered line ended.
+// keeps each file's read position in a state directory so that a restart, even after kill -9,
+// resumes at the last line whose events the outputs had written: no line is skipped; lines
+// delivered after that are read again (at-least-once).
 #ifndef LOGFOLD_DAEMON_INPUTS_FILE_INPUT_H_
 #define LOGFOLD_DAEMON_INPUTS_FILE_INPUT_H_
 
@@ -40,6 +41,9 @@ class FileInput {
   // saved, so the next start reads them again.
   void Stop();
   void Join();
+  // After Join, once the engine and the outputs drained (shutdown): saves the positions if
+  // everything delivered was written out, so that a clean restart reads nothing twice.
+  void CheckpointSettled();
 
   const std::string& name() const { return name_; }
 

@@ -39,6 +39,12 @@ class IngestTarget {
     return TryDeliver(input, lines, arrival_us);
   }
 
+  // For inputs that save a read position (followed files): true once every line delivered
+  // with `share` was folded and every event the engine had handed to the outputs by then was
+  // written out. A position saved after that survives a kill -9 with no line lost; one saved
+  // sooner could be ahead of lines still queued or in an output's buffer. Targets that keep
+  // no shares: always true.
+  virtual bool Settled(const QueueShare& /*share*/) { return true; }
   // For inputs that commit a position (Kafka offsets): calls `done` once, from any thread,
   // when every line the calling thread delivered before this call is in an event that every
   // output confirmed; done(false) when the target stopped first. `close_all` summarises

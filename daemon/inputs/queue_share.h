@@ -4,6 +4,7 @@
 #ifndef LOGFOLD_DAEMON_INPUTS_QUEUE_SHARE_H_
 #define LOGFOLD_DAEMON_INPUTS_QUEUE_SHARE_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <functional>
@@ -34,20 +35,25 @@ class QueueShare {
   void Add(std::size_t n) { queued_.fetch_add(n, std::memory_order_acq_rel); }
   void Release(std::size_t n) {
     const std::size_t after = queued_.fetch_sub(n, std::memory_order_acq_rel) - n;
-    if (after <= limit_ / 2 && has_waiter_.load(std::memory_order_acquire)) Wake();
+    if (has_waiter_.load(std::memory_order_acquire) &&
+        after <= wake_at_.load(std::memory_order_relaxed)) {
+      Wake();
+    }
   }
 
-  // Calls `resume` once, from any thread, when at most half the limit is queued (at once,
-  // on this thread, if that is already so). Resuming at half rather than at the limit
-  // keeps the workers busy with the other half while the sender reads on, and wakes it once
-  // per half a share instead of once per batch.
-  void OnRoom(std::function<void()> resume) {
+  // Calls `resume` once, from any thread, when `n` lines fit again and at most half the
+  // limit is queued (at once, on this thread, if that is already so). Resuming at half rather
+  // than as soon as `n` fit keeps the workers busy with the other half while the sender reads
+  // on, and wakes it once per half a share instead of once per batch.
+  void OnRoom(std::size_t n, std::function<void()> resume) {
+    const std::size_t wake_at = n >= limit_ ? 0 : limit_ - std::max(n, limit_ / 2);
     {
       std::lock_guard lock(mu_);
       waiter_ = std::move(resume);
+      wake_at_.store(wake_at, std::memory_order_relaxed);
       has_waiter_.store(true, std::memory_order_release);
     }
-    if (queued() <= limit_ / 2) Wake();
+    if (queued() <= wake_at) Wake();
   }
 
  private:
@@ -66,6 +72,7 @@ class QueueShare {
   const std::size_t limit_;
   std::atomic<std::size_t> queued_{0};
   std::atomic<bool> has_waiter_{false};
+  std::atomic<std::size_t> wake_at_{0};  // the waiter's: queued lines at which it fits
   std::mutex mu_;
   std::function<void()> waiter_;  // under mu_
 };

@@ -3,11 +3,9 @@
 #include "daemon/inputs/relp_listener.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <netinet/in.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -16,11 +14,16 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "daemon/inputs/blocking_delivery.h"
 #include "daemon/runtime/thread_name.h"
@@ -47,53 +50,56 @@ std::string_view TrimTerminators(std::string_view m) {
   return m;
 }
 
-// The socket descriptors this process has open. librelp owns its sockets and exposes neither
-// them nor the bound port, so the listener finds them here (see FindListenSocket and
-// ForEachConnection).
-std::set<int> OpenSockets() {
-  std::set<int> fds;
-  DIR* dir = ::opendir("/proc/self/fd");
-  if (dir == nullptr) return fds;
-  const int own = ::dirfd(dir);
-  while (const dirent* entry = ::readdir(dir)) {
-    char* end = nullptr;
-    const long fd = std::strtol(entry->d_name, &end, 10);
-    if (end == entry->d_name || *end != '\0' || fd == own) continue;
-    struct stat st {};
-    if (::fstat(static_cast<int>(fd), &st) == 0 && S_ISSOCK(st.st_mode)) {
-      fds.insert(static_cast<int>(fd));
+// librelp exposes neither its sockets nor the port it bound, so both are read from /proc: the
+// kernel's socket tables and this process's descriptor links. Nothing here touches a
+// descriptor librelp owns (another thread's descriptors may close at any moment).
+struct TcpSocketEntry {
+  std::uint16_t port;   // local port
+  std::string state;    // "0A": listening, "01": established
+  std::uint64_t inode;  // the socket's inode, as in /proc/self/fd links
+};
+
+std::vector<TcpSocketEntry> TcpSockets() {
+  std::vector<TcpSocketEntry> out;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout;
+      std::uint64_t inode = 0;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
+          timeout >> inode;
+      const std::size_t colon = local.rfind(':');
+      if (!fields || colon == std::string::npos) continue;
+      out.push_back(
+          {static_cast<std::uint16_t>(std::strtoul(local.c_str() + colon + 1, nullptr, 16)), state,
+           inode});
     }
   }
-  ::closedir(dir);
-  return fds;
+  return out;
 }
 
-bool IsListening(int fd) {
-  int on = 0;
-  socklen_t len = sizeof on;
-  return ::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == 0 && on != 0;
-}
-
-// The local TCP port of `fd`, or 0 if it is not an IPv4/IPv6 stream socket.
-std::uint16_t LocalPort(int fd) {
-  int type = 0;
-  socklen_t type_len = sizeof type;
-  if (::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &type_len) != 0 || type != SOCK_STREAM) return 0;
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return 0;
-  if (addr.ss_family == AF_INET) return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
-  if (addr.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
-  return 0;
-}
-
-// Accepted connections of the listener on `port`: stream sockets whose local port is the
-// listener's and that do not listen themselves.
-template <typename F>
-void ForEachConnection(std::uint16_t port, F&& f) {
-  for (const int fd : OpenSockets()) {
-    if (LocalPort(fd) == port && !IsListening(fd)) f(fd);
+// Inodes of the sockets this process holds ("socket:[N]" links in /proc/self/fd).
+std::set<std::uint64_t> OwnSocketInodes() {
+  std::set<std::uint64_t> inodes;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    const std::string target = std::filesystem::read_symlink(entry.path(), ec).string();
+    if (ec || target.rfind("socket:[", 0) != 0) continue;
+    inodes.insert(std::strtoull(target.c_str() + 8, nullptr, 10));
   }
+  return inodes;
+}
+
+// Listening sockets by inode, with their ports.
+std::map<std::uint64_t, std::uint16_t> ListeningSockets() {
+  std::map<std::uint64_t, std::uint16_t> out;
+  for (const TcpSocketEntry& e : TcpSockets()) {
+    if (e.state == "0A") out[e.inode] = e.port;
+  }
+  return out;
 }
 
 }  // namespace
@@ -110,8 +116,8 @@ class RelpListener::Impl {
                                   "Bytes received (datagram payloads, frames).", Labels(name))),
         session_errors_(metrics.GetCounter("logfold_input_errors_total", "Input errors.",
                                            Labels(name) + ",error=\"session\"")),
-        not_acknowledged_(metrics.GetCounter("logfold_input_errors_total", "Input errors.",
-                                             Labels(name) + ",error=\"not_acknowledged\"")) {
+        dropped_(metrics.GetCounter("logfold_dropped_total", "Lines dropped on intake.",
+                                    Labels(name) + ",reason=\"shutdown\"")) {
     auto fail = [&](const std::string& what, relpRetVal rc) {
       if (engine_ != nullptr) relpEngineDestruct(&engine_);
       throw std::runtime_error("input " + name_ + ": " + what + " (librelp error " +
@@ -139,20 +145,26 @@ class RelpListener::Impl {
     relpSrvSetUsrPtr(server, this);
     relpSrvSetMaxDataSize(server, options_.max_message_size);
     relpSrvSetOversizeMode(server, RELP_OVERSIZE_TRUNCATE);
-    const std::set<int> before = OpenSockets();
+    const std::map<std::uint64_t, std::uint16_t> before = ListeningSockets();
     rc = relpEngineListnerConstructFinalize(engine_, server);
     if (rc != RELP_RET_OK) fail("cannot listen on " + options_.address + ":" + port, rc);
-    for (const int fd : OpenSockets()) {
-      if (before.contains(fd) || !IsListening(fd)) continue;
-      port_ = LocalPort(fd);
-      if (port_ != 0) break;
+    // The listening socket that appeared, and is this process's: its port.
+    port_ = options_.port;
+    if (port_ == 0) {
+      const std::set<std::uint64_t> own = OwnSocketInodes();
+      for (const auto& [inode, bound] : ListeningSockets()) {
+        if (!before.contains(inode) && own.contains(inode)) port_ = bound;
+      }
     }
     if (port_ == 0) fail("cannot find the RELP listening socket", RELP_RET_NOT_FOUND);
-    // A gauge, not counters: librelp reports no accepts or closes. Read at scrape time.
+    // A gauge, not counters: librelp reports no accepts or closes. Read at scrape time from
+    // the kernel's table: established connections to the listener's port.
     metrics.AddGauge("logfold_connections_open", "TCP connections open.", Labels(name),
                      [port = port_] {
                        double n = 0;
-                       ForEachConnection(port, [&](int) { ++n; });
+                       for (const TcpSocketEntry& e : TcpSockets()) {
+                         if (e.port == port && e.state == "01") ++n;
+                       }
                        return n;
                      });
     spdlog::info("input {}: relp listening on port {}", name_, port_);
@@ -173,19 +185,31 @@ class RelpListener::Impl {
     cv_.notify_all();
   }
 
-  void Stop() {
-    if (stopping_.exchange(true)) return;
+  void Stop(std::chrono::steady_clock::time_point give_up) {
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) {
+        give_up_ = std::min(give_up_, give_up);
+        return;
+      }
+      stopping_ = true;
+      give_up_ = give_up;
+    }
+    // The engine takes no further frame (it checks the flag between bytes); one being handed
+    // over goes on waiting for room until give_up.
     relpEngineSetStop(engine_);
-    delivery_.Stop();  // a callback waiting for room returns, unacknowledged
     Wake();
   }
 
   // Waits for the engine thread to leave relpEngineRun. It notices the stop flag only when
-  // epoll_wait returns, so the wake-up connection is repeated until it has.
+  // epoll_wait returns, so the wake-up connection is repeated until it has; past give_up a
+  // delivery still waiting is given up.
   void WaitFinished() {
     std::unique_lock lock(mu_);
     while (!cv_.wait_for(lock, std::chrono::milliseconds(100), [&] { return finished_; })) {
+      const bool give_up = std::chrono::steady_clock::now() >= give_up_;
       lock.unlock();
+      if (give_up) delivery_.Stop();
       Wake();
       lock.lock();
     }
@@ -209,18 +233,22 @@ class RelpListener::Impl {
     spdlog::warn("relp {}: {} ({})", object, message, code);
   }
 
-  // librelp sends "200 OK" for the frame once this returns, whatever it returns. So a message
-  // that was not taken must not get there: the connections are shut down first, and the
-  // response goes nowhere.
+  // librelp sends "200 OK" for the frame once this returns, whatever it returns: so this
+  // returns only once the line was taken, however long the queues stay full. The one
+  // exception is a shutdown whose give_up passed first (the outputs are stuck as well): the
+  // line is then acknowledged without being taken, and counted as dropped.
   relpRetVal Receive(std::string_view message) {
     bytes_.fetch_add(message.size(), std::memory_order_relaxed);
     const std::string_view line = TrimTerminators(message);
-    if (!stopping_.load() && delivery_.Deliver({&line, 1}, WallClockNowUs())) {
+    if (delivery_.Deliver({&line, 1}, WallClockNowUs())) {
       received_.fetch_add(1, std::memory_order_relaxed);
       return RELP_RET_OK;
     }
-    ForEachConnection(port_, [](int fd) { ::shutdown(fd, SHUT_RDWR); });
-    not_acknowledged_.fetch_add(1, std::memory_order_relaxed);
+    dropped_.fetch_add(1, std::memory_order_relaxed);
+    spdlog::error(
+        "input {}: shutdown: a RELP message acknowledged without being taken (the "
+        "queues stayed full)",
+        name_);
     return RELP_RET_SESSION_BROKEN;
   }
 
@@ -259,15 +287,16 @@ class RelpListener::Impl {
   BlockingDelivery delivery_;
   relpEngine_t* engine_ = nullptr;
   std::uint16_t port_ = 0;
-  std::atomic<bool> stopping_{false};
   std::mutex mu_;
   std::condition_variable cv_;
-  bool finished_ = false;
+  bool stopping_ = false;                            // under mu_
+  std::chrono::steady_clock::time_point give_up_{};  // under mu_
+  bool finished_ = false;                            // under mu_
 
   Metrics::Counter& received_;
   Metrics::Counter& bytes_;
   Metrics::Counter& session_errors_;
-  Metrics::Counter& not_acknowledged_;
+  Metrics::Counter& dropped_;
 };
 
 RelpListener::RelpListener(std::uint32_t input, std::string name, const Options& options,
@@ -286,7 +315,7 @@ void RelpListener::Start() {
   NameThread(thread_, "lf-in-" + name_);
 }
 
-void RelpListener::Stop() { impl_->Stop(); }
+void RelpListener::Stop(std::chrono::steady_clock::time_point give_up) { impl_->Stop(give_up); }
 
 void RelpListener::Join() {
   if (!thread_.joinable()) return;

@@ -3,6 +3,7 @@
 #ifndef LOGFOLD_DAEMON_INPUTS_RELP_LISTENER_H_
 #define LOGFOLD_DAEMON_INPUTS_RELP_LISTENER_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,10 +38,13 @@ class RelpListener {
 
   // Runs the engine on its own thread.
   void Start();
-  // Thread-safe. A message still waiting for room is not acknowledged: every connection of
-  // this listener is shut down first, so the sender keeps it and sends it again (to the next
-  // logfold); it is counted in logfold_input_errors_total{error="not_acknowledged"}.
-  void Stop();
+  // Thread-safe. The engine takes no further message (what the senders sent after it is not
+  // acknowledged: they keep it and send it again, to the next logfold). A message being handed
+  // over waits for room until `give_up`; if the queues are still full then, librelp
+  // acknowledges it all the same (it acknowledges every message whose callback returns), and
+  // it is counted in logfold_dropped_total{reason="shutdown"}: at most one per listener.
+  void Stop(std::chrono::steady_clock::time_point give_up = std::chrono::steady_clock::now());
+  // Waits for the engine thread (at most until about `give_up`).
   void Join();
 
   // The bound port (the ephemeral one when options.port is 0).

@@ -561,7 +561,7 @@ void TcpListener::Connection::RegisterWritable() {
     }
   };
   if (waiting_on_share_) {
-    share_->OnRoom(std::move(resume));
+    share_->OnRoom(pending_count_, std::move(resume));
   } else {
     impl_->target.OnWritable(std::move(resume));
   }

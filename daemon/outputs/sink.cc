@@ -7,6 +7,7 @@
 #include "daemon/outputs/disk_buffered_sink.h"
 #include "daemon/outputs/disk_queue.h"
 #include "daemon/outputs/http/http_sink.h"
+#include "daemon/outputs/kafka_sink.h"
 #include "daemon/outputs/relp_sink.h"
 #include "daemon/outputs/stream_sink.h"
 #include "daemon/outputs/syslog_sink.h"
@@ -33,6 +34,8 @@ std::unique_ptr<Sink> MakeMemorySink(const OutputConfig& output, Metrics& metric
       return MakeHttpSink(output.sink, output.http, metrics, error);
     case OutputType::kRelp:
       return MakeRelpSink(output.sink, output.relp, metrics);
+    case OutputType::kKafka:
+      return MakeKafkaSink(output.sink, output.kafka, metrics, error);
   }
   error = "output " + output.sink.name + ": unknown type";
   return nullptr;

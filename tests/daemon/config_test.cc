@@ -249,7 +249,8 @@ TEST(ConfigErrorTest, EnumTyposGetASuggestion) {
             "\"udp\"?"),
           E("inputs[0].format", "must be one of: syslog, raw, json; did you mean \"syslog\"?"),
           E("outputs[0].type",
-            "must be one of: stdout, file, tcp, syslog, http, relp; \"elasticsearch\" is a format "
+            "must be one of: stdout, file, tcp, syslog, http, relp, kafka; \"elasticsearch\" is a "
+            "format "
             "of "
             "the http output: {\"type\": \"http\", \"format\": \"elasticsearch\", \"url\": "
             "...}")));
@@ -527,7 +528,7 @@ TEST(ConfigErrorTest, BadEnumValues) {
   doc["engine"]["scope"] = Json::parse(R"(["host", "pid", "host"])");
   doc["engine"]["mode"] = "merge";
   doc["engine"]["time"] = "wall";
-  doc["outputs"][0]["type"] = "kafka";
+  doc["outputs"][0]["type"] = "amqp";
   EXPECT_THAT(
       DocErrors(doc),
       ElementsAre(
@@ -540,7 +541,7 @@ TEST(ConfigErrorTest, BadEnumValues) {
           E("engine.scope[2]", "duplicate scope field \"host\""),
           E("engine.mode", "must be one of: fold, annotate"),
           E("engine.time", "must be one of: arrival, event"),
-          E("outputs[0].type", "must be one of: stdout, file, tcp, syslog, http, relp")));
+          E("outputs[0].type", "must be one of: stdout, file, tcp, syslog, http, relp, kafka")));
 }
 
 TEST(ConfigErrorTest, RequiredKeysMissing) {
@@ -1200,18 +1201,35 @@ TEST(ConfigKafkaTest, PropertiesAreValidatedByLibrdkafkaAtTheirOwnPath) {
                                             "session.timeout.ms": 10000, "x": []}},
                             {"name": "m", "type": "kafka", "port": 1}],
                  "outputs": [{"name": "o", "type": "stdout"}]})"),
+      ElementsAre(E("inputs[0].topics", "must name at least one topic"),
+                  E("inputs[0].commit_interval", "must be between 100ms and 1h, got \"1ms\""),
+                  E("inputs[0].properties.fetch.max.bytes",
+                    "librdkafka: Invalid value for configuration property \"fetch.max.bytes\""),
+                  E("inputs[0].properties.group.id",
+                    "set by logfold itself; use the input's or output's own keys"),
+                  E("inputs[0].properties.no.such.thing",
+                    "librdkafka: No such configuration property: \"no.such.thing\""),
+                  E("inputs[0].properties.x", "expected a string, number or boolean, got array"),
+                  E("inputs[1].port", "not allowed for type kafka"),
+                  E("inputs[1].brokers", "required key missing"),
+                  E("inputs[1].topics", "required key missing")));
+  EXPECT_THAT(
+      Errors(R"({"inputs": [{"name": "u", "type": "udp", "port": 1}],
+                 "outputs": [{"name": "k", "type": "kafka", "brokers": "b:9092", "topic": "t",
+                              "compression": "brotli", "key": "scope",
+                              "properties": {"acks": "1", "socket.timeout.ms": "-5"}},
+                             {"name": "m", "type": "kafka", "url": "http://x/"}]})"),
       ElementsAre(
-          E("inputs[0].topics", "must name at least one topic"),
-          E("inputs[0].commit_interval", "must be between 100ms and 1h, got \"1ms\""),
-          E("inputs[0].properties.fetch.max.bytes",
-            "librdkafka: Invalid value for configuration property \"fetch.max.bytes\""),
-          E("inputs[0].properties.group.id", "set by logfold itself; use the input's own keys"),
-          E("inputs[0].properties.no.such.thing",
-            "librdkafka: No such configuration property: \"no.such.thing\""),
-          E("inputs[0].properties.x", "expected a string, number or boolean, got array"),
-          E("inputs[1].port", "not allowed for type kafka"),
-          E("inputs[1].brokers", "required key missing"),
-          E("inputs[1].topics", "required key missing")));
+          E("outputs[0].compression", "must be one of: none, gzip, snappy, lz4, zstd"),
+          E("outputs[0].key", "must be one of: group_id, host, none"),
+          E("outputs[0].properties.acks",
+            "set by logfold itself; use the input's or output's own keys"),
+          E("outputs[0].properties.socket.timeout.ms",
+            "librdkafka: Configuration property \"socket.timeout.ms\" value -5 is outside allowed "
+            "range 10..300000"),
+          E("outputs[1].url", "not allowed for type kafka"),
+          E("outputs[1].brokers", "required key missing"),
+          E("outputs[1].topic", "required key missing")));
   Config config;
   std::vector<ConfigError> errors;
   ASSERT_TRUE(ParseConfig(R"({"inputs": [{"name": "k", "type": "kafka", "brokers": "b:9092",

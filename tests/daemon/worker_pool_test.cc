@@ -257,22 +257,24 @@ TEST(WorkerPoolShareTest, QueueShareCountsLinesUntilTheWorkersTookThem) {
   ASSERT_TRUE(pool.TryDeliverShared(0, lines, 1'000'000, share));
   ASSERT_TRUE(pool.TryDeliver(0, lines, 1'000'001));  // without a share: not counted in it
   EXPECT_EQ(share->queued(), lines.size());
+  EXPECT_FALSE(pool.Settled(*share));
   EXPECT_TRUE(share->Fits(share->limit() - lines.size()));
   EXPECT_FALSE(share->Fits(share->limit() - lines.size() + 1));
   std::atomic<bool> woken{false};
-  share->OnRoom([&] { woken = true; });  // more than half the share is not queued: at once
+  share->OnRoom(lines.size(), [&] { woken = true; });  // they fit, under half queued: at once
   EXPECT_TRUE(woken.exchange(false));
-  // A share of 300 lines resumes its sender at 150.
+  // A share of 300 lines resumes its sender at 150 queued (the 300 here: once all are taken).
   auto small = std::make_shared<QueueShare>(300);
   ASSERT_TRUE(pool.TryDeliverShared(0, lines, 1'000'002, small));
   EXPECT_FALSE(small->Fits(1));
-  small->OnRoom([&] { woken = true; });
+  small->OnRoom(1, [&] { woken = true; });
   EXPECT_FALSE(woken.load());
   pool.Start();
   ASSERT_TRUE(WaitProcessed(metrics, 3 * lines.size()));
   EXPECT_TRUE(woken.load());
   EXPECT_EQ(share->queued(), 0u);
   EXPECT_EQ(small->queued(), 0u);
+  EXPECT_TRUE(pool.Settled(*share));  // the sink holds nothing unwritten
   pool.Stop();
   EXPECT_EQ(LinesAccounted(sink.text()), 3 * lines.size());
 }

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tests/support/daemon_process.h"
@@ -111,10 +112,17 @@ TEST_F(KafkaTest, ConsumesATopicWithExactAccountingAndCommitsConfirmedOffsets) {
 
   // A 1 s window: groups close by themselves, so offsets are committed while it runs. The
   // topic "absent" does not exist: logged, and the input goes on with "logs".
+  // The events go to a file and, keyed by group id, to the topic "events".
+  ASSERT_TRUE(kafka_test::CreateTopic(broker_.brokers(), "events", 2, error)) << error;
   const std::string events = dir_ / "events.ndjson";
+  Json config = Config(events, {"logs", "absent"}, "g1", "1s");
+  config["outputs"].push_back({{"name", "kafka-out"},
+                               {"type", "kafka"},
+                               {"brokers", broker_.brokers()},
+                               {"topic", "events"},
+                               {"compression", "zstd"}});
   DaemonProcess daemon(dir_);
-  ASSERT_TRUE(daemon.Start(WriteConfig(Config(events, {"logs", "absent"}, "g1", "1s"), "a.json")))
-      << daemon.Stderr();
+  ASSERT_TRUE(daemon.Start(WriteConfig(config, "a.json"))) << daemon.Stderr();
   EXPECT_TRUE(daemon.WaitMetricAtLeast("logfold_received_total", {"input=\"kafka-in\""}, total,
                                        milliseconds(60000 * kSlowdown)))
       << daemon.Stderr();
@@ -142,6 +150,32 @@ TEST_F(KafkaTest, ConsumesATopicWithExactAccountingAndCommitsConfirmedOffsets) {
   const std::vector<Json> out = ReadEvents(events);
   EXPECT_EQ(LinesAccounted(out), values.size());
   EXPECT_LT(out.size(), values.size() / 4) << "the engine should have folded the lines";
+
+  // The same events, read back from the topic by kcat, each keyed by its group id.
+  if (!daemon_test::HaveProgram("kcat")) GTEST_SKIP() << "kcat is not installed";
+  const daemon_test::CommandResult read =
+      daemon_test::RunCommand({"kcat", "-b", broker_.brokers(), "-C", "-t", "events", "-o",
+                               "beginning", "-e", "-q", "-f", "%k %s\n"},
+                              dir_, milliseconds(30000));
+  ASSERT_EQ(read.exit_code, 0) << read.err;
+  std::string values_only;
+  std::size_t keyed = 0;
+  std::string_view rest = read.out;
+  while (!rest.empty()) {
+    const std::size_t nl = rest.find('\n');
+    const std::string_view line = rest.substr(0, nl);
+    rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+    const std::size_t space = line.find(' ');
+    ASSERT_NE(space, std::string_view::npos) << line;
+    const Json event = Json::parse(line.substr(space + 1));
+    keyed += line.substr(0, space) == event.value("group_id", "") ? 1 : 0;
+    values_only.append(line.substr(space + 1)).push_back('\n');
+  }
+  std::vector<Json> from_topic;
+  ASSERT_TRUE(daemon_test::ParseNdjson(values_only, from_topic, error)) << error;
+  EXPECT_EQ(from_topic.size(), out.size());
+  EXPECT_EQ(keyed, from_topic.size());
+  EXPECT_EQ(LinesAccounted(from_topic), values.size());
 }
 
 TEST_F(KafkaTest, ARebalanceBetweenTwoMembersLosesAndRepeatsNothing) {

@@ -247,5 +247,29 @@ TEST(ServeStartupTest, ExplainShowsTheTemplateMatchWithPositions) {
       << rejected.out;
 }
 
+// Issue #14: explain shows the evidence beyond the template: the group's slot statistics
+// when the lines fold, and the header levels that keep an INFO and a FATAL line apart.
+TEST(ServeStartupTest, ExplainShowsSlotStatisticsAndLevels) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const daemon_test::CommandResult fits =
+      daemon_test::RunCommand({LOGFOLD_BINARY, "explain", "session opened for user alice by cron",
+                               "session opened for user bob by cron"},
+                              dir);
+  EXPECT_EQ(fits.exit_code, 0) << fits.out << fits.err;
+  EXPECT_NE(fits.out.find("token 4: 2 distinct over 2 lines: \"alice\" x1 \"bob\" x1"),
+            std::string::npos)
+      << fits.out;
+  const daemon_test::CommandResult levels = daemon_test::RunCommand(
+      {LOGFOLD_BINARY, "explain", "2024-03-01 10:00:00,123 INFO [main] Store - disk sda1 full",
+       "2024-03-01 10:00:01,456 FATAL [main] Store - disk sda1 full"},
+      dir);
+  EXPECT_EQ(levels.exit_code, 1) << levels.out << levels.err;
+  EXPECT_NE(levels.out.find("levels: A INFO (severity 6), B FATAL (severity 2): different levels "
+                            "never share a group"),
+            std::string::npos)
+      << levels.out;
+}
+
 }  // namespace
 }  // namespace logfold
