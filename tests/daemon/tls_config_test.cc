@@ -190,7 +190,7 @@ TEST(TlsConfigTest, BadTlsSettingsAreRefusedAtTheirPath) {
                           E("outputs[1].tls", "only allowed when protocol is \"tcp\""),
                           E("outputs[2].tls.key_file", "required together with cert_file"),
                           E("outputs[3].type",
-                            "must be one of: stdout, file, tcp, syslog, http, relp; for "
+                            "must be one of: stdout, file, tcp, syslog, http, relp, kafka; for "
                             "TLS give a tcp or syslog output a \"tls\" block (or "
                             "an http output an https:// url)")));
 }
