@@ -31,6 +31,9 @@ Parts:
   memory   a corpus of distinct lines (every line a new group, one scope, window 1h): RSS at
            10k, 100k and 1M open groups (--quick: 1k, 10k), bytes per group above the idle
            process, and how long each step took to ingest.
+  tls      syslog over TLS (RFC 5425, TLS 1.3, one connection): logfold's tls input next to its
+           plain tcp input and to rsyslog's imtcp with the ossl (or gtls) driver, same client
+           (bench/e2e_tls.py), lines/s and server CPU µs per line. Not in the default --parts.
   api      the live view at 1M open groups (--quick: 10k): GET /api/groups every 100 ms for
            --api-seconds, answer time p50/p99/max, and the RSS the workers' snapshot marks add.
            With --poll-api, the tcp and scaling parts poll the API every 100 ms during each
@@ -227,7 +230,7 @@ class Logfold(Server):
         wait_for(lambda: self.check_alive() or bound(self.metrics_port, "tcp"), 15,
                  "logfold's metrics endpoint")
         for i in inputs:
-            proto = "tcp" if i["type"] == "relp" else i["type"]
+            proto = "udp" if i["type"] == "udp" else "tcp"  # tls and relp listen on TCP
             wait_for(lambda: self.check_alive() or bound(i["port"], proto), 15,
                      "logfold's %s input" % i["type"])
 
@@ -805,6 +808,10 @@ def main():
                 print("the client sent below the offered rate at %s/s (CPU-bound or starved)" %
                       ", ".join("%dk" % (r // 1000) for r in sorted(short)))
             raw["udp_loss_free"] = best
+
+        if "tls" in parts:
+            import e2e_tls  # bench/e2e_tls.py: the part's servers, client and table
+            e2e_tls.run(sys.modules[__name__], a, corpus, workdir, runs, rsyslog, raw, failures)
 
         if "latency" in parts:
             rows = []

@@ -31,6 +31,7 @@
 #include "daemon/inputs/relp_listener.h"
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
+#include "daemon/inputs/tls_listener.h"
 #include "daemon/inputs/udp_listener.h"
 #include "daemon/inputs/unix_listener.h"
 #include "daemon/outputs/loss_counter.h"
@@ -40,6 +41,7 @@
 #include "daemon/runtime/metrics_server.h"
 #include "daemon/runtime/systemd_notify.h"
 #include "daemon/runtime/thread_name.h"
+#include "daemon/runtime/tls_context.h"
 #include "daemon/state/state_store.h"
 #include "daemon/workers/worker_pool.h"
 
@@ -80,6 +82,47 @@ std::vector<SyslogParser::Options> ParserOptions(const Config& c) {
   std::vector<SyslogParser::Options> v;
   for (const InputConfig& in : c.inputs) v.push_back(in.parser);
   return v;
+}
+
+// The runtime form of a tls input's "tls" block (every field; defaults are the config's).
+TlsServerOptions TlsOptions(const TlsServerConfig& t) {
+  TlsServerOptions o{};
+  o.cert_file = t.cert_file;
+  o.key_file = t.key_file;
+  o.password_file = t.password_file;
+  o.ca_file = t.ca_file;
+  o.min_version = t.min_version == TlsMinVersion::kTls13 ? TlsVersion::kTls13 : TlsVersion::kTls12;
+  o.ciphers = t.ciphers;
+  o.client_auth = t.client_auth == TlsClientAuth::kRequired   ? ClientAuth::kRequired
+                  : t.client_auth == TlsClientAuth::kOptional ? ClientAuth::kOptional
+                                                              : ClientAuth::kNone;
+  o.permitted_peers = t.permitted_peers;
+  return o;
+}
+
+// Builds the TLS context of every tls input in `c`, reading each certificate, key and CA
+// file now. Empty on success; else the first failure, naming the input and the file.
+std::string BuildTlsContexts(const Config& c,
+                             std::vector<std::shared_ptr<const TlsServerContext>>& out) {
+  out.clear();
+  for (const InputConfig& in : c.inputs) {
+    if (in.type != InputType::kTls) continue;
+    std::string error;
+    auto context = MakeTlsServerContext(TlsOptions(in.tls.tls), error);
+    if (!context) return "input " + in.name + ": " + error;
+    out.push_back(std::move(context));
+  }
+  return "";
+}
+
+// The metrics endpoint's TLS context when it has a "tls" block (null otherwise), reading the
+// files now. Empty on success; else why it failed, naming the file.
+std::string BuildMetricsTls(const MetricsConfig& m, std::shared_ptr<const TlsServerContext>& out) {
+  out.reset();
+  if (!m.enabled || !m.tls) return "";
+  std::string error;
+  out = MakeTlsServerContext(TlsOptions(m.tls_options), error);
+  return out ? "" : "metrics: " + error;
 }
 
 class Server {
@@ -129,6 +172,9 @@ class Server {
     pool_ = std::make_unique<WorkerPool>(po, Outputs(config_, sinks_), metrics_, budget_.get(),
                                          state_.get());
     try {
+      std::string tls_error = BuildTlsContexts(config_, tls_contexts_);
+      if (tls_error.empty()) tls_error = BuildMetricsTls(config_.metrics, metrics_tls_);
+      if (!tls_error.empty()) throw std::runtime_error(tls_error);
       StartInputs();
       StartMetricsServer();
     } catch (const std::exception& e) {
@@ -457,6 +503,15 @@ class Server {
         tcp_.push_back(std::move(l));
         break;
       }
+      case InputType::kTls: {
+        TlsListener::Options o = in.tls;
+        o.adopted_fd = adopt(o.socket_name, SOCK_STREAM);
+        auto l = std::make_unique<TlsListener>(id, in.name, o, tls_contexts_.at(tls_.size()), io_,
+                                               *pool_, metrics_);
+        l->Start();
+        tls_.push_back(std::move(l));
+        break;
+      }
       case InputType::kFile: {
         files_.push_back(std::make_unique<FileInput>(id, in.name, in.file, *pool_, metrics_));
         break;
@@ -503,16 +558,29 @@ class Server {
                         const struct mallinfo2 m = mallinfo2();
                         return static_cast<double>(m.arena + m.hblkhd);
                       });
-    metrics_server_ = std::make_unique<MetricsServer>(io_, config_.metrics.address,
-                                                      config_.metrics.port, metrics_);
+    metrics_server_ = std::make_unique<MetricsServer>(
+        io_, config_.metrics.address, config_.metrics.port, metrics_,
+        SenderAllowList(config_.metrics.allowed_senders),
+        &metrics_.GetCounter("logfold_senders_refused_total",
+                             "Connections or datagrams refused by allowed_senders.",
+                             "input=\"metrics\",proto=\"http\""));
+    if (metrics_tls_) {
+      metrics_server_->SetTls(metrics_tls_, [this](const std::string& reason) {
+        metrics_
+            .GetCounter("logfold_tls_handshake_failures_total",
+                        "TLS connections refused during the handshake or the permitted-peer check.",
+                        "input=\"metrics\",reason=\"" + reason + "\"")
+            .fetch_add(1, std::memory_order_relaxed);
+      });
+    }
     live_api_ = std::make_unique<LiveApi>(*pool_, metrics_);
     metrics_server_->SetHandler(
         [api = live_api_.get()](std::string_view target, HttpResponse& response) {
           return api->Handle(target, response);
         });
     metrics_server_->Start();
-    spdlog::info("metrics on http://{}:{}/metrics", config_.metrics.address,
-                 metrics_server_->local_port());
+    spdlog::info("metrics on {}://{}:{}/metrics", metrics_tls_ ? "https" : "http",
+                 config_.metrics.address, metrics_server_->local_port());
   }
 
   // Stream inputs (stdin, files) end by themselves; when they were the only inputs, the
@@ -521,8 +589,8 @@ class Server {
     for (const auto& s : streams_) {
       if (!s->finished()) return;
     }
-    if (udp_.empty() && tcp_.empty() && files_.empty() && unix_.empty() && journals_.empty() &&
-        relp_.empty() && kafkas_.empty()) {
+    if (udp_.empty() && tcp_.empty() && tls_.empty() && files_.empty() && unix_.empty() &&
+        journals_.empty() && relp_.empty() && kafkas_.empty()) {
       BeginShutdown();
     }
   }
@@ -553,7 +621,7 @@ class Server {
     if (metrics_server_) metrics_server_->Stop();
     StopOwnThreadInputs();
     for (auto& u : udp_) u->Stop();
-    pending_drains_ = tcp_.size();
+    pending_drains_ = tcp_.size() + tls_.size();
     if (pending_drains_ == 0) {
       io_.stop();
       return;
@@ -566,15 +634,16 @@ class Server {
           "shutdown: TCP connections not drained after {} ms; closing them",
           std::chrono::duration_cast<std::chrono::milliseconds>(shutdown_timeout_ / 4).count());
       for (auto& t : tcp_) t->Close();
+      for (auto& t : tls_) t->Close();
     });
-    for (auto& t : tcp_) {
-      t->StopReading([this, timer] {
-        if (--pending_drains_ == 0) {
-          timer->cancel();
-          io_.stop();
-        }
-      });
-    }
+    auto on_drained = [this, timer] {
+      if (--pending_drains_ == 0) {
+        timer->cancel();
+        io_.stop();
+      }
+    };
+    for (auto& t : tcp_) t->StopReading(on_drained);
+    for (auto& t : tls_) t->StopReading(on_drained);
   }
 
   // Inputs with their own threads: each stops at its next read or wait and is joined, so
@@ -605,6 +674,7 @@ class Server {
     StopOwnThreadInputs();
     for (auto& u : udp_) u->Stop();
     for (auto& t : tcp_) t->Close();
+    for (auto& t : tls_) t->Close();
     streams_.clear();
   }
 
@@ -625,9 +695,19 @@ class Server {
       notify_.Ready(StatusLine());
       return;
     }
-    if (next.inputs != config_.inputs) {
-      spdlog::warn("reload: input changes take effect at the next restart");
-      next.inputs = config_.inputs;
+    next.inputs = LiveInputs(next.inputs);
+    next.metrics = LiveMetrics(next.metrics);
+    // Certificates, keys and CA bundles are re-read on every reload (rotation keeps the file
+    // names); one that does not load refuses the whole reload, so nothing changes.
+    std::vector<std::shared_ptr<const TlsServerContext>> contexts;
+    std::shared_ptr<const TlsServerContext> metrics_tls;
+    std::string tls_error = BuildTlsContexts(next, contexts);
+    if (tls_error.empty()) tls_error = BuildMetricsTls(next.metrics, metrics_tls);
+    if (!tls_error.empty()) {
+      ++*reload_failures_;
+      spdlog::error("reload refused, keeping the running config and certificates: {}", tls_error);
+      notify_.Ready(StatusLine());
+      return;
     }
     if (next.workers != config_.workers) {
       spdlog::warn("reload: worker changes take effect at the next restart");
@@ -637,21 +717,56 @@ class Server {
       spdlog::warn("reload: state changes take effect at the next restart");
       next.state = config_.state;
     }
-    if (next.metrics != config_.metrics) {
-      spdlog::warn("reload: metrics endpoint changes take effect at the next restart");
-      next.metrics = config_.metrics;
-    }
     if (next.outputs != config_.outputs && !ReplaceSinks(next)) {
       notify_.Ready(StatusLine());
       return;
     }
     pool_->Reconfigure(next.engine.merger, ParserOptions(next),
                        next.engine.time == TimeSource::kEvent);
+    // Open connections keep their session; new ones get the new certificate.
+    for (std::size_t i = 0; i < tls_.size() && i < contexts.size(); ++i) {
+      tls_[i]->SetContext(contexts[i]);
+    }
+    tls_contexts_ = std::move(contexts);
+    if (metrics_server_ && metrics_tls) metrics_server_->SetTls(metrics_tls);
+    metrics_tls_ = std::move(metrics_tls);
     spdlog::set_level(SpdLevel(next.log.level));
     config_ = std::move(next);
     ++*reloads_;
     spdlog::info("reload applied");
     notify_.Ready(StatusLine());
+  }
+
+  // What a reload may change in the metrics endpoint: its tls block (certificate rotation,
+  // client authentication) while it is HTTPS; anything else waits for a restart (logged).
+  MetricsConfig LiveMetrics(const MetricsConfig& next) const {
+    MetricsConfig live = config_.metrics;
+    MetricsConfig other = next;
+    if (live.tls && other.tls) {
+      live.tls_options = other.tls_options;
+      other.tls_options = config_.metrics.tls_options;
+    }
+    if (other != config_.metrics) {
+      spdlog::warn("reload: metrics endpoint changes take effect at the next restart");
+    }
+    return live;
+  }
+
+  // What a reload may change in the inputs: the tls block of a tls input (certificates,
+  // client authentication) applies live; anything else waits for a restart (logged).
+  std::vector<InputConfig> LiveInputs(const std::vector<InputConfig>& next) const {
+    std::vector<InputConfig> live = config_.inputs;
+    std::vector<InputConfig> others = next;
+    for (std::size_t i = 0; i < live.size() && i < others.size(); ++i) {
+      if (live[i].type == InputType::kTls && others[i].type == InputType::kTls) {
+        live[i].tls.tls = others[i].tls.tls;
+        others[i].tls.tls = config_.inputs[i].tls.tls;
+      }
+    }
+    if (others != config_.inputs) {
+      spdlog::warn("reload: input changes other than tls blocks take effect at the next restart");
+    }
+    return live;
   }
 
   void ScheduleStats() {
@@ -720,6 +835,10 @@ class Server {
   std::unique_ptr<WorkerPool> pool_;
   std::vector<std::unique_ptr<UdpListener>> udp_;
   std::vector<std::unique_ptr<TcpListener>> tcp_;
+  std::vector<std::unique_ptr<TlsListener>> tls_;
+  // One per tls input, in input order: the context its listener hands new connections.
+  std::vector<std::shared_ptr<const TlsServerContext>> tls_contexts_;
+  std::shared_ptr<const TlsServerContext> metrics_tls_;  // null: the endpoint is plain HTTP
   std::vector<std::unique_ptr<StreamInput>> streams_;
   std::vector<std::unique_ptr<FileInput>> files_;
   std::vector<std::unique_ptr<UnixListener>> unix_;

@@ -24,6 +24,7 @@
 #include "daemon/config/options/syslog_sink_options.h"
 #include "daemon/config/options/tcp_input_options.h"
 #include "daemon/config/options/tcp_sink_options.h"
+#include "daemon/config/options/tls_options.h"
 #include "daemon/config/options/udp_input_options.h"
 #include "daemon/config/options/unix_input_options.h"
 #include "daemon/config/options/worker_options.h"
@@ -51,7 +52,17 @@ struct LogConfig {
   bool operator==(const LogConfig&) const = default;
 };
 
-enum class InputType : std::uint8_t { kUdp, kTcp, kStdin, kFile, kUnix, kJournald, kRelp, kKafka };
+enum class InputType : std::uint8_t {
+  kUdp,
+  kTcp,
+  kStdin,
+  kFile,
+  kUnix,
+  kJournald,
+  kRelp,
+  kKafka,
+  kTls
+};
 
 // One input: what every type has, and the options of each type. Only the options of `type`
 // are used; the others keep their defaults (validation rejects their keys in JSON).
@@ -67,6 +78,7 @@ struct InputConfig {
   JournaldInputOptions journald;
   RelpInputOptions relp;
   KafkaInputOptions kafka;
+  TlsInputOptions tls;
   bool operator==(const InputConfig&) const = default;
 };
 
@@ -105,7 +117,10 @@ struct OutputConfig {
 struct MetricsConfig {
   bool enabled = true;
   std::string address = "127.0.0.1";
-  std::uint16_t port = 9514;  // 0 = ephemeral
+  std::uint16_t port = 9514;                 // 0 = ephemeral
+  std::vector<std::string> allowed_senders;  // CIDR blocks that may scrape; empty = anyone
+  bool tls = false;  // a "tls" block was given: the endpoint (and the live view) is HTTPS
+  TlsServerConfig tls_options{};
   bool operator==(const MetricsConfig&) const = default;
 };
 

@@ -37,7 +37,16 @@ inline constexpr EnumName<LogLevel> kLogLevels[] = {
 inline constexpr EnumName<InputType> kInputTypes[] = {
     {"udp", InputType::kUdp},   {"tcp", InputType::kTcp},     {"stdin", InputType::kStdin},
     {"file", InputType::kFile}, {"unix", InputType::kUnix},   {"journald", InputType::kJournald},
-    {"relp", InputType::kRelp}, {"kafka", InputType::kKafka},
+    {"relp", InputType::kRelp}, {"kafka", InputType::kKafka}, {"tls", InputType::kTls},
+};
+inline constexpr EnumName<TlsMinVersion> kTlsVersions[] = {
+    {"1.2", TlsMinVersion::kTls12},
+    {"1.3", TlsMinVersion::kTls13},
+};
+inline constexpr EnumName<TlsClientAuth> kClientAuths[] = {
+    {"none", TlsClientAuth::kNone},
+    {"optional", TlsClientAuth::kOptional},
+    {"required", TlsClientAuth::kRequired},
 };
 inline constexpr EnumName<KafkaKey> kKafkaKeys[] = {
     {"group_id", KafkaKey::kGroupId},

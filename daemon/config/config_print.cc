@@ -9,6 +9,7 @@ namespace logfold {
 namespace {
 
 using config_internal::Json;
+using config_internal::kClientAuths;
 using config_internal::kFsyncPolicies;
 using config_internal::kHttpCompressions;
 using config_internal::kHttpFormats;
@@ -25,9 +26,36 @@ using config_internal::kSyslogFramings;
 using config_internal::kSyslogProtocols;
 using config_internal::kTcpFramings;
 using config_internal::kTimeSources;
+using config_internal::kTlsVersions;
 using config_internal::kUnixSocketTypes;
 using config_internal::kWhenFull;
 using config_internal::NameOf;
+
+Json TlsClientToJson(const TlsClientConfig& tls) {
+  Json t;
+  if (!tls.ca_file.empty()) t["ca_file"] = tls.ca_file;
+  t["verify"] = tls.verify;
+  if (!tls.cert_file.empty()) {
+    t["cert_file"] = tls.cert_file;
+    t["key_file"] = tls.key_file;
+  }
+  if (!tls.password_file.empty()) t["password_file"] = tls.password_file;
+  t["min_version"] = NameOf(kTlsVersions, tls.min_version);
+  return t;
+}
+
+Json TlsServerToJson(const TlsServerConfig& tls) {
+  Json t;
+  t["cert_file"] = tls.cert_file;
+  t["key_file"] = tls.key_file;
+  if (!tls.password_file.empty()) t["password_file"] = tls.password_file;
+  if (!tls.ca_file.empty()) t["ca_file"] = tls.ca_file;
+  t["min_version"] = NameOf(kTlsVersions, tls.min_version);
+  if (!tls.ciphers.empty()) t["ciphers"] = tls.ciphers;
+  t["client_auth"] = NameOf(kClientAuths, tls.client_auth);
+  if (tls.client_auth != TlsClientAuth::kNone) t["permitted_peers"] = tls.permitted_peers;
+  return t;
+}
 
 Json InputToJson(const InputConfig& in) {
   Json j;
@@ -49,11 +77,13 @@ Json InputToJson(const InputConfig& in) {
     case InputType::kUdp:
       j["max_message_size"] = FormatSize(in.udp.max_message_size);
       bind(in.udp.socket_name, in.udp.address, in.udp.port);
+      j["allowed_senders"] = in.udp.allowed_senders;
       j["receive_buffer"] = FormatSize(in.udp.receive_buffer);
       break;
     case InputType::kTcp:
       j["max_message_size"] = FormatSize(in.tcp.max_message_size);
       bind(in.tcp.socket_name, in.tcp.address, in.tcp.port);
+      j["allowed_senders"] = in.tcp.allowed_senders;
       j["framing"] = NameOf(kTcpFramings, in.tcp.framing);
       j["nul_terminator"] = in.tcp.nul_terminator;
       j["max_connections"] = in.tcp.max_connections;
@@ -64,6 +94,16 @@ Json InputToJson(const InputConfig& in) {
       j["max_message_size"] = FormatSize(in.relp.max_message_size);
       j["address"] = in.relp.address;
       j["port"] = in.relp.port;
+      break;
+    case InputType::kTls:
+      j["max_message_size"] = FormatSize(in.tls.max_message_size);
+      bind(in.tls.socket_name, in.tls.address, in.tls.port);
+      j["allowed_senders"] = in.tls.allowed_senders;
+      j["framing"] = NameOf(kTcpFramings, in.tls.framing);
+      j["max_connections"] = in.tls.max_connections;
+      j["idle_timeout"] = FormatDuration(in.tls.idle_timeout_us);
+      j["handshake_timeout"] = FormatDuration(in.tls.handshake_timeout_us);
+      j["tls"] = TlsServerToJson(in.tls.tls);
       break;
     case InputType::kStdin:
       j["max_message_size"] = FormatSize(in.stream.max_message_size);
@@ -153,6 +193,7 @@ Json OutputToJson(const OutputConfig& out) {
       j["address"] = out.tcp.address;
       j["port"] = out.tcp.port;
       reconnect(out.tcp);
+      if (out.tcp.tls) j["tls"] = TlsClientToJson(out.tcp.tls_options);
       break;
     case OutputType::kKafka:
       j["brokers"] = out.kafka.brokers;
@@ -177,9 +218,11 @@ Json OutputToJson(const OutputConfig& out) {
         reconnect(out.syslog.target);
       }
       j["app_name"] = out.syslog.app_name;
+      if (out.syslog.target.tls) j["tls"] = TlsClientToJson(out.syslog.target.tls_options);
       break;
     case OutputType::kHttp: {
       const HttpSinkOptions& h = out.http;
+      if (h.url.tls) j["tls"] = TlsClientToJson(h.tls);
       j["url"] = h.url.text;
       j["format"] = NameOf(kHttpFormats, h.format);
       if (h.format == HttpFormat::kClickHouse) j["table"] = h.table;
@@ -190,6 +233,8 @@ Json OutputToJson(const OutputConfig& out) {
       }
       j["headers"] = Json::object();
       for (const auto& [name, value] : h.headers) j["headers"][name] = value;
+      j["header_files"] = Json::object();
+      for (const auto& [name, path] : h.header_files) j["header_files"][name] = path;
       j["compression"] = NameOf(kHttpCompressions, h.compression);
       j["batch_max_events"] = h.batch_max_events;
       j["batch_max_bytes"] = FormatSize(h.batch_max_bytes);
@@ -242,6 +287,8 @@ std::string ConfigToJson(const Config& config) {
   root["metrics"]["enabled"] = config.metrics.enabled;
   root["metrics"]["address"] = config.metrics.address;
   root["metrics"]["port"] = config.metrics.port;
+  root["metrics"]["allowed_senders"] = config.metrics.allowed_senders;
+  if (config.metrics.tls) root["metrics"]["tls"] = TlsServerToJson(config.metrics.tls_options);
   root["state"]["directory"] = config.state.directory;
   root["state"]["checkpoint_interval"] = FormatDuration(config.state.checkpoint_interval_us);
   root["state"]["journal"] = config.state.journal;

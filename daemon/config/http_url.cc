@@ -84,19 +84,13 @@ std::string UrlEncode(std::string_view s) {
 bool HttpUrl::Parse(std::string_view text, HttpUrl& out, std::string& error) {
   const std::size_t colon = text.find("://");
   if (colon == std::string_view::npos) {
-    error = "must start with http://";
+    error = "must start with http:// or https://";
     return false;
   }
   std::string scheme(text.substr(0, colon));
   for (char& c : scheme) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-  if (scheme == "https") {
-    error =
-        "https is not supported (logfold has no TLS client); use http://, e.g. through a "
-        "local TLS proxy such as stunnel";
-    return false;
-  }
-  if (scheme != "http") {
-    error = "scheme must be http, not \"" + scheme + "\"";
+  if (scheme != "http" && scheme != "https") {
+    error = "scheme must be http or https, not \"" + scheme + "\"";
     return false;
   }
   std::string_view rest = text.substr(colon + 3);
@@ -115,6 +109,8 @@ bool HttpUrl::Parse(std::string_view text, HttpUrl& out, std::string& error) {
     return false;
   }
   HttpUrl url;
+  url.tls = scheme == "https";
+  url.port = url.tls ? 443 : 80;
   std::string_view port_text;
   if (authority.starts_with('[')) {
     const std::size_t close = authority.find(']');
@@ -183,7 +179,7 @@ bool HttpUrl::Parse(std::string_view text, HttpUrl& out, std::string& error) {
   url.path = path.empty() ? "/" : std::string(path);
   url.query = std::string(query);
   url.host_header = url.host.find(':') != std::string::npos ? "[" + url.host + "]" : url.host;
-  if (url.port != 80) url.host_header += ":" + std::to_string(url.port);
+  if (url.port != (url.tls ? 443 : 80)) url.host_header += ":" + std::to_string(url.port);
   url.text = std::string(text);
   out = std::move(url);
   return true;

@@ -1,5 +1,5 @@
-// HttpUrl: the http:// URL of an HTTP output, parsed and checked once at configuration time
-// (host name or IPv4/[IPv6] literal, port, path, query), so a bad URL is a config error.
+// HttpUrl: the http:// or https:// URL of an HTTP output, parsed and checked once at configuration
+// time (host name or IPv4/[IPv6] literal, port, path, query), so a bad URL is a config error.
 #ifndef LOGFOLD_DAEMON_HTTP_URL_H_
 #define LOGFOLD_DAEMON_HTTP_URL_H_
 
@@ -10,15 +10,16 @@
 namespace logfold {
 
 struct HttpUrl {
-  std::string host;  // name or IP literal, without brackets
-  std::uint16_t port = 80;
+  std::string host;         // name or IP literal, without brackets
+  bool tls = false;         // https
+  std::uint16_t port = 80;  // 443 for https
   std::string path = "/";   // starts with '/'; percent-escapes kept as written
   std::string query;        // without the '?'; empty when absent
-  std::string host_header;  // the Host header value: host (IPv6 bracketed), ":port" if not 80
+  std::string host_header;  // the Host header value: host (IPv6 bracketed), ":port" if not default
   std::string text;         // the URL as written, for printing the configuration back
 
-  // Parses `text`. Only plain http is accepted: https (no TLS in logfold), user info (put
-  // credentials in `headers`) and fragments are refused with a reason in `error`.
+  // Parses `text`. User info (put credentials in `headers`) and fragments are refused with a
+  // reason in `error`.
   static bool Parse(std::string_view text, HttpUrl& out, std::string& error);
 
   // path with `suffix` appended (one '/' between them), e.g. "/es" + "_bulk" -> "/es/_bulk".

@@ -91,6 +91,14 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
     return rule;
   };
   const std::string http_rule = only_for({OutputType::kHttp});
+  // A connection: tcp, syslog over tcp (the RELP client has no TLS).
+  std::string tls_rule = type == OutputType::kRelp ? only_for({OutputType::kTcp}) : reconnect_rule;
+  if (http) {
+    const Json* url = Find(v, "url");
+    const bool https = url != nullptr && url->is_string() &&
+                       url->get_ref<const std::string&>().rfind("https://", 0) == 0;
+    tls_rule = https ? "" : "only allowed when url is https://";
+  }
 
   bool name_ok = false, path_ok = false, min_ok = false, max_ok = false, disk_ok = false;
   std::string min_text, max_text;
@@ -179,6 +187,16 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
            only_for({OutputType::kSyslog})},
           {"url", [&](const Json& j, const std::string& p) { Url(j, p, out.http.url); }, http,
            http_rule},
+          {"tls",
+           [&](const Json& j, const std::string& p) {
+             if (http) {
+               TlsOutput(j, p, out.http.tls);
+             } else {
+               target.tls = true;
+               TlsOutput(j, p, target.tls_options);
+             }
+           },
+           false, tls_rule},
           {"format",
            [&](const Json& j, const std::string& p) { Enum(j, p, kHttpFormats, out.http.format); },
            http, http_rule},
@@ -191,6 +209,9 @@ void Validator::Output(const Json& v, const std::string& path, Config& config) {
           {"labels",
            [&](const Json& j, const std::string& p) { LokiLabels(j, p, out.http.labels); }, false,
            only_for_format(HttpFormat::kLoki)},
+          {"header_files",
+           [&](const Json& j, const std::string& p) { HeaderFiles(j, p, out.http.header_files); },
+           false, http_rule},
           {"headers", [&](const Json& j, const std::string& p) { Headers(j, p, out.http.headers); },
            false, http_rule},
           {"compression",
@@ -394,34 +415,64 @@ void Validator::LokiLabels(const Json& v, const std::string& p, StringPairs& out
       });
 }
 
+std::string Validator::HeaderNameError(const std::string& name) {
+  // RFC 9110 token.
+  bool valid = !name.empty();
+  for (char c : name) {
+    valid = valid && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos);
+  }
+  if (!valid) return "header name must be an HTTP token (letters, digits, !#$%&'*+-.^_`|~)";
+  std::string lower = name;
+  for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  for (std::string_view managed : kManagedHeaders) {
+    if (lower == managed) return "header " + Quote(name) + " is set by logfold itself";
+  }
+  return "";
+}
+
+// Header values read from files (secrets kept out of the config): names as in `headers`,
+// values paths.
+void Validator::HeaderFiles(const Json& v, const std::string& p, StringPairs& out) {
+  StringMap(v, p, out, HeaderNameError, [](const std::string& path) -> std::string {
+    return path.empty() ? "must be a file path" : "";
+  });
+}
+
+void Validator::TlsOutput(const Json& v, const std::string& path, TlsClientConfig& t) {
+  Walk(v, path,
+       {
+           {"ca_file",
+            [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.ca_file); }},
+           {"verify", [&](const Json& j, const std::string& p) { Bool(j, p, t.verify); }},
+           {"cert_file",
+            [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.cert_file); }},
+           {"key_file",
+            [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.key_file); }},
+           {"password_file",
+            [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.password_file); }},
+           {"min_version",
+            [&](const Json& j, const std::string& p) { Enum(j, p, kTlsVersions, t.min_version); }},
+       });
+  if (t.cert_file.empty() != t.key_file.empty()) {
+    Error(Join(path, t.cert_file.empty() ? "cert_file" : "key_file"),
+          "required together with " + std::string(t.cert_file.empty() ? "key_file" : "cert_file"));
+  }
+  if (!t.password_file.empty() && t.key_file.empty()) {
+    Error(Join(path, "password_file"), "only allowed with key_file");
+  }
+}
+
 void Validator::Headers(const Json& v, const std::string& p, StringPairs& out) {
-  StringMap(
-      v, p, out,
-      [](const std::string& name) -> std::string {
-        // RFC 9110 token.
-        bool valid = !name.empty();
-        for (char c : name) {
-          valid = valid &&
-                  ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                   std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos);
-        }
-        if (!valid) return "header name must be an HTTP token (letters, digits, !#$%&'*+-.^_`|~)";
-        std::string lower = name;
-        for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-        for (std::string_view managed : kManagedHeaders) {
-          if (lower == managed) return "header " + Quote(name) + " is set by logfold itself";
-        }
-        return "";
-      },
-      [](const std::string& value) -> std::string {
-        for (char c : value) {
-          const auto u = static_cast<unsigned char>(c);
-          if ((u < 0x20 && c != '\t') || u == 0x7f) {
-            return "header value must not contain control characters (CR, LF, NUL...)";
-          }
-        }
-        return value.size() > 8 * kKiB ? "header value must be at most 8KiB" : "";
-      });
+  StringMap(v, p, out, HeaderNameError, [](const std::string& value) -> std::string {
+    for (char c : value) {
+      const auto u = static_cast<unsigned char>(c);
+      if ((u < 0x20 && c != '\t') || u == 0x7f) {
+        return "header value must not contain control characters (CR, LF, NUL...)";
+      }
+    }
+    return value.size() > 8 * kKiB ? "header value must be at most 8KiB" : "";
+  });
 }
 
 // RFC 5424 APP-NAME: 1*48PRINTUSASCII.

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 
 #include <algorithm>
+#include <cctype>
 #include <initializer_list>
 #include <regex>
 #include <string>
@@ -275,20 +276,33 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
       Has(v, "format") ? Peek(v, "format", kInputFormats) : in.parser.format;
   const bool adopts_socket = Has(v, "socket_name");
   const bool relp = type == InputType::kRelp;
-  const bool network = type == InputType::kUdp || type == InputType::kTcp || relp;
-  // The keys udp, tcp and relp share land in the options of the input's type.
+  const bool tls = type == InputType::kTls;
+  const bool network = type == InputType::kUdp || type == InputType::kTcp || relp || tls;
+  // The keys udp, tcp, relp and tls share land in the options of the input's type.
   const bool tcp = type == InputType::kTcp;
-  std::string& address = relp ? in.relp.address : tcp ? in.tcp.address : in.udp.address;
-  std::uint16_t& port = relp ? in.relp.port : tcp ? in.tcp.port : in.udp.port;
-  std::string& socket_name = tcp ? in.tcp.socket_name : in.udp.socket_name;
+  std::string& address = relp  ? in.relp.address
+                         : tcp ? in.tcp.address
+                         : tls ? in.tls.address
+                               : in.udp.address;
+  std::uint16_t& port = relp ? in.relp.port : tcp ? in.tcp.port : tls ? in.tls.port : in.udp.port;
+  std::string& socket_name = tcp   ? in.tcp.socket_name
+                             : tls ? in.tls.socket_name
+                                   : in.udp.socket_name;
   std::uint64_t& max_message_size = relp                           ? in.relp.max_message_size
                                     : tcp                          ? in.tcp.max_message_size
+                                    : tls                          ? in.tls.max_message_size
                                     : network                      ? in.udp.max_message_size
                                     : type == InputType::kFile     ? in.file.max_message_size
                                     : type == InputType::kUnix     ? in.unix_socket.max_message_size
                                     : type == InputType::kJournald ? in.journald.max_message_size
                                     : type == InputType::kKafka    ? in.kafka.max_message_size
                                                                    : in.stream.max_message_size;
+  Framing& framing = tls ? in.tls.framing : in.tcp.framing;
+  std::uint32_t& max_connections = tls ? in.tls.max_connections : in.tcp.max_connections;
+  TimeUs& idle_timeout_us = tls ? in.tls.idle_timeout_us : in.tcp.idle_timeout_us;
+  std::vector<std::string>& allowed_senders = tcp   ? in.tcp.allowed_senders
+                                              : tls ? in.tls.allowed_senders
+                                                    : in.udp.allowed_senders;
   // Keys that land in the options of more than one type.
   const bool journald = type == InputType::kJournald;
   std::string& path_key = type == InputType::kUnix ? in.unix_socket.path : in.file.path;
@@ -299,7 +313,8 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
     if (!type || std::find(types.begin(), types.end(), *type) != types.end()) return {};
     return "not allowed for type " + std::string(NameOf(kInputTypes, *type));
   };
-  std::string bind_rule = only_for({InputType::kUdp, InputType::kTcp, InputType::kRelp});
+  std::string bind_rule =
+      only_for({InputType::kUdp, InputType::kTcp, InputType::kRelp, InputType::kTls});
   if (bind_rule.empty() && adopts_socket) {
     bind_rule = "not allowed together with socket_name (the inherited socket is already bound)";
   }
@@ -332,7 +347,7 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
            [&](const Json& j, const std::string& p) {
              socket_ok = NonEmptyString(j, p, socket_name);
            },
-           false, only_for({InputType::kUdp, InputType::kTcp})},
+           false, only_for({InputType::kUdp, InputType::kTcp, InputType::kTls})},
           {"address",
            [&](const Json& j, const std::string& p) { address_ok = IpLiteral(j, p, address); },
            false, bind_rule},
@@ -343,16 +358,14 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
            [&](const Json& j, const std::string& p) { Size(j, p, 0, kGiB, in.udp.receive_buffer); },
            false, only_for({InputType::kUdp})},
           {"framing",
-           [&](const Json& j, const std::string& p) { Enum(j, p, kTcpFramings, in.tcp.framing); },
-           false, only_for({InputType::kTcp})},
+           [&](const Json& j, const std::string& p) { Enum(j, p, kTcpFramings, framing); }, false,
+           only_for({InputType::kTcp, InputType::kTls})},
           {"nul_terminator",
            [&](const Json& j, const std::string& p) { Bool(j, p, in.tcp.nul_terminator); }, false,
            only_for({InputType::kTcp})},
           {"max_connections",
-           [&](const Json& j, const std::string& p) {
-             Integer(j, p, 1, 65535, in.tcp.max_connections);
-           },
-           false, only_for({InputType::kTcp})},
+           [&](const Json& j, const std::string& p) { Integer(j, p, 1, 65535, max_connections); },
+           false, only_for({InputType::kTcp, InputType::kTls})},
           {"max_connections_per_source",
            [&](const Json& j, const std::string& p) {
              Integer(j, p, 0, 65535, in.tcp.max_connections_per_source);
@@ -360,9 +373,19 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
            false, only_for({InputType::kTcp})},
           {"idle_timeout",
            [&](const Json& j, const std::string& p) {
-             Duration(j, p, 0, kMaxTime, in.tcp.idle_timeout_us);
+             Duration(j, p, 0, kMaxTime, idle_timeout_us);
            },
-           false, only_for({InputType::kTcp})},
+           false, only_for({InputType::kTcp, InputType::kTls})},
+          {"allowed_senders",
+           [&](const Json& j, const std::string& p) { Cidrs(j, p, allowed_senders); }, false,
+           only_for({InputType::kUdp, InputType::kTcp, InputType::kTls})},
+          {"handshake_timeout",
+           [&](const Json& j, const std::string& p) {
+             Duration(j, p, kMillisecond, 10 * kMinute, in.tls.handshake_timeout_us);
+           },
+           false, only_for({InputType::kTls})},
+          {"tls", [&](const Json& j, const std::string& p) { TlsInput(j, p, in.tls.tls); },
+           type == InputType::kTls, only_for({InputType::kTls})},
           {"path",
            [&](const Json& j, const std::string& p) { path_ok = NonEmptyString(j, p, path_key); },
            type == InputType::kFile || type == InputType::kUnix,
@@ -440,7 +463,7 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
   // Raw lines may start with a number ("42 items processed"), which auto framing could
   // take for an octet count.
   if (in.parser.format == InputFormat::kRaw && !Has(v, "framing")) {
-    in.tcp.framing = Framing::kNewline;
+    framing = Framing::kNewline;
   }
 
   const std::string label = name_ok ? "input " + Quote(in.name) : path;
@@ -452,16 +475,17 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
       stdin_input_ = label;
     }
   }
+  // tls and tcp share the TCP port space.
+  const std::string_view transport = type == InputType::kUdp ? "udp" : "tcp";
   if (network && port_ok && address_ok && !adopts_socket && port != 0) {
-    // RELP runs over TCP: a relp and a tcp input cannot share a port either.
-    const std::string bind = std::string(relp ? "tcp" : NameOf(kInputTypes, *type)) + " " +
-                             *ParseIp(address) + ":" + std::to_string(port);
+    // tls and relp run over TCP: they cannot share a port with a tcp input either.
+    const std::string bind =
+        std::string(transport) + " " + *ParseIp(address) + ":" + std::to_string(port);
     auto [it, inserted] = binds_.emplace(bind, label);
     if (!inserted) Error(Join(path, "port"), bind + " is already bound by " + it->second);
   }
   if (network && socket_ok) {
-    const std::string socket =
-        std::string(NameOf(kInputTypes, *type)) + " socket " + Quote(socket_name);
+    const std::string socket = std::string(transport) + " socket " + Quote(socket_name);
     auto [it, inserted] = sockets_.emplace(socket, label);
     if (!inserted) {
       Error(Join(path, "socket_name"), socket + " is already adopted by " + it->second);
@@ -610,6 +634,13 @@ void Validator::Metrics(const Json& v, const std::string& path, MetricsConfig& m
             [&](const Json& j, const std::string& p) { IpLiteral(j, p, metrics.address); }},
            {"port",
             [&](const Json& j, const std::string& p) { Integer(j, p, 0, 65535, metrics.port); }},
+           {"allowed_senders",
+            [&](const Json& j, const std::string& p) { Cidrs(j, p, metrics.allowed_senders); }},
+           {"tls",
+            [&](const Json& j, const std::string& p) {
+              metrics.tls = true;
+              TlsInput(j, p, metrics.tls_options);
+            }},
        });
 }
 
@@ -651,6 +682,116 @@ void Validator::State(const Json& v, const std::string& path, StateOptions& stat
        });
   if (state.journal && state.directory.empty()) {
     Error(Join(path, "journal"), "needs state.directory (the journal is kept there)");
+  }
+}
+
+void Validator::TlsInput(const Json& v, const std::string& path, TlsServerConfig& t) {
+  const std::optional<TlsClientAuth> auth =
+      v.is_object() && Has(v, "client_auth") ? Peek(v, "client_auth", kClientAuths) : t.client_auth;
+  const std::string peers_rule =
+      auth == TlsClientAuth::kNone ? "only allowed when client_auth is \"optional\" or \"required\""
+                                   : "";
+  bool pinned = false;  // a fingerprint in permitted_peers vouches without a CA
+  Walk(v, path,
+       {
+           {"cert_file",
+            [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.cert_file); }, true},
+           {"key_file",
+            [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.key_file); }, true},
+           {"password_file",
+            [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.password_file); }},
+           {"ca_file",
+            [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.ca_file); }},
+           {"min_version",
+            [&](const Json& j, const std::string& p) { Enum(j, p, kTlsVersions, t.min_version); }},
+           {"ciphers",
+            [&](const Json& j, const std::string& p) { NonEmptyString(j, p, t.ciphers); }},
+           {"client_auth",
+            [&](const Json& j, const std::string& p) { Enum(j, p, kClientAuths, t.client_auth); }},
+           {"permitted_peers",
+            [&](const Json& j, const std::string& p) {
+              pinned = PermittedPeers(j, p, t.permitted_peers);
+            },
+            false, peers_rule},
+       });
+  if (v.is_object() && auth && *auth != TlsClientAuth::kNone && t.ca_file.empty() && !pinned) {
+    Error(Join(path, "ca_file"),
+          "required when client_auth is " + Quote(NameOf(kClientAuths, *auth)) +
+              " (or pin client certificates by \"sha256:\" fingerprint in permitted_peers)");
+  }
+}
+
+bool Validator::PermittedPeers(const Json& v, const std::string& path,
+                               std::vector<std::string>& out) {
+  if (!v.is_array()) {
+    TypeError(path, "an array", v);
+    return false;
+  }
+  out.clear();
+  bool fingerprint = false;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::string entry;
+    if (!NonEmptyString(v[i], Index(path, i), entry)) continue;
+    const std::string reason = PeerEntryError(entry);
+    if (!reason.empty()) {
+      Error(Index(path, i), reason + ", got " + Quote(entry));
+      continue;
+    }
+    fingerprint = fingerprint || IsFingerprint(entry);
+    out.push_back(std::move(entry));
+  }
+  return fingerprint;
+}
+
+std::string Validator::PeerEntryError(std::string_view e) {
+  if (IsFingerprint(e)) {
+    std::size_t digits = 0;
+    for (char c : e.substr(7)) {
+      if (c == ':') continue;
+      if (!std::isxdigit(static_cast<unsigned char>(c))) digits = 1000;
+      ++digits;
+    }
+    return digits == 64 ? "" : "not a SHA-256 fingerprint (\"sha256:\" and 64 hex digits)";
+  }
+  for (char c : e) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.' &&
+        c != '*') {
+      return "a peer name may hold letters, digits, '-', '_', '.' and '*' only";
+    }
+  }
+  if (e.front() == '.' || e.back() == '.' || e.find("..") != std::string_view::npos) {
+    return "a peer name must not have an empty label";
+  }
+  return "";
+}
+
+void Validator::Cidrs(const Json& v, const std::string& path, std::vector<std::string>& out) {
+  if (!v.is_array()) {
+    TypeError(path, "an array", v);
+    return;
+  }
+  out.clear();
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::string cidr;
+    if (!NonEmptyString(v[i], Index(path, i), cidr)) continue;
+    const std::size_t slash = cidr.find('/');
+    const std::string address = cidr.substr(0, slash);
+    const std::optional<std::string> ip = ParseIp(address);
+    const int max_prefix = ip && ip->front() == '[' ? 128 : 32;
+    bool ok = ip.has_value();
+    if (ok && slash != std::string::npos) {
+      const std::string digits = cidr.substr(slash + 1);
+      ok = !digits.empty() && digits.size() <= 3 &&
+           digits.find_first_not_of("0123456789") == std::string::npos &&
+           std::stoi(digits) <= max_prefix;
+    }
+    if (!ok) {
+      Error(Index(path, i),
+            "must be an IP address or CIDR block such as \"10.0.0.0/8\" or \"::1\", got " +
+                Quote(cidr));
+      continue;
+    }
+    out.push_back(std::move(cidr));
   }
 }
 

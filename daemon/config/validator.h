@@ -141,6 +141,12 @@ class Validator {
                      given + "\", \"url\": ...}");
         return false;
       }
+      if (given == "tls") {  // TLS is a block of the stream outputs, not a type
+        Error(p, reason +
+                     "; for TLS give a tcp or syslog output a \"tls\" block (or an http "
+                     "output an https:// url)");
+        return false;
+      }
     }
     std::string_view best;
     std::size_t best_distance = 3;  // suggest only names within two edits
@@ -281,6 +287,33 @@ class Validator {
   void LokiLabels(const Json& v, const std::string& p, StringPairs& out);
 
   void Headers(const Json& v, const std::string& p, StringPairs& out);
+
+  // Header values read from files (secrets kept out of the config): names as in `headers`,
+  // values paths.
+  void HeaderFiles(const Json& v, const std::string& p, StringPairs& out);
+
+  // An HTTP header name (RFC 9110 token) that logfold does not set itself; "" when fine.
+  static std::string HeaderNameError(const std::string& name);
+
+  // The "tls" block of an output.
+  void TlsOutput(const Json& v, const std::string& path, TlsClientConfig& t);
+
+  // The "tls" block of a tls input.
+  void TlsInput(const Json& v, const std::string& path, TlsServerConfig& t);
+
+  // Returns whether any entry is a fingerprint.
+  bool PermittedPeers(const Json& v, const std::string& path, std::vector<std::string>& out);
+
+  static bool IsFingerprint(std::string_view e) {
+    return e.size() >= 7 && (e.substr(0, 7) == "sha256:" || e.substr(0, 7) == "SHA256:");
+  }
+
+  // The same rules as runtime/peer_match.h's PeerPatternError, which the TLS input applies;
+  // the config part may not include runtime, so the syntax is checked here too.
+  static std::string PeerEntryError(std::string_view e);
+
+  // allowed_senders: IP addresses or CIDR blocks.
+  void Cidrs(const Json& v, const std::string& path, std::vector<std::string>& out);
 
   // RFC 5424 APP-NAME: 1*48PRINTUSASCII.
   bool AppName(const Json& v, const std::string& p, std::string& out);

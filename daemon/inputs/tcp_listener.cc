@@ -110,6 +110,7 @@ struct TcpListener::Impl : std::enable_shared_from_this<Impl> {
   const std::uint32_t input;
   const std::string name;
   const Options options;
+  const SenderAllowList allowed_senders;  // built from options.allowed_senders
   IngestTarget& target;
   MemoryBudget* budget;
   Strand strand;
@@ -143,6 +144,7 @@ struct TcpListener::Impl : std::enable_shared_from_this<Impl> {
   Metrics::Counter& rejected_per_source;
   Metrics::Counter& accept_failed_descriptors;
   Metrics::Counter& accept_failed_other;
+  Metrics::Counter& senders_refused;
   Metrics::Counter& idle_timeouts;
   Metrics::Counter& dropped_shutdown;
   Metrics::Counter& memory_pauses;
@@ -227,6 +229,7 @@ TcpListener::Impl::Impl(std::uint32_t input_id, std::string input_name, const Op
       input(input_id),
       name(std::move(input_name)),
       options(opts),
+      allowed_senders(options.allowed_senders),
       target(ingest),
       budget(memory),
       strand(asio::make_strand(ctx)),
@@ -255,6 +258,8 @@ TcpListener::Impl::Impl(std::uint32_t input_id, std::string input_name, const Op
       accept_failed_other(Counter(metrics, "logfold_accept_errors_total",
                                   "accept() failures (the listener backs off and retries).",
                                   ",reason=\"other\"")),
+      senders_refused(Counter(metrics, "logfold_senders_refused_total",
+                              "Connections or datagrams refused by allowed_senders.")),
       idle_timeouts(
           Counter(metrics, "logfold_idle_timeouts_total", "TCP connections closed for idleness.")),
       dropped_shutdown(Counter(metrics, "logfold_dropped_total", "Lines dropped on intake.",
@@ -304,6 +309,17 @@ void TcpListener::Impl::OnAccept(const boost::system::error_code& ec, Socket soc
     return;
   }
   if (!LeavesDescriptorHeadroom(socket)) return;
+  if (!allowed_senders.empty()) {
+    boost::system::error_code rec;
+    const tcp::endpoint remote = socket.remote_endpoint(rec);
+    if (rec || !allowed_senders.Allows(remote.data())) {
+      senders_refused.fetch_add(1, std::memory_order_relaxed);  // counted, not logged
+      boost::system::error_code ignored;
+      socket.close(ignored);
+      DoAccept();
+      return;
+    }
+  }
   if (options.max_connections > 0 &&
       open->load() >= static_cast<std::int64_t>(options.max_connections)) {
     const std::uint64_t n = rejected.fetch_add(1) + 1;

@@ -14,6 +14,7 @@
 #include "daemon/inputs/ingest_target.h"
 #include "daemon/runtime/memory_budget.h"
 #include "daemon/runtime/metrics.h"
+#include "daemon/runtime/sender_allow_list.h"
 #include "pipeline/frame_decoder.h"
 #include "pipeline/log_record.h"
 

@@ -82,6 +82,7 @@ struct UdpListener::State : std::enable_shared_from_this<State> {
       : input(input_id),
         name(std::move(input_name)),
         options(opts),
+        allowed_senders(options.allowed_senders),
         target(ingest),
         strand(asio::make_strand(io)),
         socket(strand),
@@ -94,6 +95,9 @@ struct UdpListener::State : std::enable_shared_from_this<State> {
                                      Labels())),
         dropped(metrics.GetCounter("logfold_dropped_total", "Lines dropped on intake.",
                                    Labels() + ",reason=\"queue_full\"")),
+        senders_refused(metrics.GetCounter("logfold_senders_refused_total",
+                                           "Connections or datagrams refused by allowed_senders.",
+                                           Labels())),
         kernel_drops(metrics.GetCounter(
             "logfold_udp_kernel_drops_total",
             "Datagrams the kernel dropped because the socket's receive buffer was full "
@@ -115,6 +119,7 @@ struct UdpListener::State : std::enable_shared_from_this<State> {
   const std::uint32_t input;
   const std::string name;
   const Options options;
+  const SenderAllowList allowed_senders;  // built from options.allowed_senders
   IngestTarget& target;
   asio::strand<asio::io_context::executor_type> strand;
   udp::socket socket;
@@ -125,7 +130,8 @@ struct UdpListener::State : std::enable_shared_from_this<State> {
   std::vector<char> storage;
   std::array<mmsghdr, kBatch> headers{};
   std::array<iovec, kBatch> iovecs{};
-  std::uint32_t kernel_drops_seen = 0;  // the socket's drop count when last read
+  std::array<sockaddr_storage, kBatch> senders{};  // filled only with allowed_senders
+  std::uint32_t kernel_drops_seen = 0;             // the socket's drop count when last read
   bool kernel_drops_readable = true;
   std::vector<std::string_view> lines;
   char peek_byte = 0;
@@ -140,6 +146,7 @@ struct UdpListener::State : std::enable_shared_from_this<State> {
   Metrics::Counter& bytes;
   Metrics::Counter& truncated;
   Metrics::Counter& dropped;
+  Metrics::Counter& senders_refused;
   Metrics::Counter& kernel_drops;
 };
 
@@ -160,6 +167,13 @@ void UdpListener::State::Open() {
     iovecs[i].iov_len = slot_size;
     headers[i].msg_hdr.msg_iov = &iovecs[i];
     headers[i].msg_hdr.msg_iovlen = 1;
+  }
+  // Only an allow-list needs the sender's address; without one the kernel need not copy it.
+  if (!allowed_senders.empty()) {
+    for (unsigned i = 0; i < kBatch; ++i) {
+      headers[i].msg_hdr.msg_name = &senders[i];
+      headers[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
+    }
   }
   lines.reserve(kBatch);
 }
@@ -224,6 +238,16 @@ void UdpListener::State::Drain() {
     }
     lines.clear();
     for (int i = 0; i < got; ++i) {
+      if (!allowed_senders.empty()) {
+        const bool allowed =
+            allowed_senders.Allows(reinterpret_cast<sockaddr*>(&senders[i]));
+        // recvmmsg shrinks msg_namelen to each sender's size: restore it for the next batch.
+        headers[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
+        if (!allowed) {
+          senders_refused.fetch_add(1, std::memory_order_relaxed);
+          continue;
+        }
+      }
       const std::size_t real = headers[i].msg_len;
       bytes.fetch_add(real, std::memory_order_relaxed);
       if (real > slot_size || (headers[i].msg_hdr.msg_flags & MSG_TRUNC) != 0) {

@@ -12,6 +12,7 @@
 #include "daemon/config/options/udp_input_options.h"
 #include "daemon/inputs/ingest_target.h"
 #include "daemon/runtime/metrics.h"
+#include "daemon/runtime/sender_allow_list.h"
 
 namespace logfold {
 

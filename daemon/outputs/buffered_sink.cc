@@ -193,6 +193,7 @@ bool BufferedSink::Submit(std::string_view batch, SinkClock::time_point deadline
 }
 
 void BufferedSink::Reopen() {
+  destination_->ReopenRequested();
   {
     std::lock_guard lock(mu_);
     reopen_requested_ = true;

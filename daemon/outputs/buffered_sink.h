@@ -84,6 +84,10 @@ class Destination {
 
   // Returns an error text, or "" on success (a failed reopen is retried by the next Write).
   virtual std::string Reopen() { return ""; }
+  // Called on the thread that calls Sink::Reopen (SIGHUP), before Reopen is queued for the
+  // sink thread: for a destination that may be busy retrying on the sink thread (an HTTP
+  // batch) and must notice the reload there. Must be thread-safe.
+  virtual void ReopenRequested() {}
   // Final close after Stop drained or gave up.
   virtual void Close() {}
 };

@@ -27,11 +27,11 @@ std::unique_ptr<Sink> MakeMemorySink(const OutputConfig& output, Metrics& metric
     case OutputType::kFile:
       return MakeFileSink(output.sink, output.file, metrics, error);
     case OutputType::kTcp:
-      return MakeTcpSink(output.sink, output.tcp, metrics);
+      return MakeTcpSink(output.sink, output.tcp, metrics, error);
     case OutputType::kSyslog:
-      return MakeSyslogSink(output.sink, output.syslog, metrics);
+      return MakeSyslogSink(output.sink, output.syslog, metrics, error);
     case OutputType::kHttp:
-      return MakeHttpSink(output.sink, output.http, metrics);
+      return MakeHttpSink(output.sink, output.http, metrics, error);
     case OutputType::kRelp:
       return MakeRelpSink(output.sink, output.relp, metrics);
     case OutputType::kKafka:

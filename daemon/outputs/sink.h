@@ -11,6 +11,7 @@
 
 #include "daemon/config/config.h"
 #include "daemon/runtime/metrics.h"
+#include "daemon/runtime/tls_options.h"
 
 namespace logfold {
 

@@ -148,7 +148,7 @@ class UdpDestination final : public Destination {
 }  // namespace
 
 std::unique_ptr<Sink> MakeSyslogSink(const SinkOptions& sink, const SyslogSinkOptions& syslog,
-                                     Metrics& metrics) {
+                                     Metrics& metrics, std::string& error) {
   const TcpSinkOptions& target = syslog.target;
   BufferedSinkOptions options =
       NetworkSinkOptions(sink, "syslog", SinkEncoding::kSyslog5424, SinkFraming::kStream,
@@ -159,8 +159,9 @@ std::unique_ptr<Sink> MakeSyslogSink(const SinkOptions& sink, const SyslogSinkOp
   }
   options.framing = syslog.framing == SyslogFraming::kOctetCounted ? SinkFraming::kOctetCounted
                                                                    : SinkFraming::kNewline;
-  return std::make_unique<BufferedSink>(std::move(options),
-                                        MakeTcpDestination(sink.name, target, metrics), metrics);
+  auto destination = MakeTcpDestination(sink.name, target, metrics, error);
+  if (!destination) return nullptr;
+  return std::make_unique<BufferedSink>(std::move(options), std::move(destination), metrics);
 }
 
 }  // namespace logfold

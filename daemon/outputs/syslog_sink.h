@@ -18,8 +18,9 @@ namespace logfold {
 // unreachable) is dropped and counted in logfold_sink_dropped_records_total and
 // logfold_sink_discarded_bytes_total. Failing to resolve or open the socket is retried with
 // backoff instead, keeping the buffer.
+// nullptr and `error` when the TLS files of a syslog over TLS cannot be loaded.
 std::unique_ptr<Sink> MakeSyslogSink(const SinkOptions& sink, const SyslogSinkOptions& syslog,
-                                     Metrics& metrics);
+                                     Metrics& metrics, std::string& error);
 
 }  // namespace logfold
 

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "daemon/outputs/sink_io.h"
+#include "daemon/outputs/tls_destination.h"
 
 namespace logfold {
 namespace {
@@ -284,16 +285,20 @@ class TcpDestination final : public Destination {
 }  // namespace
 
 std::unique_ptr<Destination> MakeTcpDestination(const std::string& sink_name,
-                                                const TcpSinkOptions& target, Metrics& metrics) {
+                                                const TcpSinkOptions& target, Metrics& metrics,
+                                                std::string& error) {
+  if (target.tls) return MakeTlsDestination(sink_name, target, metrics, error);
   return std::make_unique<TcpDestination>(sink_name, target, metrics);
 }
 
 std::unique_ptr<Sink> MakeTcpSink(const SinkOptions& sink, const TcpSinkOptions& tcp,
-                                  Metrics& metrics) {
+                                  Metrics& metrics, std::string& error) {
+  auto destination = MakeTcpDestination(sink.name, tcp, metrics, error);
+  if (!destination) return nullptr;
   return std::make_unique<BufferedSink>(
       NetworkSinkOptions(sink, "tcp", SinkEncoding::kNdjson, SinkFraming::kNewline,
                          tcp.reconnect_min_us, tcp.reconnect_max_us),
-      MakeTcpDestination(sink.name, tcp, metrics), metrics);
+      std::move(destination), metrics);
 }
 
 }  // namespace logfold

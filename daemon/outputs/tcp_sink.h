@@ -15,14 +15,18 @@
 
 namespace logfold {
 
-// A stream connection to address:port (IPv4 or IPv6, literal or resolved on every connect).
-// Registers logfold_sink_{connects,connect_failures,disconnects}_total for `sink_name`.
+// A stream connection to address:port (IPv4 or IPv6, literal or resolved on every connect),
+// over TLS when target.tls (tls_destination.h). Registers
+// logfold_sink_{connects,connect_failures,disconnects}_total for `sink_name`. nullptr and
+// `error` when the TLS files cannot be loaded.
 std::unique_ptr<Destination> MakeTcpDestination(const std::string& sink_name,
-                                                const TcpSinkOptions& target, Metrics& metrics);
+                                                const TcpSinkOptions& target, Metrics& metrics,
+                                                std::string& error);
 
 // NDJSON over TCP, one record per line.
+// nullptr and `error` when the TLS files cannot be loaded.
 std::unique_ptr<Sink> MakeTcpSink(const SinkOptions& sink, const TcpSinkOptions& tcp,
-                                  Metrics& metrics);
+                                  Metrics& metrics, std::string& error);
 
 }  // namespace logfold
 

@@ -11,10 +11,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
 #include "daemon/runtime/metrics.h"
+#include "daemon/runtime/sender_allow_list.h"
+#include "daemon/runtime/tls_context.h"
 
 namespace logfold {
 
@@ -31,15 +34,24 @@ using HttpHandler = std::function<bool(std::string_view target, HttpResponse& re
 class MetricsServer {
  public:
   // Binds address:port (port 0: ephemeral). Throws boost::system::system_error when the
-  // address cannot be bound; the caller reports it and refuses to start.
+  // address cannot be bound; the caller reports it and refuses to start. Connections from
+  // outside `allowed` (empty: anyone) are closed at once and counted in `refused`.
   MetricsServer(boost::asio::io_context& io, const std::string& address, std::uint16_t port,
-                const Metrics& metrics);
+                const Metrics& metrics, SenderAllowList allowed = {},
+                Metrics::Counter* refused = nullptr);
   ~MetricsServer();
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;
 
   // Serves other paths than /metrics and /healthz; set before Start.
   void SetHandler(HttpHandler handler) { handler_ = std::move(handler); }
+
+  // Called with a reason (as logfold_tls_handshake_failures_total's) for each refused client.
+  using TlsFailed = std::function<void(const std::string& reason)>;
+  // HTTPS with `context` (null: plain HTTP). Set before Start, and again on a reload: open
+  // connections keep their session, new ones use the new certificate. on_failure is kept
+  // when empty.
+  void SetTls(std::shared_ptr<const TlsServerContext> context, TlsFailed on_failure = {});
   void Start();
   void Stop();
   std::uint16_t local_port() const;
@@ -54,7 +66,12 @@ class MetricsServer {
   boost::asio::steady_timer retry_;
   const Metrics& metrics_;
   std::shared_ptr<Reserve> reserve_;  // shared with the connections, which refill it
+  const SenderAllowList allowed_;
+  Metrics::Counter* refused_;
   HttpHandler handler_;
+  std::mutex tls_mu_;  // SetTls (a reload) against the accept handler
+  std::shared_ptr<const TlsServerContext> tls_;
+  TlsFailed on_tls_failure_;
 };
 
 }  // namespace logfold

@@ -26,6 +26,8 @@ SOURCE = {
         {"name": "j", "type": "journald"},
         {"name": "r", "type": "relp", "port": 3},
         {"name": "k", "type": "kafka", "brokers": "127.0.0.1:9092", "topics": ["logs"]},
+        {"name": "l", "type": "tls", "port": 4,
+         "tls": {"cert_file": "/nonexistent/c.pem", "key_file": "/nonexistent/k.pem"}},
     ],
     "outputs": [
         {"name": "o", "type": "stdout"},
@@ -36,6 +38,7 @@ SOURCE = {
         {"name": "t", "type": "tcp", "address": "collector", "port": 1},
         {"name": "s", "type": "syslog", "address": "relay", "port": 1},
         {"name": "r", "type": "relp", "address": "collector", "port": 2514},
+        {"name": "st", "type": "syslog", "address": "relay", "port": 2, "tls": {}},
         {"name": "kf", "type": "kafka", "brokers": "127.0.0.1:9092", "topic": "events"},
         {"name": "ch", "type": "http", "url": "http://ch:8123/", "format": "clickhouse",
          "table": "t"},
@@ -48,9 +51,10 @@ SOURCE = {
 SECTIONS = {
     ("log", None): ("log", None),
     ("inputs", "Keys for every input type"): ("inputs", None),
-    ("inputs", "udp and tcp"): ("inputs", {"udp", "tcp"}),
+    ("inputs", "udp, tcp and tls"): ("inputs", {"udp", "tcp", "tls"}),
     ("inputs", "udp only"): ("inputs", {"udp"}),
-    ("inputs", "tcp only"): ("inputs", {"tcp"}),
+    ("inputs", "tcp and tls"): ("inputs", {"tcp", "tls"}),
+    ("inputs", "tls only"): ("inputs", {"tls"}),
     ("inputs", "file only"): ("inputs", {"file"}),
     ("inputs", "relp only"): ("inputs", {"relp"}),
     ("inputs", "unix only"): ("inputs", {"unix"}),
@@ -65,6 +69,7 @@ SECTIONS = {
     ("outputs", "relp"): ("outputs", {"relp"}),
     ("outputs", "kafka"): ("outputs", {"kafka"}),
     ("outputs", "http"): ("outputs", {"http"}),
+    ("outputs", "TLS on outputs"): ("outputs", {"syslog"}),
     ("metrics", None): ("metrics", None),
     ("limits", None): ("limits", None),
     ("state", None): ("state", None),
@@ -139,6 +144,9 @@ def main():
                        if types is None or e["type"] in types]
         compared = 0
         for entry, source in entries:
+            # Keys of a "tls" object are documented in the same section as the key itself.
+            if key not in entry and isinstance(entry.get("tls"), dict):
+                entry, source = entry["tls"], source.get("tls", {})
             if key in source or key not in entry:
                 continue
             compared += 1

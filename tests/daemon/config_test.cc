@@ -100,7 +100,7 @@ TEST(ConfigTest, CanonicalJsonFillsInDefaultsInHumanUnits) {
   EXPECT_EQ(canonical["log"]["stats_interval"], "1m");
   EXPECT_EQ(canonical["inputs"][0], Json::parse(R"({"name": "in", "type": "udp", "format": "syslog",
                             "max_message_size": "64KiB", "address": "127.0.0.1",
-                            "port": 5514, "receive_buffer": "4MiB"})"));
+                            "port": 5514, "allowed_senders": [], "receive_buffer": "4MiB"})"));
   EXPECT_EQ(canonical["engine"]["window"], "10s");
   EXPECT_EQ(canonical["engine"]["max_hold"], "1m");
   EXPECT_EQ(canonical["engine"]["scope"], Json::parse(R"(["host", "app"])"));
@@ -245,7 +245,7 @@ TEST(ConfigErrorTest, EnumTyposGetASuggestion) {
       DocErrors(doc),
       ElementsAre(
           E("inputs[0].type",
-            "must be one of: udp, tcp, stdin, file, unix, journald, relp, kafka; did you mean "
+            "must be one of: udp, tcp, stdin, file, unix, journald, relp, kafka, tls; did you mean "
             "\"udp\"?"),
           E("inputs[0].format", "must be one of: syslog, raw, json; did you mean \"syslog\"?"),
           E("outputs[0].type",
@@ -432,6 +432,7 @@ TEST(ConfigTest, HttpOutputKeysAreMappedOntoTheStruct) {
       {"name": "ch", "type": "http", "url": "http://[::1]:8123/?database=logs",
        "format": "clickhouse", "table": "logs.events",
        "headers": {"Authorization": "Basic dTpw", "X-Tenant": "a b"}, "compression": "gzip",
+       "header_files": {"X-ClickHouse-Key": "/run/credentials/logfold.service/ch-key"},
        "batch_max_events": 100, "batch_max_bytes": "64KiB", "batch_max_delay": "0",
        "request_timeout": "5s", "retry_initial_backoff": "1s", "retry_max_backoff": "1m",
        "max_retries": 0, "buffer": "1MiB", "when_full": "drop"},
@@ -447,6 +448,8 @@ TEST(ConfigTest, HttpOutputKeysAreMappedOntoTheStruct) {
   EXPECT_EQ(ch.http.format, HttpFormat::kClickHouse);
   EXPECT_EQ(ch.http.table, "logs.events");
   EXPECT_EQ(ch.http.headers, (StringPairs{{"Authorization", "Basic dTpw"}, {"X-Tenant", "a b"}}));
+  EXPECT_EQ(ch.http.header_files,
+            (StringPairs{{"X-ClickHouse-Key", "/run/credentials/logfold.service/ch-key"}}));
   EXPECT_EQ(ch.http.compression, HttpCompression::kGzip);
   EXPECT_EQ(ch.http.batch_max_events, 100u);
   EXPECT_EQ(ch.http.batch_max_bytes, 64 * kKiB);
@@ -473,7 +476,8 @@ TEST(ConfigTest, HttpOutputKeysAreMappedOntoTheStruct) {
             Json::parse(R"({"name": "es", "type": "http", "buffer": "64MiB",
                             "when_full": "block", "url": "http://es.example:9200",
                             "format": "elasticsearch", "index": "logfold-events",
-                            "headers": {}, "compression": "none", "batch_max_events": 5000,
+                            "headers": {}, "header_files": {}, "compression": "none",
+                            "batch_max_events": 5000,
                             "batch_max_bytes": "1MiB", "batch_max_delay": "1s",
                             "request_timeout": "30s", "retry_initial_backoff": "100ms",
                             "retry_max_backoff": "30s", "max_retries": 5})"));
@@ -484,7 +488,7 @@ TEST(ConfigErrorTest, HttpOutputErrors) {
       Errors(R"({
         "inputs": [{"name": "u", "type": "udp", "port": 1}],
         "outputs": [
-          {"name": "a", "type": "http", "url": "https://ch:8443/", "format": "clickhouse",
+          {"name": "a", "type": "http", "url": "ftp://ch:8443/", "format": "clickhouse",
            "table": "t"},
           {"name": "b", "type": "http", "format": "clickhouse", "index": "x"},
           {"name": "c", "type": "http", "url": "http://h/", "format": "loki",
@@ -504,8 +508,7 @@ TEST(ConfigErrorTest, HttpOutputErrors) {
         ]})"),
       ElementsAre(
           E("outputs[0].url",
-            "invalid URL \"https://ch:8443/\": https is not supported (logfold has no TLS "
-            "client); use http://, e.g. through a local TLS proxy such as stunnel"),
+            "invalid URL \"ftp://ch:8443/\": scheme must be http or https, not \"ftp\""),
           E("outputs[1].index", "only allowed when format is \"elasticsearch\""),
           E("outputs[1].url", "required key missing"),
           E("outputs[1].table", "required key missing"),
@@ -555,7 +558,7 @@ TEST(ConfigErrorTest, BadEnumValues) {
       ElementsAre(
           E("log.level", "must be one of: trace, debug, info, warn, error, critical, off"),
           E("inputs[0].type",
-            "must be one of: udp, tcp, stdin, file, unix, journald, relp, kafka; did you mean "
+            "must be one of: udp, tcp, stdin, file, unix, journald, relp, kafka, tls; did you mean "
             "\"tcp\"?"),
           E("inputs[0].format", "must be one of: syslog, raw, json"),
           E("engine.scope[1]", "must be one of: host, app, procid, msgid, severity, facility"),
@@ -724,8 +727,8 @@ TEST(ConfigErrorTest, InvalidTypeStillValidatesTheOtherKeys) {
                                      "path": ""}],
                          "outputs": [{"name": "o", "type": "stdout"}]})"),
               ElementsAre(E("inputs[0].type",
-                            "must be one of: udp, tcp, stdin, file, unix, journald, relp, kafka; "
-                            "did you mean \"tcp\"?"),
+                            "must be one of: udp, tcp, stdin, file, unix, journald, relp, kafka, "
+                            "tls; did you mean \"tcp\"?"),
                           E("inputs[0].port", "must be between 0 and 65535, got 99999"),
                           E("inputs[0].path", "must not be empty")));
 }

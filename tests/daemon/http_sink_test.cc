@@ -104,8 +104,12 @@ TEST(HttpUrlTest, ParsesHostPortPathAndQuery) {
 TEST(HttpUrlTest, RefusesWhatItCannotSpeakWithAReason) {
   HttpUrl u;
   std::string error;
-  EXPECT_FALSE(HttpUrl::Parse("https://ch:8443/", u, error));
-  EXPECT_NE(error.find("https is not supported"), std::string::npos) << error;
+  EXPECT_TRUE(HttpUrl::Parse("https://ch/", u, error)) << error;
+  EXPECT_TRUE(u.tls);
+  EXPECT_EQ(u.port, 443);
+  EXPECT_EQ(u.host_header, "ch");
+  EXPECT_TRUE(HttpUrl::Parse("HTTPS://ch:8443/", u, error)) << error;
+  EXPECT_EQ(u.host_header, "ch:8443");
   for (const char* bad : {"ch:8123", "ftp://x/", "http://", "http://::1:80/", "http://[::1/",
                           "http://h:0/", "http://h:99999/", "http://h:/", "http://u:p@h/",
                           "http://h/#frag", "http://h/a b", "http://bad_host/", "http://h/%zz"}) {
@@ -594,6 +598,17 @@ TEST(HttpSinkTest, StopGivesUpOnADownStoreAtTheDeadlineAndCountsTheLoss) {
   EXPECT_LT(Clock::now() - started, 3s);
   EXPECT_GE(server.request_count(), 1u);
   EXPECT_EQ(Count(metrics, "logfold_sink_discarded_bytes_total"), Events(0, 3).size());
+}
+
+// Settings are validated by the config layer; what the factory still refuses is a TLS file it
+// cannot load.
+TEST(HttpSinkTest, FactoryRefusesUnreadableTlsFiles) {
+  Metrics metrics;
+  std::string error;
+  OutputConfig config = HttpConfig("https://ch:8443/");
+  config.http.tls.ca_file = "/nonexistent/ca.pem";
+  EXPECT_EQ(MakeSink(config, metrics, error), nullptr);
+  EXPECT_NE(error.find("CA bundle /nonexistent/ca.pem"), std::string::npos) << error;
 }
 
 TEST(HttpVerdictTest, StatusesAndClickHouseCodes) {

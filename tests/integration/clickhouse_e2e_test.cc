@@ -16,6 +16,7 @@
 
 #include "tests/support/clickhouse_server.h"
 #include "tests/support/daemon_process.h"
+#include "tests/support/test_pki.h"
 
 namespace logfold {
 namespace {
@@ -472,6 +473,77 @@ TEST_F(DeliveryTest, EventsWaitForAMissingTable) {
   EXPECT_EQ(Rejected(), 0);
   ASSERT_TRUE(clickhouse_.ApplySqlFile(kSourceDir + "/config/clickhouse.sql"))
       << clickhouse_.error();
+  EXPECT_TRUE(WaitLines("logfold.events", kLines)) << CountAndLines();
+  EXPECT_EQ(Rejected(), 0);
+  ASSERT_NO_FATAL_FAILURE(StopLogfold());
+  EXPECT_EQ(clickhouse_.QueryValue("SELECT sum(lines) FROM logfold.events"),
+            std::to_string(kLines));
+}
+
+// The http output over HTTPS: ClickHouse's https_port with a certificate from a test CA.
+class HttpsDeliveryTest : public DeliveryTest {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(dir_.ok());
+    ASSERT_TRUE(pki_.MakeCa()) << pki_.error();
+    ASSERT_TRUE(pki_.MakeLeaf("clickhouse", "localhost")) << pki_.error();
+    clickhouse_.EnableHttps(pki_.Cert("clickhouse"), pki_.Key("clickhouse"));
+    DeliveryTest::SetUp();
+  }
+
+  // The output's url and tls block; ca_file is a copy the test may replace.
+  Json Https() const {
+    return {{"url", "https://localhost:" + std::to_string(clickhouse_.https_port())},
+            {"tls", {{"ca_file", (dir_ / "trusted-ca.pem").string()}}}};
+  }
+
+  daemon_test::TestPki pki_{dir_};
+  daemon_test::TestPki other_pki_{dir_, "other-ca"};
+};
+
+// As a managed store would be used: HTTPS, and the password read from a file (a systemd
+// credential) rather than written in the config.
+TEST_F(HttpsDeliveryTest, EveryLineArrivesOverHttps) {
+  std::filesystem::copy_file(pki_.CaCert(), dir_ / "trusted-ca.pem");
+  daemon_test::WriteFile(dir_ / "ch-key", std::string(ClickHouseServer::kPassword) + "\n");
+  constexpr int kLines = 20000;
+  const std::vector<Line> corpus = MakeCorpus(kLines, 23);
+  Json extra = Https();
+  extra["headers"] = {{"X-ClickHouse-User", "logfold"}};
+  extra["header_files"] = {{"X-ClickHouse-Key", (dir_ / "ch-key").string()}};
+  ASSERT_NO_FATAL_FAILURE(StartLogfold("logfold.events", extra));
+  ASSERT_NO_FATAL_FAILURE(Send(corpus, 0, corpus.size()));
+  EXPECT_TRUE(WaitLines("logfold.events", kLines)) << CountAndLines();
+  EXPECT_EQ(Rejected(), 0);
+  ASSERT_NO_FATAL_FAILURE(StopLogfold());
+  EXPECT_EQ(clickhouse_.QueryValue("SELECT sum(lines) FROM logfold.events"),
+            std::to_string(kLines));
+  EXPECT_EQ(DuplicateRows("logfold.events"), "0");
+  ExpectFirstEventsAreLinesSent(corpus);
+}
+
+// The output trusts the wrong CA: every attempt fails with the verification reason, the
+// events wait; once the CA file is fixed and logfold reloaded (SIGHUP), they all arrive.
+TEST_F(HttpsDeliveryTest, WrongCaFailsClearlyAndEventsWaitForTheFix) {
+  ASSERT_TRUE(other_pki_.MakeCa()) << other_pki_.error();
+  std::filesystem::copy_file(other_pki_.CaCert(), dir_ / "trusted-ca.pem");
+  constexpr int kLines = 5000;
+  const std::vector<Line> corpus = MakeCorpus(kLines, 29);
+  ASSERT_NO_FATAL_FAILURE(StartLogfold("logfold.events", Https()));
+  ASSERT_NO_FATAL_FAILURE(Send(corpus, 0, corpus.size()));
+  EXPECT_TRUE(daemon_.WaitMetricAtLeast("logfold_sink_tls_verify_failures_total",
+                                        {"sink=\"clickhouse\""}, 2, milliseconds(30000)))
+      << daemon_.Metrics();
+  EXPECT_TRUE(
+      daemon_.WaitForStderr("server certificate refused: certificate verify failed "
+                            "(unable to get local issuer certificate)"))
+      << daemon_.Stderr();
+  EXPECT_EQ(clickhouse_.QueryValue("SELECT count() FROM logfold.events"), "0");
+  EXPECT_EQ(Rejected(), 0);
+
+  std::filesystem::copy_file(pki_.CaCert(), dir_ / "trusted-ca.pem",
+                             std::filesystem::copy_options::overwrite_existing);
+  ASSERT_TRUE(daemon_.Signal(SIGHUP));
   EXPECT_TRUE(WaitLines("logfold.events", kLines)) << CountAndLines();
   EXPECT_EQ(Rejected(), 0);
   ASSERT_NO_FATAL_FAILURE(StopLogfold());

@@ -60,10 +60,20 @@ double FinalReceived(const std::string& log) {
   return std::strtod(log.c_str() + at + 16, nullptr);
 }
 
+// Debian's librdkafka is not built with ThreadSanitizer, and its own threads crash inside the
+// TSan runtime (SIGSEGV in the allocator on the first calloc of "rdk:main"), so a TSan build
+// of logfold cannot run a kafka input at all; the suite runs in the normal and ASan passes.
+#if defined(__SANITIZE_THREAD__)
+#define SkipUnderTsan() GTEST_SKIP() << "librdkafka crashes under ThreadSanitizer (uninstrumented)"
+#else
+#define SkipUnderTsan() static_cast<void>(0)
+#endif
+
 class KafkaTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(dir_.ok());
+    SkipUnderTsan();
     if (kafka_test::JarsDir().empty()) {
       GTEST_SKIP() << "Kafka broker jars missing (run scripts/kafka-fixture)";
     }
@@ -250,6 +260,7 @@ TEST_F(KafkaTest, ARebalanceBetweenTwoMembersLosesAndRepeatsNothing) {
 // No broker at all (nothing listens on the port): the daemon still serves its other duties,
 // says why it cannot consume, counts the errors, and stops promptly on SIGTERM.
 TEST(KafkaDownTest, ABrokerThatIsDownAtStartIsReportedAndRetried) {
+  SkipUnderTsan();
   TempDir dir;
   ASSERT_TRUE(dir.ok());
   const std::uint16_t port = kafka_test::FreePort();

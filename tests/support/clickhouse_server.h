@@ -102,11 +102,11 @@ inline std::vector<std::string> SplitSqlStatements(std::string_view script) {
   return out;
 }
 
-// clickhouse-server in the foreground with a minimal config: HTTP only, on 127.0.0.1, data,
-// temporary and user files in `dir`, a password-less `default` user and a user `logfold`
-// with password kPassword, both limited to loopback.
-// Stop() and Start() again reuse the port and the data (a restart); the destructor kills a
-// server still running, and `dir` (owned by the caller) removes everything it wrote.
+// clickhouse-server in the foreground with a minimal config: HTTP (and HTTPS when asked), on
+// 127.0.0.1, data, temporary and user files in `dir`, a password-less `default` user and a user
+// `logfold` with password kPassword, both limited to loopback. Stop() and Start() again reuse the
+// port and the data (a restart); the destructor kills a server still running, and `dir` (owned by
+// the caller) removes everything it wrote.
 class ClickHouseServer {
  public:
   static constexpr std::string_view kPassword = "fold-secret";
@@ -128,6 +128,11 @@ class ClickHouseServer {
     const bool fixed_port = port_ != 0;
     for (int attempt = 0; attempt < (fixed_port ? 1 : 5); ++attempt) {
       if (!fixed_port) port_ = PickFreePort();
+      if (!fixed_port && !https_cert_.empty()) {
+        do {
+          https_port_ = PickFreePort();
+        } while (https_port_ == port_);
+      }
       if (!WriteConfig()) return false;
       ++starts_;
       pid_ = daemon_test::Spawn({binary, "--config-file=" + (root_ / "config.xml").string()},
@@ -152,6 +157,14 @@ class ClickHouseServer {
     pid_ = -1;
     return code.has_value();
   }
+
+  // Also serve HTTPS on another free loopback port with this PEM certificate and key (call
+  // before the first Start).
+  void EnableHttps(std::string cert_file, std::string key_file) {
+    https_cert_ = std::move(cert_file);
+    https_key_ = std::move(key_file);
+  }
+  std::uint16_t https_port() const { return https_port_; }
 
   bool running() const { return pid_ > 0; }
   std::uint16_t http_port() const { return port_; }
@@ -228,6 +241,7 @@ class ClickHouseServer {
   <logger><level>warning</level><console>1</console></logger>
   <listen_host>127.0.0.1</listen_host>
   <http_port>)" + std::to_string(port_) + R"(</http_port>
+)" + HttpsConfig() + R"(
   <path>)" + r + R"(/data/</path>
   <tmp_path>)" + r + R"(/tmp/</tmp_path>
   <user_files_path>)" + r + R"(/user_files/</user_files_path>
@@ -264,6 +278,16 @@ class ClickHouseServer {
     return true;
   }
 
+  std::string HttpsConfig() const {
+    if (https_cert_.empty()) return "";
+    return "  <https_port>" + std::to_string(https_port_) +
+           "</https_port>\n  <openSSL><server><certificateFile>" + https_cert_ +
+           "</certificateFile><privateKeyFile>" + https_key_ +
+           "</privateKeyFile><verificationMode>none</verificationMode>"
+           "<loadDefaultCAFile>false</loadDefaultCAFile><cacheSessions>true</cacheSessions>"
+           "<disableProtocols>sslv2,sslv3</disableProtocols></server></openSSL>";
+  }
+
   bool WaitReady(milliseconds timeout) {
     bool exited = false;
     const bool ready = daemon_test::WaitUntil(
@@ -291,6 +315,8 @@ class ClickHouseServer {
 
   std::filesystem::path root_;
   std::uint16_t port_ = 0;
+  std::uint16_t https_port_ = 0;
+  std::string https_cert_, https_key_;
   pid_t pid_ = -1;
   int starts_ = 0;
   std::string error_;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "daemon/config/http_url.h"
+#include "daemon/config/options/tls_options.h"
 #include "daemon/config/units.h"
 
 namespace logfold {
@@ -24,6 +25,11 @@ struct HttpSinkOptions {
   std::string index;    // format elasticsearch
   StringPairs labels;   // format loki: static stream labels
   StringPairs headers;  // extra request headers
+  // Headers whose value is the first line of a file (a secret kept out of the config), read
+  // when the sink is built.
+  StringPairs header_files;
+  // An https:// url: the server's verification and an optional client certificate.
+  TlsClientConfig tls{};
   HttpCompression compression = HttpCompression::kNone;
   std::uint64_t batch_max_events = 5000;
   std::uint64_t batch_max_bytes = kMiB;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "daemon/config/units.h"
 #include "pipeline/frame_decoder.h"
@@ -44,6 +45,9 @@ struct TcpInputOptions {
   // where every delivery waits for an fdatasync while the kernel buffers what arrives, so
   // larger reads share one fdatasync among more lines.
   std::uint64_t read_size = 64 * kKiB;
+  // CIDR blocks; connections from other addresses are refused and counted in
+  // logfold_senders_refused_total. Empty: any sender.
+  std::vector<std::string> allowed_senders{};
   bool operator==(const TcpInputOptions&) const = default;
 };
 

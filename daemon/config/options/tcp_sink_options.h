@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "daemon/config/options/tls_options.h"
 #include "daemon/config/units.h"
 
 namespace logfold {
@@ -15,6 +16,8 @@ struct TcpSinkOptions {
   std::uint16_t port = 0;
   TimeUs reconnect_min_us = 100 * kMillisecond;
   TimeUs reconnect_max_us = 30 * kSecond;
+  bool tls = false;  // a "tls" block was given: TLS (RFC 5425 for syslog)
+  TlsClientConfig tls_options{};
   bool operator==(const TcpSinkOptions&) const = default;
 };
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "daemon/config/units.h"
 
@@ -25,6 +26,9 @@ struct UdpInputOptions {
   // SO_RCVBUF request, best effort (the kernel caps it at net.core.rmem_max unless we may
   // use SO_RCVBUFFORCE); the effective size is logged. 0: system default.
   std::uint64_t receive_buffer = 4 * kMiB;
+  // CIDR blocks; datagrams from other addresses are refused and counted in
+  // logfold_senders_refused_total. Empty: any sender.
+  std::vector<std::string> allowed_senders{};
   bool operator==(const UdpInputOptions&) const = default;
 };
 

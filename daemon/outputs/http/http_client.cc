@@ -7,10 +7,13 @@
 #include <sys/socket.h>
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 #include <utility>
+
+#include "daemon/runtime/tls_context.h"
 
 namespace logfold {
 namespace {
@@ -27,14 +30,14 @@ constexpr auto kRunSlice = std::chrono::milliseconds(50);
 // request: nothing of the request was processed, so it may be sent again at once.
 bool IsClosedConnection(const beast::error_code& ec) {
   return ec == http::error::end_of_stream || ec == asio::error::eof ||
-         ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
-         ec == asio::error::connection_aborted;
+         ec == asio::ssl::error::stream_truncated || ec == asio::error::connection_reset ||
+         ec == asio::error::broken_pipe || ec == asio::error::connection_aborted;
 }
 
 }  // namespace
 
 HttpClient::HttpClient(std::string host, std::uint16_t port, const std::string& sink,
-                       Metrics& metrics)
+                       Metrics& metrics, std::shared_ptr<asio::ssl::context> tls, bool verify)
     : host_(std::move(host)),
       port_(port),
       peer_(host_.find(':') != std::string::npos ? "[" + host_ + "]:" + std::to_string(port)
@@ -49,7 +52,13 @@ HttpClient::HttpClient(std::string host, std::uint16_t port, const std::string& 
                                       "Established connections of a network sink that were lost",
                                       "sink=\"" + sink + "\"")),
       resolver_(io_),
-      stream_(io_) {}
+      stream_(io_),
+      tls_ctx_(std::move(tls)),
+      verify_(verify),
+      verify_failures_(metrics.GetCounter(
+          "logfold_sink_tls_verify_failures_total",
+          "TLS handshakes of a sink that failed because the peer's certificate was refused",
+          "sink=\"" + sink + "\"")) {}
 
 HttpClient::~HttpClient() { Close(); }
 
@@ -58,6 +67,7 @@ void HttpClient::Close() {
   beast::error_code ignored;
   stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
   stream_.close();
+  tls_.reset();
   buffer_.clear();
   connected_ = false;
 }
@@ -110,10 +120,42 @@ bool HttpClient::Connect(Clock::time_point deadline, const StopSignal& stop, Htt
   beast::error_code ignored;
   stream_.socket().set_option(tcp::no_delay(true), ignored);
   stream_.socket().set_option(asio::socket_base::keep_alive(true), ignored);
+  if (tls_ctx_ && !Handshake(deadline, stop, out)) {
+    connect_failures_.fetch_add(1, std::memory_order_relaxed);
+    tls_.reset();
+    stream_.socket().close(ignored);
+    return false;
+  }
   connects_.fetch_add(1, std::memory_order_relaxed);
   connected_ = true;
   buffer_.clear();
   return true;
+}
+
+bool HttpClient::Handshake(Clock::time_point deadline, const StopSignal& stop, HttpExchange& out) {
+  tls_.emplace(stream_, *tls_ctx_);
+  std::string error_text;
+  if (!PrepareTlsClient(tls_->native_handle(), host_, verify_, error_text)) {
+    out.error = "TLS setup for " + peer_ + ": " + error_text;
+    return false;
+  }
+  bool done = false;
+  beast::error_code error;
+  tls_->async_handshake(asio::ssl::stream_base::client, [&](const beast::error_code& ec) {
+    error = ec;
+    done = true;
+  });
+  const bool in_time = RunUntilDone(done, deadline, stop);
+  if (!error && in_time) return true;
+  out.timed_out = !in_time;
+  const TlsFailure failure = ClassifyTlsFailure(error, tls_->native_handle());
+  if (failure.reason == "certificate_invalid" || failure.reason == "certificate_expired") {
+    verify_failures_.fetch_add(1, std::memory_order_relaxed);
+    out.error = "TLS handshake with " + peer_ + ": server certificate refused: " + failure.detail;
+  } else {
+    out.error = "TLS handshake with " + peer_ + ": " + (in_time ? failure.detail : "timed out");
+  }
+  return false;
 }
 
 bool HttpClient::PeerClosed() {
@@ -137,19 +179,29 @@ HttpExchange HttpClient::SendOnce(HttpRequest& request, Clock::time_point deadli
 
   bool done = false;
   beast::error_code error;
-  http::async_write(stream_, request, [&](const beast::error_code& ec, std::size_t) {
+  auto on_written = [&](const beast::error_code& ec, std::size_t) {
     error = ec;
     done = true;
-  });
+  };
+  if (tls_) {
+    http::async_write(*tls_, request, on_written);
+  } else {
+    http::async_write(stream_, request, on_written);
+  }
   bool in_time = RunUntilDone(done, deadline, stop);
   http::response_parser<http::string_body> parser;
   parser.body_limit(kMaxResponseBody);
   if (!error && in_time) {
     done = false;
-    http::async_read(stream_, buffer_, parser, [&](const beast::error_code& ec, std::size_t) {
+    auto on_read = [&](const beast::error_code& ec, std::size_t) {
       error = ec;
       done = true;
-    });
+    };
+    if (tls_) {
+      http::async_read(*tls_, buffer_, parser, on_read);
+    } else {
+      http::async_read(stream_, buffer_, parser, on_read);
+    }
     in_time = RunUntilDone(done, deadline, stop);
   }
   if (error || !in_time) {

@@ -1,16 +1,21 @@
-// HttpClient: one kept-alive HTTP/1.1 connection (Boost.Beast over plain TCP) that sends a
-// request and reads its response within a deadline, reconnecting when the server closed it.
+// HttpClient: one kept-alive HTTP/1.1 connection (Boost.Beast over TCP, or TLS for https)
+// that sends a request and reads its response within a deadline, reconnecting when the
+// server closed it.
 #ifndef LOGFOLD_DAEMON_HTTP_CLIENT_H_
 #define LOGFOLD_DAEMON_HTTP_CLIENT_H_
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "daemon/outputs/buffered_sink.h"
@@ -35,8 +40,12 @@ class HttpClient {
  public:
   static constexpr std::size_t kMaxResponseBody = 64 << 20;
 
-  // Counts logfold_sink_{connects,connect_failures,disconnects}_total{sink="<sink>"}.
-  HttpClient(std::string host, std::uint16_t port, const std::string& sink, Metrics& metrics);
+  // Counts logfold_sink_{connects,connect_failures,disconnects}_total{sink="<sink>"}. With a
+  // `tls` context every connection is TLS: SNI set to `host`, and, when `verify`, the
+  // server's certificate must match `host` (failures count in
+  // logfold_sink_tls_verify_failures_total).
+  HttpClient(std::string host, std::uint16_t port, const std::string& sink, Metrics& metrics,
+             std::shared_ptr<boost::asio::ssl::context> tls = nullptr, bool verify = true);
   ~HttpClient();
 
   // Sends `request` and reads the response, connecting first when there is no open
@@ -48,7 +57,12 @@ class HttpClient {
 
   void Close();
 
+  // Certificate rotation: the next connection uses `tls`; an open one is kept.
+  void SetTlsContext(std::shared_ptr<boost::asio::ssl::context> tls) { tls_ctx_ = std::move(tls); }
+
  private:
+  bool Handshake(std::chrono::steady_clock::time_point deadline, const StopSignal& stop,
+                 HttpExchange& out);
   HttpExchange SendOnce(HttpRequest& request, std::chrono::steady_clock::time_point deadline,
                         const StopSignal& stop, bool& reused, bool& nothing_received);
   bool Connect(std::chrono::steady_clock::time_point deadline, const StopSignal& stop,
@@ -68,6 +82,10 @@ class HttpClient {
   boost::asio::io_context io_;
   boost::asio::ip::tcp::resolver resolver_;
   boost::beast::tcp_stream stream_;
+  std::shared_ptr<boost::asio::ssl::context> tls_ctx_;
+  const bool verify_;
+  Metrics::Counter& verify_failures_;
+  std::optional<boost::asio::ssl::stream<boost::beast::tcp_stream&>> tls_;  // https only
   boost::beast::flat_buffer buffer_;
   bool connected_ = false;
 };

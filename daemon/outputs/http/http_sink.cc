@@ -5,10 +5,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/beast/http/field.hpp>
 #include <boost/beast/http/verb.hpp>
 #include <charconv>
 #include <ctime>
+#include <fstream>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -19,6 +21,8 @@
 #include "daemon/outputs/http/gzip.h"
 #include "daemon/outputs/http/http_body_format.h"
 #include "daemon/outputs/http/http_client.h"
+#include "daemon/outputs/tls_destination.h"
+#include "daemon/runtime/tls_context.h"
 #include "daemon/runtime/wall_clock.h"
 
 namespace logfold {
@@ -61,12 +65,13 @@ std::string Excerpt(std::string_view text) {
 class HttpDestination final : public Destination {
  public:
   HttpDestination(const std::string& name, const HttpSinkOptions& options,
-                  std::unique_ptr<HttpBodyFormat> format, Metrics& metrics)
+                  std::unique_ptr<HttpBodyFormat> format, Metrics& metrics,
+                  std::shared_ptr<boost::asio::ssl::context> tls)
       : name_(name),
         config_(options),
         url_(options.url),
         format_(std::move(format)),
-        client_(url_.host, url_.port, name, metrics),
+        client_(url_.host, url_.port, name, metrics, std::move(tls), options.tls.verify),
         backoff_(std::chrono::microseconds(options.retry_initial_backoff_us),
                  std::chrono::microseconds(options.retry_max_backoff_us)),
         retries_(Counter(metrics, "logfold_sink_retries_total",
@@ -141,6 +146,12 @@ class HttpDestination final : public Destination {
     return {};
   }
 
+  // SIGHUP on an https output: re-read the CA bundle and client certificate for the next
+  // connection; files that do not load leave the previous ones in use. Deliver's retry loop
+  // also checks the flag, so events waiting on a refused certificate flow once it is fixed.
+  void ReopenRequested() override { tls_reload_.store(true); }
+  std::string Reopen() override { return ReloadTls(); }
+
   void Close() override {
     client_.Close();
     ClearBatch();
@@ -202,6 +213,9 @@ class HttpDestination final : public Destination {
     for (bool first_attempt = true;; first_attempt = false) {
       if (stop.Expired()) return false;
       if (!first_attempt) retries_.fetch_add(1, std::memory_order_relaxed);
+      if (const std::string tls_error = ReloadTls(); !tls_error.empty()) {
+        spdlog::error("sink {}: {}", name_, tls_error);
+      }
       HttpRequest request = MakeRequest(current);
       const HttpExchange ex =
           client_.Send(request, std::chrono::microseconds(config_.request_timeout_us), stop);
@@ -317,8 +331,19 @@ class HttpDestination final : public Destination {
     return false;
   }
 
+  std::string ReloadTls() {
+    if (!url_.tls || !tls_reload_.exchange(false)) return "";
+    std::string error;
+    auto ctx = MakeTlsClientContext(ClientTlsOptions(config_.tls), error);
+    if (!ctx) return "TLS files not reloaded, keeping the previous ones: " + error;
+    client_.SetTlsContext(std::move(ctx));
+    spdlog::info("sink {}: TLS files reloaded", name_);
+    return "";
+  }
+
   const std::string name_;
   const HttpSinkOptions config_;
+  std::atomic<bool> tls_reload_{false};
   const HttpUrl url_;
   const std::unique_ptr<HttpBodyFormat> format_;
   HttpClient client_;
@@ -347,12 +372,41 @@ class HttpDestination final : public Destination {
 }  // namespace
 
 std::unique_ptr<Sink> MakeHttpSink(const SinkOptions& sink, const HttpSinkOptions& http,
-                                   Metrics& metrics) {
+                                   Metrics& metrics, std::string& error) {
+  HttpSinkOptions with_secrets = http;
+  for (const auto& [name, path] : http.header_files) {
+    std::ifstream in(path);
+    std::string value;
+    if (!in || !std::getline(in, value)) {
+      error = "sink " + sink.name + ": header " + name + ": cannot read " + path;
+      return nullptr;
+    }
+    if (!value.empty() && value.back() == '\r') value.pop_back();
+    for (char c : value) {
+      const auto u = static_cast<unsigned char>(c);
+      if ((u < 0x20 && c != '\t') || u == 0x7f) {
+        error =
+            "sink " + sink.name + ": header " + name + ": " + path + " holds control characters";
+        return nullptr;
+      }
+    }
+    with_secrets.headers.emplace_back(name, std::move(value));
+  }
+  std::shared_ptr<boost::asio::ssl::context> tls;
+  if (http.url.tls) {
+    std::string tls_error;
+    tls = MakeTlsClientContext(ClientTlsOptions(http.tls), tls_error);
+    if (!tls) {
+      error = "sink " + sink.name + ": " + tls_error;
+      return nullptr;
+    }
+  }
   // Events stay buffered until their batch is delivered; Write takes whole records.
   return std::make_unique<BufferedSink>(
       NetworkSinkOptions(sink, "http", SinkEncoding::kNdjson, SinkFraming::kNewline,
                          http.retry_initial_backoff_us, http.retry_max_backoff_us),
-      std::make_unique<HttpDestination>(sink.name, http, MakeHttpBodyFormat(http), metrics),
+      std::make_unique<HttpDestination>(sink.name, with_secrets, MakeHttpBodyFormat(http), metrics,
+                                        std::move(tls)),
       metrics);
 }
 

@@ -24,8 +24,9 @@ namespace logfold {
 //   rejected event is counted in logfold_sink_rejected_events_total, logged and dropped.
 // Events stay in the sink's buffer until their batch is resolved, so Stop's discard count
 // covers what was never delivered.
+// nullptr and `error` when a header file or the TLS files of an https:// url cannot be read.
 std::unique_ptr<Sink> MakeHttpSink(const SinkOptions& sink, const HttpSinkOptions& http,
-                                   Metrics& metrics);
+                                   Metrics& metrics, std::string& error);
 
 }  // namespace logfold
 
