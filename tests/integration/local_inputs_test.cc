@@ -40,8 +40,14 @@ using std::chrono::milliseconds;
 
 #if defined(__SANITIZE_THREAD__)
 constexpr int kSlowdown = 4;
+// Under TSan the daemon cannot keep up with a writer that never pauses, so no moment comes
+// when everything read is written out, no position is saved before the kills, and the restart
+// reads the file again from the start: still nothing missing (checked), but the bound on
+// repeats below only holds for a daemon that keeps up (checked in the other passes).
+constexpr bool kKeepsUp = false;
 #else
 constexpr int kSlowdown = 1;
+constexpr bool kKeepsUp = true;
 #endif
 
 // The events of an NDJSON file, skipping a last line still being written.
@@ -313,7 +319,7 @@ TEST_F(LocalInputsTest, FollowedFileKilledUnderLoadDuringRotationsLosesNoLine) {
   EXPECT_EQ(c.other.size(), 0u) << c.other.front();
   // A repeated line was read shortly before a kill (lines keep flowing, so a read holds up to
   // a few thousand of them, and the checkpoint trails the output by a few reads at most).
-  for (int i = 0; i < kLines; ++i) {
+  for (int i = 0; kKeepsUp && i < kLines; ++i) {
     if (c.seen[static_cast<std::size_t>(i)] < 2) continue;
     EXPECT_TRUE(std::any_of(killed_at.begin(), killed_at.end(),
                             [&](int k) { return i < k && i >= k - 10000; }))
