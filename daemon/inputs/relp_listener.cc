@@ -26,7 +26,6 @@
 #include <vector>
 
 #include "daemon/inputs/blocking_delivery.h"
-#include "daemon/runtime/thread_name.h"
 #include "daemon/runtime/wall_clock.h"
 
 // librelp.h declares its C functions without extern "C".
@@ -310,17 +309,15 @@ RelpListener::~RelpListener() {
 }
 
 void RelpListener::Start() {
-  if (thread_.joinable()) return;
-  thread_ = std::thread([this] { impl_->Run(); });
-  NameThread(thread_, "lf-in-" + name_);
+  thread_.Start(name_, [this] { impl_->Run(); });
 }
 
 void RelpListener::Stop(std::chrono::steady_clock::time_point give_up) { impl_->Stop(give_up); }
 
 void RelpListener::Join() {
-  if (!thread_.joinable()) return;
+  if (!thread_.started()) return;
   impl_->WaitFinished();
-  thread_.join();
+  thread_.Join();
 }
 
 std::uint16_t RelpListener::local_port() const { return impl_->port(); }

@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "daemon/config/options/relp_input_options.h"
 #include "daemon/inputs/ingest_target.h"
+#include "daemon/inputs/input_thread.h"
 #include "daemon/runtime/metrics.h"
 
 namespace logfold {
@@ -54,7 +54,7 @@ class RelpListener {
   class Impl;
   const std::string name_;
   std::unique_ptr<Impl> impl_;
-  std::thread thread_;
+  InputThread thread_;
 };
 
 }  // namespace logfold

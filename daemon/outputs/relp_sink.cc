@@ -356,7 +356,7 @@ class RelpDestination final : public Destination {
         last_error = ErrnoText("socket", errno);
         continue;
       }
-      if (ConnectOne(fd, *ai, stop, last_error)) {
+      if (ConnectWithin(fd, *ai, stop, kConnectTimeout, last_error)) {
         fd_ = fd;
       } else {
         ::close(fd);
@@ -396,29 +396,6 @@ class RelpDestination final : public Destination {
       spdlog::info("sink {}: RELP session open with {}{}", sink_name_, peer_, note);
     }
     return true;
-  }
-
-  static bool ConnectOne(int fd, const addrinfo& ai, const StopSignal& stop, std::string& error) {
-    if (::connect(fd, ai.ai_addr, ai.ai_addrlen) == 0) return true;
-    if (errno != EINPROGRESS) {
-      error = std::error_code(errno, std::generic_category()).message();
-      return false;
-    }
-    const auto deadline = SinkClock::now() + kConnectTimeout;
-    for (;;) {
-      if (WaitWritable(fd, kWaitSliceMs) != 0) {
-        int so_error = 0;
-        socklen_t len = sizeof so_error;
-        if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len) != 0) so_error = errno;
-        if (so_error == 0) return true;
-        error = std::error_code(so_error, std::generic_category()).message();
-        return false;
-      }
-      if (stop.Expired() || SinkClock::now() >= deadline) {
-        error = "timed out";
-        return false;
-      }
-    }
   }
 
   // The session is lost: everything not acknowledged on it is resent on the next one.

@@ -2,10 +2,14 @@
 #include "daemon/outputs/sink_io.h"
 
 #include <limits.h>
+#include <netdb.h>
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <system_error>
+
+#include "daemon/outputs/buffered_sink.h"
 
 namespace logfold {
 
@@ -46,6 +50,31 @@ std::string ErrnoText(std::string_view what, int err) {
   text += ": ";
   text += std::error_code(err, std::generic_category()).message();
   return text;
+}
+
+bool ConnectWithin(int fd, const addrinfo& ai, const StopSignal& stop,
+                   std::chrono::milliseconds timeout, std::string& error) {
+  if (::connect(fd, ai.ai_addr, ai.ai_addrlen) == 0) return true;
+  if (errno != EINPROGRESS) {
+    error = std::error_code(errno, std::generic_category()).message();
+    return false;
+  }
+  constexpr int kSliceMs = 100;  // short, so that Stop's deadline is noticed between slices
+  const auto deadline = SinkClock::now() + timeout;
+  for (;;) {
+    if (WaitWritable(fd, kSliceMs) != 0) {
+      int so_error = 0;
+      socklen_t len = sizeof so_error;
+      if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len) != 0) so_error = errno;
+      if (so_error == 0) return true;
+      error = std::error_code(so_error, std::generic_category()).message();
+      return false;
+    }
+    if (stop.Expired() || SinkClock::now() >= deadline) {
+      error = "timed out";
+      return false;
+    }
+  }
 }
 
 }  // namespace logfold

@@ -1,17 +1,23 @@
 // POSIX helpers shared by the sink destinations: resuming a partially written iovec list,
-// waiting for a descriptor to become writable in short slices, and errno text.
+// waiting for a descriptor to become writable in short slices, connecting with a deadline,
+// and errno text.
 #ifndef LOGFOLD_DAEMON_SINK_IO_H_
 #define LOGFOLD_DAEMON_SINK_IO_H_
 
 #include <sys/uio.h>
 
+#include <chrono>
 #include <cstddef>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+struct addrinfo;
+
 namespace logfold {
+
+class StopSignal;
 
 // A copy of an iovec list that can be advanced past bytes already written.
 class IovCursor {
@@ -33,6 +39,11 @@ class IovCursor {
 // Returns poll's revents (0 on timeout or EINTR). Destinations wait in short slices so they
 // can notice Stop's deadline between them.
 short WaitWritable(int fd, int timeout_ms);
+
+// Connects the non-blocking socket `fd` to `ai`, waiting in short slices for at most `timeout`
+// and no longer than `stop` allows. On failure `error` says why ("timed out" or the errno text).
+bool ConnectWithin(int fd, const addrinfo& ai, const StopSignal& stop,
+                   std::chrono::milliseconds timeout, std::string& error);
 
 // "what: strerror(err)", thread-safe.
 std::string ErrnoText(std::string_view what, int err);

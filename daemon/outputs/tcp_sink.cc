@@ -158,7 +158,7 @@ class TcpDestination final : public Destination {
         last_error = ErrnoText("socket", errno);
         continue;
       }
-      if (ConnectOne(fd, *ai, stop, last_error)) {
+      if (ConnectWithin(fd, *ai, stop, kConnectTimeout, last_error)) {
         const int on = 1;
         // Notices a collector host that vanished while the connection sat idle.
         ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
@@ -184,29 +184,6 @@ class TcpDestination final : public Destination {
     connect_failures_.fetch_add(1, std::memory_order_relaxed);
     error = "connect to " + peer_ + ": " + last_error;
     return false;
-  }
-
-  static bool ConnectOne(int fd, const addrinfo& ai, const StopSignal& stop, std::string& error) {
-    if (::connect(fd, ai.ai_addr, ai.ai_addrlen) == 0) return true;
-    if (errno != EINPROGRESS) {
-      error = std::error_code(errno, std::generic_category()).message();
-      return false;
-    }
-    const auto deadline = SinkClock::now() + kConnectTimeout;
-    for (;;) {
-      if (WaitWritable(fd, kWaitSliceMs) != 0) {
-        int so_error = 0;
-        socklen_t len = sizeof so_error;
-        if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len) != 0) so_error = errno;
-        if (so_error == 0) return true;
-        error = std::error_code(so_error, std::generic_category()).message();
-        return false;
-      }
-      if (stop.Expired() || SinkClock::now() >= deadline) {
-        error = "timed out";
-        return false;
-      }
-    }
   }
 
   // True if the peer closed or reset the connection; `why` says how. Anything the collector

@@ -248,21 +248,9 @@ class TlsDestination final : public Destination {
       const int fd =
           ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
       if (fd < 0) continue;
-      bool ok = ::connect(fd, ai->ai_addr, ai->ai_addrlen) == 0;
-      if (!ok && errno == EINPROGRESS) {
-        const auto deadline = SinkClock::now() + kConnectTimeout;
-        while (!stop.Expired() && SinkClock::now() < deadline) {
-          if (WaitWritable(fd, kWaitSliceMs) == 0) continue;
-          int so_error = 0;
-          socklen_t len = sizeof so_error;
-          ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len);
-          ok = so_error == 0;
-          if (!ok) error = ErrnoText("connect to " + peer_, so_error);
-          break;
-        }
-      } else if (!ok) {
-        error = ErrnoText("connect to " + peer_, errno);
-      }
+      std::string why;
+      const bool ok = ConnectWithin(fd, *ai, stop, kConnectTimeout, why);
+      if (!ok) error = "connect to " + peer_ + ": " + why;
       if (!ok) {
         ::close(fd);
         continue;
