@@ -58,6 +58,10 @@ struct LogRecord {
   std::string structured_data;  // RFC 5424 SD verbatim ("" when NILVALUE or absent)
   std::string message;          // MSG (BOM removed), or the whole line in raw mode
   std::string json_fields;      // JSON mode: the object minus the message field, as JSON text
+  // Set by an input whose sources must never share a group (a Kafka partition: its groups
+  // are summarised when the partition moves to another consumer); mixed into the scope hash.
+  // 0: none.
+  std::uint32_t scope_salt = 0;
 
   // Event time: the header's timestamp when present, else arrival.
   TimeUs EventTime() const { return has_timestamp ? timestamp_us : arrival_us; }
@@ -78,6 +82,7 @@ struct LogRecordView {
   bool has_timestamp = false;
   TimeUs timestamp_us = 0;
   TimeUs arrival_us = 0;
+  std::uint32_t scope_salt = 0;  // as LogRecord::scope_salt
 
   // The same fields over `copy`, a copy of the bytes `raw` views (same length).
   LogRecordView Rebased(std::string_view copy) const;

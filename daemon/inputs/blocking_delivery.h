@@ -25,7 +25,9 @@ class BlockingDelivery {
 
   // True once `lines` were taken (at once or after waiting); false if Stop() came first,
   // and then none of them were taken.
-  bool Deliver(std::span<const std::string_view> lines, TimeUs arrival_us);
+  // A nonzero `scope_salt` goes with the lines (IngestTarget::TryDeliverSalted).
+  bool Deliver(std::span<const std::string_view> lines, TimeUs arrival_us,
+               std::uint32_t scope_salt = 0);
   void Stop();
   bool stopped() const;
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "daemon/inputs/queue_share.h"
 #include "pipeline/log_record.h"
@@ -52,6 +53,22 @@ class IngestTarget {
   // say so (within max(window, max_hold)). The default suits a target that keeps nothing
   // once it took a line.
   virtual void Checkpoint(bool /*close_all*/, std::function<void(bool)> done) { done(true); }
+
+  // Lines that must never share a group with lines of another source (a Kafka partition):
+  // like TryDeliverShared, with `scope_salt` (nonzero) set on each record, which keeps its
+  // groups apart (LogRecord::scope_salt). Routed to the worker of the unsalted scope.
+  virtual bool TryDeliverSalted(std::uint32_t input, std::span<const std::string_view> lines,
+                                TimeUs arrival_us, const std::shared_ptr<QueueShare>& share,
+                                std::uint32_t /*scope_salt*/) {
+    return TryDeliverShared(input, lines, arrival_us, share);
+  }
+  // Like Checkpoint, but instead of waiting for windows it summarises now the open groups of
+  // the sources `salts` only (a revoked Kafka partition): `done(true)` means every line the
+  // calling thread delivered with those salts before this call is in an event every output
+  // confirmed. Other groups stay open.
+  virtual void CloseSalted(std::vector<std::uint32_t> /*salts*/, std::function<void(bool)> done) {
+    done(true);
+  }
 };
 
 }  // namespace logfold

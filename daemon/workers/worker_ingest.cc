@@ -25,6 +25,18 @@ std::shared_ptr<QueueShare> WorkerPool::NewShare() {
 
 bool WorkerPool::TryDeliverShared(std::uint32_t input, std::span<const std::string_view> lines,
                                   TimeUs arrival_us, const std::shared_ptr<QueueShare>& share) {
+  return Deliver(input, lines, arrival_us, share, 0);
+}
+
+bool WorkerPool::TryDeliverSalted(std::uint32_t input, std::span<const std::string_view> lines,
+                                  TimeUs arrival_us, const std::shared_ptr<QueueShare>& share,
+                                  std::uint32_t scope_salt) {
+  return Deliver(input, lines, arrival_us, share, scope_salt);
+}
+
+bool WorkerPool::Deliver(std::uint32_t input, std::span<const std::string_view> lines,
+                         TimeUs arrival_us, const std::shared_ptr<QueueShare>& share,
+                         std::uint32_t scope_salt) {
   if (lines.empty()) return true;
   // Each ingest thread keeps the last settings it used, for the last pool it delivered to.
   thread_local std::uint64_t settings_pool = 0;
@@ -112,6 +124,7 @@ bool WorkerPool::TryDeliverShared(std::uint32_t input, std::span<const std::stri
       b->arrival_us = arrival_us;
       b->parsed = parsed;
       b->share = share;
+      b->scope_salt = scope_salt;
       b->seq = seq;
       b->prev_seq = 0;
       if (seq != 0) {
