@@ -486,12 +486,12 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
            only_for({InputType::kKafka})},
           {"changelog_topic",
            [&](const Json& j, const std::string& p) {
-             NonEmptyString(j, p, in.kafka.changelog_topic);
+             String(j, p, in.kafka.changelog_topic);  // "" (the default) is checked below
            },
            false, only_for({InputType::kKafka})},
           {"transactional_id",
            [&](const Json& j, const std::string& p) {
-             NonEmptyString(j, p, in.kafka.transactional_id);
+             String(j, p, in.kafka.transactional_id);  // "": derived
            },
            false, only_for({InputType::kKafka})},
           {"changelog_recovery",

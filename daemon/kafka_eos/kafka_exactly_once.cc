@@ -153,7 +153,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
                      Labels(name), [g = assigned_gauge] { return static_cast<double>(g->load()); });
     metrics.AddGauge("logfold_kafka_changelog_restore_seconds",
                      "Time the latest restore of a partition's groups from the changelog took",
-                     Labels(name), [g = restore_us_gauge] { return g->load() / 1e6; });
+                     Labels(name), [g = restore_us_gauge] { return static_cast<double>(g->load()) / 1e6; });
     const KafkaInputOptions& in = options.input;
     std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
     for (const auto& [key, value] : in.properties) Set(*conf, key, value);

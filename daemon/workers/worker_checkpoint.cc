@@ -79,14 +79,15 @@ void WorkerPool::AdvanceCheckpoints(Worker& w, TimeUs last_flush_time) {
     std::size_t worker;
     ~Release() { shared.ReleaseSinks(worker); }
   } release{*shared_, w.index};
-  std::size_t finished = 0;
+  // Each checkpoint is answered on its own: a CloseSalted marker (due at once) must not wait
+  // behind a periodic one that waits for its windows.
   for (PendingCheckpoint& c : w.checkpoints) {
     if (!c.marked || c.marks_for != sinks.get()) {
       // Marks are taken after the events of every group the checkpoint covers were handed
       // to the sinks (SubmitOutput ran since the flush); a reload's new sink list needs new
       // marks, which only delays the answer.
-      if (c.due != INT64_MIN && last_flush_time < c.due) break;
-      if (stopping_.load() && c.due != INT64_MIN) break;
+      if (c.due != INT64_MIN && last_flush_time < c.due) continue;
+      if (stopping_.load() && c.due != INT64_MIN) continue;
       c.marks.clear();
       for (const Output& o : *sinks) c.marks.push_back(o.sink->AcceptedMark());
       c.marks_for = sinks.get();
@@ -96,12 +97,13 @@ void WorkerPool::AdvanceCheckpoints(Worker& w, TimeUs last_flush_time) {
     for (std::size_t i = 0; i < sinks->size() && confirmed; ++i) {
       confirmed = (*sinks)[i].sink->Confirmed(c.marks[i]);
     }
-    if (!confirmed) break;
+    if (!confirmed) continue;
     c.state->Finish(true);
-    ++finished;
+    c.state = nullptr;
   }
-  w.checkpoints.erase(w.checkpoints.begin(),
-                      w.checkpoints.begin() + static_cast<std::ptrdiff_t>(finished));
+  w.checkpoints.erase(std::remove_if(w.checkpoints.begin(), w.checkpoints.end(),
+                                     [](const PendingCheckpoint& c) { return c.state == nullptr; }),
+                      w.checkpoints.end());
 }
 
 }  // namespace logfold

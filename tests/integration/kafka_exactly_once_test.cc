@@ -114,6 +114,16 @@ std::vector<Json> ReadCommitted(const std::string& brokers, const std::string& t
   return events;
 }
 
+// Open groups a run restored from the changelog, from its log ("restored N open group(s)").
+std::uint64_t RestoredGroups(const std::string& log) {
+  std::uint64_t n = 0;
+  for (std::size_t at = log.find("restored "); at != std::string::npos;
+       at = log.find("restored ", at + 1)) {
+    n += std::strtoull(log.c_str() + at + 9, nullptr, 10);
+  }
+  return n;
+}
+
 class KafkaExactlyOnceTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -148,7 +158,7 @@ class KafkaExactlyOnceTest : public ::testing::Test {
                                  {"properties",
                                   {{"session.timeout.ms", "6000"},
                                    {"group.instance.id", id}}}}})},
-        {"engine", {{"window", "1s"}, {"max_hold", "2s"}}},
+        {"engine", {{"window", "3s"}, {"max_hold", "5s"}}},
         {"outputs", Json::array({{{"name", "out"},
                                   {"type", "kafka"},
                                   {"brokers", broker_.brokers()},
@@ -173,7 +183,7 @@ TEST_F(KafkaExactlyOnceTest, KilledAtRandomPointsTheCommittedOutputCountsEveryLi
   // The producer writes in chunks for the whole kill loop, keyed by host (engine.scope).
   std::atomic<bool> produce_failed{false};
   std::thread producer([&] {
-    const int chunk = 300;
+    const int chunk = 150;
     for (int at = 0; at < total; at += chunk) {
       std::vector<std::string> values, keys;
       for (int i = at; i < std::min(total, at + chunk); ++i) {
@@ -184,28 +194,33 @@ TEST_F(KafkaExactlyOnceTest, KilledAtRandomPointsTheCommittedOutputCountsEveryLi
         keys.push_back(host);
       }
       if (kafka_test::Produce(broker_.brokers(), "logs", values, keys) != 0) produce_failed = true;
-      std::this_thread::sleep_for(milliseconds(150));
+      std::this_thread::sleep_for(milliseconds(200));
     }
   });
 
   std::vector<std::unique_ptr<TempDir>> dirs;
+  std::uint64_t restored = 0;  // open groups the runs took over from the changelog
   for (int k = 0; k < kills; ++k) {
     dirs.push_back(std::make_unique<TempDir>());
     DaemonProcess d(*dirs.back());
-    ASSERT_TRUE(d.Start(WriteConfig(*dirs.back(), "a"))) << d.Stderr();
-    // A random point: while restoring, folding, or inside a transaction.
-    std::uniform_int_distribution<int> delay(200, 1800);
+    ASSERT_TRUE(d.Start(WriteConfig(*dirs.back(), "a"), milliseconds(30000))) << d.Stderr();
+    // A random point once it consumes: folding, or inside a transaction.
+    EXPECT_TRUE(d.WaitMetricAtLeast("logfold_kafka_assigned_partitions", {}, 3,
+                                    milliseconds(30000 * kSlowdown)))
+        << d.Stderr();
+    std::uniform_int_distribution<int> delay(0, 1500);
     std::this_thread::sleep_for(milliseconds(delay(rng)));
     ASSERT_TRUE(d.Signal(SIGKILL));
     d.WaitExit(milliseconds(10000));
+    restored += RestoredGroups(d.Stderr());
   }
   producer.join();
   ASSERT_FALSE(produce_failed.load());
 
-  // The last run sees it through: every line folded, every group closed (1 s window).
+  // The last run sees it through: every line folded, every group closed (3 s window).
   TempDir last;
   DaemonProcess d(last);
-  ASSERT_TRUE(d.Start(WriteConfig(last, "a"))) << d.Stderr();
+  ASSERT_TRUE(d.Start(WriteConfig(last, "a"), milliseconds(30000))) << d.Stderr();
   std::uint64_t accounted = 0;
   EXPECT_TRUE(WaitUntil(
       [&] {
@@ -215,10 +230,13 @@ TEST_F(KafkaExactlyOnceTest, KilledAtRandomPointsTheCommittedOutputCountsEveryLi
       milliseconds(90000 * kSlowdown), milliseconds(1000)))
       << "accounted " << accounted << " of " << total << "\n"
       << d.Stderr();
-  EXPECT_GE(d.Metric("logfold_kafka_transactions_total", {"result=\"commit\""}), 1);
-  EXPECT_GT(d.Metric("logfold_kafka_changelog_restored_groups_total"), 0) << d.Stderr();
   ASSERT_TRUE(d.Signal(SIGTERM));
   EXPECT_EQ(d.WaitExit(milliseconds(30000)), 0) << d.Stderr();
+  // The kills left open groups behind that later runs restored and went on folding.
+  restored += RestoredGroups(d.Stderr());
+  EXPECT_GT(restored, 0u);
+  std::printf("%d kills, %d lines, %llu open groups restored over the runs\n", kills, total,
+              static_cast<unsigned long long>(restored));
   // Exactly: a line counted twice would show as more, a lost one as less.
   EXPECT_EQ(LinesAccounted(ReadCommitted(broker_.brokers(), "events", 2)),
             static_cast<std::uint64_t>(total))
@@ -237,7 +255,7 @@ TEST_F(KafkaExactlyOnceTest, AChangelogThatDoesNotMatchTheOffsetsStopsThePartiti
   ASSERT_EQ(kafka_test::Produce(broker_.brokers(), "logs", values, keys), 0u);
   {
     DaemonProcess d(dir_);
-    ASSERT_TRUE(d.Start(WriteConfig(dir_, "a"))) << d.Stderr();
+    ASSERT_TRUE(d.Start(WriteConfig(dir_, "a"), milliseconds(30000))) << d.Stderr();
     ASSERT_TRUE(d.WaitMetricAtLeast("logfold_kafka_transactions_total", {"result=\"commit\""}, 2,
                                     milliseconds(30000 * kSlowdown)))
         << d.Stderr();
@@ -256,7 +274,7 @@ TEST_F(KafkaExactlyOnceTest, AChangelogThatDoesNotMatchTheOffsetsStopsThePartiti
   daemon_test::WriteFile(other / "c.json", config.dump(2));
   {
     DaemonProcess d(other);
-    ASSERT_TRUE(d.Start(other / "c.json")) << d.Stderr();
+    ASSERT_TRUE(d.Start(other / "c.json", milliseconds(30000))) << d.Stderr();
     EXPECT_TRUE(d.WaitForStderr("does not match the committed offset", milliseconds(30000)))
         << d.Stderr();
     EXPECT_TRUE(d.WaitForStderr("not consuming it")) << d.Stderr();
@@ -267,7 +285,7 @@ TEST_F(KafkaExactlyOnceTest, AChangelogThatDoesNotMatchTheOffsetsStopsThePartiti
   daemon_test::WriteFile(other / "c.json", config.dump(2));
   TempDir third;
   DaemonProcess d(third);
-  ASSERT_TRUE(d.Start(other / "c.json")) << d.Stderr();
+  ASSERT_TRUE(d.Start(other / "c.json", milliseconds(30000))) << d.Stderr();
   EXPECT_TRUE(d.WaitMetricAtLeast("logfold_kafka_changelog_resets_total", {}, 1,
                                   milliseconds(30000 * kSlowdown)))
       << d.Stderr();
@@ -304,7 +322,7 @@ TEST_F(KafkaExactlyOnceTest, BenchChangelogRestoreOf100kOpenGroups) {
   daemon_test::WriteFile(a / "c.json", config.dump(2));
   {
     DaemonProcess d(a);
-    ASSERT_TRUE(d.Start(a / "c.json")) << d.Stderr();
+    ASSERT_TRUE(d.Start(a / "c.json", milliseconds(30000))) << d.Stderr();
     ASSERT_TRUE(WaitUntil(
         [&] { return kafka_test::CommittedTotal(broker_.brokers(), "eos", "wide", 1) == groups; },
         milliseconds(300000), milliseconds(500)))
@@ -314,7 +332,7 @@ TEST_F(KafkaExactlyOnceTest, BenchChangelogRestoreOf100kOpenGroups) {
   }
   TempDir b;
   DaemonProcess d(b);
-  ASSERT_TRUE(d.Start(a / "c.json")) << d.Stderr();
+  ASSERT_TRUE(d.Start(a / "c.json", milliseconds(30000))) << d.Stderr();
   ASSERT_TRUE(d.WaitMetricAtLeast("logfold_kafka_changelog_restored_groups_total", {}, groups,
                                   milliseconds(300000)))
       << d.Stderr();

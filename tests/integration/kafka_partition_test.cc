@@ -72,11 +72,21 @@ std::vector<Json> ReadEvents(const std::string& path) {
   return events;
 }
 
-// The partition tag of an event's group: the first line's message says it ("request pN-...").
+// The partition tag of an event's group: its line's message says it ("request pN-..."), and
+// for a summary both samples (the group's first and latest line) must say the same.
 std::string TagOf(const Json& e) {
-  const std::string message = e.contains("message") ? e.value("message", "") : "";
-  const std::size_t at = message.find("request p");
-  return at == std::string::npos ? "" : message.substr(at + 8, 2);
+  auto tag = [](const std::string& message) {
+    const std::size_t at = message.find("request p");
+    return at == std::string::npos ? std::string("?") : message.substr(at + 8, 2);
+  };
+  if (e.contains("message")) return tag(e.value("message", ""));
+  std::string found;
+  for (const Json& s : e.value("samples", Json::array())) {
+    const std::string t = tag(s.value("message", ""));
+    if (!found.empty() && t != found) return "mixed";
+    found = t;
+  }
+  return found;
 }
 
 class KafkaPartitionTest : public ::testing::Test {
