@@ -17,7 +17,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "pipeline/group_index.h"
@@ -95,7 +94,11 @@ struct WindowMerger::Impl {
   // time never goes backwards inside the merger: appending at the tail keeps the order.
   struct List {
     std::uint32_t head = kNil, tail = kNil;
+    bool operator==(const List&) const = default;
   };
+  // Bucket keys are XXH3 outputs: FlatMap64's home is their low bits. An empty list is never
+  // stored (a bucket is erased when its last group closes).
+  using BucketMap = FlatMap64<List, List{kNil, kNil}>;
 
   MergerOptions opt;
   Tokenizer tokenizer;
@@ -107,8 +110,10 @@ struct WindowMerger::Impl {
   List lru, hold;
   ShapeMap exact;
   // Groups by scope and token count, in opening order: an intrusive list, so closing one of
-  // many groups is O(1) (a vector erase shifted everything after it).
-  std::unordered_map<std::uint64_t, List> buckets;
+  // many groups is O(1) (a vector erase shifted everything after it). A flat table: every
+  // new line looks up to 13 buckets, and a node-based map's modulo and node load were 4 % of
+  // a replay.
+  BucketMap buckets;
   TemplateMatcher matcher;  // protected words and value keys set from opt
   // Event scratch: templates are built when an event needs one (the last one is kept for the
   // next event of the same group, e.g. annotate mode), and summaries' samples are expanded
@@ -183,6 +188,16 @@ struct WindowMerger::Impl {
     Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
     Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
   }
+  // Appends to the bucket of `key`, creating it.
+  void AppendToBucket(std::uint64_t key, std::uint32_t slot) {
+    if (List* b = buckets.Lookup(key)) {
+      Append<&Group::bucket_prev, &Group::bucket_next>(*b, slot);
+      return;
+    }
+    List fresh;
+    Append<&Group::bucket_prev, &Group::bucket_next>(fresh, slot);
+    buckets.Set(key, fresh);
+  }
   void TouchHold(std::uint32_t slot) {
     Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
     Append<&Group::hold_prev, &Group::hold_next>(hold, slot);
@@ -231,6 +246,27 @@ struct WindowMerger::Impl {
     }
     unexplained = kNil;
     return Confirm(groups[slot], message);
+  }
+
+  // At max_groups every new line evicts the least recently active group, whose index
+  // buckets, shape entry and blocks are cold: start loading them before the line is
+  // tokenized, so the eviction in Open finds them in cache (a garbage flood opens a group a
+  // line). Only hints: a line that joins a group wastes a few prefetches.
+  void PrefetchEviction() const {
+    if (live < opt.max_groups || lru.head == kNil) return;
+    asm volatile("");  // prefetches alone would make GCC drop this call as pure
+    const Group& g = groups[lru.head];
+    index.Prefetch(g.scope, g.fingerprint);
+    exact.Prefetch(g.shape);
+    g.tokens.Prefetch();
+    g.first.Prefetch();
+    g.last.Prefetch();
+    // The next victim: its Group is read at the next line's start.
+    if (g.lru_next != kNil) {
+      const char* next = reinterpret_cast<const char*>(&groups[g.lru_next]);
+      __builtin_prefetch(next);
+      __builtin_prefetch(next + sizeof(Group) - 1);
+    }
   }
 
   GroupExtras& Extras(Group& g) {

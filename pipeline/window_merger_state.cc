@@ -99,8 +99,7 @@ void WindowMerger::Impl::ImportGroup(const GroupState& s, bool resume, EventSink
   index.Insert(g.scope, g.fingerprint, slot);
   g.shape = ShapeKey(g.scope);
   exact.Set(g.shape, slot);
-  Append<&Group::bucket_prev, &Group::bucket_next>(buckets[BucketKey(g.scope, tokens.size())],
-                                                   slot);
+  AppendToBucket(BucketKey(g.scope, tokens.size()), slot);
   Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
   Append<&Group::hold_prev, &Group::hold_next>(hold, slot);
   ++live;
