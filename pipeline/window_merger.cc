@@ -148,9 +148,10 @@ void WindowMerger::Impl::Decide(MergeDecision::Path path, std::uint32_t slot, st
 }
 
 // Confirms the newest `limit` groups of a bucket not tried yet; the first that fits, or kNil.
-// The bucket's list is walked first and the candidates' blocks prefetched together: walking
-// and confirming one by one waited for three cold loads per candidate in turn (the list
-// link, the group, its tokens), which made RuledOut the top of a garbage flood's profile.
+// The bucket's list (bucket_links, small and warm) is walked first and the candidates'
+// groups and tokens prefetched together: walking and confirming one by one waited for three
+// cold loads per candidate in turn (the link in the group, the group, its tokens), which made
+// RuledOut the top of a garbage flood's profile.
 std::uint32_t WindowMerger::Impl::ScanBucket(std::uint64_t key, std::size_t limit,
                                              std::string_view message) {
   const List* b = buckets.Lookup(key);
@@ -158,7 +159,7 @@ std::uint32_t WindowMerger::Impl::ScanBucket(std::uint64_t key, std::size_t limi
   std::uint32_t batch[std::max(kMaxBucketScan, kMaxOtherLengthScan)];
   std::size_t count = 0, scanned = 0;
   for (std::uint32_t slot = b->tail; slot != kNil && scanned < limit;
-       slot = groups[slot].bucket_prev, ++scanned) {
+       slot = bucket_links[slot].prev, ++scanned) {
     if (std::find(tried.begin(), tried.end(), slot) != tried.end()) continue;
     __builtin_prefetch(&groups[slot]);
     batch[count++] = slot;
@@ -222,14 +223,7 @@ void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
 void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint64_t fp,
                               std::uint64_t shape, TimeUs now, EventSink& sink) {
   if (live >= opt.max_groups && lru.head != kNil) Close(lru.head, SummaryReason::kEvicted, sink);
-  std::uint32_t slot;
-  if (!free_slots.empty()) {
-    slot = free_slots.back();
-    free_slots.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(groups.size());
-    groups.emplace_back();
-  }
+  const std::uint32_t slot = NewSlot();
   Group& g = groups[slot];
   g.live = true;
   g.id = merger_detail::Mix(opt.id_seed, ++next_id);
@@ -269,7 +263,7 @@ void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSi
     // Unlinked in a copy: an emptied list equals the table's empty marker, and must leave
     // the table through Erase, not by being written in place.
     List list = *b;
-    Unlink<&Group::bucket_prev, &Group::bucket_next>(list, slot);
+    BucketUnlink(list, slot);
     if (list.head == kNil) {
       buckets.Erase(bucket_key);
     } else {

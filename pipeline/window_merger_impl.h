@@ -79,16 +79,15 @@ struct WindowMerger::Impl {
     TimeUs first_seen = 0, last_seen = 0, last_activity = 0, hold_start = 0;
     std::uint64_t shape = 0;  // the first line's shape key in `exact`
     std::uint32_t lru_prev = kNil, lru_next = kNil, hold_prev = kNil, hold_next = kNil;
-    std::uint32_t bucket_prev = kNil, bucket_next = kNil;  // in its bucket, oldest first
     std::int32_t max_distance = 0;
     bool live = false;
     std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
     SampleRecord last;       // the latest line that joined; empty until one does
     std::unique_ptr<GroupExtras> extras;
   };
-  // Every open group costs this much plus its blocks: keep it from growing unnoticed
-  // (bench/RESULTS.md "groupmem" has what a group is made of).
-  static_assert(sizeof(Group) <= 144);
+  // Every open group costs this much plus its 8 bytes of bucket links and its blocks: keep it
+  // from growing unnoticed (bench/RESULTS.md "groupmem" has what a group is made of).
+  static_assert(sizeof(Group) <= 136);
 
   // An intrusive doubly linked list over group slots. Both lists stay sorted by time because
   // time never goes backwards inside the merger: appending at the tail keeps the order.
@@ -105,6 +104,13 @@ struct WindowMerger::Impl {
   Fingerprinter fingerprinter;
   GroupIndex index;
   std::vector<Group> groups;
+  // Each slot's links in its bucket's list (oldest first), apart from the groups: a bucket
+  // scan walks them before it reads any group, and this array stays in cache where 144-byte
+  // groups do not.
+  struct BucketLink {
+    std::uint32_t prev = kNil, next = kNil;
+  };
+  std::vector<BucketLink> bucket_links;
   std::vector<std::uint32_t> free_slots;
   std::size_t live = 0;
   List lru, hold;
@@ -188,15 +194,47 @@ struct WindowMerger::Impl {
     Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
     Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
   }
+  // The bucket lists: as Append and Unlink, over bucket_links.
+  void BucketAppend(List& list, std::uint32_t slot) {
+    bucket_links[slot] = {list.tail, kNil};
+    if (list.tail != kNil)
+      bucket_links[list.tail].next = slot;
+    else
+      list.head = slot;
+    list.tail = slot;
+  }
+  void BucketUnlink(List& list, std::uint32_t slot) {
+    const BucketLink l = bucket_links[slot];
+    if (l.prev != kNil)
+      bucket_links[l.prev].next = l.next;
+    else
+      list.head = l.next;
+    if (l.next != kNil)
+      bucket_links[l.next].prev = l.prev;
+    else
+      list.tail = l.prev;
+    bucket_links[slot] = {};
+  }
   // Appends to the bucket of `key`, creating it.
   void AppendToBucket(std::uint64_t key, std::uint32_t slot) {
     if (List* b = buckets.Lookup(key)) {
-      Append<&Group::bucket_prev, &Group::bucket_next>(*b, slot);
+      BucketAppend(*b, slot);
       return;
     }
     List fresh;
-    Append<&Group::bucket_prev, &Group::bucket_next>(fresh, slot);
+    BucketAppend(fresh, slot);
     buckets.Set(key, fresh);
+  }
+  // A free slot, or a new one at the end.
+  std::uint32_t NewSlot() {
+    if (!free_slots.empty()) {
+      const std::uint32_t slot = free_slots.back();
+      free_slots.pop_back();
+      return slot;
+    }
+    groups.emplace_back();
+    bucket_links.emplace_back();
+    return static_cast<std::uint32_t>(groups.size() - 1);
   }
   void TouchHold(std::uint32_t slot) {
     Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
