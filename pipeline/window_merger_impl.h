@@ -152,6 +152,9 @@ struct WindowMerger::Impl {
         fingerprinter(opt.weights),
         index(opt.max_distance) {
     ApplyDerived();
+    // Room for the first closes' slots: closing a group then frees memory without the free
+    // list growing (the bucket table, unlike the node map before it, does not shrink).
+    free_slots.reserve(64);
   }
 
   void ApplyDerived() {
