@@ -517,7 +517,8 @@ MessageHeader ParseMessageHeader(std::string_view line) {
       case Kind::kSource:  // the caller after the time or level: part of the header
         if (names > 0 || !source.empty()) goto done;
         source = f.core();
-        if (source.front() == '{') source = source.substr(1, source.size() - 2);
+        if (source.front() == '{' && source.back() == '}')
+          source = source.substr(1, source.size() - 2);
         fixed_end = f.end, last_fixed = Kind::kBracket;
         break;
       case Kind::kBracket:
