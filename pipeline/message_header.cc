@@ -142,6 +142,7 @@ bool IsLevelDate(std::string_view w) {
 // "run.go:42", "Foo.java:123", "{taskinstance.py:1138}": a file name with a short lower-case
 // extension and a line number, where a logging library writes its caller.
 bool IsSourceLocation(std::string_view w) {
+  if (w.size() < 4 || !(IsDigit(w.back()) || w.back() == '}')) return false;  // most names
   if (w.size() > 2 && w.front() == '{' && w.back() == '}') w = w.substr(1, w.size() - 2);
   const std::size_t colon = w.rfind(':');
   if (colon == std::string_view::npos || !AllDigits(w.substr(colon + 1))) return false;
@@ -196,7 +197,8 @@ std::size_t LevelTagEnd(std::string_view line, std::size_t p, std::string_view& 
 // "INFO:myapp.db:message" (Python logging's default format): the length of the level and the
 // logger with their colons, or 0.
 std::size_t LevelLoggerEnd(std::string_view w, std::size_t& level_size) {
-  const std::size_t colon = w.find(':');
+  if (w.size() < 6 || !IsUpper(w[0])) return 0;
+  const std::size_t colon = w.substr(0, 9).find(':');
   if (colon == std::string_view::npos || colon < 3 || colon > 8) return 0;
   const std::string_view level = w.substr(0, colon);
   if (!std::all_of(level.begin(), level.end(), IsUpper) || !IsLevelName(level)) return 0;
@@ -204,6 +206,22 @@ std::size_t LevelLoggerEnd(std::string_view w, std::size_t& level_size) {
   if (second == std::string_view::npos || second == colon + 1) return 0;
   level_size = colon;
   return second + 1;
+}
+
+// The end of the word starting at line[p]: the next space or tab, eight bytes at a time.
+std::size_t WordEnd(std::string_view line, std::size_t p) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  auto has_zero = [](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  while (p + 8 <= line.size()) {
+    std::uint64_t v;
+    std::memcpy(&v, line.data() + p, sizeof v);
+    // The lowest flagged byte is exact (a false flag can only follow a true one).
+    const std::uint64_t hit = has_zero(v ^ (' ' * kOnes)) | has_zero(v ^ ('\t' * kOnes));
+    if (hit != 0) return p + static_cast<std::size_t>(std::countr_zero(hit)) / 8;
+    p += 8;
+  }
+  while (p < line.size() && !IsSpace(line[p])) ++p;
+  return p;
 }
 
 // Reads the field starting at line[p] (not a space) into f; false if it cannot be one.
@@ -274,11 +292,13 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
     f.SetCore(tag);
     return true;
   }
-  std::size_t q = p;
-  while (q < line.size() && !IsSpace(line[q])) ++q;
+  const std::size_t q = WordEnd(line, p);
   f.end = q;
   std::string_view w = line.substr(p, q - p);
-  if (std::size_t level_size = 0; const std::size_t end = LevelLoggerEnd(w, level_size)) {
+  // Only a line's first field: "INFO:name:" starts the line.
+  std::size_t level_size = 0;
+  if (const std::size_t end = previous == Kind::kOther ? LevelLoggerEnd(w, level_size) : 0;
+      end != 0) {
     f.end = p + end, f.kind = Kind::kLevelTag;
     f.level_size = static_cast<std::uint8_t>(level_size);
     f.SetCore(w.substr(level_size + 1, end - level_size - 2));
@@ -351,22 +371,6 @@ bool MayBeTimeOrLevel(std::string_view word) {
   bool evidence = false;
   return (IsDigit(c) || !IsUpper(c) || c == 'T' || c == 'Z') && !IsLower(c) &&
          IsTimeWord(word, evidence);
-}
-
-// The end of the word starting at line[p]: the next space or tab, eight bytes at a time.
-std::size_t WordEnd(std::string_view line, std::size_t p) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
-  auto has_zero = [](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
-  while (p + 8 <= line.size()) {
-    std::uint64_t v;
-    std::memcpy(&v, line.data() + p, sizeof v);
-    // The lowest flagged byte is exact (a false flag can only follow a true one).
-    const std::uint64_t hit = has_zero(v ^ (' ' * kOnes)) | has_zero(v ^ ('\t' * kOnes));
-    if (hit != 0) return p + static_cast<std::size_t>(std::countr_zero(hit)) / 8;
-    p += 8;
-  }
-  while (p < line.size() && !IsSpace(line[p])) ++p;
-  return p;
 }
 
 // Most lines have no header: the walk below needs a time or level field among the first
