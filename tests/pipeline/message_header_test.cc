@@ -184,6 +184,25 @@ TEST(MessageHeaderTest, JavaGoAndPythonLibraries) {
   Expect({"INFO:myapp.db:pool exhausted", "pool exhausted", "INFO", "myapp.db"});
   Expect({"[2024-05-09 12:34:56,123] {taskinstance.py:1138} INFO - Executing task 3",
           "Executing task 3", "INFO", "taskinstance.py:1138"});
+  // Spring Boot: a pid and "---" after the level, the logger padded before " : ".
+  Expect(
+      {"2024-05-09 12:34:56.123  INFO 1234 --- [           main] o.s.b.StartupInfoLogger   "
+       "               : Starting App v1 using Java 17",
+       "Starting App v1 using Java 17", "INFO", "o.s.b.StartupInfoLogger"});
+  Expect(
+      {"2024-05-09T12:34:56.123+02:00  WARN 1234 --- [myapp] [nio-8080-exec-1] "
+       "o.s.w.s.PageNotFound : No mapping for GET /x",
+       "No mapping for GET /x", "WARN", "o.s.w.s.PageNotFound"});
+  // Elasticsearch: brackets without spaces between them, the level padded inside its own.
+  Expect(
+      {"[2024-05-09T12:34:56,123][WARN ][o.e.c.r.a.DiskThresholdMonitor] [node-1] high disk "
+       "watermark [90%] exceeded",
+       "high disk watermark [90%] exceeded", "WARN", ""});
+  // Ruby's Logger: a severity letter, the time with "#pid", the label, "--", the program.
+  Expect({"I, [2024-05-09T12:34:56.123456 #1234]  INFO -- : Started GET \"/\" for 127.0.0.1",
+          "Started GET \"/\" for 127.0.0.1", "INFO", ""});
+  Expect({"E, [2024-05-09T12:34:56.123456 #1234] ERROR -- myprog: boom 3", "boom 3", "ERROR",
+          "myprog"});
   // Monolog (PHP): a channel and its level.
   Expect({"[2024-05-09 12:34:56] app.ERROR: Payment 42 failed", "Payment 42 failed", "ERROR",
           "app.ERROR"});
@@ -216,6 +235,8 @@ TEST(MessageHeaderTest, MessagesWithoutHeaderKeepEveryWord) {
            "INFO:",
            "20171223|no time before the bar|x",
            "error\tunused",
+           "A, B and C went home",
+           "[x][y] z",
            "",
        }) {
     Expect({line, "", "", ""});
