@@ -20,7 +20,8 @@ bool WorkerPool::TryDeliver(std::uint32_t input, std::span<const std::string_vie
 }
 
 std::shared_ptr<QueueShare> WorkerPool::NewShare() {
-  return std::make_shared<QueueShare>(std::max<std::size_t>(options_.queue_capacity / 16, 64));
+  return std::make_shared<QueueShare>(std::max<std::size_t>(options_.queue_capacity / 16, 64),
+                                      contention_);
 }
 
 bool WorkerPool::TryDeliverShared(std::uint32_t input, std::span<const std::string_view> lines,
@@ -38,6 +39,7 @@ bool WorkerPool::Deliver(std::uint32_t input, std::span<const std::string_view> 
                          TimeUs arrival_us, const std::shared_ptr<QueueShare>& share,
                          std::uint32_t scope_salt) {
   if (lines.empty()) return true;
+  contention_->Note(share.get());
   // Each ingest thread keeps the last settings it used, for the last pool it delivered to.
   thread_local std::uint64_t settings_pool = 0;
   thread_local Shared::SettingsPtr settings_held;
@@ -153,6 +155,15 @@ bool WorkerPool::Deliver(std::uint32_t input, std::span<const std::string_view> 
   {
     std::lock_guard lock(journal_mu_);
     const std::uint64_t seq = state_->JournalAppend(input, arrival_us, lines);
+    if (seq == 0) {
+      // Not journalled, so not accepted: the reservations go back and the sender waits (TCP)
+      // or the batch is counted as dropped (UDP).
+      if (share != nullptr) share->Release(lines.size());
+      for (std::size_t s = 0; s < n_workers; ++s) {
+        if (counts[s] > 0) workers_[s]->pending.fetch_sub(counts[s]);
+      }
+      return false;
+    }
     enqueue(seq);
     completed_seq_.store(seq, std::memory_order_release);
   }
@@ -179,6 +190,9 @@ void WorkerPool::OnWritable(std::function<void()> resume) {
   for (const auto& w : workers_) {
     if (w->pending.load() >= options_.queue_capacity / 2) has_room = false;
   }
+  // A journal that cannot be written is no room either: the waiter's own retry timer brings
+  // it back once the hold-off has passed.
+  if (journal_ && state_->JournalHeld()) has_room = false;
   if (has_room) NotifyWritable();
 }
 
