@@ -259,8 +259,7 @@ void Server::OnStreamDone() {
     if (!s->finished()) return;
   }
   if (udp_.empty() && tcp_.empty() && tls_.empty() && files_.empty() && unix_.empty() &&
-      journals_.empty() && relp_.empty() && kafkas_.empty() &&
-      kafka_eos_.empty()) {
+      journals_.empty() && relp_.empty() && kafkas_.empty() && kafka_eos_.empty()) {
     BeginShutdown();
   }
 }

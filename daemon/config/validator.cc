@@ -474,11 +474,11 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
            false, only_for({InputType::kKafka})},
           {"properties",
            [&](const Json& j, const std::string& p) {
-             KafkaProperties(j, p, in.kafka.properties,
-                             {"bootstrap.servers", "metadata.broker.list", "group.id",
-                              "enable.auto.commit", "enable.auto.offset.store",
-                              "partition.assignment.strategy", "rebalance_cb", "offset_commit_cb",
-                              "isolation.level"});
+             KafkaProperties(
+                 j, p, in.kafka.properties,
+                 {"bootstrap.servers", "metadata.broker.list", "group.id", "enable.auto.commit",
+                  "enable.auto.offset.store", "partition.assignment.strategy", "rebalance_cb",
+                  "offset_commit_cb", "isolation.level"});
            },
            false, only_for({InputType::kKafka})},
           {"exactly_once",

@@ -39,7 +39,7 @@ std::string Labels(std::string_view name) {
 // The scope salt of a partition's lines (LogRecord::scope_salt): never 0, and different for
 // every partition of a topic, so no group holds lines of two partitions.
 std::uint32_t PartitionSalt(const std::string& topic, std::int32_t partition) {
-  std::uint64_t h = std::hash<std::string>{}(topic) * 0x9E3779B97F4A7C15ULL;
+  std::uint64_t h = std::hash<std::string>{}(topic)*0x9E3779B97F4A7C15ULL;
   h ^= static_cast<std::uint32_t>(partition) * 0xC2B2AE3D27D4EB4FULL;
   const auto salt = static_cast<std::uint32_t>(h ^ (h >> 32));
   return salt == 0 ? 1 : salt;

@@ -156,8 +156,7 @@ class KafkaExactlyOnceTest : public ::testing::Test {
                                  {"changelog_topic", "changelog"},
                                  {"transactional_id", "logfold-" + id},
                                  {"properties",
-                                  {{"session.timeout.ms", "6000"},
-                                   {"group.instance.id", id}}}}})},
+                                  {{"session.timeout.ms", "6000"}, {"group.instance.id", id}}}}})},
         {"engine", {{"window", "3s"}, {"max_hold", "5s"}}},
         {"outputs", Json::array({{{"name", "out"},
                                   {"type", "kafka"},
@@ -189,8 +188,8 @@ TEST_F(KafkaExactlyOnceTest, KilledAtRandomPointsTheCommittedOutputCountsEveryLi
       for (int i = at; i < std::min(total, at + chunk); ++i) {
         const std::string host = "host" + std::to_string(i % 12);
         values.push_back("<14>1 2026-11-25T10:00:00Z " + host + " app" + std::to_string(i % 3) +
-                         " - - - request " + std::to_string(i) + " took " +
-                         std::to_string(i % 89) + " ms");
+                         " - - - request " + std::to_string(i) + " took " + std::to_string(i % 89) +
+                         " ms");
         keys.push_back(host);
       }
       if (kafka_test::Produce(broker_.brokers(), "logs", values, keys) != 0) produce_failed = true;

@@ -37,10 +37,10 @@ bool ProduceToPartition(const std::string& brokers, const std::string& topic,
   if (!p) return false;
   for (const std::string& v : values) {
     while (true) {
-      const rd_kafka_resp_err_t err = rd_kafka_producev(
-          p->rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
-          RD_KAFKA_V_VALUE(const_cast<char*>(v.data()), v.size()),
-          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+      const rd_kafka_resp_err_t err =
+          rd_kafka_producev(p->rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+                            RD_KAFKA_V_VALUE(const_cast<char*>(v.data()), v.size()),
+                            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
       if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
         rd_kafka_poll(p->rk, 50);
         continue;
@@ -171,8 +171,7 @@ TEST_F(KafkaPartitionTest, ARevokeSummarisesOnlyTheRevokedPartitionsGroupsBefore
   const std::string revoked = summaries_p0 == 4 ? "p0" : "p1";
   const std::size_t revoked_lines = revoked == "p0" ? p0.size() : p1.size();
   // Every line of the revoked partition is accounted, in groups of that partition only.
-  EXPECT_EQ(LinesAccounted(out, [&](const Json& e) { return TagOf(e) == revoked; }),
-            revoked_lines);
+  EXPECT_EQ(LinesAccounted(out, [&](const Json& e) { return TagOf(e) == revoked; }), revoked_lines);
   EXPECT_EQ(daemon_test::ReadFile(events_b).size(), 0u) << "B re-read nothing";
   EXPECT_EQ(a.Metric("logfold_groups_open"), 4) << "the kept partition's groups stay open";
   EXPECT_EQ(kafka_test::CommittedTotal(broker_.brokers(), "gp", "logs", 2),
