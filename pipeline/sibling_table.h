@@ -50,14 +50,33 @@ class SiblingTable {
 };
 
 // A 64-bit key from a scope and a token count, with every position's token hash but one
-// wildcarded: SiblingKeys fills key i for each position i in O(n).
-class SiblingKeys {
- public:
-  static std::uint64_t Term(std::uint64_t hash, std::size_t position);
-  // Sum of Term over every position, seeded by scope and count.
-  static std::uint64_t Base(std::uint64_t scope, std::size_t n);
-  // The key of the line whose terms sum to `sum`, with position i wildcarded.
-  static std::uint64_t Key(std::uint64_t sum, std::uint64_t hash_i, std::size_t i);
+// wildcarded: summing Term over the positions once gives every position's key in O(n).
+// Inline: a line that opens a group computes one term per token.
+struct SiblingKeys {
+  static constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
+  // MurmurHash3's finaliser: every input bit moves every output bit.
+  static std::uint64_t Fmix(std::uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+  }
+  // Token hashes are XXH3 outputs already: one multiply by an odd constant that depends on
+  // the position keeps terms of different positions apart; Key mixes the sum fully.
+  static std::uint64_t Term(std::uint64_t hash, std::size_t position) {
+    return hash * (kGolden + 2 * position);
+  }
+  // The sum's start, from the scope and the token count.
+  static std::uint64_t Base(std::uint64_t scope, std::size_t n) {
+    return Fmix(scope ^ Fmix(n + 0x7369626c696e67ULL));  // "sibling"
+  }
+  // The key of the line whose terms (and Base) sum to `sum`, with position i wildcarded.
+  static std::uint64_t Key(std::uint64_t sum, std::uint64_t hash_i, std::size_t i) {
+    const std::uint64_t key = Fmix((sum - Term(hash_i, i)) ^ (kGolden * (i + 7)));
+    return key == 0 ? 1 : key;
+  }
 };
 
 }  // namespace logfold

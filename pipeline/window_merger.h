@@ -50,7 +50,7 @@ struct MergerOptions {
   // (same token count, the same token everywhere else) have shown at least this many
   // distinct words, most of them not repeating, is a variable; such lines fold into one
   // group with a slot there. Fewer values (an enumeration: ACTION_DOWN / ACTION_UP) keep
-  // splitting, and protected words never vary. 0 turns it off; otherwise 3..8.
+  // splitting, and a protected word never takes the slot. 0 turns it off; otherwise 3..8.
   std::size_t variable_after_values = 6;
   Tokenizer::Options tokenizer;
   FeatureWeights weights;

@@ -139,9 +139,8 @@ struct WindowMerger::Impl {
   // rejection reason is filled in only if the line opens a group (explain shows the last).
   std::uint32_t unexplained = kNil;
   // Stream-learned variables (window_merger_siblings.cc): evidence per sibling key, and
-  // scratch for a line's per-position key terms.
+  // scratch for a sibling's shape key.
   SiblingTable siblings;
-  std::vector<std::uint64_t> sibling_terms;
   std::vector<std::uint64_t> shape_scratch;
 
   explicit Impl(MergerOptions o)

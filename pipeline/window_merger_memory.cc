@@ -10,7 +10,7 @@ std::size_t WindowMerger::Impl::MemoryUsage() const {
                       exact.MemoryUsage() + buckets.size() * 48 +
                       buckets.bucket_count() * sizeof(void*) + template_text.capacity() +
                       free_slots.capacity() * sizeof(std::uint32_t) + siblings.MemoryUsage() +
-                      (sibling_terms.capacity() + shape_scratch.capacity()) * 8;
+                      shape_scratch.capacity() * 8;
   for (const Group& g : groups) bytes += GroupBlocks(g);
   return bytes;
 }

@@ -19,7 +19,7 @@ void AppendDecimal(std::uint32_t v, std::string& out) {
 }
 
 // Word positions of one line that add evidence (bounds the work of a line that opens a group).
-constexpr std::size_t kMaxSiblingPositions = 16;
+constexpr std::size_t kMaxSiblingPositions = 8;
 
 }  // namespace
 
@@ -40,6 +40,9 @@ std::uint32_t WindowMerger::Impl::FindSibling(std::uint64_t scope, std::size_t p
       g.tokens.hash(position) != value) {
     return kNil;
   }
+  // A group of a protected word keeps it: it neither takes the others' lines nor retires.
+  const Token t = g.tokens.token(position);
+  if (matcher.IsProtectedWord(g.first.message().substr(t.offset, t.length))) return kNil;
   return slot;
 }
 
@@ -58,22 +61,21 @@ void WindowMerger::Impl::Retire(std::uint32_t slot) {
 // The rule, for any log: a word position where otherwise-identical lines of one scope have
 // shown at least K (variable_after_values) distinct words is a variable, unless most of those
 // lines repeated a word already seen (an enumeration whose values recur: ACTION_DOWN,
-// ACTION_UP, ACTION_DOWN...). Protected words never count as values. Returns true when the
+// ACTION_UP, ACTION_DOWN...). Protected words never take the slot: their lines keep groups
+// of their own. Returns true when the
 // line was settled here (joined or opened the group of the learned template).
 bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scope,
                                           std::uint64_t fp, std::uint64_t shape,
                                           bool shape_in_table, TimeUs now, EventSink& sink) {
   const std::size_t n = line.tokens.size();
-  int words = 0;
-  for (const Token& t : line.tokens) words += t.cls == TokenClass::kWord;
-  if (words < 2) return false;  // a word alone, or among variables only, is no context
   // key(i) = the line's key with position i left out: one term per position, summed.
   std::uint64_t sum = SiblingKeys::Base(scope, n);
-  sibling_terms.resize(n);
+  int words = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    sibling_terms[i] = SiblingKeys::Term(line.hashes[i], i);
-    sum += sibling_terms[i];
+    words += line.tokens[i].cls == TokenClass::kWord;
+    sum += SiblingKeys::Term(line.hashes[i], i);
   }
+  if (words < 2) return false;  // a word alone, or among variables only, is no context
   const std::uint32_t k = static_cast<std::uint32_t>(
       std::min<std::size_t>(opt.variable_after_values, SiblingTable::kMaxValues));
   std::size_t variable_at = n;
@@ -83,18 +85,21 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
   for (std::size_t i = 0; i < n && positions < kMaxSiblingPositions; ++i) {
     const Token& t = line.tokens[i];
     if (t.cls != TokenClass::kWord) continue;
-    if (matcher.IsProtectedWord(r.message.substr(t.offset, t.length))) continue;
     ++positions;
     const std::uint64_t key = SiblingKeys::Key(sum, line.hashes[i], i);
     SiblingTable::Entry& e = siblings.Touch(key);
-    const bool was_variable = e.variable;
     SiblingTable::Note(e, line.hashes[i]);
-    if (!e.variable && e.distinct >= k && e.sightings <= 2u * e.distinct) e.variable = true;
     if (e.distinct > decision.sibling_values) {
       decision.sibling_values = e.distinct;
       decision.sibling_position = static_cast<int>(i);
     }
-    if (e.variable && variable_at == n) {
+    if (variable_at != n || e.distinct < k) continue;
+    // A protected word never takes a learned slot (checked only here: most lines that open a
+    // group have no position with enough values, and the lookup costs a hash a word).
+    if (matcher.IsProtectedWord(r.message.substr(t.offset, t.length))) continue;
+    const bool was_variable = e.variable;
+    if (!e.variable && e.sightings <= 2u * e.distinct) e.variable = true;
+    if (e.variable) {
       variable_at = i;
       variable_key = key;
       flipped_now = !was_variable;

@@ -141,13 +141,23 @@ TEST(SiblingVariablesTest, ManyRepeatsBeforeNewValuesMarkAnEnumeration) {
   EXPECT_NE(s.merger->last_decision().path, MergeDecision::kSibling);
 }
 
-TEST(SiblingVariablesTest, ProtectedWordsNeverCountAsValues) {
+TEST(SiblingVariablesTest, ProtectedWordsNeverTakeTheSlot) {
   Stream s(3);
   std::set<std::uint64_t> groups;
   for (const char* m : {"GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"}) {
     groups.insert(s.Add(std::string("request method ") + m + " accepted"));
   }
   EXPECT_EQ(groups.size(), 6u);
+  // A plain word there makes the position a variable, but the protected words' groups keep
+  // their lines and none of them becomes <*>.
+  const std::uint64_t foo = s.Add("request method FOO accepted");
+  EXPECT_EQ(groups.count(foo), 0u);
+  EXPECT_EQ(s.merger->last_decision().path, MergeDecision::kNew);
+  EXPECT_EQ(s.sink.template_of[foo], "request method <*> accepted");
+  EXPECT_EQ(s.Add("request method BAR accepted"), foo);
+  const std::uint64_t get = s.Add("request method GET accepted");
+  EXPECT_NE(get, foo);
+  EXPECT_EQ(s.sink.template_of[get], "request method GET accepted");
 }
 
 TEST(SiblingVariablesTest, ScopesDoNotShareEvidence) {
