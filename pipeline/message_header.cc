@@ -142,6 +142,7 @@ bool IsLevelDate(std::string_view w) {
 // "run.go:42", "Foo.java:123", "{taskinstance.py:1138}": a file name with a short lower-case
 // extension and a line number, where a logging library writes its caller.
 bool IsSourceLocation(std::string_view w) {
+  if (w.size() < 4 || !(IsDigit(w.back()) || w.back() == '}')) return false;  // most names
   if (w.size() > 2 && w.front() == '{' && w.back() == '}') w = w.substr(1, w.size() - 2);
   const std::size_t colon = w.rfind(':');
   if (colon == std::string_view::npos || !AllDigits(w.substr(colon + 1))) return false;
@@ -196,7 +197,8 @@ std::size_t LevelTagEnd(std::string_view line, std::size_t p, std::string_view& 
 // "INFO:myapp.db:message" (Python logging's default format): the length of the level and the
 // logger with their colons, or 0.
 std::size_t LevelLoggerEnd(std::string_view w, std::size_t& level_size) {
-  const std::size_t colon = w.find(':');
+  if (w.size() < 6 || !IsUpper(w[0])) return 0;
+  const std::size_t colon = w.substr(0, 9).find(':');
   if (colon == std::string_view::npos || colon < 3 || colon > 8) return 0;
   const std::string_view level = w.substr(0, colon);
   if (!std::all_of(level.begin(), level.end(), IsUpper) || !IsLevelName(level)) return 0;
@@ -204,6 +206,22 @@ std::size_t LevelLoggerEnd(std::string_view w, std::size_t& level_size) {
   if (second == std::string_view::npos || second == colon + 1) return 0;
   level_size = colon;
   return second + 1;
+}
+
+// The end of the word starting at line[p]: the next space or tab, eight bytes at a time.
+std::size_t WordEnd(std::string_view line, std::size_t p) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+  auto has_zero = [](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  while (p + 8 <= line.size()) {
+    std::uint64_t v;
+    std::memcpy(&v, line.data() + p, sizeof v);
+    // The lowest flagged byte is exact (a false flag can only follow a true one).
+    const std::uint64_t hit = has_zero(v ^ (' ' * kOnes)) | has_zero(v ^ ('\t' * kOnes));
+    if (hit != 0) return p + static_cast<std::size_t>(std::countr_zero(hit)) / 8;
+    p += 8;
+  }
+  while (p < line.size() && !IsSpace(line[p])) ++p;
+  return p;
 }
 
 // Reads the field starting at line[p] (not a space) into f; false if it cannot be one.
@@ -225,7 +243,8 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
     }
     f.SetCore(line.substr(p + 1, q - p - 1));
     const std::string_view core = f.core();
-    if (f.end < line.size() && !IsSpace(line[f.end])) return false;  // "[x]y": not a field
+    // "[x]y" is not a field; "[x][y]" is two ("[2024-05-09T12:34:56,123][INFO ][o.e.Node]").
+    if (f.end < line.size() && !IsSpace(line[f.end]) && line[f.end] != '[') return false;
     // A bracket of time words is a timestamp ("[10.30 16:49:06]", "[Sun Dec 04 ...]").
     bool all_time = !core.empty(), evidence = false;
     std::size_t i = 0, words = 0;
@@ -240,6 +259,8 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
         bool e = false;
         if (IsCalendarName(w)) {
           evidence = true;
+        } else if (w.size() > 1 && w[0] == '#' && AllDigits(w.substr(1))) {
+          // a pid beside the time ("[2024-05-09T12:34:56.123456 #1234]", Ruby's Logger)
         } else if (IsTimeWord(w, e)) {
           evidence |= e;
         } else {
@@ -256,8 +277,10 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
     if (all_time) {
       f.kind = Kind::kTime;
       f.evidence = evidence;
-    } else if (IsLevelWord(core, true)) {
-      f.kind = Kind::kLevel;
+    } else if (std::string_view trimmed = core.substr(0, core.find_last_not_of(' ') + 1);
+               IsLevelWord(trimmed, true)) {
+      f.kind = Kind::kLevel;  // "[notice]", "[INFO ]" (padded to its column)
+      f.SetCore(trimmed);
     } else if (const std::size_t colon = core.rfind(':');
                colon != std::string_view::npos && colon > 0 &&
                core.find(' ') == std::string_view::npos &&
@@ -274,11 +297,13 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
     f.SetCore(tag);
     return true;
   }
-  std::size_t q = p;
-  while (q < line.size() && !IsSpace(line[q])) ++q;
+  const std::size_t q = WordEnd(line, p);
   f.end = q;
   std::string_view w = line.substr(p, q - p);
-  if (std::size_t level_size = 0; const std::size_t end = LevelLoggerEnd(w, level_size)) {
+  // Only a line's first field: "INFO:name:" starts the line.
+  std::size_t level_size = 0;
+  if (const std::size_t end = previous == Kind::kOther ? LevelLoggerEnd(w, level_size) : 0;
+      end != 0) {
     f.end = p + end, f.kind = Kind::kLevelTag;
     f.level_size = static_cast<std::uint8_t>(level_size);
     f.SetCore(w.substr(level_size + 1, end - level_size - 2));
@@ -294,7 +319,8 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
     w.remove_suffix(1);
   }
   f.SetCore(w);
-  if (w == "-" || w == "|") {
+  // Separators: " - ", " | ", Ruby's "-- :" and Spring Boot's " --- ".
+  if (w == "-" || w == "|" || w == "--" || w == "---" || w == ":") {
     f.kind = Kind::kDash;
     return true;
   }
@@ -323,7 +349,8 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
         w.begin(), w.end(), [](char c) { return c == '"' || c == '\'' || c == '=' || c == ','; });
     f.kind = text ? Kind::kOther : Kind::kName;
     // A tag padded to its column before the colon ("I chatty  : ...", Android threadtime).
-    if (!text && !f.colon && previous == Kind::kLevel) {
+    // ("o.s.b.StartupInfoLogger        : ...", Spring Boot, after a thread).
+    if (!text && !f.colon && (previous == Kind::kLevel || previous == Kind::kBracket)) {
       std::size_t r = q;
       while (r < line.size() && r - q < 16 && line[r] == ' ') ++r;
       if (r > q && r < line.size() && line[r] == ':' &&
@@ -351,22 +378,6 @@ bool MayBeTimeOrLevel(std::string_view word) {
   bool evidence = false;
   return (IsDigit(c) || !IsUpper(c) || c == 'T' || c == 'Z') && !IsLower(c) &&
          IsTimeWord(word, evidence);
-}
-
-// The end of the word starting at line[p]: the next space or tab, eight bytes at a time.
-std::size_t WordEnd(std::string_view line, std::size_t p) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
-  auto has_zero = [](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
-  while (p + 8 <= line.size()) {
-    std::uint64_t v;
-    std::memcpy(&v, line.data() + p, sizeof v);
-    // The lowest flagged byte is exact (a false flag can only follow a true one).
-    const std::uint64_t hit = has_zero(v ^ (' ' * kOnes)) | has_zero(v ^ ('\t' * kOnes));
-    if (hit != 0) return p + static_cast<std::size_t>(std::countr_zero(hit)) / 8;
-    p += 8;
-  }
-  while (p < line.size() && !IsSpace(line[p])) ++p;
-  return p;
 }
 
 // Most lines have no header: the walk below needs a time or level field among the first
@@ -489,6 +500,12 @@ MessageHeader ParseMessageHeader(std::string_view line) {
       case Kind::kTime:
         // Hosts may stand between time fields ("dn228 Nov 9 ..."); after a level, a thread
         // or a bracketed stamp ("[  12.345678] 70 tasks") a number is the message's.
+        // A pid between the level and a separator is the header's ("INFO 1234 --- [main]").
+        if (level_field && names == 0 && last_fixed == Kind::kLevel && have(i + 1) &&
+            fields[i + 1].kind == Kind::kDash && fields[i + 1].core().size() == 3) {
+          fixed_end = f.end;
+          break;
+        }
         if (names > 2 || level_field || last_fixed == Kind::kBracket ||
             (bracketed_time && !f.bracketed)) {
           goto done;

@@ -51,10 +51,7 @@ std::uint32_t WindowMerger::Impl::FindSibling(std::uint64_t scope, std::size_t p
 void WindowMerger::Impl::Retire(std::uint32_t slot) {
   Group& g = groups[slot];
   index.Erase(g.scope, g.fingerprint, slot);
-  if (auto b = buckets.find(BucketKey(g.scope, g.tokens.size())); b != buckets.end()) {
-    Unlink<&Group::bucket_prev, &Group::bucket_next>(b->second, slot);
-    if (b->second.head == kNil) buckets.erase(b);
-  }
+  LeaveBucket(slot);
   g.retired = true;
 }
 
