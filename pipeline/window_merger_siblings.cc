@@ -30,9 +30,8 @@ std::uint32_t WindowMerger::Impl::FindSibling(std::uint64_t scope, std::size_t p
                                               std::uint64_t value) {
   shape_scratch.assign(line.hashes.begin(), line.hashes.end());
   shape_scratch[position] = value;
-  const std::uint64_t key =
-      XXH3_64bits_withSeed(shape_scratch.data(), shape_scratch.size() * sizeof(std::uint64_t),
-                           scope);
+  const std::uint64_t key = XXH3_64bits_withSeed(
+      shape_scratch.data(), shape_scratch.size() * sizeof(std::uint64_t), scope);
   const std::uint32_t slot = exact.Find(key);
   if (slot == kNil) return kNil;
   const Group& g = groups[slot];
@@ -59,11 +58,11 @@ void WindowMerger::Impl::Retire(std::uint32_t slot) {
 // shown at least K (variable_after_values) distinct words is a variable, unless most of those
 // lines repeated a word already seen (an enumeration whose values recur: ACTION_DOWN,
 // ACTION_UP, ACTION_DOWN...). Protected words never take the slot: their lines keep groups
-// of their own. Returns true when the
-// line was settled here (joined or opened the group of the learned template).
-bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scope,
-                                          std::uint64_t fp, std::uint64_t shape,
-                                          bool shape_in_table, TimeUs now, EventSink& sink) {
+// of their own. Returns true when the line was settled here (joined, or opened the group of
+// the learned template).
+bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scope, std::uint64_t fp,
+                                          std::uint64_t shape, bool shape_in_table, TimeUs now,
+                                          EventSink& sink) {
   const std::size_t n = line.tokens.size();
   // key(i) = the line's key with position i left out: one term per position, summed.
   std::uint64_t sum = SiblingKeys::Base(scope, n);
@@ -107,13 +106,13 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
   if (e == nullptr) return false;  // evicted by the line's own later positions
   decision.sibling_position = static_cast<int>(variable_at);
   decision.sibling_values = e->distinct;
-  // The group that takes these lines: the first sibling still open, in the order their
-  // values came.
-  // (The line's own value has no group that takes lines: the exact lookup found none.)
+  // The group that takes these lines: the latest one opened already varied, else the first
+  // sibling still open in the order their values came (the line's own value has no group
+  // that takes lines: the exact lookup found none).
   const std::uint64_t own = line.hashes[variable_at];
-  std::uint32_t anchor =
-      e->anchor_value != 0 && e->anchor_value != own ? FindSibling(scope, variable_at, e->anchor_value)
-                                                     : kNil;
+  std::uint32_t anchor = e->anchor_value != 0 && e->anchor_value != own
+                             ? FindSibling(scope, variable_at, e->anchor_value)
+                             : kNil;
   for (std::size_t v = 0; v < e->distinct && anchor == kNil; ++v) {
     if (e->values[v] != own) anchor = FindSibling(scope, variable_at, e->values[v]);
   }

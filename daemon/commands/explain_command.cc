@@ -228,7 +228,8 @@ int RunExplain(const std::vector<std::string>& args, std::FILE* out, std::FILE* 
     parser.Parse(lines[i], static_cast<TimeUs>(i) * 1000, between);
     merger.Add(between, static_cast<TimeUs>(i) * 1000, sink);
   }
-  if (lines.size() > 2) std::fprintf(out, "%zu lines between A and B went first\n", lines.size() - 2);
+  if (lines.size() > 2)
+    std::fprintf(out, "%zu lines between A and B went first\n", lines.size() - 2);
   merger.Add(b, b_time, sink);
   const MergeDecision& d = merger.last_decision();
   std::fprintf(out, "hamming distance A-B: %d (candidate search radius max_distance=%d)\n",

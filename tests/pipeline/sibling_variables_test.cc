@@ -182,8 +182,7 @@ TEST(SiblingVariablesTest, CountsStayExactAcrossTheFlip) {
   std::uint64_t added = 0;
   for (int i = 0; i < 3000; ++i) {
     const std::string& v = kServices[rng() % kServices.size()];
-    s.Add(rng() % 3 == 0 ? "user alice removed " + v + " from the list"
-                         : "xinetd: removing " + v);
+    s.Add(rng() % 3 == 0 ? "user alice removed " + v + " from the list" : "xinetd: removing " + v);
     ++added;
     if (i % 700 == 699) s.now += 20'000'000;  // some groups close, some reopen
   }
