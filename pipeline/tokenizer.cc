@@ -225,30 +225,61 @@ bool IsLiteralWord(std::string_view w) {
   }
 }
 
-bool IsMonthName(std::string_view w) {
-  static constexpr std::string_view kMonths[] = {
-      "january", "february", "march",     "april",   "may",      "june",
-      "july",    "august",   "september", "october", "november", "december"};
-  if (w.size() < 3 || w.size() > 9) return false;
-  for (std::string_view m : kMonths) {
-    if (w.size() == 3 ? EqualsIgnoringCase(w, m.substr(0, 3)) : EqualsIgnoringCase(w, m)) {
-      return true;
-    }
+namespace {
+
+// The full names of the months, then of the weekdays.
+constexpr std::string_view kDateNames[] = {
+    "january", "february", "march",  "april",   "may",       "june",     "july",
+    "august",  "september", "october", "november", "december", "monday",  "tuesday",
+    "wednesday", "thursday", "friday", "saturday", "sunday"};
+constexpr int kMonths = 12;
+
+constexpr std::uint32_t Key3(char a, char b, char c) {
+  return static_cast<std::uint32_t>(static_cast<unsigned char>(a | 0x20)) << 16 |
+         static_cast<std::uint32_t>(static_cast<unsigned char>(b | 0x20)) << 8 |
+         static_cast<unsigned char>(c | 0x20);
+}
+
+// The index in kDateNames of the month or weekday `w` names (its first three letters or its
+// full name, in any case); -1 if none. One switch on the first three letters: date names are
+// looked up for many words that are not.
+int DateNameIndex(std::string_view w) {
+  if (w.size() < 3 || w.size() > 9) return -1;
+  int index;
+  switch (Key3(w[0], w[1], w[2])) {
+    case Key3('j', 'a', 'n'): index = 0; break;
+    case Key3('f', 'e', 'b'): index = 1; break;
+    case Key3('m', 'a', 'r'): index = 2; break;
+    case Key3('a', 'p', 'r'): index = 3; break;
+    case Key3('m', 'a', 'y'): index = 4; break;
+    case Key3('j', 'u', 'n'): index = 5; break;
+    case Key3('j', 'u', 'l'): index = 6; break;
+    case Key3('a', 'u', 'g'): index = 7; break;
+    case Key3('s', 'e', 'p'): index = 8; break;
+    case Key3('o', 'c', 't'): index = 9; break;
+    case Key3('n', 'o', 'v'): index = 10; break;
+    case Key3('d', 'e', 'c'): index = 11; break;
+    case Key3('m', 'o', 'n'): index = 12; break;
+    case Key3('t', 'u', 'e'): index = 13; break;
+    case Key3('w', 'e', 'd'): index = 14; break;
+    case Key3('t', 'h', 'u'): index = 15; break;
+    case Key3('f', 'r', 'i'): index = 16; break;
+    case Key3('s', 'a', 't'): index = 17; break;
+    case Key3('s', 'u', 'n'): index = 18; break;
+    default: return -1;
   }
-  return false;
+  return w.size() == 3 || EqualsIgnoringCase(w, kDateNames[index]) ? index : -1;
+}
+
+}  // namespace
+
+bool IsMonthName(std::string_view w) {
+  const int index = DateNameIndex(w);
+  return index >= 0 && index < kMonths;
 }
 
 bool IsDateName(std::string_view w) {
-  static constexpr std::string_view kDays[] = {"monday", "tuesday",  "wednesday", "thursday",
-                                               "friday", "saturday", "sunday"};
-  if (w.size() < 3 || w.size() > 9 || w[0] < 'A' || w[0] > 'Z') return false;
-  if (IsMonthName(w)) return true;
-  for (std::string_view d : kDays) {
-    if (w.size() == 3 ? EqualsIgnoringCase(w, d.substr(0, 3)) : EqualsIgnoringCase(w, d)) {
-      return true;
-    }
-  }
-  return false;
+  return !w.empty() && w[0] >= 'A' && w[0] <= 'Z' && DateNameIndex(w) >= 0;
 }
 
 namespace {
@@ -424,12 +455,15 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
   }
   if (only(kShapeDigit | kShapeHexLetter) && t.size() >= 8 && AllHex(t)) return TokenClass::kHex;
   constexpr std::uint32_t kLetters = kShapeHexLetter | kShapeLetterTZ | kShapeLetterX | kShapeLetter;
+  // A named date has a '-' or '/' next to its month (12-Jun-2005).
   if (only(kShapeDigit | kLetters | kShapeDash | kShapeSlash | kShapeColon | kShapeDot |
            kShapePlus) &&
+      (!kGuarded || (shape & (kShapeDash | kShapeSlash)) != 0) && t.size() >= 5 &&
       IsNamedDate(t)) {
     return TokenClass::kDateTime;
   }
-  if (only(kShapeDigit | kLetters | kShapeSlash | kShapePlus | kShapeColon) && IsBase64Id(t)) {
+  if (only(kShapeDigit | kLetters | kShapeSlash | kShapePlus | kShapeColon) && t.size() >= 16 &&
+      IsBase64Id(t)) {
     return TokenClass::kHex;
   }
   if (only(kShapeDigit | kLetters | kShapeDash | kShapeDot) && has(kShapeDot) && IsDnsName(t)) {
@@ -460,6 +494,18 @@ TokenClass Tokenizer::Classify(std::string_view t) { return ClassifyWithShape(t,
 
 namespace {
 
+// The closer of each opening bracket or quote; 0 for other bytes.
+constexpr std::array<char, 256> MakeEmptyPairCloser() {
+  std::array<char, 256> t{};
+  t['('] = ')';
+  t['['] = ']';
+  t['{'] = '}';
+  t['"'] = '"';
+  t['\''] = '\'';
+  return t;
+}
+constexpr std::array<char, 256> kEmptyPairCloser = MakeEmptyPairCloser();
+
 // Empty values in the separator run [from, to) of `message`: an empty bracket or quote pair,
 // or a '=' right after a token (the run starts at a token's end) followed by white space,
 // ',', ';' or the message's end. Each is a zero-length kEmpty token where its value would be.
@@ -478,10 +524,8 @@ void AddEmptyValues(std::string_view message, std::size_t from, std::size_t to,
     }
   }
   for (std::size_t p = from; p + 1 < to; ++p) {
-    const char c = message[p], closer = message[p + 1];
-    if ((c == '(' && closer == ')') || (c == '[' && closer == ']') ||
-        (c == '{' && closer == '}') || (c == '"' && closer == '"') ||
-        (c == '\'' && closer == '\'')) {
+    const char closer = kEmptyPairCloser[static_cast<unsigned char>(message[p])];
+    if (closer != 0 && message[p + 1] == closer) {
       add(p + 1);
       ++p;
     }
@@ -520,6 +564,28 @@ bool IsShortHostName(std::string_view s) {
     if (!IsAlpha(c) && !IsDigit(c) && c != '-' && c != '.') return false;
   }
   return true;
+}
+
+// Could a context rule change the class of `text` after `prev`? A cheap necessary condition
+// (lengths and first letters), so that most tokens skip InContext.
+inline bool MayHaveContext(std::string_view message, const Token& prev, std::string_view text,
+                           TokenClass cls) {
+  switch (cls) {
+    case TokenClass::kWord: {
+      const char c = text[0];
+      return text.size() >= 3 && text.size() <= 9 &&
+             ((c >= 'A' && c <= 'Z') ||
+              (text.size() <= 5 && ((c | 0x20) == 't' || (c | 0x20) == 'f' || (c | 0x20) == 'n')));
+    }
+    case TokenClass::kInteger:
+    case TokenClass::kDateTime:
+      return prev.cls == TokenClass::kWord && message[prev.offset] >= 'A' &&
+             message[prev.offset] <= 'Z';
+    case TokenClass::kDigitWord:
+      return prev.cls == TokenClass::kWord && prev.length >= 2 && prev.length <= 8;
+    default:
+      return false;
+  }
 }
 
 // The context rules (see Tokenizer::Tokenize): the class of the token `text` at `start`,
@@ -632,7 +698,9 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
     const std::string_view text = message.substr(start, end - start);
     // No candidate byte: no digit, '@' or "://" (see ClassifyImpl), so a word.
     TokenClass cls = candidates == 0 ? TokenClass::kWord : ClassifyWithShape(text, ShapeOf(text));
-    if (!out.empty()) cls = InContext(message, out, text, start, cls);
+    if (!out.empty() && MayHaveContext(message, out.back(), text, cls)) {
+      cls = InContext(message, out, text, start, cls);
+    }
     out.push_back(
         Token{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start), cls});
   }
