@@ -68,7 +68,8 @@ namespace {
   std::string_view text = message.substr(token.offset, token.length);
   if (token.cls == TokenClass::kWord) return XXH3_64bits(text.data(), text.size());
   if (token.cls != TokenClass::kDigitWord) {
-    if (token.cls != TokenClass::kLiteral) return kClassHashes.v[static_cast<std::size_t>(token.cls)];
+    if (token.cls != TokenClass::kLiteral)
+      return kClassHashes.v[static_cast<std::size_t>(token.cls)];
     // A literal stands for its key (overlap:true ~ overlap:false, not visible:true); a bare one
     // (enabled=null) for the empty key.
     const std::size_t colon = text.rfind(':');

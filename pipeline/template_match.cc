@@ -431,8 +431,10 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
         (g_words > 1 || l_words > 1) &&
         ((i - seg_i == 1 && g.cls(seg_i) == TokenClass::kEmpty) ||
          (j - seg_j == 1 && tokens[seg_j].cls == TokenClass::kEmpty)) &&
-        Bracketed(gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i, i) &&
-        Bracketed(message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j, j);
+        Bracketed(
+            gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i, i) &&
+        Bracketed(
+            message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j, j);
     if (!evidence || (!bracketed && (g_words > 1 || l_words > 1)))
       return reject(MatchReason::kStretchWithoutVariable);
     if (seg_i == i) {  // the line has extra tokens where the template has none

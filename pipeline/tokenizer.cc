@@ -229,9 +229,9 @@ namespace {
 
 // The full names of the months, then of the weekdays.
 constexpr std::string_view kDateNames[] = {
-    "january", "february", "march",  "april",   "may",       "june",     "july",
-    "august",  "september", "october", "november", "december", "monday",  "tuesday",
-    "wednesday", "thursday", "friday", "saturday", "sunday"};
+    "january",   "february",  "march",   "april",    "may",      "june",   "july",
+    "august",    "september", "october", "november", "december", "monday", "tuesday",
+    "wednesday", "thursday",  "friday",  "saturday", "sunday"};
 constexpr int kMonths = 12;
 
 constexpr std::uint32_t Key3(char a, char b, char c) {
@@ -247,26 +247,65 @@ int DateNameIndex(std::string_view w) {
   if (w.size() < 3 || w.size() > 9) return -1;
   int index;
   switch (Key3(w[0], w[1], w[2])) {
-    case Key3('j', 'a', 'n'): index = 0; break;
-    case Key3('f', 'e', 'b'): index = 1; break;
-    case Key3('m', 'a', 'r'): index = 2; break;
-    case Key3('a', 'p', 'r'): index = 3; break;
-    case Key3('m', 'a', 'y'): index = 4; break;
-    case Key3('j', 'u', 'n'): index = 5; break;
-    case Key3('j', 'u', 'l'): index = 6; break;
-    case Key3('a', 'u', 'g'): index = 7; break;
-    case Key3('s', 'e', 'p'): index = 8; break;
-    case Key3('o', 'c', 't'): index = 9; break;
-    case Key3('n', 'o', 'v'): index = 10; break;
-    case Key3('d', 'e', 'c'): index = 11; break;
-    case Key3('m', 'o', 'n'): index = 12; break;
-    case Key3('t', 'u', 'e'): index = 13; break;
-    case Key3('w', 'e', 'd'): index = 14; break;
-    case Key3('t', 'h', 'u'): index = 15; break;
-    case Key3('f', 'r', 'i'): index = 16; break;
-    case Key3('s', 'a', 't'): index = 17; break;
-    case Key3('s', 'u', 'n'): index = 18; break;
-    default: return -1;
+    case Key3('j', 'a', 'n'):
+      index = 0;
+      break;
+    case Key3('f', 'e', 'b'):
+      index = 1;
+      break;
+    case Key3('m', 'a', 'r'):
+      index = 2;
+      break;
+    case Key3('a', 'p', 'r'):
+      index = 3;
+      break;
+    case Key3('m', 'a', 'y'):
+      index = 4;
+      break;
+    case Key3('j', 'u', 'n'):
+      index = 5;
+      break;
+    case Key3('j', 'u', 'l'):
+      index = 6;
+      break;
+    case Key3('a', 'u', 'g'):
+      index = 7;
+      break;
+    case Key3('s', 'e', 'p'):
+      index = 8;
+      break;
+    case Key3('o', 'c', 't'):
+      index = 9;
+      break;
+    case Key3('n', 'o', 'v'):
+      index = 10;
+      break;
+    case Key3('d', 'e', 'c'):
+      index = 11;
+      break;
+    case Key3('m', 'o', 'n'):
+      index = 12;
+      break;
+    case Key3('t', 'u', 'e'):
+      index = 13;
+      break;
+    case Key3('w', 'e', 'd'):
+      index = 14;
+      break;
+    case Key3('t', 'h', 'u'):
+      index = 15;
+      break;
+    case Key3('f', 'r', 'i'):
+      index = 16;
+      break;
+    case Key3('s', 'a', 't'):
+      index = 17;
+      break;
+    case Key3('s', 'u', 'n'):
+      index = 18;
+      break;
+    default:
+      return -1;
   }
   return w.size() == 3 || EqualsIgnoringCase(w, kDateNames[index]) ? index : -1;
 }
@@ -454,12 +493,12 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
     return TokenClass::kHex;
   }
   if (only(kShapeDigit | kShapeHexLetter) && t.size() >= 8 && AllHex(t)) return TokenClass::kHex;
-  constexpr std::uint32_t kLetters = kShapeHexLetter | kShapeLetterTZ | kShapeLetterX | kShapeLetter;
+  constexpr std::uint32_t kLetters =
+      kShapeHexLetter | kShapeLetterTZ | kShapeLetterX | kShapeLetter;
   // A named date has a '-' or '/' next to its month (12-Jun-2005).
   if (only(kShapeDigit | kLetters | kShapeDash | kShapeSlash | kShapeColon | kShapeDot |
            kShapePlus) &&
-      (!kGuarded || (shape & (kShapeDash | kShapeSlash)) != 0) && t.size() >= 5 &&
-      IsNamedDate(t)) {
+      (!kGuarded || (shape & (kShapeDash | kShapeSlash)) != 0) && t.size() >= 5 && IsNamedDate(t)) {
     return TokenClass::kDateTime;
   }
   if (only(kShapeDigit | kLetters | kShapeSlash | kShapePlus | kShapeColon) && t.size() >= 16 &&

@@ -48,9 +48,10 @@ inline TokenClass InContext(std::string_view message, std::vector<Token>& before
     std::string key(text(prev));
     for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const std::string_view name = text(t);
-    bool host_like = std::isalpha(static_cast<unsigned char>(name.front())) &&
-                     name.back() != '.' && name.back() != '-';
-    for (char c : name) host_like &= std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.';
+    bool host_like = std::isalpha(static_cast<unsigned char>(name.front())) && name.back() != '.' &&
+                     name.back() != '-';
+    for (char c : name)
+      host_like &= std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.';
     if (host_like && (key == "from" || key == "to" || key == "host" || key == "rhost" ||
                       key == "server" || key == "hostname"))
       return TokenClass::kHostPort;
@@ -70,7 +71,8 @@ inline std::vector<Token> Tokenize(std::string_view message, std::uint32_t max_t
   std::vector<Token> out;
   const auto add = [&](std::size_t offset, std::size_t length, TokenClass cls) {
     if (out.size() < max_tokens)
-      out.push_back(Token{static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(length), cls});
+      out.push_back(
+          Token{static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(length), cls});
   };
   std::size_t i = 0;
   while (i < message.size() && out.size() < max_tokens) {
@@ -78,8 +80,9 @@ inline std::vector<Token> Tokenize(std::string_view message, std::uint32_t max_t
     while (i < message.size() && separator(message[i])) ++i;
     if (i > run) {
       if (message[run] == '=' && run > 0 &&
-          (run + 1 == message.size() || (run + 1 < i && std::string_view(" \t,;").find(
-                                                             message[run + 1]) != std::string_view::npos)))
+          (run + 1 == message.size() ||
+           (run + 1 < i &&
+            std::string_view(" \t,;").find(message[run + 1]) != std::string_view::npos)))
         add(run + 1, 0, TokenClass::kEmpty);
       for (std::size_t p = run; p + 1 < i; ++p) {
         const std::string_view pair = message.substr(p, 2);

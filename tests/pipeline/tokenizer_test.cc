@@ -150,17 +150,17 @@ TEST(TokenizerValueClassTest, Base64IdsAreOpaqueIdsWithOrWithoutSlashOrPlus) {
 }
 
 TEST(TokenizerValueClassTest, LiteralsAreValuesOnlyAfterAKey) {
-  EXPECT_EQ(ClassNames("overlap:true enabled=null flag: False returned true"),
-            (std::vector<std::string>{"literal", "word", "literal", "word", "literal", "word",
-                                      "word"}));
+  EXPECT_EQ(
+      ClassNames("overlap:true enabled=null flag: False returned true"),
+      (std::vector<std::string>{"literal", "word", "literal", "word", "literal", "word", "word"}));
   EXPECT_EQ(Tokenizer::Classify("visible:FALSE"), TokenClass::kLiteral);
   EXPECT_EQ(Tokenizer::Classify("overlap:truthy"), TokenClass::kWord);
 }
 
 TEST(TokenizerValueClassTest, MonthAndWeekdayNamesNextToANumberAreDates) {
-  EXPECT_EQ(ClassNames("at Mon Jun 12 13:10:01 2005 on"),
-            (std::vector<std::string>{"word", "datetime", "datetime", "int", "datetime", "int",
-                                      "word"}));
+  EXPECT_EQ(
+      ClassNames("at Mon Jun 12 13:10:01 2005 on"),
+      (std::vector<std::string>{"word", "datetime", "datetime", "int", "datetime", "int", "word"}));
   EXPECT_EQ(ClassNames("Date: Sun, 06 Nov 1994 GMT"),
             (std::vector<std::string>{"word", "datetime", "int", "datetime", "int", "word"}));
   EXPECT_EQ(Tokenizer::Classify("12-Jun-2005"), TokenClass::kDateTime);
@@ -189,9 +189,9 @@ TEST(TokenizerValueClassTest, HostNamesHoldingADigit) {
   EXPECT_EQ(Tokenizer::Classify("org.apache.hadoop.v2.MRAppMaster"), TokenClass::kDigitWord);
   EXPECT_EQ(Tokenizer::Classify("file1.txt"), TokenClass::kDigitWord);
   // Short names only after a word that introduces a host.
-  EXPECT_EQ(ClassNames("from node-246 rhost=dn228 on en0"),
-            (std::vector<std::string>{"word", "hostport", "word", "hostport", "word",
-                                      "digitword"}));
+  EXPECT_EQ(
+      ClassNames("from node-246 rhost=dn228 on en0"),
+      (std::vector<std::string>{"word", "hostport", "word", "hostport", "word", "digitword"}));
 }
 
 // --- classification ------------------------------------------------------------------------
