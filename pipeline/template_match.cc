@@ -303,7 +303,13 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // Any other change may be a variable only where logs put values: after a key and '=',
     // inside quotes or brackets, or after a word that introduces a value
     // ("user alice"). Elsewhere (HTTPS vs SOCKS5) it is more likely another message.
-    if (!InValueContext(line, i)) {
+    // After from/to/host..., a plain word may take the place of a host name the other side
+    // has there (from node-246 / from combo): that slot holds hosts. Two plain words there
+    // are still an action or a state (to spawn / to destroy).
+    const bool host_slot =
+        (lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && i > 0 &&
+        IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length));
+    if (!host_slot && !InValueContext(line, i)) {
       // Out of a value context only a compound name may change (com.apple.x, host-1.example):
       // a plain word, an identifier or a constant is an action or a state (spawn vs
       // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.

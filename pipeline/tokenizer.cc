@@ -579,7 +579,7 @@ bool OnlySpacesAndCommas(std::string_view message, std::size_t from, std::size_t
   return true;
 }
 
-bool IsHostKey(std::string_view w) {
+bool IsHostKeyWord(std::string_view w) {
   switch (w.size()) {
     case 2:
       return EqualsIgnoringCase(w, "to");
@@ -658,8 +658,8 @@ TokenClass InContext(std::string_view message, std::vector<Token>& out, std::str
       }
       return cls;
     case TokenClass::kDigitWord:
-      if (prev.cls == TokenClass::kWord && IsHostKey(message.substr(prev.offset, prev.length)) &&
-          IsShortHostName(text)) {
+      if (prev.cls == TokenClass::kWord &&
+          IsHostKeyWord(message.substr(prev.offset, prev.length)) && IsShortHostName(text)) {
         return TokenClass::kHostPort;
       }
       return cls;
@@ -744,5 +744,7 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
         Token{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start), cls});
   }
 }
+
+bool IsHostKey(std::string_view word) { return IsHostKeyWord(word); }
 
 }  // namespace logfold

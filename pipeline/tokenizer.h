@@ -85,6 +85,9 @@ bool IsMonthName(std::string_view word);
 // A capitalised month or weekday name, full or its first three letters (Jun, Mon, Monday).
 bool IsDateName(std::string_view word);
 
+// from, to, host, rhost, hostname or server (any case): a word a host name follows.
+bool IsHostKey(std::string_view word);
+
 class Tokenizer {
  public:
   struct Options {

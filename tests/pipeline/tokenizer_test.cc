@@ -561,6 +561,22 @@ TEST(TokenizerKernelTest, EveryKernelGivesTheDefinitionsTokens) {
     for (std::size_t j = 0; j < len; ++j) line += kAlphabet[rng() % kAlphabet.size()];
     lines.push_back(line);
   }
+  // Random sentences of the words the context rules and empty values look at.
+  static constexpr std::string_view kWords[] = {
+      "Mon",    "Jun", "june",     "12",           "13:10:01",    "2005",  ",",
+      "from",   "to",  "node-246", "dn228",        "true",        "False", "null",
+      "key=",   "=",   ":",        "()",           "[]",          "{}",    "\"\"",
+      "''",     "(a",  "b)",       "overlap:true", "12-Jun-2005", "x",     "host",
+      "rhost=", "1.5"};
+  for (int i = 0; i < 3000; ++i) {
+    std::string line;
+    const std::size_t words = rng() % 30;
+    for (std::size_t j = 0; j < words; ++j) {
+      line += kWords[rng() % std::size(kWords)];
+      if (rng() % 3 != 0) line += ' ';
+    }
+    lines.push_back(line);
+  }
   lines.push_back(std::string(64, 'a'));
   lines.push_back(std::string(63, 'a') + " b");
   lines.push_back(std::string(64, ' ') + "a1");
