@@ -38,12 +38,13 @@ using daemon_test::WaitUntil;
 using daemon_test::WriteFile;
 using std::chrono::milliseconds;
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 constexpr int kSlowdown = 4;
-// Under TSan the daemon cannot keep up with a writer that never pauses, so no moment comes
-// when everything read is written out, no position is saved before the kills, and the restart
-// reads the file again from the start: still nothing missing (checked), but the bound on
-// repeats below only holds for a daemon that keeps up (checked in the other passes).
+// Under a sanitizer the daemon cannot keep up with a writer that never pauses, so no moment
+// comes when everything read is written out, no position is saved before the kills, and the
+// restart reads the file again from the start: still nothing missing (checked), but the bound
+// on repeats and which rotation each run saw only hold for a daemon that keeps up (checked in
+// the normal pass).
 constexpr bool kKeepsUp = false;
 #else
 constexpr int kSlowdown = 1;
@@ -227,9 +228,11 @@ TEST_F(LocalInputsTest, FollowedFileRotationsAndRestartsDeliverEveryLine) {
   EXPECT_LE(c.repeated, 6000) << c.Describe();
   std::printf("kill -9 at a quiet moment: %d of %d lines repeated\n", c.repeated, kLines);
   // The last run saw the second copytruncate (the first was seen by an earlier run).
-  EXPECT_NE(daemon.Stderr().find("was truncated"), std::string::npos) << daemon.Stderr();
-  EXPECT_NE(daemon.Stderr().find("is a copy of a truncated file"), std::string::npos)
-      << daemon.Stderr();
+  if (kKeepsUp) {
+    EXPECT_NE(daemon.Stderr().find("was truncated"), std::string::npos) << daemon.Stderr();
+    EXPECT_NE(daemon.Stderr().find("is a copy of a truncated file"), std::string::npos)
+        << daemon.Stderr();
+  }
 }
 
 // kill -9 under load: a writer appends numbered lines without pause while app.log is rotated
@@ -250,10 +253,13 @@ TEST_F(LocalInputsTest, FollowedFileKilledUnderLoadDuringRotationsLosesNoLine) {
   constexpr int kLines = 60000, kBatch = 50;
   std::atomic<int> written{0};
   std::atomic<int> rotations{0};
+  std::atomic<bool> kills_done{false};
   int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   ASSERT_GE(fd, 0);
+  // At least kLines, and on until both kills and restarts are done: on a slow machine the
+  // restarts must still happen while lines flow.
   std::thread writer([&] {
-    while (written.load() < kLines) {
+    while (written.load() < kLines || !kills_done.load()) {
       const int at = written.load();
       if (at == kLines / 5) {  // rename, then the daemon is killed
         ASSERT_EQ(rename(log.c_str(), (log + ".1").c_str()), 0);
@@ -306,27 +312,29 @@ TEST_F(LocalInputsTest, FollowedFileKilledUnderLoadDuringRotationsLosesNoLine) {
   };
   kill_after(1, 2000);
   kill_after(2, 2000);
+  kills_done.store(true);
   writer.join();
   close(fd);
-  ASSERT_TRUE(WaitUntil([&] { return CountSeqs(Events(events), kLines).missing == 0; },
+  const int total = written.load();
+  ASSERT_TRUE(WaitUntil([&] { return CountSeqs(Events(events), total).missing == 0; },
                         milliseconds(60000 * kSlowdown)))
-      << CountSeqs(Events(events), kLines).Describe() << logs << daemon.Stderr();
+      << CountSeqs(Events(events), total).Describe() << logs << daemon.Stderr();
   ASSERT_TRUE(daemon.Signal(SIGTERM));
   ASSERT_EQ(daemon.WaitExit(milliseconds(30000)), std::optional<int>(0)) << daemon.Stderr();
   logs += daemon.Stderr();
-  const SeqCounts c = CountSeqs(Events(events), kLines);
+  const SeqCounts c = CountSeqs(Events(events), total);
   EXPECT_EQ(c.missing, 0) << c.Describe() << logs;
   EXPECT_EQ(c.other.size(), 0u) << c.other.front();
   // A repeated line was read shortly before a kill (lines keep flowing, so a read holds up to
   // a few thousand of them, and the checkpoint trails the output by a few reads at most).
-  for (int i = 0; kKeepsUp && i < kLines; ++i) {
+  for (int i = 0; kKeepsUp && i < total; ++i) {
     if (c.seen[static_cast<std::size_t>(i)] < 2) continue;
     EXPECT_TRUE(std::any_of(killed_at.begin(), killed_at.end(),
                             [&](int k) { return i < k && i >= k - 10000; }))
         << i << " repeated" << c.Describe();
   }
   std::printf("kill -9 under load: %d of %d lines missing, %d repeated (kills at %d, %d)\n",
-              c.missing, kLines, c.repeated, killed_at.at(0), killed_at.at(1));
+              c.missing, total, c.repeated, killed_at.at(0), killed_at.at(1));
 }
 
 // The window a kill -9 could lose lines in, held open: the only output's collector is down,
