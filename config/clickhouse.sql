@@ -23,7 +23,8 @@ CREATE DATABASE IF NOT EXISTS logfold;
 CREATE TABLE IF NOT EXISTS logfold.events
 (
     -- every event
-    kind            String,            -- 'first', 'summary' (or 'annotate' in annotate mode)
+    kind            String,            -- 'first', 'summary', 'new_value' (or 'annotate' in annotate mode)
+    event_id        String,            -- events from a kafka input: the same after a replay ('' otherwise)
     group_id        String,            -- 16 hex digits; unique per daemon run, reused after a restart
     fingerprint     String,            -- the group's 64-bit SimHash, 16 hex digits
     host            String,            -- '' when the line had none
@@ -53,7 +54,8 @@ CREATE TABLE IF NOT EXISTS logfold.events
 
     -- Derived on insert. Lines this row stands for: sum(lines) over any set of rows is the
     -- number of syslog lines they account for (1 per first event, `count` per summary).
-    lines           UInt64 MATERIALIZED if(kind = 'summary', count, 1),
+    -- (a new_value notice stands for none: its line is counted in the group's next summary).
+    lines           UInt64 MATERIALIZED multiIf(kind = 'summary', count, kind = 'new_value', 0, 1),
     -- When the row's lines happened: the line's time, or the summary's last_seen.
     event_time      DateTime('UTC') MATERIALIZED if(kind = 'summary', last_seen, time)
 )

@@ -59,6 +59,7 @@ void LogRecord::Clear() {
   structured_data.clear();
   message.clear();
   json_fields.clear();
+  origin = {};
 }
 
 LogRecordView LogRecordView::Rebased(std::string_view copy) const {
@@ -94,6 +95,7 @@ void LogRecordView::CopyTo(LogRecord& out) const {
   out.structured_data.assign(structured_data);
   out.message.assign(message);
   out.json_fields.clear();
+  out.origin = origin;
 }
 
 }  // namespace logfold

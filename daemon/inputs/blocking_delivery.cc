@@ -15,13 +15,18 @@ BlockingDelivery::BlockingDelivery(std::uint32_t input, IngestTarget& target,
                                    std::shared_ptr<QueueShare> share)
     : input_(input), target_(target), share_(std::move(share)), gate_(std::make_shared<Gate>()) {}
 
-bool BlockingDelivery::Deliver(std::span<const std::string_view> lines, TimeUs arrival_us) {
+bool BlockingDelivery::Deliver(std::span<const std::string_view> lines, TimeUs arrival_us,
+                               std::span<const LineOrigin> origins) {
   if (lines.empty()) return !stopped();
   bool registered = false;
   while (true) {
     if (stopped()) return false;
     const bool fits = share_ == nullptr || share_->Fits(lines.size());
-    if (fits && target_.TryDeliverShared(input_, lines, arrival_us, share_)) return true;
+    if (fits && (origins.empty()
+                     ? target_.TryDeliverShared(input_, lines, arrival_us, share_)
+                     : target_.TryDeliverWithOrigins(input_, lines, origins, arrival_us, share_))) {
+      return true;
+    }
     if (!registered) {
       {
         std::lock_guard lock(gate_->mu);

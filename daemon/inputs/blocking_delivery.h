@@ -24,8 +24,10 @@ class BlockingDelivery {
                    std::shared_ptr<QueueShare> share = nullptr);
 
   // True once `lines` were taken (at once or after waiting); false if Stop() came first,
-  // and then none of them were taken.
-  bool Deliver(std::span<const std::string_view> lines, TimeUs arrival_us);
+  // and then none of them were taken. `origins`, when given, names each line's origin
+  // (IngestTarget::TryDeliverWithOrigins).
+  bool Deliver(std::span<const std::string_view> lines, TimeUs arrival_us,
+               std::span<const LineOrigin> origins = {});
   void Stop();
   bool stopped() const;
 

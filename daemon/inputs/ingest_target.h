@@ -39,6 +39,15 @@ class IngestTarget {
     return TryDeliver(input, lines, arrival_us);
   }
 
+  // Like TryDeliverShared, with where each line came from (`origins[i]` for `lines[i]`), for
+  // inputs that can name a line again after a restart (Kafka): the events carry the origin
+  // of the first line they cover, hence ids that a replay reproduces. The default drops them.
+  virtual bool TryDeliverWithOrigins(std::uint32_t input, std::span<const std::string_view> lines,
+                                     std::span<const LineOrigin> /*origins*/, TimeUs arrival_us,
+                                     const std::shared_ptr<QueueShare>& share) {
+    return TryDeliverShared(input, lines, arrival_us, share);
+  }
+
   // For inputs that save a read position (followed files): true once every line delivered
   // with `share` was folded and every event the engine had handed to the outputs by then was
   // written out. A position saved after that survives a kill -9 with no line lost; one saved

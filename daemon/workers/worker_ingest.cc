@@ -25,6 +25,12 @@ std::shared_ptr<QueueShare> WorkerPool::NewShare() {
 
 bool WorkerPool::TryDeliverShared(std::uint32_t input, std::span<const std::string_view> lines,
                                   TimeUs arrival_us, const std::shared_ptr<QueueShare>& share) {
+  return TryDeliverWithOrigins(input, lines, {}, arrival_us, share);
+}
+
+bool WorkerPool::TryDeliverWithOrigins(std::uint32_t input, std::span<const std::string_view> lines,
+                                       std::span<const LineOrigin> origins, TimeUs arrival_us,
+                                       const std::shared_ptr<QueueShare>& share) {
   if (lines.empty()) return true;
   // Each ingest thread keeps the last settings it used, for the last pool it delivered to.
   thread_local std::uint64_t settings_pool = 0;
@@ -66,6 +72,7 @@ bool WorkerPool::TryDeliverShared(std::uint32_t input, std::span<const std::stri
       views[i] = LogRecordView{};
       views[i].raw = lines[i];
     }
+    if (!origins.empty()) views[i].origin = origins[i];
     if (n_workers > 1) {
       std::uint64_t scope;
       if (parsed) {

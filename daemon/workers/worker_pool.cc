@@ -198,6 +198,7 @@ void WorkerPool::Run(Worker& w) {
           line.CopyTo(w.record);
         } else {
           parser.Parse(line.raw, b->arrival_us, w.record);
+          w.record.origin = line.origin;
         }
         ++w.parse_since[static_cast<int>(w.record.outcome)];
         TimeUs t = b->arrival_us;

@@ -88,6 +88,9 @@ class WorkerPool : public IngestTarget {
   std::shared_ptr<QueueShare> NewShare() override;
   bool TryDeliverShared(std::uint32_t input, std::span<const std::string_view> lines,
                         TimeUs arrival_us, const std::shared_ptr<QueueShare>& share) override;
+  bool TryDeliverWithOrigins(std::uint32_t input, std::span<const std::string_view> lines,
+                             std::span<const LineOrigin> origins, TimeUs arrival_us,
+                             const std::shared_ptr<QueueShare>& share) override;
   // A share's lines are released once folded and their events handed to the sinks, so: the
   // share holds nothing, then no sink holds an unwritten byte.
   bool Settled(const QueueShare& share) override;
