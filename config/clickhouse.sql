@@ -15,6 +15,11 @@
 --   * times lose their microseconds (DateTime has whole seconds), and a time outside
 --     1970..2105 -- a sender's clock far off -- is stored as a wrong date, not refused.
 --
+-- A table made before message_base64 existed takes it with
+--   ALTER TABLE logfold.events ADD COLUMN message_base64 String AFTER message
+-- and, before event_id existed, with
+--   ALTER TABLE logfold.events ADD COLUMN event_id String AFTER kind
+--
 -- Retention: 18.16 has no TTL. Partitions are days, so old data is dropped a day at a time,
 -- e.g. from cron:  ALTER TABLE logfold.events DROP PARTITION 20261101
 
@@ -39,7 +44,9 @@ CREATE TABLE IF NOT EXISTS logfold.events
     structured_data String,
     format          String,            -- rfc5424, rfc3164, json, raw
     parse_error     String,            -- '' when the header parsed
-    message         String,
+    message         String,            -- JSON carries Unicode only: an invalid UTF-8 byte shows as U+FFFD
+    message_base64  String,            -- such a message's exact bytes, base64 (RFC 4648); '' when
+                                       -- the message is UTF-8
     -- summary: what the group absorbed since its previous event
     reason          String,            -- idle, max_hold, evicted, shutdown
     closed          UInt8,

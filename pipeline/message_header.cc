@@ -13,7 +13,20 @@
 namespace logfold {
 namespace {
 
-enum class Kind : std::uint8_t { kTime, kLevel, kBracket, kDash, kName, kOther };
+// kLevelDate: a level letter fused with a date ("I0509", klog and glog); kLevelTag: a level
+// letter and a tag ("D/WindowManager( 1702):", Android's brief format), a whole header end;
+// kSource: a source location ("run.go:42", "{taskinstance.py:1138}"), the caller.
+enum class Kind : std::uint8_t {
+  kTime,
+  kLevel,
+  kLevelDate,
+  kLevelTag,
+  kSource,
+  kBracket,
+  kDash,
+  kName,
+  kOther
+};
 
 struct Field {
   std::size_t begin, end;  // the field as written ("[main]", "sshd[12]:")
@@ -22,8 +35,10 @@ struct Field {
   const char* core_data;
   std::size_t core_size;
   Kind kind;
-  bool evidence;  // a time of day, a date, or a month or weekday name
-  bool colon;     // ends with ':'
+  bool evidence;            // a time of day, a date, or a month or weekday name
+  bool colon;               // ends with ':' (or is a name closed by ']': "file.go:12]")
+  bool bracketed;           // written in brackets ("[  12.345678]", "[main]")
+  std::uint8_t level_size;  // kLevelTag and kLevelDate: the level's bytes at `begin`
 
   std::string_view core() const { return {core_data, core_size}; }
   void SetCore(std::string_view c) { core_data = c.data(), core_size = c.size(); }
@@ -112,99 +127,85 @@ bool IsLevelWord(std::string_view w, bool bracketed) {
   return rest_upper || rest_lower;
 }
 
-// Reads the field starting at line[p] (not a space) into f; false if it cannot be one.
-bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
-  f = Field{p, p, line.data() + p, 0, Kind::kOther, false, false};
-  if (line[p] == '[') {
-    int depth = 0;
-    std::size_t q = p;
-    for (; q < line.size() && q - p < 200; ++q) {
-      if (line[q] == '[') ++depth;
-      if (line[q] == ']' && --depth == 0) break;
-    }
-    if (q >= line.size() || line[q] != ']') return false;
-    f.end = q + 1;
-    if (f.end < line.size() && line[f.end] == ':') {
-      f.colon = true;
-      ++f.end;
-    }
-    f.SetCore(line.substr(p + 1, q - p - 1));
-    const std::string_view core = f.core();
-    if (f.end < line.size() && !IsSpace(line[f.end])) return false;  // "[x]y": not a field
-    // A bracket of time words is a timestamp ("[10.30 16:49:06]", "[Sun Dec 04 ...]").
-    bool all_time = !core.empty(), evidence = false;
-    std::size_t i = 0;
-    while (i < core.size() && all_time) {
-      while (i < core.size() && IsSpace(core[i])) ++i;
-      std::size_t j = i;
-      while (j < core.size() && !IsSpace(core[j])) ++j;
-      if (j > i) {
-        const std::string_view w = core.substr(i, j - i);
-        bool e = false;
-        if (IsCalendarName(w)) {
-          evidence = true;
-        } else if (IsTimeWord(w, e)) {
-          evidence |= e;
-        } else {
-          all_time = false;
-        }
-      }
-      i = j;
-    }
-    if (all_time) {
-      f.kind = Kind::kTime;
-      f.evidence = evidence;
-    } else {
-      f.kind = IsLevelWord(core, true) ? Kind::kLevel : Kind::kBracket;
-    }
-    return true;
-  }
-  std::size_t q = p;
-  while (q < line.size() && !IsSpace(line[q])) ++q;
-  f.end = q;
-  std::string_view w = line.substr(p, q - p);
-  if (w.size() > 1 && w.back() == ':') {
-    f.colon = true;
-    w.remove_suffix(1);
-  } else if (w.size() > 1 && w.back() == ',') {
-    w.remove_suffix(1);
-  }
-  f.SetCore(w);
-  if (w == "-" || w == "|") {
-    f.kind = Kind::kDash;
-    return true;
-  }
-  bool evidence = false;
-  if (IsTimeWord(w, evidence) && !f.colon) {
-    f.kind = Kind::kTime;
-    f.evidence = evidence;
-  } else if (IsCalendarName(w) && !f.colon) {
-    f.kind = Kind::kTime;
-    f.evidence = true;
-  } else if (IsLevelWord(w, false) ||
-             (w.size() == 1 && previous == Kind::kTime &&
-              std::string_view("VDIWEFA").find(w[0]) != std::string_view::npos)) {
-    f.kind = Kind::kLevel;
-  } else {
-    // A name: a host, program or logger ("chrome.exe *64"). Quotes or '=' make it message
-    // text, not a header field.
-    const bool text = std::any_of(
-        w.begin(), w.end(), [](char c) { return c == '"' || c == '\'' || c == '=' || c == ','; });
-    f.kind = text ? Kind::kOther : Kind::kName;
-  }
-  return true;
+bool IsLevelLetter(char c) { return std::string_view("VDIWEFA").find(c) != std::string_view::npos; }
+
+bool AllDigits(std::string_view w) {
+  return !w.empty() && std::all_of(w.begin(), w.end(), IsDigit);
 }
 
-// Can `word` be a time or level field (or a dash, or a bracket)? ReadField's tests on the
-// bare word, without building a field: a superset of what the walk below accepts first.
-bool MayBeTimeOrLevel(std::string_view word) {
-  const char c = word[0];
-  if (c == '[' || c == '|' || word == "-") return true;
-  if (word.size() > 1 && (word.back() == ':' || word.back() == ',')) word.remove_suffix(1);
-  if (IsUpper(c) && (IsCalendarName(word) || IsLevelName(word))) return true;
-  bool evidence = false;
-  return (IsDigit(c) || !IsUpper(c) || c == 'T' || c == 'Z') && !IsLower(c) &&
-         IsTimeWord(word, evidence);
+// "I0509": a level letter fused with the month and day (klog, glog).
+bool IsLevelDate(std::string_view w) {
+  return w.size() == 5 && (w[0] == 'I' || w[0] == 'W' || w[0] == 'E' || w[0] == 'F') &&
+         AllDigits(w.substr(1));
+}
+
+// "run.go:42", "Foo.java:123", "{taskinstance.py:1138}": a file name with a short lower-case
+// extension and a line number, where a logging library writes its caller.
+bool IsSourceLocation(std::string_view w) {
+  if (w.size() < 4 || !(IsDigit(w.back()) || w.back() == '}')) return false;  // most names
+  if (w.size() > 2 && w.front() == '{' && w.back() == '}') w = w.substr(1, w.size() - 2);
+  const std::size_t colon = w.rfind(':');
+  if (colon == std::string_view::npos || !AllDigits(w.substr(colon + 1))) return false;
+  const std::string_view file = w.substr(0, colon);
+  const std::size_t dot = file.rfind('.');
+  if (dot == std::string_view::npos || dot == 0) return false;
+  const std::string_view ext = file.substr(dot + 1);
+  return !ext.empty() && ext.size() <= 5 && std::all_of(ext.begin(), ext.end(), IsLower);
+}
+
+// "AH00124", "ORA01555": a message code (capitals then digits) names the message, not a logger.
+bool IsMessageCode(std::string_view w) {
+  std::size_t i = 0;
+  while (i < w.size() && IsUpper(w[i])) ++i;
+  return i >= 1 && i <= 4 && w.size() - i >= 3 && AllDigits(w.substr(i));
+}
+
+// "app.ERROR" (a channel and a level, Monolog): the level part, or empty.
+std::string_view ChannelLevel(std::string_view w) {
+  const std::size_t dot = w.rfind('.');
+  if (dot == std::string_view::npos || dot == 0) return {};
+  const std::string_view level = w.substr(dot + 1);
+  return IsLevelWord(level, false) && std::all_of(level.begin(), level.end(), IsUpper)
+             ? level
+             : std::string_view{};
+}
+
+// The length of a level letter and tag ending the header, as Android's brief format writes
+// it ("D/WindowManager( 1702): ", "I/Zygote  (  123): ", "W/System.err: "), or 0. The tag has
+// no spaces before a ':' ("I/O error:" is a message) and is more than one byte ("I/O:").
+std::size_t LevelTagEnd(std::string_view line, std::size_t p, std::string_view& tag) {
+  if (p + 3 >= line.size() || line[p + 1] != '/' || !IsLevelLetter(line[p])) return 0;
+  const std::size_t limit = std::min(line.size(), p + 96);
+  std::size_t q = p + 2;
+  while (q < limit && line[q] != '(' && line[q] != ':') ++q;
+  if (q >= limit) return 0;
+  std::size_t tag_end = q;
+  while (tag_end > p + 2 && IsSpace(line[tag_end - 1])) --tag_end;
+  tag = line.substr(p + 2, tag_end - p - 2);
+  if (tag.size() < 2 || IsSpace(tag[0])) return 0;
+  if (line[q] == ':') {
+    if (tag_end != q || tag.find(' ') != std::string_view::npos) return 0;
+  } else {
+    ++q;  // a pid in parentheses, padded with spaces
+    while (q < limit && (IsSpace(line[q]) || IsDigit(line[q]))) ++q;
+    if (q + 1 >= limit || line[q] != ')' || line[q + 1] != ':') return 0;
+    ++q;
+  }
+  return q + 1 < line.size() && !IsSpace(line[q + 1]) ? 0 : q + 1;
+}
+
+// "INFO:myapp.db:message" (Python logging's default format): the length of the level and the
+// logger with their colons, or 0.
+std::size_t LevelLoggerEnd(std::string_view w, std::size_t& level_size) {
+  if (w.size() < 6 || !IsUpper(w[0])) return 0;
+  const std::size_t colon = w.substr(0, 9).find(':');
+  if (colon == std::string_view::npos || colon < 3 || colon > 8) return 0;
+  const std::string_view level = w.substr(0, colon);
+  if (!std::all_of(level.begin(), level.end(), IsUpper) || !IsLevelName(level)) return 0;
+  const std::size_t second = w.find(':', colon + 1);
+  if (second == std::string_view::npos || second == colon + 1) return 0;
+  level_size = colon;
+  return second + 1;
 }
 
 // The end of the word starting at line[p]: the next space or tab, eight bytes at a time.
@@ -223,11 +224,159 @@ std::size_t WordEnd(std::string_view line, std::size_t p) {
   return p;
 }
 
+// Reads the field starting at line[p] (not a space) into f; false if it cannot be one.
+bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
+  f = Field{p, p, line.data() + p, 0, Kind::kOther, false, false, false, 0};
+  if (line[p] == '[') {
+    f.bracketed = true;
+    int depth = 0;
+    std::size_t q = p;
+    for (; q < line.size() && q - p < 200; ++q) {
+      if (line[q] == '[') ++depth;
+      if (line[q] == ']' && --depth == 0) break;
+    }
+    if (q >= line.size() || line[q] != ']') return false;
+    f.end = q + 1;
+    if (f.end < line.size() && line[f.end] == ':') {
+      f.colon = true;
+      ++f.end;
+    }
+    f.SetCore(line.substr(p + 1, q - p - 1));
+    const std::string_view core = f.core();
+    if (f.end < line.size() && !IsSpace(line[f.end])) return false;  // "[x]y": not a field
+    // A bracket of time words is a timestamp ("[10.30 16:49:06]", "[Sun Dec 04 ...]").
+    bool all_time = !core.empty(), evidence = false;
+    std::size_t i = 0, words = 0;
+    std::string_view only;
+    while (i < core.size() && all_time) {
+      while (i < core.size() && IsSpace(core[i])) ++i;
+      std::size_t j = i;
+      while (j < core.size() && !IsSpace(core[j])) ++j;
+      if (j > i) {
+        const std::string_view w = core.substr(i, j - i);
+        only = w, ++words;
+        bool e = false;
+        if (IsCalendarName(w)) {
+          evidence = true;
+        } else if (IsTimeWord(w, e)) {
+          evidence |= e;
+        } else {
+          all_time = false;
+        }
+      }
+      i = j;
+    }
+    // Seconds since boot with microseconds ("[  12.345678]", the kernel's own stamp).
+    if (all_time && words == 1 && only.size() >= 8 && only[only.size() - 7] == '.' &&
+        AllDigits(only.substr(only.size() - 6)) && AllDigits(only.substr(0, only.size() - 7))) {
+      evidence = true;
+    }
+    if (all_time) {
+      f.kind = Kind::kTime;
+      f.evidence = evidence;
+    } else if (IsLevelWord(core, true)) {
+      f.kind = Kind::kLevel;
+    } else if (const std::size_t colon = core.rfind(':');
+               colon != std::string_view::npos && colon > 0 &&
+               core.find(' ') == std::string_view::npos &&
+               IsLevelWord(core.substr(colon + 1), true)) {
+      f.kind = Kind::kLevel;  // a module and its level ("[core:error]", Apache 2.4)
+      f.SetCore(core.substr(colon + 1));
+    } else {
+      f.kind = Kind::kBracket;
+    }
+    return true;
+  }
+  if (std::string_view tag; const std::size_t end = LevelTagEnd(line, p, tag)) {
+    f.end = end, f.kind = Kind::kLevelTag, f.level_size = 1;
+    f.SetCore(tag);
+    return true;
+  }
+  const std::size_t q = WordEnd(line, p);
+  f.end = q;
+  std::string_view w = line.substr(p, q - p);
+  // Only a line's first field: "INFO:name:" starts the line.
+  std::size_t level_size = 0;
+  if (const std::size_t end = previous == Kind::kOther ? LevelLoggerEnd(w, level_size) : 0;
+      end != 0) {
+    f.end = p + end, f.kind = Kind::kLevelTag;
+    f.level_size = static_cast<std::uint8_t>(level_size);
+    f.SetCore(w.substr(level_size + 1, end - level_size - 2));
+    return true;
+  }
+  if (w.size() > 1 && w.back() == ':') {
+    f.colon = true;
+    w.remove_suffix(1);
+  } else if (w.size() > 1 && w.back() == ',') {
+    w.remove_suffix(1);
+  } else if (w.size() > 1 && w.back() == ']' && w.find('[') == std::string_view::npos) {
+    f.colon = true;  // "file.go:123]" closes a klog header as ':' closes others
+    w.remove_suffix(1);
+  }
+  f.SetCore(w);
+  if (w == "-" || w == "|") {
+    f.kind = Kind::kDash;
+    return true;
+  }
+  // Tab-separated columns write the level in any case ("2024-05-09T12:34:56Z\tinfo\t...").
+  const bool tabbed = (q < line.size() && line[q] == '\t') || (p > 0 && line[p - 1] == '\t');
+  bool evidence = false;
+  if (IsLevelDate(w) && !f.colon) {
+    f.kind = Kind::kLevelDate;
+    f.evidence = true;
+    f.level_size = 1;
+  } else if (IsTimeWord(w, evidence) && !f.colon) {
+    f.kind = Kind::kTime;
+    f.evidence = evidence;
+  } else if (IsCalendarName(w) && !f.colon) {
+    f.kind = Kind::kTime;
+    f.evidence = true;
+  } else if (IsLevelWord(w, tabbed) ||
+             (w.size() == 1 && previous == Kind::kTime && IsLevelLetter(w[0]))) {
+    f.kind = Kind::kLevel;
+  } else if (!f.colon && IsSourceLocation(w)) {
+    f.kind = Kind::kSource;
+  } else {
+    // A name: a host, program or logger ("chrome.exe *64"). Quotes or '=' make it message
+    // text, not a header field.
+    const bool text = std::any_of(
+        w.begin(), w.end(), [](char c) { return c == '"' || c == '\'' || c == '=' || c == ','; });
+    f.kind = text ? Kind::kOther : Kind::kName;
+    // A tag padded to its column before the colon ("I chatty  : ...", Android threadtime).
+    if (!text && !f.colon && previous == Kind::kLevel) {
+      std::size_t r = q;
+      while (r < line.size() && r - q < 16 && line[r] == ' ') ++r;
+      if (r > q && r < line.size() && line[r] == ':' &&
+          (r + 1 == line.size() || IsSpace(line[r + 1]))) {
+        f.colon = true;
+        f.end = r + 1;
+      }
+    }
+  }
+  return true;
+}
+
+// Can `word` be a time or level field (or a dash, or a bracket)? ReadField's tests on the
+// bare word, without building a field: a superset of what the walk below accepts first.
+bool MayBeTimeOrLevel(std::string_view word) {
+  const char c = word[0];
+  if (c == '[' || c == '|' || word == "-") return true;
+  if (word.size() >= 4 && word[1] == '/' && IsLevelLetter(c)) return true;  // "D/Tag(": Android
+  if (word.size() > 1 && (word.back() == ':' || word.back() == ',')) word.remove_suffix(1);
+  if (IsUpper(c)) {
+    if (IsCalendarName(word) || IsLevelName(word) || IsLevelDate(word)) return true;
+    std::size_t level_size = 0;
+    if (LevelLoggerEnd(word, level_size) != 0) return true;
+  }
+  bool evidence = false;
+  return (IsDigit(c) || !IsUpper(c) || c == 'T' || c == 'Z') && !IsLower(c) &&
+         IsTimeWord(word, evidence);
+}
+
 // Most lines have no header: the walk below needs a time or level field among the first
 // three (after a dash, or a name before the time), so a line whose first three words cannot
 // be one is settled here, without reading fields.
-bool MayHaveHeader(std::string_view line) {
-  std::size_t p = 0;
+bool MayHaveHeader(std::string_view line, std::size_t p) {
   for (int word = 0; word < 3; ++word) {
     while (p < line.size() && IsSpace(line[p])) ++p;
     if (p >= line.size()) return false;
@@ -238,16 +387,65 @@ bool MayHaveHeader(std::string_view line) {
   return false;
 }
 
+// "<6>" (a kernel or syslog priority written into a file): its length, or 0.
+std::size_t PriorityPrefix(std::string_view line) {
+  if (line.size() < 4 || line[0] != '<') return 0;
+  std::size_t q = 1;
+  while (q < line.size() && q <= 4 && IsDigit(line[q])) ++q;
+  return q > 1 && q < line.size() && line[q] == '>' ? q + 1 : 0;
+}
+
+// Fields separated by '|' without spaces, after time words ("20171223-22:15:29:606|Step_LSC|
+// 30002312|msg"): the header runs to the first field holding a space, or to the last '|'.
+bool ParsePipeHeader(std::string_view line, MessageHeader& h) {
+  const std::size_t bar = line.substr(0, 64).find('|');
+  if (bar == std::string_view::npos || bar == 0 || IsSpace(line[bar - 1])) return false;
+  bool evidence = false;
+  for (std::size_t i = 0; i < bar;) {  // the time words before the first '|'
+    std::size_t j = i;
+    while (j < bar && !IsSpace(line[j])) ++j;
+    bool e = false;
+    if (j > i && !IsTimeWord(line.substr(i, j - i), e)) return false;
+    evidence |= e;
+    i = j + 1;
+  }
+  if (!evidence) return false;
+  std::size_t start = bar + 1;
+  for (int field = 0; field < 6; ++field) {
+    const std::size_t next = line.find('|', start);
+    if (next == std::string_view::npos) break;
+    const std::string_view f = line.substr(start, next - start);
+    if (f.find_first_of(" \t") != std::string_view::npos) break;
+    if (h.level.empty() && IsLevelWord(f, true)) {
+      h.level = f;
+    } else if (h.logger.empty() && std::any_of(f.begin(), f.end(), IsUpper)) {
+      h.logger = f;
+    } else if (h.logger.empty() && std::any_of(f.begin(), f.end(), IsLower)) {
+      h.logger = f;
+    }
+    start = next + 1;
+  }
+  while (start < line.size() && IsSpace(line[start])) ++start;
+  if (start >= line.size()) return false;
+  h.body = static_cast<std::uint32_t>(start);
+  return true;
+}
+
 }  // namespace
 
 MessageHeader ParseMessageHeader(std::string_view line) {
   MessageHeader none;
   line = line.substr(0, std::min(line.size(), kMaxHeaderBytes));
-  if (!MayHaveHeader(line)) return none;
+  if (line.empty()) return none;
+  if (IsDigit(line[0])) {
+    if (MessageHeader piped; ParsePipeHeader(line, piped)) return piped;
+  }
+  const std::size_t start = PriorityPrefix(line);
+  if (!MayHaveHeader(line, start)) return none;
   // Fields are read only as far as the walk below looks: a line without a header costs one
   // or two fields.
   std::array<Field, kMaxFields> fields;
-  std::size_t n = 0, p = 0;
+  std::size_t n = 0, p = start;
   bool at_end = false;
   const auto have = [&](std::size_t i) {
     while (n <= i && !at_end && n < kMaxFields) {
@@ -268,32 +466,64 @@ MessageHeader ParseMessageHeader(std::string_view line) {
       fields[i + 1].kind == Kind::kTime) {
     ++i;
   }
-  if (!have(i) || (fields[i].kind != Kind::kTime && fields[i].kind != Kind::kLevel)) return none;
+  if (!have(i)) return none;
+  const Kind first = fields[i].kind;
+  if (first != Kind::kTime && first != Kind::kLevel && first != Kind::kLevelDate &&
+      first != Kind::kLevelTag) {
+    return none;
+  }
 
   MessageHeader h;
   bool evidence = false;
+  bool level_field = false;        // a level word was read (a number after it is the message's)
+  bool bracketed_time = false;     // the last time field was bracketed ("[  12.345678]")
+  bool bracket_time = false;       // ... and holds a time or date
   std::size_t fixed_end = 0;       // end of the last time/level/bracket field
   std::size_t body = 0;            // set when a terminator is found
   Kind last_fixed = Kind::kOther;  // kind of that field
+  std::string_view source;         // a caller ("run.go:42") before the message
   std::size_t names = 0, first_name = 0;
   for (; body == 0 && have(i); ++i) {
     const Field& f = fields[i];
     switch (f.kind) {
+      case Kind::kLevelDate:
+        if (i != 0) goto done;
+        h.level = line.substr(f.begin, f.level_size);
+        [[fallthrough]];
       case Kind::kTime:
-        // Hosts may stand between time fields ("dn228 Nov 9 ..."); after a level or a thread
-        // a number is the message's.
-        if (names > 2 || !h.level.empty() || last_fixed == Kind::kBracket) goto done;
+        // Hosts may stand between time fields ("dn228 Nov 9 ..."); after a level, a thread
+        // or a bracketed stamp ("[  12.345678] 70 tasks") a number is the message's.
+        if (names > 2 || level_field || last_fixed == Kind::kBracket ||
+            (bracketed_time && !f.bracketed)) {
+          goto done;
+        }
         names = 0;
         evidence |= f.evidence;
-        fixed_end = f.end, last_fixed = f.kind;
+        bracketed_time = f.bracketed;
+        bracket_time = f.bracketed && f.evidence;
+        fixed_end = f.end, last_fixed = Kind::kTime;
+        break;
+      case Kind::kLevelTag:  // "D/Tag( 12):" or "INFO:name:": the header's end
+        if (!h.level.empty() || names > 0) goto done;
+        evidence = true;
+        h.level = line.substr(f.begin, f.level_size);
+        h.logger = f.core();
+        body = f.end;
         break;
       case Kind::kLevel:
         if (!h.level.empty() || names > 3) goto done;  // source names before it ("RAS KERNEL")
         names = 0;
-        evidence = true;
+        evidence = true, level_field = true;
         h.level = f.core();
         fixed_end = f.end, last_fixed = f.kind;
         if (f.colon) body = f.end;
+        break;
+      case Kind::kSource:  // the caller after the time or level: part of the header
+        if (names > 0 || !source.empty()) goto done;
+        source = f.core();
+        if (source.front() == '{' && source.back() == '}')
+          source = source.substr(1, source.size() - 2);
+        fixed_end = f.end, last_fixed = Kind::kBracket;
         break;
       case Kind::kBracket:
         if (names == 1) {  // "nova.compute.manager [req-...]": a logger and its context
@@ -306,9 +536,14 @@ MessageHeader ParseMessageHeader(std::string_view line) {
         if (f.colon) body = f.end;
         break;
       case Kind::kDash:
-        if (names > 0 && names <= 2) {  // "chrome.exe - ..."
+        if (names > 0 && names <= 2) {  // "chrome.exe - ...", "myapp.db - INFO - ..."
           h.logger = fields[i - 1].core();
           body = f.end;
+          if (h.level.empty() && have(i + 2) && fields[i + 1].kind == Kind::kLevel &&
+              fields[i + 2].kind == Kind::kDash) {
+            h.level = fields[i + 1].core();
+            body = fields[i + 2].end;
+          }
         } else if (names == 0 && last_fixed == Kind::kBracket) {  // "[thread] - ..."
           body = f.end;
         } else if (names == 0) {
@@ -320,8 +555,23 @@ MessageHeader ParseMessageHeader(std::string_view line) {
       case Kind::kName:
         if (f.colon) {
           // A host and a program after the time ("host sshd[1]:", "host sandboxd[129]
-          // ([31211]):"); after a level or a thread only the logger itself.
-          if (names + 1 > (last_fixed == Kind::kTime ? 3u : 1u)) goto done;
+          // ([31211]):"); after a level or a thread only the logger itself, and not a
+          // message code ("AH00124:"). After a bracketed stamp of its own (the kernel's
+          // "[  12.345678] usb 1-1:") only a channel with its level ("app.ERROR:").
+          const std::string_view channel_level = ChannelLevel(f.core());
+          const std::size_t allowed = last_fixed != Kind::kTime ? 1u
+                                      : !bracket_time           ? 3u
+                                      : channel_level.empty()   ? 0u
+                                                                : 1u;
+          if (names + 1 > allowed || (names == 0 && IsMessageCode(f.core()))) goto done;
+          if (h.level.empty()) h.level = channel_level;
+          h.logger = f.core();
+          body = f.end;
+          break;
+        }
+        // A component in its own column right after the level ("Info   CBS    msg").
+        if (names == 0 && last_fixed == Kind::kLevel && f.end + 1 < line.size() &&
+            line[f.end] == ' ' && line[f.end + 1] == ' ') {
           h.logger = f.core();
           body = f.end;
           break;
@@ -337,7 +587,7 @@ done:
   if (!evidence) return none;
   if (body == 0) {
     body = fixed_end;
-    h.logger = {};
+    h.logger = source;
   }
   while (body < line.size() && IsSpace(line[body])) ++body;
   if (body == 0 || body >= line.size()) return none;

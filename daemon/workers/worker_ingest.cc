@@ -20,7 +20,8 @@ bool WorkerPool::TryDeliver(std::uint32_t input, std::span<const std::string_vie
 }
 
 std::shared_ptr<QueueShare> WorkerPool::NewShare() {
-  return std::make_shared<QueueShare>(std::max<std::size_t>(options_.queue_capacity / 16, 64));
+  return std::make_shared<QueueShare>(std::max<std::size_t>(options_.queue_capacity / 16, 64),
+                                      contention_);
 }
 
 bool WorkerPool::TryDeliverShared(std::uint32_t input, std::span<const std::string_view> lines,
@@ -32,6 +33,7 @@ bool WorkerPool::TryDeliverWithOrigins(std::uint32_t input, std::span<const std:
                                        std::span<const LineOrigin> origins, TimeUs arrival_us,
                                        const std::shared_ptr<QueueShare>& share) {
   if (lines.empty()) return true;
+  contention_->Note(share.get());
   // Each ingest thread keeps the last settings it used, for the last pool it delivered to.
   thread_local std::uint64_t settings_pool = 0;
   thread_local Shared::SettingsPtr settings_held;

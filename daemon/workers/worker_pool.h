@@ -82,9 +82,10 @@ class WorkerPool : public IngestTarget {
   bool TryDeliver(std::uint32_t input, std::span<const std::string_view> lines,
                   TimeUs arrival_us) override;
   void OnWritable(std::function<void()> resume) override;
-  // A share of queue_capacity / 16 lines (at least 64) over all workers: a flooding
-  // connection holds at most that many lines in the queues, so the lines of every other
-  // sender wait behind at most that many of its lines.
+  // A share of queue_capacity / 16 lines (at least 64) over all workers: while another
+  // sender delivers, a flooding connection holds at most that many lines in the queues, so
+  // the lines of every other sender wait behind at most that many of its lines. A sender
+  // alone is held back only by the queues' capacity.
   std::shared_ptr<QueueShare> NewShare() override;
   bool TryDeliverShared(std::uint32_t input, std::span<const std::string_view> lines,
                         TimeUs arrival_us, const std::shared_ptr<QueueShare>& share) override;
@@ -166,6 +167,8 @@ class WorkerPool : public IngestTarget {
   std::mutex writable_mu_;
   std::vector<std::function<void()>> writable_waiters_;
   std::atomic<bool> has_waiters_{false};
+  // Whether senders contend for the queues: shares bind only then (see QueueShare).
+  const std::shared_ptr<ShareContention> contention_ = std::make_shared<ShareContention>();
   StateStore* state_ = nullptr;
   bool journal_ = false;
   // Journal mode: sequence numbers are taken, written and enqueued under journal_mu_, so

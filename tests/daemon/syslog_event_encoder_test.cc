@@ -227,6 +227,19 @@ TEST(SyslogEventEncoderTest, LineBreaksInMessageBecomeSpaces) {
   EXPECT_EQ(Parse(out).msg, "a b <*>");
 }
 
+// Issue #21: bytes that are not UTF-8 reach the syslog output exactly as received (RFC 5424
+// MSG-ANY is octets), never replaced by U+FFFD.
+TEST(SyslogEventEncoderTest, NonUtf8MessageBytesAreForwardedExactly) {
+  LogRecord record = SampleRecord();
+  record.message = "raw \xff\xfe\xc3\x28 bytes \xed\xa0\x80 end";
+  Event e;
+  e.record = &record;
+  std::string out;
+  AppendEventSyslog(e, "logfold", out);
+  EXPECT_EQ(Parse(out).msg, record.message);
+  EXPECT_EQ(out.find("\xEF\xBF\xBD"), std::string::npos) << "no U+FFFD";
+}
+
 TEST(SyslogEventEncoderTest, EmptyMessageIsOmitted) {
   LogRecord record = SampleRecord();
   record.message.clear();

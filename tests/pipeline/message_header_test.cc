@@ -83,8 +83,121 @@ TEST(MessageHeaderTest, SyslogAndDeviceHeaders) {
       {"- 1118784453 2005.06.14 R07-M0-N6-C:J11-U01 2005-06-14-14.27.33.186273 "
        "R07-M0-N6-C:J11-U01 RAS KERNEL INFO total of 1 ddr error(s) detected",
        "total of 1 ddr error(s) detected", "INFO", ""});
+  // Windows CBS: the component in its own column after the level is the logger.
   Expect({"2016-09-28 04:30:30, Info                  CBS    Starting TrustedInstaller.",
-          "CBS    Starting TrustedInstaller.", "Info", ""});
+          "Starting TrustedInstaller.", "Info", "CBS"});
+}
+
+// The formats of widely used software, each as its documentation shows it: the header is
+// found, its level and logger go into the event, and the message left is the bare message.
+TEST(MessageHeaderTest, AndroidLogcat) {
+  // threadtime; a tag shorter than its column is padded before the colon.
+  Expect({"03-17 16:13:38.811  1702  2395 D WindowManager: printFreezingDisplayLogs",
+          "printFreezingDisplayLogs", "D", "WindowManager"});
+  Expect({"03-17 16:13:38.811  1702  2395 I chatty  : uid=1000(system) expire 3 lines",
+          "uid=1000(system) expire 3 lines", "I", "chatty"});
+  // brief and time: the level letter and tag before a padded pid.
+  Expect({"D/WindowManager( 1702): printFreezingDisplayLogs", "printFreezingDisplayLogs", "D",
+          "WindowManager"});
+  Expect({"I/Zygote  (  123): Process 42 exited", "Process 42 exited", "I", "Zygote"});
+  Expect({"03-17 16:13:38.811 E/AndroidRuntime( 2227): FATAL EXCEPTION: main",
+          "FATAL EXCEPTION: main", "E", "AndroidRuntime"});
+  Expect({"W/System.err: java.io.IOException: closed", "java.io.IOException: closed", "W",
+          "System.err"});
+}
+
+TEST(MessageHeaderTest, ApacheAndNginxErrorLogs) {
+  // httpd 2.2: the client's bracket is context, like a thread.
+  Expect({"[Sun Dec 04 04:51:18 2005] [error] [client 81.199.21.119] File does not exist: /x",
+          "File does not exist: /x", "error", ""});
+  // httpd 2.4: microseconds, "module:level", pid and tid, client with port; a message code
+  // ("AH00124:") is the message's, not a logger.
+  Expect(
+      {"[Wed Oct 11 14:32:52.123456 2000] [core:error] [pid 35708:tid 4328636416] "
+       "[client 1.2.3.4:5] AH00124: Request exceeded the limit of 10 internal redirects",
+       "AH00124: Request exceeded the limit of 10 internal redirects", "error", ""});
+  Expect(
+      {"[Wed Oct 11 14:32:52.123456 2000] [mpm_event:notice] [pid 1234:tid 140] AH00489: "
+       "Apache/2.4.41 configured",
+       "AH00489: Apache/2.4.41 configured", "notice", ""});
+  // nginx: the pid#tid before the colon; the connection number stays with the message.
+  Expect({"2024/05/09 12:34:56 [error] 1234#1234: *5 open() \"/srv/x\" failed (2: No such file)",
+          "*5 open() \"/srv/x\" failed (2: No such file)", "error", "1234#1234"});
+}
+
+TEST(MessageHeaderTest, SyslogFiles) {
+  Expect({"Jun 14 15:16:01 combo sshd(pam_unix)[19939]: check pass; user unknown",
+          "check pass; user unknown", "", "sshd(pam_unix)[19939]"});
+  Expect({"Jun 15 04:06:20 combo logrotate: ALERT exited abnormally with [1]",
+          "ALERT exited abnormally with [1]", "", "logrotate"});
+  Expect({"2024-03-01T12:34:56.123456+01:00 web-01 sshd[123]: Accepted publickey for root",
+          "Accepted publickey for root", "", "sshd[123]"});
+  // A collector's prefix (an alert tag instead of "-") before the syslog line.
+  Expect(
+      {"VAPI 1131566461 2005.11.09 tbird-admin1 Nov 9 12:01:01 local@tbird-admin1 "
+       "postfix/postdrop[10896]: warning: unable to look up public/pickup",
+       "warning: unable to look up public/pickup", "", "postfix/postdrop[10896]"});
+}
+
+TEST(MessageHeaderTest, OpenStackOsloLog) {
+  Expect(
+      {"2017-05-16 00:00:04.500 2931 INFO nova.compute.manager [req-3ea4052c-895d-447d-96ea"
+       "-a692162415ae - - - - -] [instance: b9000564-fe1a] VM Started (Lifecycle Event)",
+       "[instance: b9000564-fe1a] VM Started (Lifecycle Event)", "INFO", "nova.compute.manager"});
+  Expect(
+      {"2017-05-16 00:00:04.562 2931 WARNING nova.virt.libvirt.imagecache [-] Unknown base "
+       "file: /var/lib/nova",
+       "Unknown base file: /var/lib/nova", "WARNING", "nova.virt.libvirt.imagecache"});
+}
+
+TEST(MessageHeaderTest, PipeSeparatedFields) {
+  Expect({"20171223-22:15:29:606|Step_LSC|30002312|onStandStepChanged 3579",
+          "onStandStepChanged 3579", "", "Step_LSC"});
+  Expect({"20171223-22:15:29:615|Step_SPUtils|30002312| getTodayTotalDetailSteps = 1514",
+          "getTodayTotalDetailSteps = 1514", "", "Step_SPUtils"});
+  Expect({"20171224-0:41:04:180|Step_Screen|30002312|flush_sensor_data", "flush_sensor_data", "",
+          "Step_Screen"});
+  Expect({"2024-05-09 12:34:56|WARN|billing|retry 3 of 5", "retry 3 of 5", "WARN", "billing"});
+  // loguru: " | " between the fields.
+  Expect({"2024-05-09 12:34:56.789 | INFO     | __main__:main:12 - Worker 3 started",
+          "Worker 3 started", "INFO", "__main__:main:12"});
+}
+
+TEST(MessageHeaderTest, JavaGoAndPythonLibraries) {
+  // logback: the thread before the level, the logger after it.
+  Expect({"18:01:47.978 [http-nio-8080-exec-1] DEBUG com.example.Controller - handling 42",
+          "handling 42", "DEBUG", "com.example.Controller"});
+  Expect({"[2015-10-18 18:01:47,978] INFO [Thread one two] c.x.Y: retry 3", "retry 3", "INFO",
+          "c.x.Y"});
+  // klog/glog: a level letter fused with the date; the caller closes the header with ']'.
+  Expect({"I0509 12:34:56.789012   12345 controller.go:123] Starting workers", "Starting workers",
+          "I", "controller.go:123"});
+  Expect({"E0509 12:34:56.789012       1 reflector.go:138] Failed to watch *v1.Pod",
+          "Failed to watch *v1.Pod", "E", "reflector.go:138"});
+  // zap's console encoder: tab-separated, the level in lower case, the caller as logger.
+  Expect({"2024-05-09T12:34:56.789Z\tinfo\tcontroller/run.go:42\tStarting workers\t{\"n\": 3}",
+          "Starting workers\t{\"n\": 3}", "info", "controller/run.go:42"});
+  // Python logging: "%(asctime)s - %(name)s - %(levelname)s - %(message)s", and the
+  // default basicConfig format "%(levelname)s:%(name)s:%(message)s".
+  Expect({"2024-05-09 12:34:56,123 - myapp.db - WARNING - pool exhausted", "pool exhausted",
+          "WARNING", "myapp.db"});
+  Expect({"INFO:myapp.db:pool exhausted", "pool exhausted", "INFO", "myapp.db"});
+  Expect({"[2024-05-09 12:34:56,123] {taskinstance.py:1138} INFO - Executing task 3",
+          "Executing task 3", "INFO", "taskinstance.py:1138"});
+  // Monolog (PHP): a channel and its level.
+  Expect({"[2024-05-09 12:34:56] app.ERROR: Payment 42 failed", "Payment 42 failed", "ERROR",
+          "app.ERROR"});
+}
+
+TEST(MessageHeaderTest, KernelMessages) {
+  // The kernel's own stamp (seconds since boot); the subsystem is the message's.
+  Expect({"[   12.345678] usb 1-1: new high-speed USB device number 2",
+          "usb 1-1: new high-speed USB device number 2", "", ""});
+  Expect({"<6>[ 3120.000201] EXT4-fs (sda1): mounted filesystem",
+          "EXT4-fs (sda1): mounted filesystem", "", ""});
+  Expect({"[   12.345678] 70 tasks queued", "70 tasks queued", "", ""});
+  Expect({"Jun 17 07:07:00 combo kernel: Linux version 2.6.5-1.358", "Linux version 2.6.5-1.358",
+          "", "kernel"});
 }
 
 TEST(MessageHeaderTest, MessagesWithoutHeaderKeepEveryWord) {
@@ -97,6 +210,12 @@ TEST(MessageHeaderTest, MessagesWithoutHeaderKeepEveryWord) {
            "2015-10-18 18:01:47,978",
            "134681 node-246 unix.hw state_change.unavailable 1077804742 1 Component State",
            "[main] started",
+           "I/O error: disk failed",  // not Android's "I/Tag:"
+           "I/O: retry",
+           "[12.5] degrees",
+           "INFO:",
+           "20171223|no time before the bar|x",
+           "error\tunused",
            "",
        }) {
     Expect({line, "", "", ""});

@@ -113,13 +113,24 @@ const std::vector<Sender>& Senders() {
        // MSG kept as sent: rsyslog keeps the SP after the 3164 tag's ':' and writes it.
        {{30, "2026-11-22T00:13:28.12Z", "web01", "nginx", "77", "", " GET / 200"}}},
 
-      // syslog-ng: syslog() driver (RFC 5424, octet-counted over TCP) and network() (BSD).
+      // syslog-ng 3.38: syslog() driver (RFC 5424, octet-counted over TCP) and network()
+      // (BSD), as captured from Debian's syslog-ng: its frames and datagrams end in LF, which
+      // the octet count includes (tests/integration/syslog_ng_forward_test.cc runs it).
       {"syslog-ng syslog() driver",
        Wire::kStream,
-       "82 <38>1 2026-11-22T00:13:28+00:00 db01 sshd 991 - [meta sequenceId=\"1\"] Accepted key",
+       "83 <38>1 2026-11-22T00:13:28+00:00 db01 sshd 991 - [meta sequenceId=\"1\"] Accepted "
+       "key\n",
+       {{38, "2026-11-22T00:13:28Z", "db01", "sshd", "991", "", "Accepted key"}}},
+      {"syslog-ng syslog() driver over UDP",
+       Wire::kDatagram,
+       "<38>1 2026-11-22T00:13:28+00:00 db01 sshd 991 - [meta sequenceId=\"1\"] Accepted key\n",
        {{38, "2026-11-22T00:13:28Z", "db01", "sshd", "991", "", "Accepted key"}}},
       {"syslog-ng network() driver",
        Wire::kStream,
+       "<38>Nov 22 00:13:28 db01 sshd[991]: Accepted key\n",
+       {{38, "2026-11-22T00:13:28Z", "db01", "sshd", "991", "", "Accepted key"}}},
+      {"syslog-ng network() driver over UDP",
+       Wire::kDatagram,
        "<38>Nov 22 00:13:28 db01 sshd[991]: Accepted key\n",
        {{38, "2026-11-22T00:13:28Z", "db01", "sshd", "991", "", "Accepted key"}}},
 
