@@ -202,6 +202,10 @@ bool IndexImpl::Erase(std::uint64_t scope_key, std::uint64_t fp, std::uint32_t g
       for (int b = 1; b < blocks; ++b) RhErase(s->rh[b], b, fp, group);
       break;
     case Kind::kBuckets:
+      // k+1 cold buckets and their overflow lists: load them all at once rather than one
+      // round trip after another (an evicting merger does this for every new line).
+      PrefetchEntries(*s, fp, false);
+      PrefetchEntries(*s, fp, true);
       if (!BucketErase(s->buckets[0], 0, fp, group)) return false;
       for (int b = 1; b < blocks; ++b) BucketErase(s->buckets[b], b, fp, group);
       break;
@@ -290,6 +294,13 @@ bool GroupIndex::Erase(std::uint64_t scope, std::uint64_t fingerprint, std::uint
   if (impl_ == nullptr || !impl_->Erase(scope, fingerprint, group)) return false;
   --size_;
   return true;
+}
+
+void GroupIndex::Prefetch(std::uint64_t scope, std::uint64_t fingerprint) const {
+  if (impl_ == nullptr) return;
+  if (const group_index_detail::Scope* s = impl_->FindScope(scope)) {
+    impl_->PrefetchEntries(*s, fingerprint, false);
+  }
 }
 
 void GroupIndex::FindWithin(std::uint64_t scope, std::uint64_t fingerprint,

@@ -55,6 +55,11 @@ class GroupIndex {
   // Erases exactly the entry inserted with these values; returns false if absent.
   bool Erase(std::uint64_t scope, std::uint64_t fingerprint, std::uint32_t group);
 
+  // Starts loading the memory an Erase of this entry will touch (a hint: no effect on
+  // results). A merger at max_groups evicts a cold group per new line; issued a line ahead,
+  // the eviction's k+1 scattered bucket reads overlap with other work instead of stalling.
+  void Prefetch(std::uint64_t scope, std::uint64_t fingerprint) const;
+
   // Appends every group of `scope` within max_distance of `fingerprint` to `out` (cleared
   // first), each exactly once, sorted by distance then group. Reuses out's capacity.
   void FindWithin(std::uint64_t scope, std::uint64_t fingerprint,

@@ -312,6 +312,39 @@ struct IndexImpl {
   // ---- operations ----
 
   void Insert(std::uint64_t scope_key, std::uint64_t fp, std::uint32_t group);
+  // Prefetches the first lines of fp's k+1 buckets (or Robin Hood home slots) in scope s;
+  // with `overflow`, also the buckets' overflow lists (reads the heads: call it once they
+  // are on their way or in cache).
+  void PrefetchEntries(const Scope& s, std::uint64_t fp, bool overflow) const {
+    // GCC deems a function whose only effects are prefetches pure and deletes the calls to
+    // it (it did, here); a volatile asm is an effect it keeps.
+    asm volatile("");
+    switch (s.kind) {
+      case Kind::kFlat:
+        return;
+      case Kind::kRobinHood:
+        for (int b = 0; b < blocks; ++b) {
+          const RhTable& t = s.rh[b];
+          const std::uint32_t home = t.Home(fp & masks[b]);
+          __builtin_prefetch(&t.occupied[home >> 6]);
+          __builtin_prefetch(&t.slots[home]);
+        }
+        return;
+      case Kind::kBuckets:
+        for (int b = 0; b < blocks; ++b) {
+          const Buckets& bk = s.buckets[b];
+          const BucketHead* h = bk.Head(BlockValue(b, fp));
+          if (overflow) {
+            if (h->overflow != nullptr) __builtin_prefetch(h->overflow);
+            continue;
+          }
+          const char* p = reinterpret_cast<const char*>(h);
+          const std::size_t lines = std::min<std::size_t>(3, (bk.stride + 63) / 64);
+          for (std::size_t line = 0; line < lines; ++line) __builtin_prefetch(p + 64 * line);
+        }
+        return;
+    }
+  }
   bool Erase(std::uint64_t scope_key, std::uint64_t fp, std::uint32_t group);
 
   // The first block on which two fingerprints differing by x agree (x has a zero block).

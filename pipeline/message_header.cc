@@ -243,7 +243,8 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
     }
     f.SetCore(line.substr(p + 1, q - p - 1));
     const std::string_view core = f.core();
-    if (f.end < line.size() && !IsSpace(line[f.end])) return false;  // "[x]y": not a field
+    // "[x]y" is not a field; "[x][y]" is two ("[2024-05-09T12:34:56,123][INFO ][o.e.Node]").
+    if (f.end < line.size() && !IsSpace(line[f.end]) && line[f.end] != '[') return false;
     // A bracket of time words is a timestamp ("[10.30 16:49:06]", "[Sun Dec 04 ...]").
     bool all_time = !core.empty(), evidence = false;
     std::size_t i = 0, words = 0;
@@ -258,6 +259,8 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
         bool e = false;
         if (IsCalendarName(w)) {
           evidence = true;
+        } else if (w.size() > 1 && w[0] == '#' && AllDigits(w.substr(1))) {
+          // a pid beside the time ("[2024-05-09T12:34:56.123456 #1234]", Ruby's Logger)
         } else if (IsTimeWord(w, e)) {
           evidence |= e;
         } else {
@@ -274,8 +277,10 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
     if (all_time) {
       f.kind = Kind::kTime;
       f.evidence = evidence;
-    } else if (IsLevelWord(core, true)) {
-      f.kind = Kind::kLevel;
+    } else if (std::string_view trimmed = core.substr(0, core.find_last_not_of(' ') + 1);
+               IsLevelWord(trimmed, true)) {
+      f.kind = Kind::kLevel;  // "[notice]", "[INFO ]" (padded to its column)
+      f.SetCore(trimmed);
     } else if (const std::size_t colon = core.rfind(':');
                colon != std::string_view::npos && colon > 0 &&
                core.find(' ') == std::string_view::npos &&
@@ -314,7 +319,8 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
     w.remove_suffix(1);
   }
   f.SetCore(w);
-  if (w == "-" || w == "|") {
+  // Separators: " - ", " | ", Ruby's "-- :" and Spring Boot's " --- ".
+  if (w == "-" || w == "|" || w == "--" || w == "---" || w == ":") {
     f.kind = Kind::kDash;
     return true;
   }
@@ -343,7 +349,8 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
         w.begin(), w.end(), [](char c) { return c == '"' || c == '\'' || c == '=' || c == ','; });
     f.kind = text ? Kind::kOther : Kind::kName;
     // A tag padded to its column before the colon ("I chatty  : ...", Android threadtime).
-    if (!text && !f.colon && previous == Kind::kLevel) {
+    // ("o.s.b.StartupInfoLogger        : ...", Spring Boot, after a thread).
+    if (!text && !f.colon && (previous == Kind::kLevel || previous == Kind::kBracket)) {
       std::size_t r = q;
       while (r < line.size() && r - q < 16 && line[r] == ' ') ++r;
       if (r > q && r < line.size() && line[r] == ':' &&
@@ -493,6 +500,12 @@ MessageHeader ParseMessageHeader(std::string_view line) {
       case Kind::kTime:
         // Hosts may stand between time fields ("dn228 Nov 9 ..."); after a level, a thread
         // or a bracketed stamp ("[  12.345678] 70 tasks") a number is the message's.
+        // A pid between the level and a separator is the header's ("INFO 1234 --- [main]").
+        if (level_field && names == 0 && last_fixed == Kind::kLevel && have(i + 1) &&
+            fields[i + 1].kind == Kind::kDash && fields[i + 1].core().size() == 3) {
+          fixed_end = f.end;
+          break;
+        }
         if (names > 2 || level_field || last_fixed == Kind::kBracket ||
             (bracketed_time && !f.bracketed)) {
           goto done;

@@ -23,11 +23,11 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // kernel's "[  12.345678]"; one level: a level word, or a level letter alone, fused with a
 // date ("I0509") or with a tag ("D/Tag( 12):"); bracketed fields such as a thread; a caller
 // such as "run.go:42"; at most two or three names such as a host and a program), holding a
-// time of day, a date or a level, and ending at a name followed by ':' (or ']'), a " - " or
-// " | ", a bracketed field after a logger, a component in its own column after the level, or
-// else at the first plain word that follows the time and level fields. Time fields followed by
-// fields joined by '|' without spaces end at the first field holding a space. Anything that
-// does not fit leaves the line without a header.
+// time of day, a date or a level, and ending at a name followed by ':' (or ']', or a lone
+// " : "), a separator (" - ", " | ", " -- ", " --- "), a bracketed field after a logger, a
+// component in its own column after the level, or else at the first plain word that follows the
+// time and level fields. Time fields followed by fields joined by '|' without spaces end at the
+// first field holding a space. Anything that does not fit leaves the line without a header.
 MessageHeader ParseMessageHeader(std::string_view line);
 
 // The syslog severity (0 emerg .. 7 debug) a header's level word stands for, case-insensitive:

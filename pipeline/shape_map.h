@@ -36,6 +36,21 @@ class FlatMap64 {
     }
   }
 
+  // Starts loading the entry where a lookup of `key` begins (a hint).
+  void Prefetch(std::uint64_t key) const {
+    if (!entries_.empty()) __builtin_prefetch(&entries_[Home(key)]);
+  }
+
+  // The value stored for `key`, in place (valid until the next Set or erase), or nullptr.
+  Value* Lookup(std::uint64_t key) {
+    if (entries_.empty()) return nullptr;
+    for (std::size_t i = Home(key);; i = (i + 1) & mask_) {
+      Entry& e = entries_[i];
+      if (e.value == kAbsent) return nullptr;
+      if (e.key == key) return &e.value;
+    }
+  }
+
   // Maps `key` to `value` (!= kAbsent), replacing what it mapped to.
   void Set(std::uint64_t key, Value value) {
     if ((size_ + 1) * 2 > entries_.size()) Grow();
@@ -55,28 +70,14 @@ class FlatMap64 {
 
   // Removes `key` if it maps to `value`.
   void EraseIf(std::uint64_t key, Value value) {
-    if (entries_.empty()) return;
-    std::size_t i = Home(key);
-    for (;; i = (i + 1) & mask_) {
-      const Entry& e = entries_[i];
-      if (e.value == kAbsent) return;
-      if (e.key == key) break;
-    }
-    if (entries_[i].value != value) return;
-    // Backward-shift deletion: move later entries of the probe run into the hole, so no
-    // tombstones accumulate and lookups stay short.
-    for (std::size_t j = (i + 1) & mask_;; j = (j + 1) & mask_) {
-      const Entry& e = entries_[j];
-      if (e.value == kAbsent) break;
-      const std::size_t home = Home(e.key);
-      // e may move to the hole at i unless its home lies cyclically in (i, j].
-      const bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-      if (stays) continue;
-      entries_[i] = e;
-      i = j;
-    }
-    entries_[i].value = kAbsent;
-    --size_;
+    const std::size_t i = Position(key);
+    if (i != kNoPosition && entries_[i].value == value) EraseAt(i);
+  }
+
+  // Removes `key` whatever it maps to.
+  void Erase(std::uint64_t key) {
+    const std::size_t i = Position(key);
+    if (i != kNoPosition) EraseAt(i);
   }
 
   // Calls fn(key, value) for every entry, in table order.
@@ -103,7 +104,36 @@ class FlatMap64 {
     Value value = kAbsent;
   };
 
+  static constexpr std::size_t kNoPosition = SIZE_MAX;
+
   std::size_t Home(std::uint64_t key) const { return HomeOf{}(key)&mask_; }
+
+  // Where `key` is in the table, or kNoPosition.
+  std::size_t Position(std::uint64_t key) const {
+    if (entries_.empty()) return kNoPosition;
+    for (std::size_t i = Home(key);; i = (i + 1) & mask_) {
+      const Entry& e = entries_[i];
+      if (e.value == kAbsent) return kNoPosition;
+      if (e.key == key) return i;
+    }
+  }
+
+  void EraseAt(std::size_t i) {
+    // Backward-shift deletion: move later entries of the probe run into the hole, so no
+    // tombstones accumulate and lookups stay short.
+    for (std::size_t j = (i + 1) & mask_;; j = (j + 1) & mask_) {
+      const Entry& e = entries_[j];
+      if (e.value == kAbsent) break;
+      const std::size_t home = Home(e.key);
+      // e may move to the hole at i unless its home lies cyclically in (i, j].
+      const bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+      if (stays) continue;
+      entries_[i] = e;
+      i = j;
+    }
+    entries_[i].value = kAbsent;
+    --size_;
+  }
 
   void Grow() {
     std::vector<Entry> old;

@@ -188,10 +188,10 @@ std::uint64_t WordSet::LowerHash(std::string_view word) {
 }
 
 void WordSet::Assign(const std::vector<std::string>& words) {
-  hashes_.clear();
+  hashes_.Clear();
   lengths_ = initials_ = 0;
   for (const std::string& w : words) {
-    hashes_.insert(LowerHash(w));
+    hashes_.Set(LowerHash(w), 1);
     lengths_ |= LengthBit(w);
     initials_ |= InitialBit(w);
   }

@@ -9,11 +9,11 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 #include "pipeline/group_tokens.h"
 #include "pipeline/message_header.h"
+#include "pipeline/shape_map.h"
 #include "pipeline/tokenizer.h"
 
 namespace logfold {
@@ -98,7 +98,7 @@ class WordSet {
   void Assign(const std::vector<std::string>& words);
   bool Contains(std::string_view word) const {
     if (!(lengths_ & LengthBit(word)) || !(initials_ & InitialBit(word))) return false;
-    return hashes_.count(LowerHash(word)) != 0;
+    return hashes_.Find(LowerHash(word)) != 0;
   }
 
  private:
@@ -113,7 +113,9 @@ class WordSet {
     return c >= 'a' && c <= 'z' ? 1u << (c - 'a') : 1u << 31;
   }
 
-  std::unordered_set<std::uint64_t> hashes_;
+  // Lowercase XXH3 hashes (uniform low bits, FlatMap64's home) -> 1: one probe of one array
+  // (a node-based set's modulo and node load were 1 % of a replay).
+  FlatMap64<std::uint8_t, 0> hashes_;
   std::uint64_t lengths_ = 0;
   std::uint32_t initials_ = 0;
 };

@@ -57,6 +57,7 @@ std::uint64_t ScopeHash(const LogRecordView& r, const std::vector<ScopeField>& s
 void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink) {
   const TimeUs now = Clamp(now_in);
   FlushDue(now, sink);
+  PrefetchEviction();
   ++stats.lines;
   std::uint64_t scope = ScopeHash(r);
   PrepareLine(tokenizer, opt.infer_header, r.message, line);
@@ -75,6 +76,7 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
     // Most lines join here; their slot statistics are two pointers away, cold in a busy
     // merger: start loading them while Confirm runs.
     if (groups[slot].extras != nullptr) __builtin_prefetch(groups[slot].extras.get());
+    groups[slot].first.Prefetch();  // Confirm reads the template's text after its tokens
     // Same masked shape: only texts of masked tokens can differ (or wild positions). Most
     // lines end here, without a SimHash: a line of a shape already in the group has the
     // fingerprint that shape had when it joined, so its distance is already counted.
@@ -93,6 +95,9 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   decision.fingerprint = fp;
   index.FindWithin(scope, fp, candidates);
   tried.clear();
+  // Cold groups: load every candidate's group and tokens at once, not one after another.
+  for (const GroupIndex::Candidate& c : candidates) __builtin_prefetch(&groups[c.group]);
+  for (const GroupIndex::Candidate& c : candidates) groups[c.group].tokens.Prefetch();
   for (const GroupIndex::Candidate& c : candidates) {
     ++stats.candidates_checked;
     ++decision.candidates;
@@ -143,14 +148,25 @@ void WindowMerger::Impl::Decide(MergeDecision::Path path, std::uint32_t slot, st
 }
 
 // Confirms the newest `limit` groups of a bucket not tried yet; the first that fits, or kNil.
+// The bucket's list (bucket_links, small and warm) is walked first and the candidates'
+// groups and tokens prefetched together: walking and confirming one by one waited for three
+// cold loads per candidate in turn (the link in the group, the group, its tokens), which made
+// RuledOut the top of a garbage flood's profile.
 std::uint32_t WindowMerger::Impl::ScanBucket(std::uint64_t key, std::size_t limit,
                                              std::string_view message) {
-  auto b = buckets.find(key);
-  if (b == buckets.end()) return kNil;
-  std::size_t scanned = 0;
-  for (std::uint32_t slot = b->second.tail; slot != kNil && scanned < limit;
-       slot = groups[slot].bucket_prev, ++scanned) {
+  const List* b = buckets.Lookup(key);
+  if (b == nullptr) return kNil;
+  std::uint32_t batch[std::max(kMaxBucketScan, kMaxOtherLengthScan)];
+  std::size_t count = 0, scanned = 0;
+  for (std::uint32_t slot = b->tail; slot != kNil && scanned < limit;
+       slot = bucket_links[slot].prev, ++scanned) {
     if (std::find(tried.begin(), tried.end(), slot) != tried.end()) continue;
+    __builtin_prefetch(&groups[slot]);
+    batch[count++] = slot;
+  }
+  for (std::size_t i = 0; i < count; ++i) groups[batch[i]].tokens.Prefetch();
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint32_t slot = batch[i];
     --scan_budget;
     ++stats.candidates_checked;
     ++decision.candidates;
@@ -209,14 +225,7 @@ void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
 void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint64_t fp,
                               std::uint64_t shape, TimeUs now, EventSink& sink) {
   if (live >= opt.max_groups && lru.head != kNil) Close(lru.head, SummaryReason::kEvicted, sink);
-  std::uint32_t slot;
-  if (!free_slots.empty()) {
-    slot = free_slots.back();
-    free_slots.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(groups.size());
-    groups.emplace_back();
-  }
+  const std::uint32_t slot = NewSlot();
   Group& g = groups[slot];
   g.live = true;
   g.id = merger_detail::Mix(opt.id_seed, ++next_id);
@@ -235,8 +244,7 @@ void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint
   index.Insert(scope, fp, slot);
   exact.Set(shape, slot);
   g.shape = shape;
-  Append<&Group::bucket_prev, &Group::bucket_next>(buckets[BucketKey(scope, line.tokens.size())],
-                                                   slot);
+  AppendToBucket(BucketKey(scope, line.tokens.size()), slot);
   Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
   Append<&Group::hold_prev, &Group::hold_next>(hold, slot);
   ++live;
@@ -252,9 +260,17 @@ void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSi
   if (g.extras != nullptr) {
     for (std::uint64_t key : g.extras->aliases) exact.EraseIf(key, slot);
   }
-  if (auto b = buckets.find(BucketKey(g.scope, g.tokens.size())); b != buckets.end()) {
-    Unlink<&Group::bucket_prev, &Group::bucket_next>(b->second, slot);
-    if (b->second.head == kNil) buckets.erase(b);
+  const std::uint64_t bucket_key = BucketKey(g.scope, g.tokens.size());
+  if (List* b = buckets.Lookup(bucket_key)) {
+    // Unlinked in a copy: an emptied list equals the table's empty marker, and must leave
+    // the table through Erase, not by being written in place.
+    List list = *b;
+    BucketUnlink(list, slot);
+    if (list.head == kNil) {
+      buckets.Erase(bucket_key);
+    } else {
+      *b = list;
+    }
   }
   Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
   Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);

@@ -17,7 +17,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "pipeline/group_index.h"
@@ -83,35 +82,47 @@ struct WindowMerger::Impl {
     TimeUs first_seen = 0, last_seen = 0, last_activity = 0, hold_start = 0;
     std::uint64_t shape = 0;  // the first line's shape key in `exact`
     std::uint32_t lru_prev = kNil, lru_next = kNil, hold_prev = kNil, hold_next = kNil;
-    std::uint32_t bucket_prev = kNil, bucket_next = kNil;  // in its bucket, oldest first
     std::int32_t max_distance = 0;
     bool live = false;
     std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
     SampleRecord last;       // the latest line that joined; empty until one does
     std::unique_ptr<GroupExtras> extras;
   };
-  // Every open group costs this much plus its blocks: keep it from growing unnoticed
-  // (bench/RESULTS.md "groupmem" has what a group is made of).
-  static_assert(sizeof(Group) <= 144);
+  // Every open group costs this much plus its 8 bytes of bucket links and its blocks: keep it
+  // from growing unnoticed (bench/RESULTS.md "groupmem" has what a group is made of).
+  static_assert(sizeof(Group) <= 136);
 
   // An intrusive doubly linked list over group slots. Both lists stay sorted by time because
   // time never goes backwards inside the merger: appending at the tail keeps the order.
   struct List {
     std::uint32_t head = kNil, tail = kNil;
+    bool operator==(const List&) const = default;
   };
+  // Bucket keys are XXH3 outputs: FlatMap64's home is their low bits. An empty list is never
+  // stored (a bucket is erased when its last group closes).
+  using BucketMap = FlatMap64<List, List{kNil, kNil}>;
 
   MergerOptions opt;
   Tokenizer tokenizer;
   Fingerprinter fingerprinter;
   GroupIndex index;
   std::vector<Group> groups;
+  // Each slot's links in its bucket's list (oldest first), apart from the groups: a bucket
+  // scan walks them before it reads any group, and this array stays in cache where 144-byte
+  // groups do not.
+  struct BucketLink {
+    std::uint32_t prev = kNil, next = kNil;
+  };
+  std::vector<BucketLink> bucket_links;
   std::vector<std::uint32_t> free_slots;
   std::size_t live = 0;
   List lru, hold;
   ShapeMap exact;
   // Groups by scope and token count, in opening order: an intrusive list, so closing one of
-  // many groups is O(1) (a vector erase shifted everything after it).
-  std::unordered_map<std::uint64_t, List> buckets;
+  // many groups is O(1) (a vector erase shifted everything after it). A flat table: every
+  // new line looks up to 13 buckets, and a node-based map's modulo and node load were 4 % of
+  // a replay.
+  BucketMap buckets;
   TemplateMatcher matcher;  // protected words and value keys set from opt
   // Event scratch: templates are built when an event needs one (the last one is kept for the
   // next event of the same group, e.g. annotate mode), and summaries' samples are expanded
@@ -144,6 +155,9 @@ struct WindowMerger::Impl {
         fingerprinter(opt.weights),
         index(opt.max_distance) {
     ApplyDerived();
+    // Room for the first closes' slots: closing a group then frees memory without the free
+    // list growing (the bucket table, unlike the node map before it, does not shrink).
+    free_slots.reserve(64);
   }
 
   void ApplyDerived() {
@@ -185,6 +199,48 @@ struct WindowMerger::Impl {
   void TouchLru(std::uint32_t slot) {
     Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
     Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
+  }
+  // The bucket lists: as Append and Unlink, over bucket_links.
+  void BucketAppend(List& list, std::uint32_t slot) {
+    bucket_links[slot] = {list.tail, kNil};
+    if (list.tail != kNil)
+      bucket_links[list.tail].next = slot;
+    else
+      list.head = slot;
+    list.tail = slot;
+  }
+  void BucketUnlink(List& list, std::uint32_t slot) {
+    const BucketLink l = bucket_links[slot];
+    if (l.prev != kNil)
+      bucket_links[l.prev].next = l.next;
+    else
+      list.head = l.next;
+    if (l.next != kNil)
+      bucket_links[l.next].prev = l.prev;
+    else
+      list.tail = l.prev;
+    bucket_links[slot] = {};
+  }
+  // Appends to the bucket of `key`, creating it.
+  void AppendToBucket(std::uint64_t key, std::uint32_t slot) {
+    if (List* b = buckets.Lookup(key)) {
+      BucketAppend(*b, slot);
+      return;
+    }
+    List fresh;
+    BucketAppend(fresh, slot);
+    buckets.Set(key, fresh);
+  }
+  // A free slot, or a new one at the end.
+  std::uint32_t NewSlot() {
+    if (!free_slots.empty()) {
+      const std::uint32_t slot = free_slots.back();
+      free_slots.pop_back();
+      return slot;
+    }
+    groups.emplace_back();
+    bucket_links.emplace_back();
+    return static_cast<std::uint32_t>(groups.size() - 1);
   }
   void TouchHold(std::uint32_t slot) {
     Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
@@ -234,6 +290,27 @@ struct WindowMerger::Impl {
     }
     unexplained = kNil;
     return Confirm(groups[slot], message);
+  }
+
+  // At max_groups every new line evicts the least recently active group, whose index
+  // buckets, shape entry and blocks are cold: start loading them before the line is
+  // tokenized, so the eviction in Open finds them in cache (a garbage flood opens a group a
+  // line). Only hints: a line that joins a group wastes a few prefetches.
+  void PrefetchEviction() const {
+    if (live < opt.max_groups || lru.head == kNil) return;
+    asm volatile("");  // prefetches alone would make GCC drop this call as pure
+    const Group& g = groups[lru.head];
+    index.Prefetch(g.scope, g.fingerprint);
+    exact.Prefetch(g.shape);
+    g.tokens.Prefetch();
+    g.first.Prefetch();
+    g.last.Prefetch();
+    // The next victim: its Group is read at the next line's start.
+    if (g.lru_next != kNil) {
+      const char* next = reinterpret_cast<const char*>(&groups[g.lru_next]);
+      __builtin_prefetch(next);
+      __builtin_prefetch(next + sizeof(Group) - 1);
+    }
   }
 
   GroupExtras& Extras(Group& g) {

@@ -5,10 +5,10 @@ namespace logfold {
 
 std::size_t WindowMerger::Impl::MemoryUsage() const {
   // Every heap block with glibc's size word in front of it (as GroupIndex counts them);
-  // the bucket map's nodes and slots estimated.
-  std::size_t bytes = groups.capacity() * sizeof(Group) + index.MemoryUsage() +
-                      exact.MemoryUsage() + buckets.size() * 48 +
-                      buckets.bucket_count() * sizeof(void*) + template_text.capacity() +
+  // the flat tables counted by their arrays.
+  std::size_t bytes = groups.capacity() * sizeof(Group) +
+                      bucket_links.capacity() * sizeof(BucketLink) + index.MemoryUsage() +
+                      exact.MemoryUsage() + buckets.MemoryUsage() + template_text.capacity() +
                       free_slots.capacity() * sizeof(std::uint32_t);
   for (const Group& g : groups) bytes += GroupBlocks(g);
   return bytes;

@@ -45,14 +45,7 @@ void WindowMerger::Impl::ImportGroup(const GroupState& s, bool resume, EventSink
   PrepareLine(tokenizer, opt.infer_header, s.first->message, line);
   const std::vector<Token>& tokens = line.tokens;
   const bool flags_fit = s.token_flags.size() == tokens.size();
-  std::uint32_t slot;
-  if (!free_slots.empty()) {
-    slot = free_slots.back();
-    free_slots.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(groups.size());
-    groups.emplace_back();
-  }
+  const std::uint32_t slot = NewSlot();
   Group& g = groups[slot];
   g.live = true;
   g.id = s.id;
@@ -101,8 +94,7 @@ void WindowMerger::Impl::ImportGroup(const GroupState& s, bool resume, EventSink
   index.Insert(g.scope, g.fingerprint, slot);
   g.shape = ShapeKey(g.scope);
   exact.Set(g.shape, slot);
-  Append<&Group::bucket_prev, &Group::bucket_next>(buckets[BucketKey(g.scope, tokens.size())],
-                                                   slot);
+  AppendToBucket(BucketKey(g.scope, tokens.size()), slot);
   Append<&Group::lru_prev, &Group::lru_next>(lru, slot);
   Append<&Group::hold_prev, &Group::hold_next>(hold, slot);
   ++live;

@@ -22,12 +22,11 @@
 
 #include "daemon/config/options/sink_options.h"
 #include "daemon/outputs/loss_counter.h"
+#include "daemon/outputs/retry_pacing.h"
 #include "daemon/outputs/sink.h"
 #include "daemon/runtime/metrics.h"
 
 namespace logfold {
-
-using SinkClock = std::chrono::steady_clock;
 
 // Lets a Destination that waits on a slow peer notice that Stop's deadline has passed, so
 // Stop stays prompt. Read from the sink thread, set by whoever calls Stop.
@@ -90,37 +89,6 @@ class Destination {
   virtual void ReopenRequested() {}
   // Final close after Stop drained or gave up.
   virtual void Close() {}
-};
-
-// Exponential backoff with jitter, so many sinks (or daemons) that lost the same collector
-// do not reconnect in lockstep.
-class Backoff {
- public:
-  Backoff(SinkClock::duration min, SinkClock::duration max);
-  // The next delay: the nominal delay doubles per call up to max; the result is drawn
-  // uniformly from [max(min, nominal/2), nominal].
-  SinkClock::duration Next();
-  void Reset() { nominal_ = SinkClock::duration::zero(); }
-
- private:
-  SinkClock::duration min_, max_;
-  SinkClock::duration nominal_{0};
-  std::minstd_rand rng_;
-};
-
-// Lets a repeating warning through at most once per period, so a dead collector produces a
-// line every few seconds rather than one per retry. Not thread-safe.
-class LogThrottle {
- public:
-  explicit LogThrottle(SinkClock::duration period = std::chrono::seconds(10)) : period_(period) {}
-  // True if a message may be logged now; then `note` is "" or, when messages were held
-  // back since the previous one, " (N similar messages suppressed)" to append to it.
-  bool Allow(std::string& note);
-
- private:
-  SinkClock::duration period_;
-  SinkClock::time_point next_{};
-  std::uint64_t suppressed_ = 0;
 };
 
 // How the buffer treats record boundaries.

@@ -264,8 +264,7 @@ bool DiskQueue::WriteSegmentLocked(std::uint64_t seq, std::string_view bytes) {
     const int err = errno;
     if (fd >= 0) ::close(fd);
     ::unlink(path.c_str());
-    ++write_errors_;
-    spdlog::error("sink {}: {}", options_.sink_name, ErrnoText("disk buffer write " + path, err));
+    WriteFailedLocked("disk buffer write " + path, err);
     return false;
   }
   ::close(fd);
@@ -292,9 +291,7 @@ bool DiskQueue::AppendLocked(std::string_view record) {
       ::close(tail_fd_);
       tail_fd_ = -1;  // the next append opens a new segment
     }
-    ++write_errors_;
-    spdlog::error("sink {}: {}", options_.sink_name,
-                  ErrnoText("disk buffer write " + SegmentPath(tail.seq), err));
+    WriteFailedLocked("disk buffer write " + SegmentPath(tail.seq), err);
     return false;
   }
   tail.size += bytes.size();
@@ -313,10 +310,26 @@ bool DiskQueue::Push(std::string_view record, Clock::time_point deadline) {
       return false;
     }
   }
-  if (!AppendLocked(record)) return false;
+  if (Clock::now() < write_retry_at_) {
+    space_cv_.wait_until(lock, std::min(deadline, write_retry_at_));
+    if (Clock::now() < write_retry_at_) return false;
+  }
+  if (!AppendLocked(record)) {
+    write_retry_at_ = Clock::now() + write_backoff_.Next();
+    return false;
+  }
+  write_backoff_.Reset();
   lock.unlock();
   data_cv_.notify_all();
   return true;
+}
+
+void DiskQueue::WriteFailedLocked(const std::string& what, int err) {
+  ++write_errors_;
+  std::string note;
+  if (write_error_log_.Allow(note)) {
+    spdlog::error("sink {}: {}{}", options_.sink_name, ErrnoText(what, err), note);
+  }
 }
 
 bool DiskQueue::PushFront(std::string_view record) {
@@ -500,9 +513,7 @@ void DiskQueue::PersistLocked() {
   const bool ok = fd >= 0 && WriteAll(fd, text);
   if (fd >= 0) ::close(fd);
   if (!ok || ::rename(tmp.c_str(), (options_.dir + "/cursor").c_str()) != 0) {
-    ++write_errors_;
-    spdlog::error("sink {}: {}", options_.sink_name,
-                  ErrnoText("disk buffer cursor " + options_.dir, errno));
+    WriteFailedLocked("disk buffer cursor " + options_.dir, errno);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "daemon/outputs/retry_pacing.h"
 #include "daemon/runtime/metrics.h"
 
 namespace logfold {
@@ -98,6 +99,7 @@ class DiskQueue {
   std::string SegmentPath(std::uint64_t seq) const;
   bool WriteSegmentLocked(std::uint64_t seq, std::string_view bytes);
   bool AppendLocked(std::string_view record);
+  void WriteFailedLocked(const std::string& what, int err);
   bool NextLocked(std::string& out);  // false: nothing readable now
   void ResetReaderLocked();
   void PersistLocked();
@@ -126,6 +128,11 @@ class DiskQueue {
   const void* holder_ = nullptr;  // the consumer that has it
   bool held_ = false;
   Clock::time_point next_persist_{};
+  // After a failed write (a full disk, EIO) appends wait out a backoff instead of retrying
+  // at once: the workers call Push in a loop, and each try would log and churn a segment.
+  Backoff write_backoff_{std::chrono::milliseconds(100), std::chrono::seconds(5)};
+  Clock::time_point write_retry_at_{};
+  LogThrottle write_error_log_;
   std::shared_ptr<std::atomic<std::uint64_t>> gauge_;
 };
 

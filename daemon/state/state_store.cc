@@ -117,7 +117,10 @@ StateStore::StateStore(StateOptions options, std::uint32_t workers, Metrics& met
       journal_syncs_(
           metrics.GetCounter("logfold_journal_syncs_total", "fdatasync calls on the journal")),
       journal_bytes_(
-          metrics.GetCounter("logfold_journal_bytes_total", "Bytes appended to the journal")) {}
+          metrics.GetCounter("logfold_journal_bytes_total", "Bytes appended to the journal")),
+      journal_write_errors_(metrics.GetCounter(
+          "logfold_journal_write_errors_total",
+          "Journal appends that failed (a full disk, EIO); their lines were not accepted")) {}
 
 StateStore::~StateStore() {
   Stop();
@@ -337,18 +340,53 @@ std::uint64_t StateStore::JournalAppend(std::uint32_t input, TimeUs arrival_us,
                     error);
     }
   }
-  const std::uint64_t seq = ++journal_seq_;
+  if (JournalHeld()) return 0;
+  const std::uint64_t seq = journal_seq_ + 1;
   journal_buf_.clear();
   AppendJournalRecord(seq, input, arrival_us, lines, journal_buf_);
   if (!WriteAll(journal_fd_, journal_buf_)) {
-    ++checkpoint_errors_;
-    spdlog::error("state: journal write failed: {}", std::strerror(errno));
+    const int err = errno;
+    // A record cut short would end the journal for recovery (every record after it would be
+    // unreadable), so the file goes back to its last whole record.
+    // The descriptor is not O_APPEND: the offset goes back too, or the next record would
+    // leave a hole of zeros where the partial one was.
+    if (::ftruncate(journal_fd_, static_cast<off_t>(journal_file_bytes_)) != 0 ||
+        ::lseek(journal_fd_, static_cast<off_t>(journal_file_bytes_), SEEK_SET) < 0) {
+      spdlog::error("state: cannot cut a partial journal record: {}", std::strerror(errno));
+    }
+    ++journal_write_errors_;
+    journal_hold_ = std::min<std::chrono::milliseconds>(
+        std::chrono::milliseconds(2000),
+        journal_hold_.count() == 0 ? std::chrono::milliseconds(50) : journal_hold_ * 2);
+    const auto now = std::chrono::steady_clock::now();
+    journal_held_until_ns_.store(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     (now + journal_hold_).time_since_epoch())
+                                     .count(),
+                                 std::memory_order_release);
+    ++journal_errors_unlogged_;
+    if (now >= journal_error_logged_ + std::chrono::seconds(10)) {
+      spdlog::error(
+          "state: journal write failed: {}; lines are not accepted until it works "
+          "again ({} failed writes)",
+          std::strerror(err), journal_errors_unlogged_);
+      journal_errors_unlogged_ = 0;
+      journal_error_logged_ = now;
+    }
+    return 0;
   }
+  journal_hold_ = std::chrono::milliseconds(0);
+  journal_seq_ = seq;
   journal_file_bytes_ += journal_buf_.size();
   journal_bytes_ += journal_buf_.size();
   std::lock_guard lock(sync_mu_);
   appended_ = seq;
   return seq;
+}
+
+bool StateStore::JournalHeld() const {
+  const std::int64_t until = journal_held_until_ns_.load(std::memory_order_acquire);
+  return until != 0 &&
+         std::chrono::steady_clock::now().time_since_epoch() < std::chrono::nanoseconds(until);
 }
 
 void StateStore::JournalSync() {

@@ -6,6 +6,8 @@
 #ifndef LOGFOLD_DAEMON_STATE_STATE_STORE_H_
 #define LOGFOLD_DAEMON_STATE_STATE_STORE_H_
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -72,9 +74,14 @@ class StateStore {
   // Journal mode. Append writes one record (its sequence number is returned) with one
   // write(2); calls are serialised by the caller. Sync makes every record appended before
   // it durable, with one fdatasync for all the callers waiting at the time (group commit).
+  // Append returns 0 when the record could not be written (a full disk, EIO): nothing of it
+  // stays in the journal, and the caller must not accept the lines. After a failure, appends
+  // fail at once until a short hold-off has passed (JournalHeld), so that senders retrying
+  // do not turn a full disk into a busy loop.
   std::uint64_t JournalAppend(std::uint32_t input, TimeUs arrival_us,
                               std::span<const std::string_view> lines);
   void JournalSync();
+  bool JournalHeld() const;
 
   // Summary logs, called only from worker `worker`'s thread: a new log for the epoch a
   // snapshot starts, and records of delivered summaries (one write(2), no fsync: a process
@@ -128,6 +135,11 @@ class StateStore {
   std::uint64_t journal_file_bytes_ = 0;
   std::uint32_t journal_index_ = 0;
   std::string journal_buf_;
+  // After a failed append: appends fail until this time (read by JournalHeld on any thread).
+  std::atomic<std::int64_t> journal_held_until_ns_{0};
+  std::chrono::milliseconds journal_hold_{0};  // doubles per failure in a row, up to 2 s
+  std::uint64_t journal_errors_unlogged_ = 0;
+  std::chrono::steady_clock::time_point journal_error_logged_{};
   std::mutex files_mu_;  // journal_files_
   std::vector<JournalFile> journal_files_;
   std::mutex sync_mu_;
@@ -144,6 +156,7 @@ class StateStore {
   Metrics::Counter& replayed_lines_;
   Metrics::Counter& journal_syncs_;
   Metrics::Counter& journal_bytes_;
+  Metrics::Counter& journal_write_errors_;
 };
 
 }  // namespace logfold

@@ -149,6 +149,15 @@ bool WorkerPool::TryDeliverWithOrigins(std::uint32_t input, std::span<const std:
   {
     std::lock_guard lock(journal_mu_);
     const std::uint64_t seq = state_->JournalAppend(input, arrival_us, lines);
+    if (seq == 0) {
+      // Not journalled, so not accepted: the reservations go back and the sender waits (TCP)
+      // or the batch is counted as dropped (UDP).
+      if (share != nullptr) share->Release(lines.size());
+      for (std::size_t s = 0; s < n_workers; ++s) {
+        if (counts[s] > 0) workers_[s]->pending.fetch_sub(counts[s]);
+      }
+      return false;
+    }
     enqueue(seq);
     completed_seq_.store(seq, std::memory_order_release);
   }
@@ -175,6 +184,9 @@ void WorkerPool::OnWritable(std::function<void()> resume) {
   for (const auto& w : workers_) {
     if (w->pending.load() >= options_.queue_capacity / 2) has_room = false;
   }
+  // A journal that cannot be written is no room either: the waiter's own retry timer brings
+  // it back once the hold-off has passed.
+  if (journal_ && state_->JournalHeld()) has_room = false;
   if (has_room) NotifyWritable();
 }
 

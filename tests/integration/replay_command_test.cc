@@ -197,6 +197,28 @@ TEST_F(ReplayTest, AnnotatePrintsOneObjectPerLineInOrder) {
   EXPECT_EQ(distinct.size(), 3u);
 }
 
+// Input is read in 1 MiB blocks: lines that straddle a block's end, and one longer than a
+// block, come out whole and in order (from a file and from stdin).
+TEST_F(ReplayTest, LinesAcrossReadBlocksComeOutWhole) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 15000; ++i) {
+    lines.push_back("request " + std::to_string(i) + " served in " + std::to_string(i % 97) +
+                    " ms by worker-" + std::to_string(i % 13) + " of the frontend pool");
+  }
+  lines[7000] = "long " + std::string(1200 * 1024, 'x');  // more than a block on its own
+  const std::string input = WriteInput("blocks.log", Lines(lines));
+  for (const bool from_stdin : {false, true}) {
+    const RunResult r = from_stdin ? Run({"--format", "raw", "--annotate"}, input)
+                                   : Run({"--format", "raw", "--annotate", input});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::vector<json> events = ParseLines(r.out);
+    ASSERT_EQ(events.size(), lines.size()) << (from_stdin ? "stdin" : "file");
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      ASSERT_EQ(events[i].at("message"), lines[i]) << "line " << i;
+    }
+  }
+}
+
 TEST_F(ReplayTest, SyslogFormatParsesHeaders) {
   const std::vector<std::string> lines = {
       "<38>Mar  1 00:00:01 web01 sshd[123]: Accepted password for alice from 10.0.0.1 port 22 "

@@ -1,6 +1,7 @@
 // Whole lines in the publicly documented formats of widely used software (Android logcat,
 // Apache and nginx error logs, syslog files, oslo.log, Windows CBS, pipe-separated fields,
-// log4j/logback, klog, zap, Python logging, the kernel) fold exactly as their bare messages.
+// log4j/logback, Spring Boot, Elasticsearch, Ruby's Logger, klog, zap, Python logging, the
+// kernel) fold exactly as their bare messages.
 // Every line here is synthetic: its header varies (times, pids, threads, request ids, hosts)
 // while the message comes from a handful of templates with varying values.
 #include <gtest/gtest.h>
@@ -251,6 +252,25 @@ const std::vector<HeaderFormat>& Formats() {
        [](Rng& r, int l, const char* tag, const std::string& m) {
          return Format("%s [http-nio-8080-exec-%d] %-5s c.e.%s - %s",
                        Time(r, "%d:%d:%d.%d").c_str(), r.Int(1, 200), kUpper[l], tag, m.c_str());
+       }},
+      {"Spring Boot",
+       [](Rng& r, int l, const char* tag, const std::string& m) {
+         static const char* thread[] = {"main", "nio-8080-exec-1", "scheduling-1"};
+         return Format("2024-05-09 %s %5s %d --- [%15s] o.s.%-30s : %s",
+                       Time(r, "%d:%d:%d.%d").c_str(), kUpper[l], r.Int(100, 99999),
+                       thread[r.Int(0, 2)], tag, m.c_str());
+       }},
+      {"Elasticsearch",
+       [](Rng& r, int l, const char* tag, const std::string& m) {
+         return Format("[2024-05-09T%s][%-5s][o.e.%-20s] [node-%d] %s",
+                       Time(r, "%d:%d:%d,%d").c_str(), kUpper[l], tag, r.Int(1, 9), m.c_str());
+       }},
+      {"Ruby Logger",
+       [](Rng& r, int l, const char* tag, const std::string& m) {
+         static const char* level[] = {"INFO", "WARN", "ERROR"};
+         return Format("%c, [2024-05-09T%s%03d #%d] %5s -- %s: %s", level[l][0],
+                       Time(r, "%d:%d:%d.%d").c_str(), r.Int(0, 999), r.Int(100, 99999), level[l],
+                       r.Int(0, 1) ? tag : "", m.c_str());
        }},
       {"klog",
        [](Rng& r, int l, const char* tag, const std::string& m) {

@@ -1,5 +1,6 @@
 // Tests for FlatMap64 as ShapeMap, the merger's exact-shape table (lookups, replacement,
-// conditional erase with backward shifting checked against std::unordered_map, growth), and
+// conditional erase with backward shifting checked against std::unordered_map, in-place
+// updates and unconditional erase as the bucket table uses them, growth), and
 // as GroupIndex's scope table (pointer values, a home function of its own).
 #include "pipeline/shape_map.h"
 
@@ -61,6 +62,47 @@ TEST(ShapeMapTest, MatchesAModelUnderCollidingKeysAndErasures) {
       auto it = model.find(key);
       EXPECT_EQ(m.Find(key), it == model.end() ? ShapeMap::kAbsent : it->second);
     }
+  }
+}
+
+// The merger's bucket table: values updated in place through Lookup and keys removed with
+// Erase, under colliding keys, against a model (an in-place value equal to the empty marker
+// would break the probe runs: the merger erases instead, as this does).
+TEST(ShapeMapTest, LookupUpdatesInPlaceAndEraseRemovesWhateverTheValue) {
+  std::mt19937_64 rng(20261125);
+  ShapeMap m;
+  std::unordered_map<std::uint64_t, std::uint32_t> model;
+  std::vector<std::uint64_t> keys;
+  for (int i = 0; i < 200; ++i) keys.push_back((rng() << 8) | (rng() % 4));
+  EXPECT_EQ(m.Lookup(keys[0]), nullptr);  // on an empty table
+  m.Erase(keys[0]);
+  for (int step = 0; step < 20000; ++step) {
+    const std::uint64_t key = keys[rng() % keys.size()];
+    switch (rng() % 3) {
+      case 0:
+        m.Erase(key);
+        model.erase(key);
+        break;
+      case 1:
+        if (std::uint32_t* v = m.Lookup(key)) {
+          ASSERT_EQ(model.count(key), 1u);
+          *v += 1;
+          model[key] += 1;
+        } else {
+          ASSERT_EQ(model.count(key), 0u);
+        }
+        break;
+      default: {
+        const auto value = static_cast<std::uint32_t>(rng() % 1000);
+        m.Set(key, value);
+        model[key] = value;
+      }
+    }
+    ASSERT_EQ(m.size(), model.size()) << "step " << step;
+  }
+  for (std::uint64_t key : keys) {
+    auto it = model.find(key);
+    EXPECT_EQ(m.Find(key), it == model.end() ? ShapeMap::kAbsent : it->second);
   }
 }
 
