@@ -27,7 +27,6 @@
 #include "daemon/inputs/relp_listener.h"
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
-#include "daemon/inputs/tls_listener.h"
 #include "daemon/inputs/udp_listener.h"
 #include "daemon/inputs/unix_listener.h"
 #include "daemon/outputs/sink.h"
@@ -115,7 +114,7 @@ class Server {
   std::unique_ptr<WorkerPool> pool_;
   std::vector<std::unique_ptr<UdpListener>> udp_;
   std::vector<std::unique_ptr<TcpListener>> tcp_;
-  std::vector<std::unique_ptr<TlsListener>> tls_;
+  std::vector<std::unique_ptr<TcpListener>> tls_;  // tcp listeners over TLS
   // One per tls input, in input order: the context its listener hands new connections.
   std::vector<std::shared_ptr<const TlsServerContext>> tls_contexts_;
   std::shared_ptr<const TlsServerContext> metrics_tls_;  // null: the endpoint is plain HTTP

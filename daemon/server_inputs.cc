@@ -33,6 +33,11 @@ TlsServerOptions TlsOptions(const TlsServerConfig& t) {
   return o;
 }
 
+// The first content byte auto framing requires of an octet-counted frame, by input format.
+char OctetContentStart(InputFormat format) {
+  return format == InputFormat::kSyslog ? '<' : format == InputFormat::kJson ? '{' : '\0';
+}
+
 }  // namespace
 
 // Builds the TLS context of every tls input in `c`, reading each certificate, key and CA
@@ -120,19 +125,21 @@ void Server::StartInput(std::size_t i) {
       TcpListener::Options o = in.tcp;
       o.adopted_fd = adopt(o.socket_name, SOCK_STREAM);
       if (config_.state.journal) o.read_size = kJournalReadSize;
-      o.octet_content_start = in.parser.format == InputFormat::kSyslog ? '<'
-                              : in.parser.format == InputFormat::kJson ? '{'
-                                                                       : '\0';
+      o.octet_content_start = OctetContentStart(in.parser.format);
       auto l = std::make_unique<TcpListener>(id, in.name, o, io_, *pool_, metrics_, budget_.get());
       l->Start();
       tcp_.push_back(std::move(l));
       break;
     }
     case InputType::kTls: {
-      TlsListener::Options o = in.tls;
+      TcpListener::Options o = in.tls.Stream();
       o.adopted_fd = adopt(o.socket_name, SOCK_STREAM);
-      auto l = std::make_unique<TlsListener>(id, in.name, o, tls_contexts_.at(tls_.size()), io_,
-                                             *pool_, metrics_);
+      if (config_.state.journal) o.read_size = kJournalReadSize;
+      o.octet_content_start = OctetContentStart(in.parser.format);
+      auto l = std::make_unique<TcpListener>(
+          id, in.name, o, io_, *pool_, metrics_, budget_.get(),
+          TcpListener::Tls{.context = tls_contexts_.at(tls_.size()),
+                           .handshake_timeout_us = in.tls.handshake_timeout_us});
       l->Start();
       tls_.push_back(std::move(l));
       break;

@@ -101,6 +101,7 @@ Json InputToJson(const InputConfig& in) {
       j["allowed_senders"] = in.tls.allowed_senders;
       j["framing"] = NameOf(kTcpFramings, in.tls.framing);
       j["max_connections"] = in.tls.max_connections;
+      j["max_connections_per_source"] = in.tls.max_connections_per_source;
       j["idle_timeout"] = FormatDuration(in.tls.idle_timeout_us);
       j["handshake_timeout"] = FormatDuration(in.tls.handshake_timeout_us);
       j["tls"] = TlsServerToJson(in.tls.tls);

@@ -368,9 +368,10 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
            false, only_for({InputType::kTcp, InputType::kTls})},
           {"max_connections_per_source",
            [&](const Json& j, const std::string& p) {
-             Integer(j, p, 0, 65535, in.tcp.max_connections_per_source);
+             Integer(j, p, 0, 65535,
+                     tls ? in.tls.max_connections_per_source : in.tcp.max_connections_per_source);
            },
-           false, only_for({InputType::kTcp})},
+           false, only_for({InputType::kTcp, InputType::kTls})},
           {"idle_timeout",
            [&](const Json& j, const std::string& p) {
              Duration(j, p, 0, kMaxTime, idle_timeout_us);

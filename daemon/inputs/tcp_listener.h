@@ -1,5 +1,6 @@
-// TcpListener: accepts syslog-over-TCP clients (RFC 6587 framing), decodes each connection's
-// stream and delivers its messages with backpressure: nothing accepted is dropped.
+// TcpListener: accepts syslog-over-TCP clients (RFC 6587 framing), or syslog over TLS (RFC
+// 5425) with client certificates and permitted peers, decodes each connection's stream and
+// delivers its messages with backpressure: nothing accepted is dropped.
 #ifndef LOGFOLD_DAEMON_TCP_LISTENER_H_
 #define LOGFOLD_DAEMON_TCP_LISTENER_H_
 
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "daemon/config/options/tcp_input_options.h"
@@ -15,6 +17,7 @@
 #include "daemon/runtime/memory_budget.h"
 #include "daemon/runtime/metrics.h"
 #include "daemon/runtime/sender_allow_list.h"
+#include "daemon/runtime/tls_context.h"
 #include "pipeline/frame_decoder.h"
 #include "pipeline/log_record.h"
 
@@ -24,6 +27,17 @@ class TcpListener {
  public:
   // Defaults and meaning of each option: daemon/config/options/tcp_input_options.h.
   using Options = TcpInputOptions;
+
+  // Syslog over TLS: each connection runs its stream inside TLS. The handshake (bounded by
+  // handshake_timeout_us, 0: no bound) and the check of the client against the context's
+  // permitted peers come first; a failure is counted in
+  // logfold_tls_handshake_failures_total{input,reason}, logged with the peer, and closes
+  // that connection only. Everything after the handshake (framing, limits, shares, idle
+  // timeout, memory budget, drain) is the same as for plain TCP.
+  struct Tls {
+    std::shared_ptr<const TlsServerContext> context;  // until SetContext replaces it
+    TimeUs handshake_timeout_us;
+  };
 
   // Opens, binds and listens (or adopts options.adopted_fd); throws
   // boost::system::system_error when that fails. Nothing is accepted before Start().
@@ -35,16 +49,19 @@ class TcpListener {
   // one call. When the target refuses, the connection copies those messages aside, stops
   // reading (so TCP flow control slows the sender) and retries when OnWritable fires.
   // Fairness: each connection reads at most 64 KiB per turn of the io loop, and holds at most
-  // its share of the target's queues (IngestTarget::NewShare): past it, it stops reading
-  // until the workers took half of its lines, so one flooding connection can neither fill a
-  // queue nor put more than a share of its lines ahead of another sender's.
+  // its share of the target's queues (IngestTarget::NewShare) while other senders deliver:
+  // past it, it stops reading until the workers took half of its lines, so one flooding
+  // connection can neither fill a queue nor put more than a share of its lines ahead of
+  // another sender's. A connection alone is held back only by the target's capacity.
   //
   // With a `budget` (which must outlive the listener), each connection's unfinished frame
   // and held-back lines are accounted in it, and connections stop reading while it refuses
   // intake, retrying every 100 ms.
+  //
+  // With `tls`, connections speak TLS (above); metrics carry proto="tls".
   TcpListener(std::uint32_t input, std::string name, const Options& options,
               boost::asio::io_context& io, IngestTarget& target, Metrics& metrics,
-              MemoryBudget* budget = nullptr);
+              MemoryBudget* budget = nullptr, std::optional<Tls> tls = std::nullopt);
   // Close().
   ~TcpListener();
 
@@ -71,6 +88,11 @@ class TcpListener {
   // which must therefore keep running until on_drained (or Close) has done its work.
   void StopReading(std::function<void()> on_drained = {});
   void Close();
+
+  // TLS, certificate rotation: connections accepted from now on use `context` and its
+  // permitted peers; open connections keep the session they negotiated. Thread-safe. Does
+  // nothing on a plain TCP listener.
+  void SetContext(std::shared_ptr<const TlsServerContext> context);
 
   std::uint16_t local_port() const;
   std::size_t open_connections() const;

@@ -563,15 +563,28 @@ class Flooder {
 // most a share of flood lines, while the flood goes on. Alone, the flood may fill the queue
 // (LoneConnectionIsNotHeldToItsShare), so the second connection's first lines may wait
 // behind a full queue; from its second round on, the share binds.
-TEST(TcpListenerFairnessTest, FloodingConnectionHoldsOnlyItsShareOfTheQueue) {
-  constexpr std::size_t kCapacity = 16384, kShare = 2048;
-  constexpr int kRounds = 20, kLinesPerRound = 10;
-  SlowQueueTarget target(kCapacity, kShare);
+class TcpListenerFairnessTest : public ::testing::Test {
+ protected:
+  static constexpr std::size_t kCapacity = 16384, kShare = 2048;
+
+  void SetUp() override { listener->Start(); }
+  // Stops the flood and the listener, then the worker, so the records are final.
+  void StopAll(Flooder& flooder) {
+    flooder.Stop();
+    listener->Close();
+    ASSERT_TRUE(WaitUntil([&] { return listener->open_connections() == 0; }));
+    target.StopWorker();
+  }
+
+  SlowQueueTarget target{kCapacity, kShare};
   Metrics metrics;
-  test::IoThreads io(2);
-  auto listener =
+  test::IoThreads io{2};
+  std::unique_ptr<TcpListener> listener =
       std::make_unique<TcpListener>(0, "t0", TcpListener::Options{}, io.io, target, metrics);
-  listener->Start();
+};
+
+TEST_F(TcpListenerFairnessTest, FloodingConnectionHoldsOnlyItsShareOfTheQueue) {
+  constexpr int kRounds = 20, kLinesPerRound = 10;
   Flooder flooder(listener->local_port());
   ASSERT_TRUE(flooder.connected());
   // The flood is under way and backed up: more than a share was offered already.
@@ -595,10 +608,7 @@ TEST(TcpListenerFairnessTest, FloodingConnectionHoldsOnlyItsShareOfTheQueue) {
     }
   }
   const std::size_t flood_taken = target.Taken("<13>flood") - flood_taken_after_first_round;
-  flooder.Stop();
-  listener->Close();
-  ASSERT_TRUE(WaitUntil([&] { return listener->open_connections() == 0; }));
-  target.StopWorker();
+  StopAll(flooder);
   EXPECT_EQ(target.refused(), 0u) << "the flood filled the queue";
   EXPECT_LE(target.most_flood_queued(), kShare);
   EXPECT_GE(target.most_flood_queued(), kShare / 2) << "the flood never used its share";
@@ -609,22 +619,12 @@ TEST(TcpListenerFairnessTest, FloodingConnectionHoldsOnlyItsShareOfTheQueue) {
 
 // A connection that sends alone is held back only by the target's capacity, not by its
 // share: held to a share, a lone fast sender pipelines less (bench/RESULTS.md).
-TEST(TcpListenerFairnessTest, LoneConnectionIsNotHeldToItsShare) {
-  constexpr std::size_t kCapacity = 16384, kShare = 2048;
-  SlowQueueTarget target(kCapacity, kShare);
-  Metrics metrics;
-  test::IoThreads io(2);
-  auto listener =
-      std::make_unique<TcpListener>(0, "t0", TcpListener::Options{}, io.io, target, metrics);
-  listener->Start();
+TEST_F(TcpListenerFairnessTest, LoneConnectionIsNotHeldToItsShare) {
   Flooder flooder(listener->local_port());
   ASSERT_TRUE(flooder.connected());
   EXPECT_TRUE(WaitUntil([&] { return target.most_flood_queued() >= kCapacity / 2; }))
       << "most flood lines queued: " << target.most_flood_queued();
-  flooder.Stop();
-  listener->Close();
-  ASSERT_TRUE(WaitUntil([&] { return listener->open_connections() == 0; }));
-  target.StopWorker();
+  StopAll(flooder);
 }
 
 TEST_F(TcpListenerTest, StopReadingDeliversHeldLinesThenCloses) {

@@ -1,5 +1,5 @@
 // The "tls" blocks of inputs and outputs (certificate files, verification) and the options of
-// a TLS input (daemon/inputs/tls_listener.h), with their defaults. runtime/tls_context.h is
+// a TLS input (daemon/inputs/tcp_listener.h, Tls), with their defaults. runtime/tls_context.h is
 // given these fields (runtime/tls_options.h, no defaults there) by the inputs and outputs.
 #ifndef LOGFOLD_DAEMON_CONFIG_OPTIONS_TLS_OPTIONS_H_
 #define LOGFOLD_DAEMON_CONFIG_OPTIONS_TLS_OPTIONS_H_
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/config/options/tcp_input_options.h"
 #include "daemon/config/units.h"
 #include "pipeline/frame_decoder.h"
 
@@ -54,13 +55,35 @@ struct TlsInputOptions {
   // RFC 5425 mandates octet counting; auto also takes the newline framing some senders use.
   Framing framing = Framing::kAuto;
   std::uint32_t max_connections = 1024;  // further clients are closed at once; 0: no limit
-  TimeUs idle_timeout_us = 5 * kMinute;  // no data for this long: close; 0: never
+  // As a tcp input's (TcpInputOptions), whose default it takes.
+  std::uint32_t max_connections_per_source = TcpInputOptions{}.max_connections_per_source;
+  // No complete message for this long: close; 0: never. Bytes (TLS records) that complete
+  // no message do not keep a connection open.
+  TimeUs idle_timeout_us = 5 * kMinute;
   TimeUs handshake_timeout_us = 10 * kSecond;
   // CIDR blocks; connections from other addresses are closed at once and counted in
   // logfold_senders_refused_total. Empty: any sender.
   std::vector<std::string> allowed_senders{};
   TlsServerConfig tls{};  // the certificate and client authentication
   bool operator==(const TlsInputOptions&) const = default;
+
+  // The options of the TCP listener that carries this input's TLS stream (the fields it
+  // has no key for keep TcpInputOptions' defaults; a NUL byte is data inside TLS).
+  TcpInputOptions Stream() const {
+    TcpInputOptions o;
+    o.address = address;
+    o.port = port;
+    o.socket_name = socket_name;
+    o.adopted_fd = adopted_fd;
+    o.max_message_size = max_message_size;
+    o.framing = framing;
+    o.nul_terminator = false;
+    o.max_connections = max_connections;
+    o.max_connections_per_source = max_connections_per_source;
+    o.idle_timeout_us = idle_timeout_us;
+    o.allowed_senders = allowed_senders;
+    return o;
+  }
 };
 
 }  // namespace logfold
