@@ -144,6 +144,7 @@ class TemplateMatcher {
   void MarkDifferences(const MatchLine& line, const MatchTemplate& tmpl);
 
   std::span<const TemplateMark> marks() const { return marks_; }
+  bool IsProtectedWord(std::string_view word) const { return protected_words_.Contains(word); }
 
  private:
   MatchResult MatchAligned(const MatchLine& line, const MatchTemplate& tmpl);

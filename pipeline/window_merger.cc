@@ -71,7 +71,8 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
 
   ResetDecision();
   bool shape_in_table = false;
-  if (const std::uint32_t slot = exact.Find(shape); slot != kNil) {
+  // A retired group's shapes stay in the table until it closes, but it takes no more lines.
+  if (const std::uint32_t slot = exact.Find(shape); slot != kNil && !groups[slot].retired) {
     shape_in_table = true;
     // Most lines join here; their slot statistics are two pointers away, cold in a busy
     // merger: start loading them while Confirm runs.
@@ -135,6 +136,10 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   decision.path = MergeDecision::kNew;
   if (decision.candidates == 0) decision.reason = "no candidate group in scope";
   if (unexplained != kNil) Confirm(groups[unexplained], r.message);  // sets its reason
+  if (opt.confirm && opt.variable_after_values > 0 &&
+      SettleBySiblings(r, scope, fp, shape, shape_in_table, now, sink)) {
+    return;
+  }
   Open(r, scope, fp, shape, now, sink);
 }
 
@@ -189,14 +194,7 @@ void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
     g.tokens.AddFlags(mk.position, mk.flags);
     if (template_slot == slot) template_slot = kNil;
   }
-  if (refingerprint) {
-    const std::uint64_t updated = GroupFingerprint(g);
-    if (updated != g.fingerprint) {
-      index.Erase(g.scope, g.fingerprint, slot);
-      g.fingerprint = updated;
-      index.Insert(g.scope, g.fingerprint, slot);
-    }
-  }
+  if (refingerprint) Reindex(slot);
   // A shape already in the table (this group's, or one whose group did not confirm) keeps
   // its entry; Add looked it up, and nothing changed the table since.
   if (!shape_in_table) {
@@ -222,8 +220,22 @@ void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
   if (opt.annotate) EmitLine(EventKind::kAnnotate, slot, r, g.fingerprint, sink);
 }
 
+// A wild position left the group's fingerprint: it moves in the index (a retired group is in
+// none).
+void WindowMerger::Impl::Reindex(std::uint32_t slot) {
+  Group& g = groups[slot];
+  const std::uint64_t updated = GroupFingerprint(g);
+  if (updated == g.fingerprint) return;
+  if (!g.retired) index.Erase(g.scope, g.fingerprint, slot);
+  g.fingerprint = updated;
+  if (!g.retired) index.Insert(g.scope, g.fingerprint, slot);
+}
+
+// Opens a group for the line; `wild_at`, when set, is a position already known to vary (a
+// stream-learned variable), left out of the fingerprint from the start.
 void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint64_t fp,
-                              std::uint64_t shape, TimeUs now, EventSink& sink) {
+                              std::uint64_t shape, TimeUs now, EventSink& sink,
+                              std::uint32_t wild_at) {
   if (live >= opt.max_groups && lru.head != kNil) Close(lru.head, SummaryReason::kEvicted, sink);
   const std::uint32_t slot = NewSlot();
   Group& g = groups[slot];
@@ -234,6 +246,12 @@ void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint
   g.first.Assign(r);
   g.body = static_cast<std::uint16_t>(line.header.body);
   g.tokens.Assign(line.tokens, line.hashes);
+  g.retired = false;
+  if (wild_at != kNil) {
+    g.tokens.AddFlags(wild_at, kWild | kVaried);
+    fp = GroupFingerprint(g);
+    g.fingerprint = fp;
+  }
   if (template_slot == slot) template_slot = kNil;
   g.count_total = 1;
   g.count_since = 0;
@@ -252,15 +270,9 @@ void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint
   EmitLine(opt.annotate ? EventKind::kAnnotate : EventKind::kFirst, slot, r, fp, sink);
 }
 
-void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSink& sink) {
-  Group& g = groups[slot];
-  if (g.count_since > 0 && !opt.annotate) EmitSummary(slot, reason, true, sink);
-  index.Erase(g.scope, g.fingerprint, slot);
-  exact.EraseIf(g.shape, slot);
-  if (g.extras != nullptr) {
-    for (std::uint64_t key : g.extras->aliases) exact.EraseIf(key, slot);
-  }
-  const std::uint64_t bucket_key = BucketKey(g.scope, g.tokens.size());
+// Takes a group out of its bucket's list (the bucket goes when its last group does).
+void WindowMerger::Impl::LeaveBucket(std::uint32_t slot) {
+  const std::uint64_t bucket_key = BucketKey(groups[slot].scope, groups[slot].tokens.size());
   if (List* b = buckets.Lookup(bucket_key)) {
     // Unlinked in a copy: an emptied list equals the table's empty marker, and must leave
     // the table through Erase, not by being written in place.
@@ -272,6 +284,20 @@ void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSi
       *b = list;
     }
   }
+}
+
+void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSink& sink) {
+  Group& g = groups[slot];
+  if (g.count_since > 0 && !opt.annotate) EmitSummary(slot, reason, true, sink);
+  exact.EraseIf(g.shape, slot);
+  if (g.extras != nullptr) {
+    for (std::uint64_t key : g.extras->aliases) exact.EraseIf(key, slot);
+  }
+  if (!g.retired) {  // else Retire took it out of the index and its bucket already
+    index.Erase(g.scope, g.fingerprint, slot);
+    LeaveBucket(slot);
+  }
+  g.retired = false;
   Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
   Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
   g.live = false;
@@ -329,6 +355,11 @@ void WindowMerger::Reconfigure(MergerOptions options, EventSink& sink) {
       options.weights.pairs != m.opt.weights.pairs || options.annotate != m.opt.annotate ||
       options.infer_header != m.opt.infer_header;
   if (keys_change) m.FlushAll(sink);
+  // Sibling keys hash the scope and the tokens: learned evidence holds only under the same keys
+  // and the same threshold.
+  if (keys_change || options.variable_after_values != m.opt.variable_after_values) {
+    m.siblings.Clear();
+  }
   const bool reindex = options.max_distance != m.opt.max_distance;
   options.id_seed = m.opt.id_seed;  // ids stay unique across a reload
   m.opt = std::move(options);
@@ -338,7 +369,9 @@ void WindowMerger::Reconfigure(MergerOptions options, EventSink& sink) {
   if (reindex) {
     m.index = GroupIndex(m.opt.max_distance);
     for (std::uint32_t s = 0; s < m.groups.size(); ++s) {
-      if (m.groups[s].live) m.index.Insert(m.groups[s].scope, m.groups[s].fingerprint, s);
+      if (m.groups[s].live && !m.groups[s].retired) {
+        m.index.Insert(m.groups[s].scope, m.groups[s].fingerprint, s);
+      }
     }
   }
   while (m.live > m.opt.max_groups && m.lru.head != Impl::kNil) {

@@ -46,6 +46,12 @@ struct MergerOptions {
   // Words after which a plain word is taken as a value that may vary ("user alice"),
   // compared case-insensitively. Values after '=' or ':', or quoted, need no key.
   std::vector<std::string> value_keys = DefaultValueKeys();
+  // Learned from the stream: a word position where otherwise-identical lines of one scope
+  // (same token count, the same token everywhere else) have shown at least this many
+  // distinct words, most of them not repeating, is a variable; such lines fold into one
+  // group with a slot there. Fewer values (an enumeration: ACTION_DOWN / ACTION_UP) keep
+  // splitting, and a protected word never takes the slot. 0 turns it off; otherwise 3..8.
+  std::size_t variable_after_values = 6;
   Tokenizer::Options tokenizer;
   FeatureWeights weights;
   std::uint64_t id_seed = 0;  // mixed into group ids, so shards of one daemon never collide
@@ -80,7 +86,7 @@ struct MergerStats {
 
 // How the latest line was settled, for `logfold explain` and debugging.
 struct MergeDecision {
-  enum Path : std::uint8_t { kNew, kExact, kIndex, kBucket };
+  enum Path : std::uint8_t { kNew, kExact, kIndex, kBucket, kSibling };
   Path path = kNew;
   std::string reason;             // why it joined, or the last candidate's rejection
   std::uint32_t candidates = 0;   // groups confirmed or rejected
@@ -88,6 +94,11 @@ struct MergeDecision {
   std::uint64_t group_id = 0;     // joined group (path != kNew)
   std::uint64_t group_fingerprint = 0;
   int distance = 0;  // Hamming distance line/group
+  // Stream-learned evidence for a line that found no group by its template: the word
+  // position (of the line's tokens) whose otherwise-identical lines in this scope have shown
+  // the most distinct values, and how many (-1 / 0 when no position had any).
+  int sibling_position = -1;
+  std::uint32_t sibling_values = 0;
 };
 
 // One open group as a checkpoint saves it and ImportGroup takes it back: everything the

@@ -24,6 +24,7 @@
 #include "pipeline/message_header.h"
 #include "pipeline/sample_record.h"
 #include "pipeline/shape_map.h"
+#include "pipeline/sibling_table.h"
 #include "pipeline/slot_stats.h"
 #include "pipeline/template_match.h"
 #include "pipeline/window_merger.h"
@@ -84,6 +85,9 @@ struct WindowMerger::Impl {
     std::uint32_t lru_prev = kNil, lru_next = kNil, hold_prev = kNil, hold_next = kNil;
     std::int32_t max_distance = 0;
     bool live = false;
+    // Out of matching (index and bucket) since a sibling position became a variable and
+    // another group took its lines; it closes normally (window_merger_siblings.cc).
+    bool retired = false;
     std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
     SampleRecord last;       // the latest line that joined; empty until one does
     std::unique_ptr<GroupExtras> extras;
@@ -148,6 +152,10 @@ struct WindowMerger::Impl {
   // The latest candidate Fits ruled out without Confirm, kNil once Confirm ran after it: its
   // rejection reason is filled in only if the line opens a group (explain shows the last).
   std::uint32_t unexplained = kNil;
+  // Stream-learned variables (window_merger_siblings.cc): evidence per sibling key, and
+  // scratch for a sibling's shape key.
+  SiblingTable siblings;
+  std::vector<std::uint64_t> shape_scratch;
 
   explicit Impl(MergerOptions o)
       : opt(std::move(o)),
@@ -279,6 +287,8 @@ struct WindowMerger::Impl {
     decision.group_id = 0;
     decision.group_fingerprint = 0;
     decision.distance = 0;
+    decision.sibling_position = -1;
+    decision.sibling_values = 0;
   }
 
   // Confirm for a SimHash or bucket candidate: most are ruled out cheaply first (a line that
@@ -330,7 +340,7 @@ struct WindowMerger::Impl {
   // --- settling a line and group life (window_merger.cc) -------------------------------------
   void Close(std::uint32_t slot, SummaryReason reason, EventSink& sink);
   void Open(const LogRecord& r, std::uint64_t scope, std::uint64_t fp, std::uint64_t shape,
-            TimeUs now, EventSink& sink);
+            TimeUs now, EventSink& sink, std::uint32_t wild_at = kNil);
   void Join(std::uint32_t slot, const LogRecord& r, std::optional<std::uint64_t> fp,
             std::uint64_t shape, bool shape_in_table, TimeUs now, EventSink& sink);
   void FlushDue(TimeUs now, EventSink& sink);
@@ -338,6 +348,14 @@ struct WindowMerger::Impl {
   void Decide(MergeDecision::Path path, std::uint32_t slot, std::uint64_t fp, const char* why);
   std::uint32_t ScanBucket(std::uint64_t key, std::size_t limit, std::string_view message);
   void FlushAll(EventSink& sink);
+  void Reindex(std::uint32_t slot);
+  void LeaveBucket(std::uint32_t slot);
+
+  // --- stream-learned variables (window_merger_siblings.cc) --------------------------------
+  bool SettleBySiblings(const LogRecord& r, std::uint64_t scope, std::uint64_t fp,
+                        std::uint64_t shape, bool shape_in_table, TimeUs now, EventSink& sink);
+  std::uint32_t FindSibling(std::uint64_t scope, std::size_t position, std::uint64_t value);
+  void Retire(std::uint32_t slot);
 
   // --- templates, events and slot statistics (window_merger_events.cc) ----------------------
   std::string_view Template(std::uint32_t slot);

@@ -9,7 +9,8 @@ std::size_t WindowMerger::Impl::MemoryUsage() const {
   std::size_t bytes = groups.capacity() * sizeof(Group) +
                       bucket_links.capacity() * sizeof(BucketLink) + index.MemoryUsage() +
                       exact.MemoryUsage() + buckets.MemoryUsage() + template_text.capacity() +
-                      free_slots.capacity() * sizeof(std::uint32_t);
+                      free_slots.capacity() * sizeof(std::uint32_t) + siblings.MemoryUsage() +
+                      shape_scratch.capacity() * sizeof(std::uint64_t);
   for (const Group& g : groups) bytes += GroupBlocks(g);
   return bytes;
 }

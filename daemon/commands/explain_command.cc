@@ -20,11 +20,13 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: logfold explain [--config FILE] [--format raw|syslog|json] [--max-distance K] "
-    "[--no-confirm] LINE_A LINE_B\n"
+    "[--no-confirm] LINE_A [LINE...] LINE_B\n"
     "Shows each line's tokens, classes and weights, both fingerprints, their Hamming distance,\n"
     "whether LINE_B fits the template of LINE_A's group (the reason, and the position that\n"
     "rejected it or the positions it makes vary) and whether LINE_B joins LINE_A's group,\n"
-    "with the reason. Exit 0: merged, 1: not.\n"
+    "with the reason. Lines between A and B go through the engine first, as the stream\n"
+    "before B (the evidence of variables learned from the stream: distinct words seen at a\n"
+    "position of otherwise-identical lines). Exit 0: merged, 1: not.\n"
     "--config FILE uses that configuration's engine settings (scope, protected_words,\n"
     "max_distance, confirm); the other options override them.\n";
 
@@ -192,8 +194,8 @@ int RunExplain(const std::vector<std::string>& args, std::FILE* out, std::FILE* 
       lines.push_back(a);
     }
   }
-  if (lines.size() != 2) {
-    std::fprintf(err, "logfold explain: needs exactly two lines\n%s", kUsage);
+  if (lines.size() < 2) {
+    std::fprintf(err, "logfold explain: needs at least two lines\n%s", kUsage);
     return 2;
   }
   MergerOptions mo;
@@ -211,32 +213,50 @@ int RunExplain(const std::vector<std::string>& args, std::FILE* out, std::FILE* 
   if (max_distance) mo.max_distance = *max_distance;
   if (no_confirm) mo.confirm = false;
   const SyslogParser parser(po);
-  LogRecord a, b;
+  LogRecord a, b, between;
+  const TimeUs b_time = static_cast<TimeUs>(lines.size() - 1) * 1000;
   parser.Parse(lines[0], 0, a);
-  parser.Parse(lines[1], 1000, b);
+  parser.Parse(lines.back(), b_time, b);
   const std::uint64_t fa = PrintLine("A", a, mo, out);
   const std::uint64_t fb = PrintLine("B", b, mo, out);
   WindowMerger merger(mo);
   NullSink sink;
   merger.Add(a, 0, sink);
-  const std::uint64_t group_a = merger.stats().groups_opened;
-  merger.Add(b, 1000, sink);
+  std::uint64_t group_a = 0;
+  merger.VisitOpenGroups([&](const OpenGroupInfo& g) { group_a = g.id; });
+  for (std::size_t i = 1; i + 1 < lines.size(); ++i) {
+    parser.Parse(lines[i], static_cast<TimeUs>(i) * 1000, between);
+    merger.Add(between, static_cast<TimeUs>(i) * 1000, sink);
+  }
+  if (lines.size() > 2)
+    std::fprintf(out, "%zu lines between A and B went first\n", lines.size() - 2);
+  merger.Add(b, b_time, sink);
   const MergeDecision& d = merger.last_decision();
   std::fprintf(out, "hamming distance A-B: %d (candidate search radius max_distance=%d)\n",
                HammingDistance(fa, fb), mo.max_distance);
-  const bool merged = merger.stats().groups_opened == group_a;
+  const bool merged = d.path != MergeDecision::kNew && d.group_id == group_a;
   PrintTemplateMatch(a, b, mo, out);
   const char* path = d.path == MergeDecision::kExact    ? "exact masked shape"
                      : d.path == MergeDecision::kIndex  ? "SimHash index"
                      : d.path == MergeDecision::kBucket ? "same-scope length bucket"
-                                                        : "none";
+                     : d.path == MergeDecision::kSibling
+                         ? "learned variable (otherwise-identical lines)"
+                         : "none";
   PrintLevels(a, b, mo, out);
+  if (d.sibling_position >= 0) {
+    std::fprintf(out,
+                 "learned variables: at B token %d, otherwise-identical lines of this scope have "
+                 "shown %u distinct word%s; a variable from %zu (engine.variable_after_values)\n",
+                 d.sibling_position, d.sibling_values, d.sibling_values == 1 ? "" : "s",
+                 mo.variable_after_values);
+  }
   if (merged) {
-    PrintSlots(a, b, mo, out);
+    if (lines.size() == 2) PrintSlots(a, b, mo, out);
     std::fprintf(out, "decision: MERGE via %s — %s (distance to the group's fingerprint %d)\n",
                  path, d.reason.c_str(), HammingDistance(fb, d.group_fingerprint));
   } else {
-    std::fprintf(out, "decision: SEPARATE — %s (%u candidate%s checked)\n",
+    std::fprintf(out, "decision: SEPARATE%s — %s (%u candidate%s checked)\n",
+                 d.path != MergeDecision::kNew ? " from A (B joined another group)" : "",
                  d.reason.empty() ? "no candidate fitted" : d.reason.c_str(), d.candidates,
                  d.candidates == 1 ? "" : "s");
   }

@@ -60,6 +60,11 @@ std::string Usage() {
          "                             or '' to merge across all (default " +
          scope +
          ")\n"
+         "  --variable-after N         a word position is learned to be a variable after N\n"
+         "                             distinct values in otherwise-identical lines, 0 (off)\n"
+         "                             or 3..8 (default " +
+         std::to_string(m.variable_after_values) +
+         ")\n"
          "  --no-confirm               plain SimHash: join the nearest candidate without checks\n"
          "  --time order|event         clock driving windows: line order (line i arrives i ms\n"
          "                             after the start) or the lines' own timestamps (default "
@@ -227,6 +232,12 @@ int RunReplay(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
       long k = 0;
       if (!value(v) || !ParseInt(v, 0, 31, k)) return fail("--max-distance must be 0..31");
       merger_options.max_distance = static_cast<int>(k);
+    } else if (a == "--variable-after") {
+      long k = 0;
+      if (!value(v) || !ParseInt(v, 0, 8, k) || k == 1 || k == 2) {
+        return fail("--variable-after must be 0 (off) or 3..8");
+      }
+      merger_options.variable_after_values = static_cast<std::size_t>(k);
     } else if (a == "--max-groups") {
       long n = 0;
       if (!value(v) || !ParseInt(v, 1, 100'000'000, n)) {

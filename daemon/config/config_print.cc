@@ -272,6 +272,7 @@ std::string ConfigToJson(const Config& config) {
   engine["max_summary_hosts"] = m.max_summary_hosts;
   engine["mode"] = NameOf(kModes, m.annotate);
   engine["confirm"] = m.confirm;
+  engine["variable_after_values"] = m.variable_after_values;
   engine["protected_words"] = m.protected_words;
   engine["time"] = NameOf(kTimeSources, config.engine.time);
 

@@ -545,6 +545,14 @@ void Validator::Engine(const Json& v, const std::string& path, EngineConfig& eng
             }},
            {"mode", [&](const Json& j, const std::string& p) { Enum(j, p, kModes, m.annotate); }},
            {"confirm", [&](const Json& j, const std::string& p) { Bool(j, p, m.confirm); }},
+           {"variable_after_values",
+            [&](const Json& j, const std::string& p) {
+              // 1 or 2 values would make every changed word a variable: refused.
+              if (Integer(j, p, 0, 8, m.variable_after_values) &&
+                  (m.variable_after_values == 1 || m.variable_after_values == 2)) {
+                Error(p, "must be 0 (off) or between 3 and 8, got " + Dump(j));
+              }
+            }},
            {"protected_words",
             [&](const Json& j, const std::string& p) { Words(j, p, m.protected_words); }},
            {"time",

@@ -152,7 +152,7 @@ TEST(ConfigTest, EveryKeyIsMappedOntoTheStruct) {
     ],
     "engine": {"max_distance": 0, "window": "1.5s", "max_hold": "2m", "max_groups": 7,
                "scope": [], "max_summary_hosts": 0, "mode": "annotate", "confirm": false,
-               "protected_words": ["ERROR"], "time": "event"},
+               "variable_after_values": 0, "protected_words": ["ERROR"], "time": "event"},
     "workers": {"threads": 3, "queue_capacity": 1024, "flush_interval": "1ms"},
     "outputs": [
       {"name": "o1", "type": "file", "path": "/tmp/out", "fsync": "interval",
@@ -188,6 +188,7 @@ TEST(ConfigTest, EveryKeyIsMappedOntoTheStruct) {
   EXPECT_EQ(m.max_summary_hosts, 0u);
   EXPECT_TRUE(m.annotate);
   EXPECT_FALSE(m.confirm);
+  EXPECT_EQ(m.variable_after_values, 0u);
   EXPECT_THAT(m.protected_words, ElementsAre("ERROR"));
   EXPECT_EQ(c.engine.time, TimeSource::kEvent);
   EXPECT_EQ(c.workers.threads, 3u);
@@ -372,6 +373,7 @@ TEST(ConfigErrorTest, OutOfRangeValues) {
   doc["engine"]["window"] = "0s";
   doc["engine"]["max_groups"] = 18446744073709551615u;
   doc["engine"]["max_summary_hosts"] = -3;
+  doc["engine"]["variable_after_values"] = 2;
   doc["workers"]["flush_interval"] = "20s";
   doc["workers"]["queue_capacity"] = 1000;
   doc["outputs"][0]["buffer"] = "8GiB";
@@ -386,6 +388,7 @@ TEST(ConfigErrorTest, OutOfRangeValues) {
           E("engine.window", "must be greater than 0, got \"0s\""),
           E("engine.max_groups", "must be between 1 and 100000000, got 18446744073709551615"),
           E("engine.max_summary_hosts", "must be between 0 and 1024, got -3"),
+          E("engine.variable_after_values", "must be 0 (off) or between 3 and 8, got 2"),
           E("workers.flush_interval", "must be between 1ms and 10s, got \"20s\""),
           E("workers.queue_capacity", "must be between 1024 and 16777216, got 1000"),
           E("outputs[0].buffer", "must be between 64KiB and 4GiB, got \"8GiB\""),
@@ -1109,6 +1112,7 @@ TEST(EngineConfigTest, ComparisonSeesEveryEngineOption) {
       [](EngineConfig& e) { e.merger.max_summary_hosts += 1; },
       [](EngineConfig& e) { e.merger.annotate = !e.merger.annotate; },
       [](EngineConfig& e) { e.merger.confirm = !e.merger.confirm; },
+      [](EngineConfig& e) { e.merger.variable_after_values += 1; },
       [](EngineConfig& e) { e.merger.protected_words.push_back("extra"); },
       [](EngineConfig& e) { e.merger.value_keys.push_back("extra"); },
       [](EngineConfig& e) { e.merger.tokenizer.max_tokens += 1; },

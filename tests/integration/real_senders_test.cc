@@ -247,6 +247,30 @@ TEST(ServeStartupTest, ExplainShowsTheTemplateMatchWithPositions) {
       << rejected.out;
 }
 
+// Issue #14: explain shows the evidence for a variable learned from the stream: the lines
+// between A and B go first, and B's position has then shown enough distinct words.
+TEST(ServeStartupTest, ExplainShowsLearnedVariableEvidence) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  std::vector<std::string> args = {LOGFOLD_BINARY, "explain"};
+  for (const char* v : {"chargen", "echo", "daytime", "discard", "time", "ftp"}) {
+    args.push_back(std::string("xinetd: removing ") + v);
+  }
+  const daemon_test::CommandResult learned = daemon_test::RunCommand(args, dir);
+  EXPECT_EQ(learned.exit_code, 0) << learned.out << learned.err;
+  EXPECT_NE(learned.out.find("learned variables: at B token 2, otherwise-identical lines of "
+                             "this scope have shown 6 distinct words; a variable from 6"),
+            std::string::npos)
+      << learned.out;
+  EXPECT_NE(learned.out.find("decision: MERGE via learned variable"), std::string::npos)
+      << learned.out;
+  const daemon_test::CommandResult two = daemon_test::RunCommand(
+      {LOGFOLD_BINARY, "explain", "xinetd: removing chargen", "xinetd: removing echo"}, dir);
+  EXPECT_EQ(two.exit_code, 1) << two.out << two.err;
+  EXPECT_NE(two.out.find("have shown 2 distinct words; a variable from 6"), std::string::npos)
+      << two.out;
+}
+
 // Issue #14: explain shows the evidence beyond the template: the group's slot statistics
 // when the lines fold, and the header levels that keep an INFO and a FATAL line apart.
 TEST(ServeStartupTest, ExplainShowsSlotStatisticsAndLevels) {

@@ -30,6 +30,7 @@ TEST(MergerReconfigureTest, EveryChangedOptionIsApplied) {
       [](MergerOptions& m) { m.max_summary_hosts += 1; },
       [](MergerOptions& m) { m.annotate = !m.annotate; },
       [](MergerOptions& m) { m.confirm = !m.confirm; },
+      [](MergerOptions& m) { m.variable_after_values += 1; },
       [](MergerOptions& m) { m.protected_words.push_back("extra"); },
       [](MergerOptions& m) { m.value_keys.push_back("extra"); },
       [](MergerOptions& m) { m.tokenizer.max_tokens += 1; },

@@ -1,0 +1,153 @@
+// WindowMerger: variables learned from the stream. A line that found no group by its template
+// is compared, through the SiblingTable, with the lines of its scope that opened groups before
+// it and differ from it in one word only: when one word position has shown enough distinct
+// values there, that position is a variable, and the line joins the sibling group that has
+// become its template (or opens that group, the position already <*>).
+#include "pipeline/window_merger_impl.h"
+
+namespace logfold {
+namespace {
+
+void AppendDecimal(std::uint32_t v, std::string& out) {
+  char buf[12];
+  std::size_t n = 0;
+  do {
+    buf[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  while (n > 0) out += buf[--n];
+}
+
+// Word positions of one line that add evidence (bounds the work of a line that opens a group).
+constexpr std::size_t kMaxSiblingPositions = 8;
+
+}  // namespace
+
+// The open group whose first line is the current line with `value` at `position`, if it is
+// still open and still takes lines; kNil otherwise. Found through its shape in the exact table
+// (what Open put there), then checked: the table may point elsewhere since.
+std::uint32_t WindowMerger::Impl::FindSibling(std::uint64_t scope, std::size_t position,
+                                              std::uint64_t value) {
+  shape_scratch.assign(line.hashes.begin(), line.hashes.end());
+  shape_scratch[position] = value;
+  const std::uint64_t key = XXH3_64bits_withSeed(
+      shape_scratch.data(), shape_scratch.size() * sizeof(std::uint64_t), scope);
+  const std::uint32_t slot = exact.Find(key);
+  if (slot == kNil) return kNil;
+  const Group& g = groups[slot];
+  if (!g.live || g.retired || g.scope != scope || g.tokens.size() != line.hashes.size() ||
+      g.tokens.hash(position) != value) {
+    return kNil;
+  }
+  // A group of a protected word keeps it: it neither takes the others' lines nor retires.
+  const Token t = g.tokens.token(position);
+  if (matcher.IsProtectedWord(g.first.message().substr(t.offset, t.length))) return kNil;
+  return slot;
+}
+
+// Takes a group out of matching: its lines go to the group the learned variable chose. It
+// keeps its counts and closes as any group does (its summary says what it holds).
+void WindowMerger::Impl::Retire(std::uint32_t slot) {
+  Group& g = groups[slot];
+  index.Erase(g.scope, g.fingerprint, slot);
+  LeaveBucket(slot);
+  g.retired = true;
+}
+
+// The rule, for any log: a word position where otherwise-identical lines of one scope have
+// shown at least K (variable_after_values) distinct words is a variable, unless most of those
+// lines repeated a word already seen (an enumeration whose values recur: ACTION_DOWN,
+// ACTION_UP, ACTION_DOWN...). Protected words never take the slot: their lines keep groups
+// of their own. Returns true when the line was settled here (joined, or opened the group of
+// the learned template).
+bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scope, std::uint64_t fp,
+                                          std::uint64_t shape, bool shape_in_table, TimeUs now,
+                                          EventSink& sink) {
+  const std::size_t n = line.tokens.size();
+  // key(i) = the line's key with position i left out: one term per position, summed.
+  std::uint64_t sum = SiblingKeys::Base(scope, n);
+  int words = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    words += line.tokens[i].cls == TokenClass::kWord;
+    sum += SiblingKeys::Term(line.hashes[i], i);
+  }
+  if (words < 2) return false;  // a word alone, or among variables only, is no context
+  const std::uint32_t k = static_cast<std::uint32_t>(
+      std::min<std::size_t>(opt.variable_after_values, SiblingTable::kMaxValues));
+  std::size_t variable_at = n;
+  std::uint64_t variable_key = 0;
+  bool flipped_now = false;
+  std::size_t positions = 0;
+  for (std::size_t i = 0; i < n && positions < kMaxSiblingPositions; ++i) {
+    const Token& t = line.tokens[i];
+    if (t.cls != TokenClass::kWord) continue;
+    ++positions;
+    const std::uint64_t key = SiblingKeys::Key(sum, line.hashes[i], i);
+    SiblingTable::Entry& e = siblings.Touch(key);
+    SiblingTable::Note(e, line.hashes[i]);
+    if (e.distinct > decision.sibling_values) {
+      decision.sibling_values = e.distinct;
+      decision.sibling_position = static_cast<int>(i);
+    }
+    if (variable_at != n || e.distinct < k) continue;
+    // A protected word never takes a learned slot (checked only here: most lines that open a
+    // group have no position with enough values, and the lookup costs a hash a word).
+    if (matcher.IsProtectedWord(r.message.substr(t.offset, t.length))) continue;
+    const bool was_variable = e.variable;
+    if (!e.variable && e.sightings <= 2u * e.distinct) e.variable = true;
+    if (e.variable) {
+      variable_at = i;
+      variable_key = key;
+      flipped_now = !was_variable;
+    }
+  }
+  if (variable_at == n) return false;
+  SiblingTable::Entry* e = siblings.Find(variable_key);
+  if (e == nullptr) return false;  // evicted by the line's own later positions
+  decision.sibling_position = static_cast<int>(variable_at);
+  decision.sibling_values = e->distinct;
+  // The group that takes these lines: the latest one opened already varied, else the first
+  // sibling still open in the order their values came (the line's own value has no group
+  // that takes lines: the exact lookup found none).
+  const std::uint64_t own = line.hashes[variable_at];
+  std::uint32_t anchor = e->anchor_value != 0 && e->anchor_value != own
+                             ? FindSibling(scope, variable_at, e->anchor_value)
+                             : kNil;
+  for (std::size_t v = 0; v < e->distinct && anchor == kNil; ++v) {
+    if (e->values[v] != own) anchor = FindSibling(scope, variable_at, e->values[v]);
+  }
+  if (flipped_now) {
+    // The other siblings still open hand their future lines to the anchor and close normally.
+    for (std::size_t v = 0; v < e->distinct; ++v) {
+      const std::uint32_t s = FindSibling(scope, variable_at, e->values[v]);
+      if (s != kNil && s != anchor) Retire(s);
+    }
+  }
+  decision.reason = "learned variable: otherwise-identical lines of this scope have shown ";
+  AppendDecimal(e->distinct, decision.reason);
+  decision.reason += " distinct words at this position";
+  if (anchor == kNil) {
+    e->anchor_value = own;
+    Open(r, scope, fp, shape, now, sink, static_cast<std::uint32_t>(variable_at));
+    return true;
+  }
+  Group& g = groups[anchor];
+  if (!(g.tokens.flags(variable_at) & kWild)) {
+    g.tokens.AddFlags(variable_at, kWild | kVaried);
+    if (template_slot == anchor) template_slot = kNil;
+    Reindex(anchor);
+  }
+  ++decision.candidates;
+  ++stats.candidates_checked;
+  // Confirm keeps the reason when it accepts. A rejection (the anchor's template moved
+  // elsewhere since) leaves the line to a group of its own.
+  if (!Confirm(g, r.message)) return false;
+  decision.path = MergeDecision::kSibling;
+  decision.group_id = g.id;
+  decision.group_fingerprint = g.fingerprint;
+  decision.distance = HammingDistance(fp, g.fingerprint);
+  Join(anchor, r, fp, shape, shape_in_table, now, sink);
+  return true;
+}
+
+}  // namespace logfold

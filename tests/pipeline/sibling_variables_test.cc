@@ -1,0 +1,258 @@
+// Variables learned from the stream (MergerOptions::variable_after_values): a free argument
+// folds after K distinct words, enumerations keep splitting, scopes keep their own evidence,
+// memory stays bounded under unique garbage, and every line is counted exactly once.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "pipeline/event.h"
+#include "pipeline/log_record.h"
+#include "pipeline/sibling_table.h"
+#include "pipeline/window_merger.h"
+
+namespace logfold {
+namespace {
+
+constexpr TimeUs kMs = 1'000;
+
+// Counts what the merger emits: per group, its annotated lines (annotate mode) or the lines
+// its first and summary events account for (fold mode), and the templates by group.
+class CountingSink : public EventSink {
+ public:
+  void OnEvent(const Event& e) override {
+    template_of[e.group_id] = std::string(e.template_text);
+    switch (e.kind) {
+      case EventKind::kFirst:
+      case EventKind::kAnnotate:
+        ++lines_of[e.group_id];
+        order.push_back(e.group_id);
+        break;
+      case EventKind::kSummary:
+        lines_of[e.group_id] += e.count;
+        break;
+      default:
+        break;
+    }
+  }
+  std::uint64_t Total() const {
+    std::uint64_t n = 0;
+    for (const auto& [id, c] : lines_of) n += c;
+    return n;
+  }
+  std::map<std::uint64_t, std::uint64_t> lines_of;
+  std::map<std::uint64_t, std::string> template_of;
+  std::vector<std::uint64_t> order;  // group of each `first`/`annotate`, in order
+};
+
+class Stream {
+ public:
+  explicit Stream(std::size_t k, bool annotate = true) {
+    MergerOptions o;
+    o.variable_after_values = k;
+    o.annotate = annotate;
+    merger = std::make_unique<WindowMerger>(o);
+  }
+  // Adds a line; returns the group it went to (annotate mode).
+  std::uint64_t Add(const std::string& message, const std::string& host = "h1") {
+    record.hostname = host;
+    record.app_name = "app";
+    record.message = message;
+    now += kMs;
+    merger->Add(record, now, sink);
+    return sink.order.empty() ? 0 : sink.order.back();
+  }
+  std::unique_ptr<WindowMerger> merger;
+  CountingSink sink;
+  LogRecord record;
+  TimeUs now = 1'000'000'000;
+};
+
+const std::vector<std::string> kServices = {"chargen", "echo",  "daytime", "discard",
+                                            "time",    "ftp",   "telnet",  "finger",
+                                            "gopher",  "rsync", "tftp",    "whois"};
+
+TEST(SiblingVariablesTest, FreeArgumentFoldsAfterKDistinctValues) {
+  Stream s(6);
+  std::set<std::uint64_t> before;
+  for (std::size_t i = 0; i < 5; ++i) before.insert(s.Add("xinetd: removing " + kServices[i]));
+  EXPECT_EQ(before.size(), 5u) << "five values are not yet evidence of a variable";
+  const std::uint64_t anchor = s.Add("xinetd: removing " + kServices[5]);
+  EXPECT_EQ(s.merger->last_decision().path, MergeDecision::kSibling);
+  EXPECT_EQ(s.merger->last_decision().sibling_values, 6u);
+  EXPECT_EQ(s.merger->last_decision().sibling_position, 2);
+  EXPECT_EQ(anchor, *s.sink.order.begin()) << "the first sibling takes the lines";
+  EXPECT_EQ(s.sink.template_of[anchor], "xinetd: removing <*>");
+  // New values, and values whose own group opened before the position flipped, join it.
+  for (std::size_t i = 6; i < kServices.size(); ++i) {
+    EXPECT_EQ(s.Add("xinetd: removing " + kServices[i]), anchor) << kServices[i];
+  }
+  EXPECT_EQ(s.Add("xinetd: removing echo"), anchor);
+  EXPECT_EQ(s.Add("xinetd: removing chargen"), anchor);
+  // Other messages of the scope are untouched.
+  EXPECT_NE(s.Add("xinetd: starting chargen"), anchor);
+}
+
+TEST(SiblingVariablesTest, OffMeansEverySingleWordValueSplits) {
+  Stream s(0);
+  std::set<std::uint64_t> groups;
+  for (const std::string& v : kServices) groups.insert(s.Add("Starting service " + v));
+  EXPECT_EQ(groups.size(), kServices.size());
+}
+
+TEST(SiblingVariablesTest, RecurringEnumerationStillSplits) {
+  // 2 to 4 values that recur, in separate groups that close and open again (the window
+  // passes between rounds): never K distinct values.
+  for (std::size_t values = 2; values <= 4; ++values) {
+    Stream s(6, /*annotate=*/false);
+    const std::vector<std::string> actions = {"ACTION_DOWN", "ACTION_UP", "ACTION_MOVE",
+                                              "ACTION_CANCEL"};
+    for (int round = 0; round < 20; ++round) {
+      for (std::size_t v = 0; v < values; ++v) s.Add("dispatch event " + actions[v] + " to view");
+      s.now += 60'000'000;  // past the window: every group closes
+      s.merger->Flush(s.now, s.sink);
+    }
+    std::set<std::string> templates;
+    for (const auto& [id, t] : s.sink.template_of) templates.insert(t);
+    EXPECT_EQ(templates.size(), values) << values << " values";
+    EXPECT_EQ(templates.count("dispatch event <*> to view"), 0u);
+    EXPECT_EQ(s.sink.Total(), 20 * values);
+  }
+}
+
+TEST(SiblingVariablesTest, ManyRepeatsBeforeNewValuesMarkAnEnumeration) {
+  // Four values seen many times (each round a new group: the window passes) and then new
+  // ones: most sightings repeated a value, so the position stays an enumeration.
+  Stream s(6);
+  const std::vector<std::string> verbs = {"spawn", "destroy", "pause", "resume"};
+  for (int round = 0; round < 5; ++round) {
+    for (const std::string& v : verbs) s.Add("took 3.5 seconds to " + v + " the instance");
+    s.now += 60'000'000;
+  }
+  std::set<std::uint64_t> late;
+  for (const char* v : {"rebuild", "resize", "migrate"}) {
+    late.insert(s.Add("took 3.5 seconds to " + std::string(v) + " the instance"));
+  }
+  EXPECT_EQ(late.size(), 3u);
+  EXPECT_NE(s.merger->last_decision().path, MergeDecision::kSibling);
+}
+
+TEST(SiblingVariablesTest, ProtectedWordsNeverTakeTheSlot) {
+  Stream s(3);
+  std::set<std::uint64_t> groups;
+  for (const char* m : {"GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"}) {
+    groups.insert(s.Add(std::string("request method ") + m + " accepted"));
+  }
+  EXPECT_EQ(groups.size(), 6u);
+  // A plain word there makes the position a variable, but the protected words' groups keep
+  // their lines and none of them becomes <*>.
+  const std::uint64_t foo = s.Add("request method FOO accepted");
+  EXPECT_EQ(groups.count(foo), 0u);
+  EXPECT_EQ(s.merger->last_decision().path, MergeDecision::kNew);
+  EXPECT_EQ(s.sink.template_of[foo], "request method <*> accepted");
+  EXPECT_EQ(s.Add("request method BAR accepted"), foo);
+  const std::uint64_t get = s.Add("request method GET accepted");
+  EXPECT_NE(get, foo);
+  EXPECT_EQ(s.sink.template_of[get], "request method GET accepted");
+}
+
+TEST(SiblingVariablesTest, ScopesDoNotShareEvidence) {
+  Stream s(6);
+  // Three values on each of two hosts: six in all, but only three per scope.
+  std::set<std::uint64_t> groups;
+  for (std::size_t i = 0; i < 3; ++i) groups.insert(s.Add("Starting service " + kServices[i], "a"));
+  for (std::size_t i = 3; i < 6; ++i) groups.insert(s.Add("Starting service " + kServices[i], "b"));
+  EXPECT_EQ(groups.size(), 6u);
+  EXPECT_LT(s.merger->last_decision().sibling_values, 6u);
+  // Three more on host a make six there: it folds, host b's groups stay its own.
+  for (std::size_t i = 6; i < 9; ++i) groups.insert(s.Add("Starting service " + kServices[i], "a"));
+  EXPECT_EQ(s.merger->last_decision().path, MergeDecision::kSibling);
+  EXPECT_EQ(groups.size(), 8u);
+}
+
+TEST(SiblingVariablesTest, CountsStayExactAcrossTheFlip) {
+  // Fold mode: every line is in exactly one first or summary, siblings retired at the flip
+  // included, through window closes and a final flush.
+  Stream s(5, /*annotate=*/false);
+  std::mt19937 rng(7);
+  std::uint64_t added = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const std::string& v = kServices[rng() % kServices.size()];
+    s.Add(rng() % 3 == 0 ? "user alice removed " + v + " from the list" : "xinetd: removing " + v);
+    ++added;
+    if (i % 700 == 699) s.now += 20'000'000;  // some groups close, some reopen
+  }
+  s.merger->FlushAll(s.sink);
+  EXPECT_EQ(s.sink.Total(), added);
+  EXPECT_EQ(s.merger->stats().lines, added);
+  std::set<std::string> templates;
+  for (const auto& [id, t] : s.sink.template_of) templates.insert(t);
+  EXPECT_TRUE(templates.count("xinetd: removing <*>")) << "the free argument folded";
+}
+
+TEST(SiblingVariablesTest, MemoryStaysBoundedUnderUniqueGarbage) {
+  MergerOptions o;
+  o.max_groups = 1000;
+  WindowMerger merger(o);
+  CountingSink sink;
+  LogRecord r;
+  r.hostname = "h";
+  r.app_name = "a";
+  std::mt19937 rng(1);
+  auto word = [&] {
+    std::string w;
+    for (int i = 0, n = 3 + static_cast<int>(rng() % 6); i < n; ++i) {
+      w += static_cast<char>('a' + rng() % 26);
+    }
+    return w;
+  };
+  std::size_t peak_after_warmup = 0, at_warmup = 0;
+  for (int i = 0; i < 40'000; ++i) {
+    r.message = word() + " " + word() + " " + word() + " " + word();
+    merger.Add(r, 1'000'000 + i, sink);
+    if (i == 4'999) at_warmup = merger.MemoryUsage();
+    if (i > 4'999) peak_after_warmup = std::max(peak_after_warmup, merger.MemoryUsage());
+  }
+  // The sibling table is allocated once, at its fixed size; groups are capped by max_groups.
+  EXPECT_LE(peak_after_warmup, at_warmup + at_warmup / 4);
+  EXPECT_LT(merger.MemoryUsage(), 4u << 20);
+  merger.FlushAll(sink);
+  EXPECT_EQ(sink.Total(), 40'000u);
+}
+
+TEST(SiblingTableTest, EvictsTheLeastRecentlyUsedOfASet) {
+  SiblingTable t;
+  EXPECT_EQ(t.MemoryUsage(), 0u);
+  constexpr std::uint64_t kSets = SiblingTable::kEntries / SiblingTable::kWays;
+  // kWays + 1 keys of one set: the first one touched and not used since goes.
+  for (std::uint64_t w = 0; w <= SiblingTable::kWays; ++w) {
+    SiblingTable::Entry& e = t.Touch(5 + w * kSets);
+    SiblingTable::Note(e, 100 + w);
+    if (w == 0) continue;
+    ASSERT_NE(t.Find(5 + kSets), nullptr);  // keep the second one recently used
+  }
+  EXPECT_EQ(t.Find(5), nullptr);
+  EXPECT_NE(t.Find(5 + kSets), nullptr);
+  EXPECT_EQ(t.evictions(), 1u);
+  EXPECT_EQ(t.MemoryUsage(), SiblingTable::kEntries * sizeof(SiblingTable::Entry));
+}
+
+TEST(SiblingTableTest, KeysDependOnEveryOtherPositionButNotTheWildOne) {
+  const std::uint64_t a[] = {11, 22, 33}, b[] = {11, 99, 33}, c[] = {12, 22, 33};
+  auto key = [](const std::uint64_t* h, std::size_t i, std::uint64_t scope) {
+    std::uint64_t sum = SiblingKeys::Base(scope, 3);
+    for (std::size_t j = 0; j < 3; ++j) sum += SiblingKeys::Term(h[j], j);
+    return SiblingKeys::Key(sum, h[i], i);
+  };
+  EXPECT_EQ(key(a, 1, 7), key(b, 1, 7));  // they differ only at the wild position
+  EXPECT_NE(key(a, 1, 7), key(c, 1, 7));  // and elsewhere
+  EXPECT_NE(key(a, 1, 7), key(a, 1, 8));  // another scope
+  EXPECT_NE(key(a, 0, 7), key(a, 1, 7));  // another position
+}
+
+}  // namespace
+}  // namespace logfold
