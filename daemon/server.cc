@@ -122,6 +122,7 @@ int Server::Run() {
   for (auto& j : journals_) j->Start();
   for (auto& r : relp_) r->Start();
   for (auto& k : kafkas_) k->Start();
+  for (auto& k : kafka_eos_) k->Start();
   WaitSignal();
   ScheduleStats();
   ScheduleWatchdog();
@@ -159,6 +160,7 @@ int Server::Run() {
   journals_.clear();
   relp_.clear();
   kafkas_.clear();
+  kafka_eos_.clear();
   // Sinks a reload replaced hand what they hold to their successors while those still
   // accept; each is bounded by its own drain deadline and this flag.
   retire_stop_->store(true);
@@ -257,7 +259,7 @@ void Server::OnStreamDone() {
     if (!s->finished()) return;
   }
   if (udp_.empty() && tcp_.empty() && tls_.empty() && files_.empty() && unix_.empty() &&
-      journals_.empty() && relp_.empty() && kafkas_.empty()) {
+      journals_.empty() && relp_.empty() && kafkas_.empty() && kafka_eos_.empty()) {
     BeginShutdown();
   }
 }
@@ -330,11 +332,13 @@ void Server::StopOwnThreadInputs() {
   // a quarter of the bound (the workers and sinks need the rest).
   for (auto& k : kafkas_)
     k->Stop(shutting_down_ ? shutdown_start_ + shutdown_timeout_ / 4 : SteadyClock::now());
+  for (auto& k : kafka_eos_) k->Stop(SteadyClock::now());
   for (auto& f : files_) f->Join();
   for (auto& u : unix_) u->Join();
   for (auto& j : journals_) j->Join();
   for (auto& r : relp_) r->Join();
   for (auto& k : kafkas_) k->Join();
+  for (auto& k : kafka_eos_) k->Join();
 }
 
 void Server::StopInputsNow() {

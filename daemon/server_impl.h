@@ -24,6 +24,7 @@
 #include "daemon/inputs/file_input.h"
 #include "daemon/inputs/journald_input.h"
 #include "daemon/inputs/kafka_input.h"
+#include "daemon/kafka_eos/kafka_exactly_once.h"
 #include "daemon/inputs/relp_listener.h"
 #include "daemon/inputs/stream_input.h"
 #include "daemon/inputs/tcp_listener.h"
@@ -124,6 +125,7 @@ class Server {
   std::vector<std::unique_ptr<JournaldInput>> journals_;
   std::vector<std::unique_ptr<RelpListener>> relp_;
   std::vector<std::unique_ptr<KafkaInput>> kafkas_;
+  std::vector<std::unique_ptr<KafkaExactlyOnce>> kafka_eos_;  // kafka inputs with exactly_once
   std::unique_ptr<MetricsServer> metrics_server_;
   std::unique_ptr<LiveApi> live_api_;  // serves the metrics listener's live view
   std::thread io_thread_;

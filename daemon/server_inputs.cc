@@ -158,7 +158,18 @@ void Server::StartInput(std::size_t i) {
       break;
     }
     case InputType::kKafka: {
-      kafkas_.push_back(std::make_unique<KafkaInput>(id, in.name, in.kafka, *pool_, metrics_));
+      if (in.kafka.exactly_once) {
+        // The validator made sure the one output is a kafka output.
+        KafkaExactlyOnce::Options o;
+        o.input = in.kafka;
+        o.output = config_.outputs.front().kafka;
+        o.merger = config_.engine.merger;
+        o.parser = in.parser;
+        o.event_time = config_.engine.time == TimeSource::kEvent;
+        kafka_eos_.push_back(std::make_unique<KafkaExactlyOnce>(in.name, o, metrics_));
+      } else {
+        kafkas_.push_back(std::make_unique<KafkaInput>(id, in.name, in.kafka, *pool_, metrics_));
+      }
       break;
     }
     case InputType::kJournald: {

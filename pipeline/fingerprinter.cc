@@ -17,6 +17,7 @@ namespace {
 
 constexpr std::uint64_t kClassSeed = 0x6c6f67666f6c6401ULL;  // "logfold" + version 1
 constexpr std::uint64_t kPairSeed = 0x6c6f67666f6c6402ULL;
+constexpr std::uint64_t kLiteralKeySeed = 0x6c6f67666f6c6403ULL;
 
 // Digit-bearing words with this many digit runs are opaque identifiers: their shape is as
 // random as their digits, so only the class is hashed.
@@ -67,7 +68,13 @@ namespace {
   std::string_view text = message.substr(token.offset, token.length);
   if (token.cls == TokenClass::kWord) return XXH3_64bits(text.data(), text.size());
   if (token.cls != TokenClass::kDigitWord) {
-    return kClassHashes.v[static_cast<std::size_t>(token.cls)];
+    if (token.cls != TokenClass::kLiteral)
+      return kClassHashes.v[static_cast<std::size_t>(token.cls)];
+    // A literal stands for its key (overlap:true ~ overlap:false, not visible:true); a bare one
+    // (enabled=null) for the empty key.
+    const std::size_t colon = text.rfind(':');
+    const std::size_t key = colon == std::string_view::npos ? 0 : colon + 1;
+    return XXH3_64bits_withSeed(text.data(), key, kLiteralKeySeed);
   }
   // Shape: digit runs folded to '#', so en0/en1 agree but en0/awdl0 do not.
   char shape[64];

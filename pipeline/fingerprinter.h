@@ -32,6 +32,8 @@ struct FeatureWeights {
       0.1f,  // kEmail
       0.1f,  // kHostPort
       0.2f,  // kDigitWord
+      0.1f,  // kLiteral
+      0.1f,  // kEmpty
   };
   bool pairs = true;  // add adjacent-token pair features
   bool operator==(const FeatureWeights&) const = default;
@@ -52,7 +54,8 @@ class Fingerprinter {
   explicit Fingerprinter(const FeatureWeights& weights);
 
   // The hash standing for a token: its text for words, its class (and for kDigitWord its
-  // shape with digit runs folded to '#') for variables.
+  // shape with digit runs folded to '#'; for kLiteral its key, the text up to its last ':')
+  // for variables.
   static std::uint64_t TokenHash(std::string_view message, const Token& token);
   // TokenHash of every token into `out` (replaced, capacity reused), in one inlined loop.
   static void TokenHashes(std::string_view message, std::span<const Token> tokens,

@@ -79,7 +79,7 @@ class GroupTokens {
  private:
   static constexpr std::uint32_t kLengthBits = 25;
   static constexpr std::uint32_t kLengthMask = (1u << kLengthBits) - 1;
-  static constexpr std::uint32_t kClassMask = 0xf;              // 4 bits: TokenClass has 14 values
+  static constexpr std::uint32_t kClassMask = 0xf;              // 4 bits: TokenClass has 16 values
   static constexpr std::uint32_t kFlagShift = kLengthBits + 4;  // 3 bits of template flags
   static_assert(static_cast<int>(TokenClass::kCount_) <= 16);
 

@@ -60,6 +60,7 @@ void LogRecord::Clear() {
   message.clear();
   json_fields.clear();
   origin = {};
+  scope_salt = 0;
 }
 
 LogRecordView LogRecordView::Rebased(std::string_view copy) const {
@@ -96,6 +97,7 @@ void LogRecordView::CopyTo(LogRecord& out) const {
   out.message.assign(message);
   out.json_fields.clear();
   out.origin = origin;
+  out.scope_salt = scope_salt;
 }
 
 }  // namespace logfold

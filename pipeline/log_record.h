@@ -68,6 +68,10 @@ struct LogRecord {
   std::string message;          // MSG (BOM removed), or the whole line in raw mode
   std::string json_fields;      // JSON mode: the object minus the message field, as JSON text
   LineOrigin origin;            // set by inputs that have one (Kafka)
+  // Set by an input whose sources must never share a group (a Kafka partition: its groups
+  // are summarised when the partition moves to another consumer); mixed into the scope hash.
+  // 0: none.
+  std::uint32_t scope_salt = 0;
 
   // Event time: the header's timestamp when present, else arrival.
   TimeUs EventTime() const { return has_timestamp ? timestamp_us : arrival_us; }
@@ -89,6 +93,7 @@ struct LogRecordView {
   TimeUs timestamp_us = 0;
   TimeUs arrival_us = 0;
   LineOrigin origin;
+  std::uint32_t scope_salt = 0;  // as LogRecord::scope_salt
 
   // The same fields over `copy`, a copy of the bytes `raw` views (same length).
   LogRecordView Rebased(std::string_view copy) const;

@@ -36,6 +36,7 @@ void SampleRecord::Assign(const LogRecord& r) {
   h.flavor = r.flavor;
   h.outcome = r.outcome;
   h.has_timestamp = r.has_timestamp;
+  h.scope_salt = r.scope_salt;
 }
 
 void SampleRecord::CopyTo(LogRecord& out) const {
@@ -59,6 +60,7 @@ void SampleRecord::CopyTo(LogRecord& out) const {
   out.structured_data = Field(kStructuredData);
   out.message = Field(kMessage);
   out.json_fields = Field(kJsonFields);
+  out.scope_salt = h.scope_salt;
 }
 
 std::string_view SampleRecord::Field(FieldIndex f) const {

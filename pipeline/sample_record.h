@@ -31,6 +31,7 @@ class SampleRecord {
   std::string_view message() const { return Field(kMessage); }
   std::string_view hostname() const { return Field(kHostname); }
   std::string_view app_name() const { return Field(kAppName); }
+  std::uint32_t scope_salt() const { return block_ == nullptr ? 0 : block_->scope_salt; }
   TimeUs EventTime() const;
   // Heap bytes held, and the part of them that is the line's own text.
   std::size_t MemoryUsage() const;
@@ -54,6 +55,7 @@ class SampleRecord {
     std::uint32_t capacity;           // bytes available for text after the header
     std::uint32_t end[kFieldCount];   // end offset of each field in the text
     std::int16_t facility, severity;  // -1..23 and -1..7 (from PRI or JSON)
+    std::uint32_t scope_salt;         // LogRecord::scope_salt
     SyslogFlavor flavor;
     ParseOutcome outcome;
     bool has_timestamp;

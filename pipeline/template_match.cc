@@ -27,6 +27,15 @@ MatchResult Reject(MatchReason reason, std::size_t position = MatchResult::kNoPo
 // a variable changes digits, not words (blk_-12 ~ blk_34, but en0 !~ awdl0).
 bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
   if (!IsVariableClass(lt.cls) || !IsVariableClass(gt.cls)) return false;
+  // A literal is a value of its key (overlap:true): the other side must have the same key,
+  // the text up to its last ':' (none for a bare literal after '=').
+  if (lt.cls == TokenClass::kLiteral || gt.cls == TokenClass::kLiteral) {
+    auto key = [](std::string_view t) {
+      const std::size_t colon = t.rfind(':');
+      return t.substr(0, colon == std::string_view::npos ? 0 : colon + 1);
+    };
+    return key(lm.substr(lt.offset, lt.length)) == key(gm.substr(gt.offset, gt.length));
+  }
   if (lt.cls != TokenClass::kDigitWord && gt.cls != TokenClass::kDigitWord) return true;
   if (lt.cls != gt.cls) return false;
   auto letters_equal = [](std::string_view a, std::string_view b) {
@@ -82,7 +91,45 @@ bool BeginAlike(std::string_view message, const Token& a, const Token& b) {
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return 257;
     return static_cast<unsigned char>(c);
   };
+  if (a.length == 0 || b.length == 0) return false;  // empty values are not a list
   return kind(message[a.offset]) == kind(message[b.offset]);
+}
+
+// Do tokens [from, to) (from > 0) lie inside one pair of brackets or quotes: the gap before
+// them holds an opener, the gap after them its closer, and no gap between them that closer?
+template <typename TokenAt>
+bool Bracketed(std::string_view message, TokenAt at, std::size_t count, std::size_t from,
+               std::size_t to) {
+  if (from == 0 || from >= to) return false;
+  const auto end_of = [&](std::size_t k) { return at(k).offset + at(k).length; };
+  char close = 0;
+  for (std::size_t p = end_of(from - 1); p < at(from).offset; ++p) {
+    switch (message[p]) {
+      case '(':
+        close = ')';
+        break;
+      case '[':
+        close = ']';
+        break;
+      case '{':
+        close = '}';
+        break;
+      case '"':
+      case '\'':
+        close = message[p];
+        break;
+      default:
+        break;
+    }
+  }
+  if (close == 0) return false;
+  for (std::size_t k = from; k + 1 < to; ++k) {
+    if (message.substr(end_of(k), at(k + 1).offset - end_of(k)).find(close) != message.npos) {
+      return false;
+    }
+  }
+  const std::size_t after = to < count ? at(to).offset : message.size();
+  return message.substr(end_of(to - 1), after - end_of(to - 1)).find(close) != message.npos;
 }
 
 }  // namespace
@@ -210,7 +257,7 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
       i == 0 ? line.body : line.tokens[i - 1].offset + line.tokens[i - 1].length;
   for (std::size_t p = prev_end; p < t.offset; ++p) {
     const char c = line.message[p];
-    if (c == '=' || c == '\'' || c == '"' || c == '[' || c == '(' || c == '<') {
+    if (c == '=' || c == '\'' || c == '"' || c == '[' || c == '(' || c == '{' || c == '<') {
       return true;
     }
   }
@@ -256,7 +303,13 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // Any other change may be a variable only where logs put values: after a key and '=',
     // inside quotes or brackets, or after a word that introduces a value
     // ("user alice"). Elsewhere (HTTPS vs SOCKS5) it is more likely another message.
-    if (!InValueContext(line, i)) {
+    // After from/to/host..., a plain word may take the place of a host name the other side
+    // has there (from node-246 / from combo): that slot holds hosts. Two plain words there
+    // are still an action or a state (to spawn / to destroy).
+    const bool host_slot =
+        (lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && i > 0 &&
+        IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length));
+    if (!host_slot && !InValueContext(line, i)) {
       // Out of a value context only a compound name may change (com.apple.x, host-1.example):
       // a plain word, an identifier or a constant is an action or a state (spawn vs
       // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.
@@ -378,7 +431,17 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
         ++l_words;
       }
     }
-    if (!evidence || g_words > 1 || l_words > 1)
+    // An empty value and the words filling the same pair of brackets or quotes on the other
+    // side are one value ("()" and "(a b)"), however many words.
+    const bool bracketed =
+        (g_words > 1 || l_words > 1) &&
+        ((i - seg_i == 1 && g.cls(seg_i) == TokenClass::kEmpty) ||
+         (j - seg_j == 1 && tokens[seg_j].cls == TokenClass::kEmpty)) &&
+        Bracketed(
+            gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i, i) &&
+        Bracketed(
+            message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j, j);
+    if (!evidence || (!bracketed && (g_words > 1 || l_words > 1)))
       return reject(MatchReason::kStretchWithoutVariable);
     if (seg_i == i) {  // the line has extra tokens where the template has none
       marks_.push_back({static_cast<std::uint32_t>(seg_i - 1), kGapAfter});

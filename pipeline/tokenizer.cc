@@ -200,6 +200,215 @@ bool IsHostPort(std::string_view s) {
   return letter;
 }
 
+// Does `w` equal `lower` (lower-case letters) ignoring case?
+bool EqualsIgnoringCase(std::string_view w, std::string_view lower) {
+  if (w.size() != lower.size()) return false;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if ((w[i] | 0x20) != lower[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool IsLiteralWord(std::string_view w) {
+  switch (w.size()) {
+    case 3:
+      return EqualsIgnoringCase(w, "nil");
+    case 4:
+      return EqualsIgnoringCase(w, "true") || EqualsIgnoringCase(w, "null") ||
+             EqualsIgnoringCase(w, "none");
+    case 5:
+      return EqualsIgnoringCase(w, "false");
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+// The full names of the months, then of the weekdays.
+constexpr std::string_view kDateNames[] = {
+    "january",   "february",  "march",   "april",    "may",      "june",   "july",
+    "august",    "september", "october", "november", "december", "monday", "tuesday",
+    "wednesday", "thursday",  "friday",  "saturday", "sunday"};
+constexpr int kMonths = 12;
+
+constexpr std::uint32_t Key3(char a, char b, char c) {
+  return static_cast<std::uint32_t>(static_cast<unsigned char>(a | 0x20)) << 16 |
+         static_cast<std::uint32_t>(static_cast<unsigned char>(b | 0x20)) << 8 |
+         static_cast<unsigned char>(c | 0x20);
+}
+
+// The index in kDateNames of the month or weekday `w` names (its first three letters or its
+// full name, in any case); -1 if none. One switch on the first three letters: date names are
+// looked up for many words that are not.
+int DateNameIndex(std::string_view w) {
+  if (w.size() < 3 || w.size() > 9) return -1;
+  int index;
+  switch (Key3(w[0], w[1], w[2])) {
+    case Key3('j', 'a', 'n'):
+      index = 0;
+      break;
+    case Key3('f', 'e', 'b'):
+      index = 1;
+      break;
+    case Key3('m', 'a', 'r'):
+      index = 2;
+      break;
+    case Key3('a', 'p', 'r'):
+      index = 3;
+      break;
+    case Key3('m', 'a', 'y'):
+      index = 4;
+      break;
+    case Key3('j', 'u', 'n'):
+      index = 5;
+      break;
+    case Key3('j', 'u', 'l'):
+      index = 6;
+      break;
+    case Key3('a', 'u', 'g'):
+      index = 7;
+      break;
+    case Key3('s', 'e', 'p'):
+      index = 8;
+      break;
+    case Key3('o', 'c', 't'):
+      index = 9;
+      break;
+    case Key3('n', 'o', 'v'):
+      index = 10;
+      break;
+    case Key3('d', 'e', 'c'):
+      index = 11;
+      break;
+    case Key3('m', 'o', 'n'):
+      index = 12;
+      break;
+    case Key3('t', 'u', 'e'):
+      index = 13;
+      break;
+    case Key3('w', 'e', 'd'):
+      index = 14;
+      break;
+    case Key3('t', 'h', 'u'):
+      index = 15;
+      break;
+    case Key3('f', 'r', 'i'):
+      index = 16;
+      break;
+    case Key3('s', 'a', 't'):
+      index = 17;
+      break;
+    case Key3('s', 'u', 'n'):
+      index = 18;
+      break;
+    default:
+      return -1;
+  }
+  return w.size() == 3 || EqualsIgnoringCase(w, kDateNames[index]) ? index : -1;
+}
+
+}  // namespace
+
+bool IsMonthName(std::string_view w) {
+  const int index = DateNameIndex(w);
+  return index >= 0 && index < kMonths;
+}
+
+bool IsDateName(std::string_view w) {
+  return !w.empty() && w[0] >= 'A' && w[0] <= 'Z' && DateNameIndex(w) >= 0;
+}
+
+namespace {
+
+// name:literal in one token (overlap:true): a literal after the last ':' of a non-empty key.
+bool IsKeyedLiteral(std::string_view s) {
+  const std::size_t colon = s.rfind(':');
+  return colon != std::string_view::npos && colon > 0 && IsLiteralWord(s.substr(colon + 1));
+}
+
+// A date written with its month's name: 12-Jun-2005, 12/Jun/2005:13:10:01. Digits and date
+// punctuation around exactly one run of letters, a month name set off by '-' or '/'.
+bool IsNamedDate(std::string_view s) {
+  std::size_t first = 0;
+  while (first < s.size() && !IsAlpha(s[first])) ++first;
+  if (first == s.size()) return false;
+  std::size_t last = first;
+  while (last < s.size() && IsAlpha(s[last])) ++last;
+  const auto date_punct = [](char c) { return c == '-' || c == '/'; };
+  if ((first > 0 && !date_punct(s[first - 1])) || (last < s.size() && !date_punct(s[last]))) {
+    return false;
+  }
+  if (!IsMonthName(s.substr(first, last - first))) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i >= first && i < last) continue;
+    const char c = s[i];
+    if (!IsDigit(c) && c != '-' && c != '/' && c != ':' && c != '.' && c != '+') return false;
+  }
+  return true;
+}
+
+// An opaque base64 id (a key fingerprint, a hash, a session token), after an optional
+// "name:" prefix: 16 or more characters of the base64 alphabet holding an upper-case letter,
+// a lower-case letter and a digit, and switching between those kinds (or '+' '/') at 40 % or
+// more of its characters, as random text does and names (Http2ServerHandler) do not.
+bool IsBase64Id(std::string_view s) {
+  if (const std::size_t colon = s.rfind(':'); colon != std::string_view::npos) {
+    for (std::size_t i = 0; i < colon; ++i) {
+      if (!IsAlpha(s[i]) && !IsDigit(s[i])) return false;  // a name: SHA256, key
+    }
+    s.remove_prefix(colon + 1);
+  }
+  if (s.size() < 16 || s[0] == '/') return false;
+  int seen = 0, prev = -1;
+  std::size_t switches = 0;
+  for (char c : s) {
+    int kind;
+    if (c >= 'A' && c <= 'Z') {
+      kind = 0;
+    } else if (c >= 'a' && c <= 'z') {
+      kind = 1;
+    } else if (IsDigit(c)) {
+      kind = 2;
+    } else if (c == '+' || c == '/') {
+      kind = 3;
+    } else {
+      return false;
+    }
+    seen |= 1 << kind;
+    switches += prev >= 0 && kind != prev;
+    prev = kind;
+  }
+  return (seen & 7) == 7 && 5 * switches >= 2 * s.size();
+}
+
+// A DNS name holding a digit: three or more dot-separated labels of letters, digits and '-'
+// (not at a label's ends), the last 2-12 lower-case letters (host-82-1.example.net,
+// dsl.static-81-22.kpn.nl). Java class names end in an upper-case name; versions in digits.
+bool IsDnsName(std::string_view s) {
+  int labels = 0;
+  std::size_t start = 0;
+  for (;;) {
+    std::size_t dot = s.find('.', start);
+    const std::string_view label = s.substr(start, dot == s.npos ? s.npos : dot - start);
+    if (label.empty() || label.front() == '-' || label.back() == '-') return false;
+    ++labels;
+    if (dot == s.npos) {
+      if (labels < 3 || label.size() < 2 || label.size() > 12) return false;
+      for (char c : label) {
+        if (c < 'a' || c > 'z') return false;
+      }
+      return true;
+    }
+    for (char c : label) {
+      if (!IsAlpha(c) && !IsDigit(c) && c != '-') return false;
+    }
+    start = dot + 1;
+  }
+}
+
 }  // namespace
 
 std::string_view TokenClassName(TokenClass cls) {
@@ -232,6 +441,10 @@ std::string_view TokenClassName(TokenClass cls) {
       return "hostport";
     case TokenClass::kDigitWord:
       return "digitword";
+    case TokenClass::kLiteral:
+      return "literal";
+    case TokenClass::kEmpty:
+      return "empty";
     case TokenClass::kCount_:
       break;
   }
@@ -257,6 +470,7 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
       return TokenClass::kEmail;
     }
   }
+  if (has(kShapeColon) && IsKeyedLiteral(t)) return TokenClass::kLiteral;
   if (!(shape & kShapeDigit)) return TokenClass::kWord;
   if (only(kShapeDigit | kShapeDash | kShapePlus) && IsInteger(t)) return TokenClass::kInteger;
   if (only(kShapeDigit | kShapeHexLetter | kShapeDash) && IsUuid(t)) return TokenClass::kUuid;
@@ -279,6 +493,21 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
     return TokenClass::kHex;
   }
   if (only(kShapeDigit | kShapeHexLetter) && t.size() >= 8 && AllHex(t)) return TokenClass::kHex;
+  constexpr std::uint32_t kLetters =
+      kShapeHexLetter | kShapeLetterTZ | kShapeLetterX | kShapeLetter;
+  // A named date has a '-' or '/' next to its month (12-Jun-2005).
+  if (only(kShapeDigit | kLetters | kShapeDash | kShapeSlash | kShapeColon | kShapeDot |
+           kShapePlus) &&
+      (!kGuarded || (shape & (kShapeDash | kShapeSlash)) != 0) && t.size() >= 5 && IsNamedDate(t)) {
+    return TokenClass::kDateTime;
+  }
+  if (only(kShapeDigit | kLetters | kShapeSlash | kShapePlus | kShapeColon) && t.size() >= 16 &&
+      IsBase64Id(t)) {
+    return TokenClass::kHex;
+  }
+  if (only(kShapeDigit | kLetters | kShapeDash | kShapeDot) && has(kShapeDot) && IsDnsName(t)) {
+    return TokenClass::kHostPort;
+  }
   if (t.front() == '~' || (has(kShapeSlash) && t.find('/') != t.npos)) {
     return TokenClass::kPath;
   }
@@ -302,6 +531,145 @@ std::uint32_t ShapeOf(std::string_view t) {
 
 TokenClass Tokenizer::Classify(std::string_view t) { return ClassifyWithShape(t, ShapeOf(t)); }
 
+namespace {
+
+// The closer of each opening bracket or quote; 0 for other bytes.
+constexpr std::array<char, 256> MakeEmptyPairCloser() {
+  std::array<char, 256> t{};
+  t['('] = ')';
+  t['['] = ']';
+  t['{'] = '}';
+  t['"'] = '"';
+  t['\''] = '\'';
+  return t;
+}
+constexpr std::array<char, 256> kEmptyPairCloser = MakeEmptyPairCloser();
+
+// Empty values in the separator run [from, to) of `message`: an empty bracket or quote pair,
+// or a '=' right after a token (the run starts at a token's end) followed by white space,
+// ',', ';' or the message's end. Each is a zero-length kEmpty token where its value would be.
+void AddEmptyValues(std::string_view message, std::size_t from, std::size_t to,
+                    std::size_t max_tokens, std::vector<Token>& out) {
+  const auto add = [&out, max_tokens](std::size_t at) {
+    if (out.size() < max_tokens) {
+      out.push_back(Token{static_cast<std::uint32_t>(at), 0, TokenClass::kEmpty});
+    }
+  };
+  if (message[from] == '=' && from > 0) {
+    const char next = from + 1 < to ? message[from + 1] : '\0';
+    if ((from + 1 == to && to == message.size()) || next == ' ' || next == '\t' || next == ',' ||
+        next == ';') {
+      add(from + 1);
+    }
+  }
+  for (std::size_t p = from; p + 1 < to; ++p) {
+    const char closer = kEmptyPairCloser[static_cast<unsigned char>(message[p])];
+    if (closer != 0 && message[p + 1] == closer) {
+      add(p + 1);
+      ++p;
+    }
+  }
+}
+
+// Only spaces and commas in message[from, to)?
+bool OnlySpacesAndCommas(std::string_view message, std::size_t from, std::size_t to) {
+  for (std::size_t p = from; p < to; ++p) {
+    if (message[p] != ' ' && message[p] != ',') return false;
+  }
+  return true;
+}
+
+bool IsHostKeyWord(std::string_view w) {
+  switch (w.size()) {
+    case 2:
+      return EqualsIgnoringCase(w, "to");
+    case 4:
+      return EqualsIgnoringCase(w, "from") || EqualsIgnoringCase(w, "host");
+    case 5:
+      return EqualsIgnoringCase(w, "rhost");
+    case 6:
+      return EqualsIgnoringCase(w, "server");
+    case 8:
+      return EqualsIgnoringCase(w, "hostname");
+    default:
+      return false;
+  }
+}
+
+// A short host name: a letter, then letters, digits, '-' and '.' (node-246, dn228).
+bool IsShortHostName(std::string_view s) {
+  if (!IsAlpha(s.front()) || s.back() == '.' || s.back() == '-') return false;
+  for (char c : s) {
+    if (!IsAlpha(c) && !IsDigit(c) && c != '-' && c != '.') return false;
+  }
+  return true;
+}
+
+// Could a context rule change the class of `text` after `prev`? A cheap necessary condition
+// (lengths and first letters), so that most tokens skip InContext.
+inline bool MayHaveContext(std::string_view message, const Token& prev, std::string_view text,
+                           TokenClass cls) {
+  switch (cls) {
+    case TokenClass::kWord: {
+      const char c = text[0];
+      return text.size() >= 3 && text.size() <= 9 &&
+             ((c >= 'A' && c <= 'Z') ||
+              (text.size() <= 5 && ((c | 0x20) == 't' || (c | 0x20) == 'f' || (c | 0x20) == 'n')));
+    }
+    case TokenClass::kInteger:
+    case TokenClass::kDateTime:
+      return prev.cls == TokenClass::kWord && message[prev.offset] >= 'A' &&
+             message[prev.offset] <= 'Z';
+    case TokenClass::kDigitWord:
+      return prev.cls == TokenClass::kWord && prev.length >= 2 && prev.length <= 8;
+    default:
+      return false;
+  }
+}
+
+// The context rules (see Tokenizer::Tokenize): the class of the token `text` at `start`,
+// given the tokens before it (`out`, not empty), whose classes it may change too.
+TokenClass InContext(std::string_view message, std::vector<Token>& out, std::string_view text,
+                     std::size_t start, TokenClass cls) {
+  const Token& prev = out.back();
+  const std::size_t gap = prev.offset + prev.length;
+  switch (cls) {
+    case TokenClass::kWord:
+      if (text.size() >= 3 && text.size() <= 5 && IsLiteralWord(text) &&
+          message.substr(gap, start - gap).find_first_of("=:") != std::string_view::npos) {
+        return TokenClass::kLiteral;
+      }
+      if ((prev.cls == TokenClass::kInteger || prev.cls == TokenClass::kDateTime) &&
+          IsDateName(text) && OnlySpacesAndCommas(message, gap, start)) {
+        return TokenClass::kDateTime;
+      }
+      return cls;
+    case TokenClass::kInteger:
+    case TokenClass::kDateTime:
+      // Names just before a number or a time are its date: "Mon Jun 12", "Sun, 06 Nov".
+      for (std::size_t k = out.size(), next = start; k-- > 0;) {
+        Token& t = out[k];
+        if (t.cls != TokenClass::kWord || !IsDateName(message.substr(t.offset, t.length)) ||
+            !OnlySpacesAndCommas(message, t.offset + t.length, next)) {
+          break;
+        }
+        t.cls = TokenClass::kDateTime;
+        next = t.offset;
+      }
+      return cls;
+    case TokenClass::kDigitWord:
+      if (prev.cls == TokenClass::kWord &&
+          IsHostKeyWord(message.substr(prev.offset, prev.length)) && IsShortHostName(text)) {
+        return TokenClass::kHostPort;
+      }
+      return cls;
+    default:
+      return cls;
+  }
+}
+
+}  // namespace
+
 // Token boundaries come from 64-byte bitmaps (pipeline/byte_blocks): a bit scan finds where
 // a token starts and ends, with no branch per byte to mispredict at its unpredictable end, and
 // a token holding no digit, ':', '/' or '@' is a word without looking at its bytes again.
@@ -324,15 +692,26 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
   const bool bom = n >= 3 && data[0] == '\xEF' && data[1] == '\xBB' && data[2] == '\xBF';
   std::size_t i = bom ? 3 : 0;  // invariant while i < n: base <= i < base + 64
   while (i < n && out.size() < options_.max_tokens) {
+    const std::size_t run_start = i;  // a run of separators (or a token) starts here
+    bool at_end = false;
     for (;;) {  // skip separators
       const std::uint64_t tokens_ahead = ~block.separators >> (i - base);
       if (tokens_ahead != 0) {
         i += static_cast<std::size_t>(__builtin_ctzll(tokens_ahead));
         break;
       }
-      if (!next_block()) return;
+      if (!next_block()) {
+        at_end = true;
+        break;
+      }
       i = base;
     }
+    const std::size_t run_end = at_end ? n : i;
+    // An empty value needs two separators ("()", "= "), or a '=' ending the message.
+    if (run_end - run_start >= 2 || (at_end && run_end > run_start)) {
+      AddEmptyValues(message, run_start, run_end, options_.max_tokens, out);
+    }
+    if (at_end) return;
     // data[i] starts a token (bits past the message's end are separators, so i < n).
     const std::size_t start = i;
     std::uint64_t candidates = 0;
@@ -354,14 +733,18 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
     }
     std::size_t end = i;
     while (end > start && IsTrailingPunct(data[end - 1])) --end;
-    if (end == start) continue;
+    if (end == start || out.size() >= options_.max_tokens) continue;
     const std::string_view text = message.substr(start, end - start);
     // No candidate byte: no digit, '@' or "://" (see ClassifyImpl), so a word.
-    const TokenClass cls =
-        candidates == 0 ? TokenClass::kWord : ClassifyWithShape(text, ShapeOf(text));
+    TokenClass cls = candidates == 0 ? TokenClass::kWord : ClassifyWithShape(text, ShapeOf(text));
+    if (!out.empty() && MayHaveContext(message, out.back(), text, cls)) {
+      cls = InContext(message, out, text, start, cls);
+    }
     out.push_back(
         Token{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start), cls});
   }
 }
+
+bool IsHostKey(std::string_view word) { return IsHostKeyWord(word); }
 
 }  // namespace logfold

@@ -15,7 +15,9 @@ enum class TokenClass : std::uint8_t {
   kWord,       // constant-looking text: no digits, not a known variable shape
   kInteger,    // 42, -7
   kFloat,      // 3.14, 1e-3, 0.5s is kDigitWord
-  kHex,        // 0x1f, deadbeef01 (long hex runs with a digit)
+  kHex,        // 0x1f, deadbeef01 (long hex runs with a digit), and opaque base64 ids
+               // (keys, hashes, tokens: 16+ base64 characters that switch often between
+               // upper case, lower case and digits, e.g. SHA256:AbCd/e+Fg1H...)
   kIPv4,       // 10.0.0.1, 10.0.0.1:8080
   kIPv6,       // fe80::1, [::1]:514
   kMac,        // 00:1a:2b:3c:4d:5e
@@ -24,8 +26,15 @@ enum class TokenClass : std::uint8_t {
   kPath,       // /var/log/x.1 (a path holding a digit)
   kUrl,        // scheme://... (holding a digit)
   kEmail,      // user@example.org
-  kHostPort,   // name.example.org:5070
+  kHostPort,   // name.example.org:5070, and host names holding a digit: a DNS name of three
+               // or more labels ending in a lower-case letter label (host-1-2.example.net),
+               // or a name of letters, digits and '-' after from/to/host/rhost/hostname/server
   kDigitWord,  // any other token with a digit: its shape (digits folded) is kept, e.g. en#
+  kLiteral,    // true, false, null, nil, none as a value: right after '=' or ':' (enabled=null,
+               // "flag: True") or after a key's ':' inside the token (overlap:true, hashed
+               // with its key, so overlap:true ~ overlap:false but not visible:true)
+  kEmpty,      // an empty value: zero length, inside (), [], {}, "", '' or after a key= that
+               // nothing follows; so "set to ()" and "set to (a b)" align on it
   kCount_,     // number of classes; not a class
 };
 
@@ -69,6 +78,16 @@ TokenClass ClassifyWithShape(std::string_view token, std::uint32_t shape);
 // shortcuts must agree with (checked by tests).
 TokenClass ClassifyUnguarded(std::string_view token);
 
+// true, false, null, nil or none, in any case.
+bool IsLiteralWord(std::string_view word);
+// A month's name, full or its first three letters, in any case (Jun, june, JUNE).
+bool IsMonthName(std::string_view word);
+// A capitalised month or weekday name, full or its first three letters (Jun, Mon, Monday).
+bool IsDateName(std::string_view word);
+
+// from, to, host, rhost, hostname or server (any case): a word a host name follows.
+bool IsHostKey(std::string_view word);
+
 class Tokenizer {
  public:
   struct Options {
@@ -86,6 +105,14 @@ class Tokenizer {
   // Tokens are maximal runs between separators (white space and , ; = ( ) [ ] { } " ' < >);
   // a trailing ':' or '.' is not part of a token. Separator text is kept implicitly: it is
   // what lies between tokens, so a template can be rebuilt from the original message.
+  // Classes follow Classify, then the token's neighbours (the context rules):
+  // - a literal word (true, false, null, nil, none) after a gap holding '=' or ':' is kLiteral;
+  // - a month or weekday name (Jun, June, Mon, Monday; capitalised) next to a number or a time
+  //   (only spaces and commas between) is kDateTime, as are such names before it in a row;
+  // - a digit-bearing name of letters, digits and '-' (starting with a letter) right after
+  //   from, to, host, rhost, hostname or server is kHostPort;
+  // - an empty bracket or quote pair, or a '=' right after a token and followed by white space,
+  //   ',' ';' or the end, yields a zero-length kEmpty token (at the closer, after the '=').
   void Tokenize(std::string_view message, std::vector<Token>& out) const;
 
   // Classifies one token (no separators inside).

@@ -10,6 +10,7 @@ namespace {
 
 constexpr std::uint64_t kScopeSeed = 0x73636f7065ULL;
 constexpr std::uint64_t kLevelSeed = 0x6c6576656cULL;  // "level"
+constexpr std::uint64_t kSaltSeed = 0x73616c74ULL;     // "salt"
 
 template <typename Record>  // LogRecord or LogRecordView: the same fields, the same hash
 std::uint64_t ScopeHashOf(const Record& r, const std::vector<ScopeField>& scope) {
@@ -41,6 +42,7 @@ std::uint64_t ScopeHashOf(const Record& r, const std::vector<ScopeField>& scope)
     h = merger_detail::Mix(h, v.empty() ? static_cast<std::uint64_t>(n) + tag
                                         : XXH3_64bits_withSeed(v.data(), v.size(), tag));
   }
+  if (r.scope_salt != 0) h = merger_detail::Mix(h, kSaltSeed + r.scope_salt);
   return h;
 }
 
@@ -345,6 +347,15 @@ void WindowMerger::Flush(TimeUs now_us, EventSink& sink) {
 }
 
 void WindowMerger::FlushAll(EventSink& sink) { impl_->FlushAll(sink); }
+
+void WindowMerger::FlushSalt(std::uint32_t salt, EventSink& sink) {
+  Impl& m = *impl_;
+  for (std::uint32_t slot = m.lru.head; slot != Impl::kNil;) {
+    const std::uint32_t next = m.groups[slot].lru_next;
+    if (m.groups[slot].first.scope_salt() == salt) m.Close(slot, SummaryReason::kShutdown, sink);
+    slot = next;
+  }
+}
 
 void WindowMerger::Reconfigure(MergerOptions options, EventSink& sink) {
   Impl& m = *impl_;

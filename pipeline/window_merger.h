@@ -151,6 +151,10 @@ class WindowMerger {
 
   // Closes every open group, emitting its summary (shutdown).
   void FlushAll(EventSink& sink);
+  // Closes every open group whose lines carry LogRecord::scope_salt `salt` (a Kafka partition
+  // that moves to another consumer), emitting their summaries (reason shutdown). Walks every
+  // open group.
+  void FlushSalt(std::uint32_t salt, EventSink& sink);
 
   // Applies new options without dropping open groups. If the scope fields change, open
   // groups are flushed first (they were keyed by the old scope).

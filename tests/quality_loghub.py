@@ -18,9 +18,11 @@ import sys
 # F1 0.998, reduction 0.954; whole lines the same but GA 0.973 and reduction 0.953, since the
 # level now separates groups (an INFO and a FATAL line never fold) and BGL's labels put the
 # same kernel message at INFO and at FATAL under one event (BGL whole-line GA 0.980 -> 0.949).
+# The value classes of branch `tokens` (base64 ids, literals, date names, host names, empty
+# values) raised GA to 0.9795 (message) and 0.9756 (whole line): floors 0.978 and 0.974.
 FLOORS_AVERAGE = {
-    "message": {"precision": 0.998, "GA": 0.975, "F1": 0.997, "reduction": 0.953},
-    "whole line": {"precision": 0.998, "GA": 0.971, "F1": 0.997, "reduction": 0.952},
+    "message": {"precision": 0.998, "GA": 0.978, "F1": 0.997, "reduction": 0.953},
+    "whole line": {"precision": 0.998, "GA": 0.974, "F1": 0.997, "reduction": 0.952},
 }
 FLOOR_PRECISION_EACH = 0.98
 

@@ -58,6 +58,10 @@ inline constexpr EnumName<KafkaCompression> kKafkaCompressions[] = {
     {"snappy", KafkaCompression::kSnappy}, {"lz4", KafkaCompression::kLz4},
     {"zstd", KafkaCompression::kZstd},
 };
+inline constexpr EnumName<KafkaInputOptions::ChangelogRecovery> kChangelogRecoveries[] = {
+    {"stop", KafkaInputOptions::ChangelogRecovery::kStop},
+    {"empty", KafkaInputOptions::ChangelogRecovery::kEmpty},
+};
 inline constexpr EnumName<InputFormat> kInputFormats[] = {
     {"syslog", InputFormat::kSyslog},
     {"raw", InputFormat::kRaw},

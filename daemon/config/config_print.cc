@@ -9,6 +9,7 @@ namespace logfold {
 namespace {
 
 using config_internal::Json;
+using config_internal::kChangelogRecoveries;
 using config_internal::kClientAuths;
 using config_internal::kFsyncPolicies;
 using config_internal::kHttpCompressions;
@@ -145,6 +146,10 @@ Json InputToJson(const InputConfig& in) {
       j["group_id"] = in.kafka.group_id;
       j["commit_interval"] = FormatDuration(in.kafka.commit_interval_us);
       j["properties"] = in.kafka.properties;
+      j["exactly_once"] = in.kafka.exactly_once;
+      j["changelog_topic"] = in.kafka.changelog_topic;
+      j["transactional_id"] = in.kafka.transactional_id;
+      j["changelog_recovery"] = NameOf(kChangelogRecoveries, in.kafka.changelog_recovery);
       break;
   }
   return j;

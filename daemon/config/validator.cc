@@ -36,7 +36,28 @@ std::size_t EditDistance(std::string_view a, std::string_view b) {
 
 namespace {}  // namespace
 
+// An exactly-once kafka input produces to the config's kafka output itself, in its
+// transactions: the output must be the only one (other outputs could not be part of them).
+void Validator::ExactlyOnceOutputs(const Json& root, const Config& /*config*/) {
+  if (!root.is_object() || !root.contains("inputs") || !root["inputs"].is_array()) return;
+  const Json& inputs = root["inputs"];
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Json& in = inputs[i];
+    if (!in.is_object() || !in.contains("exactly_once") || in["exactly_once"] != true) continue;
+    const Json* outputs = root.contains("outputs") ? &root["outputs"] : nullptr;
+    const bool one_kafka = outputs != nullptr && outputs->is_array() && outputs->size() == 1 &&
+                           (*outputs)[0].is_object() && (*outputs)[0].contains("type") &&
+                           (*outputs)[0]["type"] == "kafka";
+    if (!one_kafka) {
+      Error(Join(Index("inputs", i), "exactly_once"),
+            "needs exactly one output, of type \"kafka\" (its events are produced in the "
+            "input's transactions)");
+    }
+  }
+}
+
 void Validator::Document(const Json& root, Config& config) {
+  ExactlyOnceOutputs(root, config);
   Walk(root, "",
        {
            {"log", [&](const Json& v, const std::string& p) { Log(v, p, config.log); }},
@@ -454,13 +475,35 @@ void Validator::Input(const Json& v, const std::string& path, Config& config) {
            false, only_for({InputType::kKafka})},
           {"properties",
            [&](const Json& j, const std::string& p) {
-             KafkaProperties(j, p, in.kafka.properties,
-                             {"bootstrap.servers", "metadata.broker.list", "group.id",
-                              "enable.auto.commit", "enable.auto.offset.store",
-                              "partition.assignment.strategy", "rebalance_cb", "offset_commit_cb"});
+             KafkaProperties(
+                 j, p, in.kafka.properties,
+                 {"bootstrap.servers", "metadata.broker.list", "group.id", "enable.auto.commit",
+                  "enable.auto.offset.store", "partition.assignment.strategy", "rebalance_cb",
+                  "offset_commit_cb", "isolation.level"});
+           },
+           false, only_for({InputType::kKafka})},
+          {"exactly_once",
+           [&](const Json& j, const std::string& p) { Bool(j, p, in.kafka.exactly_once); }, false,
+           only_for({InputType::kKafka})},
+          {"changelog_topic",
+           [&](const Json& j, const std::string& p) {
+             String(j, p, in.kafka.changelog_topic);  // "" (the default) is checked below
+           },
+           false, only_for({InputType::kKafka})},
+          {"transactional_id",
+           [&](const Json& j, const std::string& p) {
+             String(j, p, in.kafka.transactional_id);  // "": derived
+           },
+           false, only_for({InputType::kKafka})},
+          {"changelog_recovery",
+           [&](const Json& j, const std::string& p) {
+             Enum(j, p, kChangelogRecoveries, in.kafka.changelog_recovery);
            },
            false, only_for({InputType::kKafka})},
       });
+  if (type == InputType::kKafka && in.kafka.exactly_once && in.kafka.changelog_topic.empty()) {
+    Error(Join(path, "changelog_topic"), "required when exactly_once is true");
+  }
   // Raw lines may start with a number ("42 items processed"), which auto framing could
   // take for an octet count.
   if (in.parser.format == InputFormat::kRaw && !Has(v, "framing")) {

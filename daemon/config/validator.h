@@ -218,6 +218,7 @@ class Validator {
   void Workers(const Json& v, const std::string& path, WorkersConfig& workers);
 
   void Outputs(const Json& v, const std::string& path, Config& config);
+  void ExactlyOnceOutputs(const Json& root, const Config& config);
 
   void Output(const Json& v, const std::string& path, Config& config);
   // An output's `select`: which events it receives.

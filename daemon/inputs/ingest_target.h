@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "daemon/inputs/queue_share.h"
 #include "pipeline/log_record.h"
@@ -39,15 +40,6 @@ class IngestTarget {
     return TryDeliver(input, lines, arrival_us);
   }
 
-  // Like TryDeliverShared, with where each line came from (`origins[i]` for `lines[i]`), for
-  // inputs that can name a line again after a restart (Kafka): the events carry the origin
-  // of the first line they cover, hence ids that a replay reproduces. The default drops them.
-  virtual bool TryDeliverWithOrigins(std::uint32_t input, std::span<const std::string_view> lines,
-                                     std::span<const LineOrigin> /*origins*/, TimeUs arrival_us,
-                                     const std::shared_ptr<QueueShare>& share) {
-    return TryDeliverShared(input, lines, arrival_us, share);
-  }
-
   // For inputs that save a read position (followed files): true once every line delivered
   // with `share` was folded and every event the engine had handed to the outputs by then was
   // written out. A position saved after that survives a kill -9 with no line lost; one saved
@@ -61,6 +53,28 @@ class IngestTarget {
   // say so (within max(window, max_hold)). The default suits a target that keeps nothing
   // once it took a line.
   virtual void Checkpoint(bool /*close_all*/, std::function<void(bool)> done) { done(true); }
+
+  // Like TryDeliverShared, for inputs that know more about their lines (Kafka):
+  // - `scope_salt` (nonzero) marks lines that must never share a group with lines of another
+  //   source (a Kafka partition): it is set on each record and keeps its groups apart
+  //   (LogRecord::scope_salt). Routed to the worker of the unsalted scope. 0: none.
+  // - `origins` (empty, or `origins[i]` for `lines[i]`) says where each line came from, for
+  //   inputs that can name a line again after a restart: the events carry the origin of the
+  //   first line they cover, hence ids that a replay reproduces (LogRecord::origin).
+  // The default drops both.
+  virtual bool TryDeliverSalted(std::uint32_t input, std::span<const std::string_view> lines,
+                                TimeUs arrival_us, const std::shared_ptr<QueueShare>& share,
+                                std::uint32_t /*scope_salt*/,
+                                std::span<const LineOrigin> /*origins*/ = {}) {
+    return TryDeliverShared(input, lines, arrival_us, share);
+  }
+  // Like Checkpoint, but instead of waiting for windows it summarises now the open groups of
+  // the sources `salts` only (a revoked Kafka partition): `done(true)` means every line the
+  // calling thread delivered with those salts before this call is in an event every output
+  // confirmed. Other groups stay open.
+  virtual void CloseSalted(std::vector<std::uint32_t> /*salts*/, std::function<void(bool)> done) {
+    done(true);
+  }
 };
 
 }  // namespace logfold

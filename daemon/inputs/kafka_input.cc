@@ -5,7 +5,9 @@
 #include <librdkafka/rdkafkacpp.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -33,6 +35,15 @@ constexpr auto kErrorLogInterval = std::chrono::seconds(10);
 
 std::string Labels(std::string_view name) {
   return "input=\"" + Metrics::EscapeLabelValue(name) + "\",proto=\"kafka\"";
+}
+
+// The scope salt of a partition's lines (LogRecord::scope_salt): never 0, and different for
+// every partition of a topic, so no group holds lines of two partitions.
+std::uint32_t PartitionSalt(const std::string& topic, std::int32_t partition) {
+  std::uint64_t h = std::hash<std::string>{}(topic)*0x9E3779B97F4A7C15ULL;
+  h ^= static_cast<std::uint32_t>(partition) * 0xC2B2AE3D27D4EB4FULL;
+  const auto salt = static_cast<std::uint32_t>(h ^ (h >> 32));
+  return salt == 0 ? 1 : salt;
 }
 
 void Set(RdKafka::Conf& conf, const std::string& key, const std::string& value) {
@@ -126,16 +137,19 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
       spdlog::info("input {}: assigned {} partition(s), {} in all", name, partitions.size(),
                    delivered.size());
     } else {
-      // A revoke: before the partitions go to another member, every open group is summarised
-      // and delivered and their offsets committed, so the next owner starts where we stopped.
-      // Lost partitions (the session expired) may already be someone else's: no commit.
+      // A revoke: before the partitions go to another member, their open groups (and only
+      // theirs) are summarised and delivered and their offsets committed, so the next owner
+      // starts where we stopped. Lost partitions (the session expired) may already be someone
+      // else's: no commit.
       if (err == RdKafka::ERR__REVOKE_PARTITIONS && !c->assignment_lost()) {
         Offsets revoked;
+        std::vector<std::uint32_t> salts;
         for (const auto* p : partitions) {
           const auto it = delivered.find({p->topic(), p->partition()});
           if (it != delivered.end()) revoked.insert(*it);
+          salts.push_back(PartitionSalt(p->topic(), p->partition()));
         }
-        if (WaitCheckpoint(true)) {
+        if (WaitCheckpoint(std::move(salts))) {
           Commit(revoked, true);
         } else {
           spdlog::warn(
@@ -181,11 +195,11 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
                                        " similar suppressed)");
   }
 
-  // Asks the target for a checkpoint and waits for its answer; a stop gives up at the stop
-  // deadline (false).
-  bool WaitCheckpoint(bool close_all) {
+  // Asks the target to summarise the groups of the partitions of `salts` and waits for its
+  // answer; a stop gives up at the stop deadline (false).
+  bool WaitCheckpoint(std::vector<std::uint32_t> salts) {
     auto answer = std::make_shared<Answer>();
-    target.Checkpoint(close_all, [answer](bool ok) {
+    target.CloseSalted(std::move(salts), [answer](bool ok) {
       {
         std::lock_guard lock(answer->mu);
         answer->answered = true;
@@ -328,33 +342,46 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
       }
       // A revoke inside consume() may have taken partitions whose records are already here:
       // they are the next owner's now (it starts at our commit), so they are not delivered.
-      std::uint64_t byte_count = 0;
-      std::size_t kept = 0;
-      for (auto& msg : messages) {
-        if (delivered.find({msg->topic_name(), msg->partition()}) == delivered.end()) continue;
-        std::string_view value(static_cast<const char*>(msg->payload()), msg->len());
-        byte_count += value.size();
-        if (!value.empty() && value.back() == '\n') value.remove_suffix(1);
-        if (value.size() > options.max_message_size) {
-          value = value.substr(0, options.max_message_size);
-          truncated.fetch_add(1, std::memory_order_relaxed);
+      // Each run of one partition's records goes with that partition's salt, so its groups
+      // stay its own (librdkafka hands out a fetched batch of one partition at a time).
+      bool stopped = false;
+      for (std::size_t run = 0; run < messages.size() && !stopped;) {
+        const PartitionKey key{messages[run]->topic_name(), messages[run]->partition()};
+        std::size_t end = run;
+        while (end < messages.size() && messages[end]->partition() == key.second &&
+               messages[end]->topic_name() == key.first) {
+          ++end;
         }
-        lines.push_back(value);
-        origins.push_back(
-            {partition_info.Stream(msg->topic_name(), msg->partition()), msg->offset()});
-        messages[kept++] = std::move(msg);
-      }
-      messages.resize(kept);
-      if (!lines.empty()) {
-        bytes.fetch_add(byte_count, std::memory_order_relaxed);
-        received.fetch_add(lines.size(), std::memory_order_relaxed);
-        // stopped: not committed
-        if (!delivery.Deliver(lines, WallClockNowUs(), origins)) break;
-        for (const auto& msg : messages) {
-          std::int64_t& next = delivered[{msg->topic_name(), msg->partition()}];
-          next = std::max(next, msg->offset() + 1);
+        const auto at = delivered.find(key);
+        if (at != delivered.end()) {
+          lines.clear();
+          origins.clear();
+          const std::uint64_t stream = partition_info.Stream(key.first, key.second);
+          std::uint64_t byte_count = 0;
+          for (std::size_t i = run; i < end; ++i) {
+            std::string_view value(static_cast<const char*>(messages[i]->payload()),
+                                   messages[i]->len());
+            byte_count += value.size();
+            if (!value.empty() && value.back() == '\n') value.remove_suffix(1);
+            if (value.size() > options.max_message_size) {
+              value = value.substr(0, options.max_message_size);
+              truncated.fetch_add(1, std::memory_order_relaxed);
+            }
+            lines.push_back(value);
+            origins.push_back({stream, messages[i]->offset()});
+          }
+          bytes.fetch_add(byte_count, std::memory_order_relaxed);
+          received.fetch_add(lines.size(), std::memory_order_relaxed);
+          if (!delivery.Deliver(lines, WallClockNowUs(), PartitionSalt(key.first, key.second),
+                                origins)) {
+            stopped = true;  // not committed
+            break;
+          }
+          at->second = std::max(at->second, messages[end - 1]->offset() + 1);
         }
+        run = end;
       }
+      if (stopped) break;
       const auto now = SteadyClock::now();
       MaybeCommit(now);
       if (now >= next_lag) {

@@ -70,6 +70,7 @@ enum : std::uint16_t {
   kStructuredData = 12,
   kMessage = 13,
   kJsonFields = 14,
+  kScopeSalt = 15,
 };
 
 void PutRecord(std::string& out, std::uint16_t tag, const LogRecord& r) {
@@ -88,6 +89,7 @@ void PutRecord(std::string& out, std::uint16_t tag, const LogRecord& r) {
   PutField(out, kStructuredData, r.structured_data);
   PutField(out, kMessage, r.message);
   PutField(out, kJsonFields, r.json_fields);
+  if (r.scope_salt != 0) PutIntField(out, kScopeSalt, r.scope_salt);
   CloseField(out, at);
 }
 
@@ -148,6 +150,10 @@ std::string ParseRecord(std::string_view bytes, LogRecord& r) {
         break;
       case kJsonFields:
         r.json_fields.assign(v);
+        break;
+      case kScopeSalt:
+        if (!IntValue(v, n) || n > UINT32_MAX) return "scope salt of the wrong size";
+        r.scope_salt = static_cast<std::uint32_t>(n);
         break;
       default:
         break;  // a later version's field

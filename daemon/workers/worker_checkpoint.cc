@@ -19,12 +19,30 @@ void WorkerPool::Checkpoint(bool close_all, std::function<void(bool)> done) {
   auto state = std::make_shared<CheckpointState>();
   state->remaining.store(workers_.size());
   state->done = std::move(done);
+  QueueMarker(std::move(state), close_all, nullptr);
+}
+
+void WorkerPool::CloseSalted(std::vector<std::uint32_t> salts, std::function<void(bool)> done) {
+  if (stopping_.load()) {
+    done(false);
+    return;
+  }
+  auto state = std::make_shared<CheckpointState>();
+  state->remaining.store(workers_.size());
+  state->done = std::move(done);
+  QueueMarker(std::move(state), false,
+              std::make_shared<const std::vector<std::uint32_t>>(std::move(salts)));
+}
+
+void WorkerPool::QueueMarker(std::shared_ptr<CheckpointState> state, bool close_all,
+                             std::shared_ptr<const std::vector<std::uint32_t>> close_salts) {
   // Queued from the caller's thread, each marker follows every batch that thread queued
   // before (the queues keep one producer's items in order).
   for (auto& w : workers_) {
     auto* marker = new Batch;
     marker->checkpoint = state;
     marker->close_all = close_all;
+    marker->close_salts = close_salts;
     w->queue.enqueue(marker);
   }
 }
@@ -41,6 +59,10 @@ void WorkerPool::StartCheckpoint(Worker& w, Batch& marker, TimeUs merger_now) {
     // Every group is summarised now: the checkpoints still waiting for their windows are
     // covered too and need only the sinks' confirmation.
     for (PendingCheckpoint& earlier : w.checkpoints) earlier.due = INT64_MIN;
+  } else if (marker.close_salts != nullptr) {
+    // Those sources' groups are summarised now; the answer covers only their lines, so it
+    // waits for no window (c.due stays INT64_MIN).
+    for (const std::uint32_t salt : *marker.close_salts) w.merger->FlushSalt(salt, w.encoder);
   } else {
     const MergerOptions& m = w.merger->options();
     c.due = merger_now + std::max(m.window_us, m.max_hold_us);
@@ -57,14 +79,15 @@ void WorkerPool::AdvanceCheckpoints(Worker& w, TimeUs last_flush_time) {
     std::size_t worker;
     ~Release() { shared.ReleaseSinks(worker); }
   } release{*shared_, w.index};
-  std::size_t finished = 0;
+  // Each checkpoint is answered on its own: a CloseSalted marker (due at once) must not wait
+  // behind a periodic one that waits for its windows.
   for (PendingCheckpoint& c : w.checkpoints) {
     if (!c.marked || c.marks_for != sinks.get()) {
       // Marks are taken after the events of every group the checkpoint covers were handed
       // to the sinks (SubmitOutput ran since the flush); a reload's new sink list needs new
       // marks, which only delays the answer.
-      if (c.due != INT64_MIN && last_flush_time < c.due) break;
-      if (stopping_.load() && c.due != INT64_MIN) break;
+      if (c.due != INT64_MIN && last_flush_time < c.due) continue;
+      if (stopping_.load() && c.due != INT64_MIN) continue;
       c.marks.clear();
       for (const Output& o : *sinks) c.marks.push_back(o.sink->AcceptedMark());
       c.marks_for = sinks.get();
@@ -74,12 +97,13 @@ void WorkerPool::AdvanceCheckpoints(Worker& w, TimeUs last_flush_time) {
     for (std::size_t i = 0; i < sinks->size() && confirmed; ++i) {
       confirmed = (*sinks)[i].sink->Confirmed(c.marks[i]);
     }
-    if (!confirmed) break;
+    if (!confirmed) continue;
     c.state->Finish(true);
-    ++finished;
+    c.state = nullptr;
   }
-  w.checkpoints.erase(w.checkpoints.begin(),
-                      w.checkpoints.begin() + static_cast<std::ptrdiff_t>(finished));
+  w.checkpoints.erase(std::remove_if(w.checkpoints.begin(), w.checkpoints.end(),
+                                     [](const PendingCheckpoint& c) { return c.state == nullptr; }),
+                      w.checkpoints.end());
 }
 
 }  // namespace logfold

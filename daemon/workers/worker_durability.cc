@@ -93,8 +93,11 @@ void WorkerPool::Recover(RecoveredState& recovered) {
         }
       }
       // To the worker this run's lines of the group go to (the saved scope is the merger's
-      // own, which may mix in more than the routing scope, e.g. the header's level).
+      // own, which may mix in more than the routing scope, e.g. the header's level; routing
+      // leaves a Kafka partition's salt out).
+      const std::uint32_t salt = std::exchange(g.first.scope_salt, 0);
       Worker& w = *workers_[ScopeHash(g.first, options_.merger.scope) % n];
+      g.first.scope_salt = salt;
       w.merger->ImportGroup(g.View(), resume, w.encoder);
       ++groups;
     }

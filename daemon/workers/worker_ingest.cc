@@ -26,12 +26,18 @@ std::shared_ptr<QueueShare> WorkerPool::NewShare() {
 
 bool WorkerPool::TryDeliverShared(std::uint32_t input, std::span<const std::string_view> lines,
                                   TimeUs arrival_us, const std::shared_ptr<QueueShare>& share) {
-  return TryDeliverWithOrigins(input, lines, {}, arrival_us, share);
+  return Deliver(input, lines, arrival_us, share, 0, {});
 }
 
-bool WorkerPool::TryDeliverWithOrigins(std::uint32_t input, std::span<const std::string_view> lines,
-                                       std::span<const LineOrigin> origins, TimeUs arrival_us,
-                                       const std::shared_ptr<QueueShare>& share) {
+bool WorkerPool::TryDeliverSalted(std::uint32_t input, std::span<const std::string_view> lines,
+                                  TimeUs arrival_us, const std::shared_ptr<QueueShare>& share,
+                                  std::uint32_t scope_salt, std::span<const LineOrigin> origins) {
+  return Deliver(input, lines, arrival_us, share, scope_salt, origins);
+}
+
+bool WorkerPool::Deliver(std::uint32_t input, std::span<const std::string_view> lines,
+                         TimeUs arrival_us, const std::shared_ptr<QueueShare>& share,
+                         std::uint32_t scope_salt, std::span<const LineOrigin> origins) {
   if (lines.empty()) return true;
   contention_->Note(share.get());
   // Each ingest thread keeps the last settings it used, for the last pool it delivered to.
@@ -121,6 +127,7 @@ bool WorkerPool::TryDeliverWithOrigins(std::uint32_t input, std::span<const std:
       b->arrival_us = arrival_us;
       b->parsed = parsed;
       b->share = share;
+      b->scope_salt = scope_salt;
       b->seq = seq;
       b->prev_seq = 0;
       if (seq != 0) {

@@ -81,6 +81,9 @@ WorkerPool::WorkerPool(Options options, std::vector<Output> sinks, Metrics& metr
         "Groups summarised early because the memory budget neared (reason \"memory\")");
     w->dropped_memory = &metrics_.GetCounter("logfold_dropped_total", "Lines dropped on intake.",
                                              R"(reason="memory")");
+    w->scope_other_salt = &metrics_.GetCounter(
+        "logfold_kafka_scope_split_total",
+        "Kafka records whose scope (engine.scope) was last seen on another partition");
     Worker* wp = w.get();
     metrics_.AddGauge("logfold_queue_depth", "Lines queued for a worker", label,
                       [wp] { return static_cast<double>(wp->pending.load()); });
@@ -201,6 +204,7 @@ void WorkerPool::Run(Worker& w) {
           w.record.origin = line.origin;
         }
         ++w.parse_since[static_cast<int>(w.record.outcome)];
+        if (b->scope_salt != 0) NoteSalt(w, settings->merger.scope, b->scope_salt);
         TimeUs t = b->arrival_us;
         if (settings->event_time) {
           t = w.record.EventTime();
@@ -260,6 +264,21 @@ void WorkerPool::Run(Worker& w) {
   // The sinks drain after the pool stopped, so no pending checkpoint can be confirmed here.
   for (PendingCheckpoint& c : w.checkpoints) c.state->Finish(false);
   w.checkpoints.clear();
+}
+
+void WorkerPool::NoteSalt(Worker& w, const std::vector<ScopeField>& scope, std::uint32_t salt) {
+  // Records of one scope go to one worker whatever their salt (routing is unsalted), so one
+  // map per worker sees them all. Bounded: past a million scopes it starts over.
+  constexpr std::size_t kMaxScopesTracked = 1 << 20;
+  w.record.scope_salt = 0;
+  const std::uint64_t unsalted = ScopeHash(w.record, scope);
+  w.record.scope_salt = salt;
+  if (w.salt_of_scope.size() >= kMaxScopesTracked) w.salt_of_scope.clear();
+  const auto [it, added] = w.salt_of_scope.try_emplace(unsalted, salt);
+  if (!added && it->second != salt) {
+    ++*w.scope_other_salt;
+    it->second = salt;
+  }
 }
 
 // Folds one line. An allocation failure drops that line (counted) rather than the process,

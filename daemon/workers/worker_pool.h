@@ -89,14 +89,17 @@ class WorkerPool : public IngestTarget {
   std::shared_ptr<QueueShare> NewShare() override;
   bool TryDeliverShared(std::uint32_t input, std::span<const std::string_view> lines,
                         TimeUs arrival_us, const std::shared_ptr<QueueShare>& share) override;
-  bool TryDeliverWithOrigins(std::uint32_t input, std::span<const std::string_view> lines,
-                             std::span<const LineOrigin> origins, TimeUs arrival_us,
-                             const std::shared_ptr<QueueShare>& share) override;
+  // Salt 0: none; `origins` empty: none (IngestTarget::TryDeliverSalted).
+  bool TryDeliverSalted(std::uint32_t input, std::span<const std::string_view> lines,
+                        TimeUs arrival_us, const std::shared_ptr<QueueShare>& share,
+                        std::uint32_t scope_salt,
+                        std::span<const LineOrigin> origins = {}) override;
   // A share's lines are released once folded and their events handed to the sinks, so: the
   // share holds nothing, then no sink holds an unwritten byte.
   bool Settled(const QueueShare& share) override;
   // A marker queued behind the caller's lines on every worker; see IngestTarget.
   void Checkpoint(bool close_all, std::function<void(bool)> done) override;
+  void CloseSalted(std::vector<std::uint32_t> salts, std::function<void(bool)> done) override;
 
   // Applies new engine and input settings; open groups survive (see
   // WindowMerger::Reconfigure). The thread count cannot change without a restart.
@@ -142,8 +145,15 @@ class WorkerPool : public IngestTarget {
   struct CheckpointState;
   struct PendingCheckpoint;
 
+  bool Deliver(std::uint32_t input, std::span<const std::string_view> lines, TimeUs arrival_us,
+               const std::shared_ptr<QueueShare>& share, std::uint32_t scope_salt,
+               std::span<const LineOrigin> origins);
+  void QueueMarker(std::shared_ptr<CheckpointState> state, bool close_all,
+                   std::shared_ptr<const std::vector<std::uint32_t>> close_salts);
   void Run(Worker& w);
   void Fold(Worker& w, const LogRecord& record, TimeUs t);
+  // Sets w.record's salt, counting a scope that was last seen with another one.
+  static void NoteSalt(Worker& w, const std::vector<ScopeField>& scope, std::uint32_t salt);
   void KeepGroupsInBudget(Worker& w, bool measure_now);
   void SubmitOutput(Worker& w);
   void StartCheckpoint(Worker& w, Batch& marker, TimeUs merger_now);

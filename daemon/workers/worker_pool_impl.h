@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -62,6 +63,10 @@ struct WorkerPool::Batch {
   // Non-null: not lines but a Checkpoint marker (views empty), shared by every worker's.
   std::shared_ptr<CheckpointState> checkpoint;
   bool close_all = false;
+  // A CloseSalted marker: the sources whose groups it closes.
+  std::shared_ptr<const std::vector<std::uint32_t>> close_salts;
+  // Lines: LogRecord::scope_salt of every record (0: none).
+  std::uint32_t scope_salt = 0;
 };
 
 // One Checkpoint call: the workers that have not yet confirmed it, and whom to tell.
@@ -274,6 +279,10 @@ struct WorkerPool::Worker {
   Metrics::Counter* dropped_output = nullptr;
   LogThrottle abandon_log{std::chrono::seconds(5)};
   Metrics::Counter* dropped_memory = nullptr;
+  // Salted lines (Kafka partitions): the salt each unsalted scope was last seen with, to count
+  // records of one scope arriving through two partitions (producers not keyed by scope).
+  std::unordered_map<std::uint64_t, std::uint32_t> salt_of_scope;
+  Metrics::Counter* scope_other_salt = nullptr;
   Metrics::Counter* closed_memory = nullptr;
   // Memory budget: the merger's usage as last measured (and accounted), and line bytes
   // folded since, which bound how far it can have grown.

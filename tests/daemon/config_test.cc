@@ -1218,6 +1218,34 @@ TEST(ConfigErrorTest, LocalInputBadValuesNameTheirPath) {
 namespace logfold {
 namespace {
 
+// Exactly-once mode needs its changelog topic and exactly one output, a kafka one (its events
+// are produced in the input's transactions); isolation.level is logfold's own.
+TEST(ConfigKafkaTest, ExactlyOnceNeedsAChangelogAndOneKafkaOutput) {
+  EXPECT_THAT(
+      Errors(R"({"inputs": [{"name": "k", "type": "kafka", "brokers": "b:9092", "topics": ["t"],
+                             "exactly_once": true, "changelog_recovery": "ignore",
+                             "properties": {"isolation.level": "read_uncommitted"}}],
+                 "outputs": [{"name": "o", "type": "stdout"}]})"),
+      ElementsAre(E("inputs[0].exactly_once",
+                    "needs exactly one output, of type \"kafka\" (its events are produced in "
+                    "the input's transactions)"),
+                  E("inputs[0].changelog_recovery", "must be one of: stop, empty"),
+                  E("inputs[0].properties.isolation.level",
+                    "set by logfold itself; use the input's or output's own keys"),
+                  E("inputs[0].changelog_topic", "required when exactly_once is true")));
+  Config config;
+  std::vector<ConfigError> errors;
+  EXPECT_TRUE(ParseConfig(R"({"inputs": [{"name": "k", "type": "kafka", "brokers": "b:9092",
+                                          "topics": ["t"], "exactly_once": true,
+                                          "changelog_topic": "cl"}],
+                              "outputs": [{"name": "o", "type": "kafka", "brokers": "b:9092",
+                                           "topic": "e"}]})",
+                          config, errors));
+  EXPECT_TRUE(errors.empty());
+  EXPECT_TRUE(config.inputs[0].kafka.exactly_once);
+  EXPECT_EQ(config.inputs[0].kafka.changelog_topic, "cl");
+}
+
 // A kafka input's librdkafka properties are tried on a real client configuration: a name or
 // value librdkafka refuses is reported at its own key, and logfold's own settings are refused.
 TEST(ConfigKafkaTest, PropertiesAreValidatedByLibrdkafkaAtTheirOwnPath) {

@@ -6,6 +6,7 @@
 
 #include <xxhash.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -16,26 +17,91 @@
 
 namespace logfold::reference {
 
+// The context rules of Tokenizer::Tokenize, written out plainly: the class of token `t`
+// given the tokens before it, which it may change (a month or weekday name before a number).
+inline TokenClass InContext(std::string_view message, std::vector<Token>& before, Token t) {
+  const auto text = [&](const Token& x) { return message.substr(x.offset, x.length); };
+  const auto gap = [&](const Token& a, std::size_t to) {
+    return message.substr(a.offset + a.length, to - a.offset - a.length);
+  };
+  const auto spaces_and_commas = [](std::string_view g) {
+    return g.find_first_not_of(" ,") == std::string_view::npos;
+  };
+  if (before.empty()) return t.cls;
+  const Token& prev = before.back();
+  if (t.cls == TokenClass::kWord) {
+    if (IsLiteralWord(text(t)) && gap(prev, t.offset).find_first_of("=:") != std::string_view::npos)
+      return TokenClass::kLiteral;
+    if ((prev.cls == TokenClass::kInteger || prev.cls == TokenClass::kDateTime) &&
+        IsDateName(text(t)) && spaces_and_commas(gap(prev, t.offset)))
+      return TokenClass::kDateTime;
+  } else if (t.cls == TokenClass::kInteger || t.cls == TokenClass::kDateTime) {
+    std::size_t next = t.offset;
+    for (std::size_t k = before.size(); k > 0; --k) {
+      Token& b = before[k - 1];
+      if (b.cls != TokenClass::kWord || !IsDateName(text(b)) || !spaces_and_commas(gap(b, next)))
+        break;
+      b.cls = TokenClass::kDateTime;
+      next = b.offset;
+    }
+  } else if (t.cls == TokenClass::kDigitWord && prev.cls == TokenClass::kWord) {
+    std::string key(text(prev));
+    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string_view name = text(t);
+    bool host_like = std::isalpha(static_cast<unsigned char>(name.front())) && name.back() != '.' &&
+                     name.back() != '-';
+    for (char c : name)
+      host_like &= std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.';
+    if (host_like && (key == "from" || key == "to" || key == "host" || key == "rhost" ||
+                      key == "server" || key == "hostname"))
+      return TokenClass::kHostPort;
+  }
+  return t.cls;
+}
+
 // The tokenizer's definition, a byte at a time: tokens are maximal runs of bytes that are not
 // separators, less trailing ':' '.' '!' '?' (a token left empty is dropped), classed by
-// Tokenizer::Classify, at most max_tokens of them.
+// Tokenizer::Classify and the context rules, at most max_tokens of them. In a run of
+// separators, an empty pair (), [], {}, "", '' and a '=' that ends the token before it and is
+// followed by white space, ',', ';' or the message's end are zero-length kEmpty tokens.
 inline std::vector<Token> Tokenize(std::string_view message, std::uint32_t max_tokens) {
   constexpr std::string_view kSeparators(" \t\r\n\v\f,;=()[]{}\"'<>|\0", 21);
   const auto trailing = [](char c) { return c == ':' || c == '.' || c == '!' || c == '?'; };
+  const auto separator = [&](char c) { return kSeparators.find(c) != std::string_view::npos; };
   std::vector<Token> out;
+  const auto add = [&](std::size_t offset, std::size_t length, TokenClass cls) {
+    if (out.size() < max_tokens)
+      out.push_back(
+          Token{static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(length), cls});
+  };
   std::size_t i = 0;
   while (i < message.size() && out.size() < max_tokens) {
-    if (kSeparators.find(message[i]) != std::string_view::npos) {
-      ++i;
+    const std::size_t run = i;
+    while (i < message.size() && separator(message[i])) ++i;
+    if (i > run) {
+      if (message[run] == '=' && run > 0 &&
+          (run + 1 == message.size() ||
+           (run + 1 < i &&
+            std::string_view(" \t,;").find(message[run + 1]) != std::string_view::npos)))
+        add(run + 1, 0, TokenClass::kEmpty);
+      for (std::size_t p = run; p + 1 < i; ++p) {
+        const std::string_view pair = message.substr(p, 2);
+        if (pair == "()" || pair == "[]" || pair == "{}" || pair == "\"\"" || pair == "''") {
+          add(p + 1, 0, TokenClass::kEmpty);
+          ++p;
+        }
+      }
       continue;
     }
     const std::size_t start = i;
-    while (i < message.size() && kSeparators.find(message[i]) == std::string_view::npos) ++i;
+    while (i < message.size() && !separator(message[i])) ++i;
     std::size_t end = i;
     while (end > start && trailing(message[end - 1])) --end;
-    if (end == start) continue;
-    out.push_back(Token{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start),
-                        Tokenizer::Classify(message.substr(start, end - start))});
+    if (end == start || out.size() >= max_tokens) continue;
+    Token t{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start),
+            Tokenizer::Classify(message.substr(start, end - start))};
+    t.cls = InContext(message, out, t);
+    out.push_back(t);
   }
   return out;
 }
@@ -48,7 +114,7 @@ constexpr std::uint64_t kPairSeed = 0x6c6f67666f6c6402ULL;
 // Weights as the number of 1/1024 steps, indexed by TokenClass (kWord first).
 struct Weights {
   std::int64_t by_class[static_cast<int>(TokenClass::kCount_)] = {
-      1024, 102, 102, 102, 102, 102, 102, 102, 102, 102, 102, 102, 102, 205};
+      1024, 102, 102, 102, 102, 102, 102, 102, 102, 102, 102, 102, 102, 205, 102, 102};
   bool pairs = true;
 };
 
@@ -71,6 +137,13 @@ inline std::uint64_t ClassHash(TokenClass cls) {
 // when it is an opaque identifier and stands for its class.
 inline std::uint64_t TokenHash(std::string_view text, TokenClass cls) {
   if (cls == TokenClass::kWord) return XXH3_64bits(text.data(), text.size());
+  // A literal (true, false, null...) stands for its key: the text up to and including its
+  // last ':', hashed with the seed "logfold" + 3 (none: the empty key).
+  if (cls == TokenClass::kLiteral) {
+    const std::size_t colon = text.rfind(':');
+    return XXH3_64bits_withSeed(text.data(), colon == std::string_view::npos ? 0 : colon + 1,
+                                0x6c6f67666f6c6403ULL);
+  }
   if (cls != TokenClass::kDigitWord) return ClassHash(cls);
   std::string shape;
   int digit_runs = 0;

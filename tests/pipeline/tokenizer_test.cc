@@ -37,7 +37,11 @@ void ExpectWellFormed(std::string_view message, const std::vector<Token>& tokens
   std::size_t prev_end = 0;
   for (const Token& t : tokens) {
     ASSERT_GE(t.offset, prev_end);
-    ASSERT_GT(t.length, 0u);
+    if (t.cls == TokenClass::kEmpty) {
+      ASSERT_EQ(t.length, 0u);  // an empty value
+    } else {
+      ASSERT_GT(t.length, 0u);
+    }
     ASSERT_LE(std::size_t{t.offset} + t.length, message.size());
     for (char c : message.substr(t.offset, t.length)) {
       ASSERT_NE(c, ' ');
@@ -124,6 +128,70 @@ TEST(TokenizerSplitTest, TemplateCanBeRebuiltFromOffsets) {
   EXPECT_EQ(tokens[5].cls, TokenClass::kIPv4);
   EXPECT_EQ(tokens[7].cls, TokenClass::kInteger);
   EXPECT_EQ(tokens[8].cls, TokenClass::kDigitWord);
+}
+
+// --- values of issue #14's "splits" classes -----------------------------------------------
+
+// The class of each token of `message`, by name, for readable expectations.
+std::vector<std::string> ClassNames(std::string_view message) {
+  std::vector<std::string> out;
+  for (const Token& t : Tok(message)) out.emplace_back(TokenClassName(t.cls));
+  return out;
+}
+
+TEST(TokenizerValueClassTest, Base64IdsAreOpaqueIdsWithOrWithoutSlashOrPlus) {
+  EXPECT_EQ(Tokenizer::Classify("SHA256:AbCdEf/gh+IjK0LmNoPqRs4TuVwX"), TokenClass::kHex);
+  EXPECT_EQ(Tokenizer::Classify("SHA256:ZYx9wvUTsrqPONmlk1jihg7FEDcb"), TokenClass::kHex);
+  EXPECT_EQ(Tokenizer::Classify("Kq9xP2mZ7wRb4TnY1vLc"), TokenClass::kHex);
+  // Names switch kinds rarely; paths start with '/'; too short is not random enough.
+  EXPECT_EQ(Tokenizer::Classify("Http2ServerHandlerFactory"), TokenClass::kDigitWord);
+  EXPECT_EQ(Tokenizer::Classify("/Ab1/Cd2/Ef3/Gh4/Ij5"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("Kq9xP2mZ7wRb"), TokenClass::kDigitWord);
+}
+
+TEST(TokenizerValueClassTest, LiteralsAreValuesOnlyAfterAKey) {
+  EXPECT_EQ(
+      ClassNames("overlap:true enabled=null flag: False returned true"),
+      (std::vector<std::string>{"literal", "word", "literal", "word", "literal", "word", "word"}));
+  EXPECT_EQ(Tokenizer::Classify("visible:FALSE"), TokenClass::kLiteral);
+  EXPECT_EQ(Tokenizer::Classify("overlap:truthy"), TokenClass::kWord);
+}
+
+TEST(TokenizerValueClassTest, MonthAndWeekdayNamesNextToANumberAreDates) {
+  EXPECT_EQ(
+      ClassNames("at Mon Jun 12 13:10:01 2005 on"),
+      (std::vector<std::string>{"word", "datetime", "datetime", "int", "datetime", "int", "word"}));
+  EXPECT_EQ(ClassNames("Date: Sun, 06 Nov 1994 GMT"),
+            (std::vector<std::string>{"word", "datetime", "int", "datetime", "int", "word"}));
+  EXPECT_EQ(Tokenizer::Classify("12-Jun-2005"), TokenClass::kDateTime);
+  EXPECT_EQ(Tokenizer::Classify("12/Jun/2005:13:10:01"), TokenClass::kDateTime);
+  // Not next to a number, or not capitalised: words.
+  EXPECT_EQ(ClassNames("the May release, may 5"),
+            (std::vector<std::string>{"word", "word", "word", "word", "int"}));
+  EXPECT_EQ(Tokenizer::Classify("12-Jux-2005"), TokenClass::kDigitWord);
+}
+
+TEST(TokenizerValueClassTest, EmptyValuesAreZeroLengthTokens) {
+  const std::string_view msg = "set to () [] \"\" {} key= k2=v a=,b";
+  const std::vector<Token> tokens = Tok(msg);
+  ExpectWellFormed(msg, tokens);
+  EXPECT_EQ(Texts(msg, tokens), (std::vector<std::string>{"set", "to", "", "", "", "", "key", "",
+                                                          "k2", "v", "a", "", "b"}));
+  EXPECT_EQ(tokens[2].offset, msg.find(')'));  // inside its brackets
+  EXPECT_EQ(tokens[7].offset, msg.find("key=") + 4);
+  EXPECT_EQ(Tok("value=").size(), 2u);  // a key at the end
+}
+
+TEST(TokenizerValueClassTest, HostNamesHoldingADigit) {
+  EXPECT_EQ(Tokenizer::Classify("host-82-135-142-1.customer.example.net"), TokenClass::kHostPort);
+  EXPECT_EQ(Tokenizer::Classify("dsl.static-81-22.kpn.nl"), TokenClass::kHostPort);
+  // Java names end in a class name, versions and files in digits or two labels.
+  EXPECT_EQ(Tokenizer::Classify("org.apache.hadoop.v2.MRAppMaster"), TokenClass::kDigitWord);
+  EXPECT_EQ(Tokenizer::Classify("file1.txt"), TokenClass::kDigitWord);
+  // Short names only after a word that introduces a host.
+  EXPECT_EQ(
+      ClassNames("from node-246 rhost=dn228 on en0"),
+      (std::vector<std::string>{"word", "hostport", "word", "hostport", "word", "digitword"}));
 }
 
 // --- classification ------------------------------------------------------------------------
@@ -367,7 +435,14 @@ TEST(TokenizerLimitsTest, DefaultMaxTokensIs128) {
 TEST(TokenizerHostileTest, EmptyAndWhiteSpaceOnly) {
   EXPECT_TRUE(Tok("").empty());
   EXPECT_TRUE(Tok(" ").empty());
-  EXPECT_TRUE(Tok(" \t\r\n\v\f  ,;=()[]{}\"'<>|").empty());
+  // Separators only: no token but the empty values among them ("=" after no token is not
+  // one; (), [], {} are).
+  const std::vector<Token> empties = Tok(" \t\r\n\v\f  ,;=()[]{}\"'<>|");
+  ASSERT_EQ(empties.size(), 3u);
+  for (const Token& t : empties) {
+    EXPECT_EQ(t.cls, TokenClass::kEmpty);
+    EXPECT_EQ(t.length, 0u);
+  }
 }
 
 TEST(TokenizerHostileTest, NulBytesSeparateTokens) {
@@ -484,6 +559,22 @@ TEST(TokenizerKernelTest, EveryKernelGivesTheDefinitionsTokens) {
     std::string line;
     const std::size_t len = rng() % 200;
     for (std::size_t j = 0; j < len; ++j) line += kAlphabet[rng() % kAlphabet.size()];
+    lines.push_back(line);
+  }
+  // Random sentences of the words the context rules and empty values look at.
+  static constexpr std::string_view kWords[] = {
+      "Mon",    "Jun", "june",     "12",           "13:10:01",    "2005",  ",",
+      "from",   "to",  "node-246", "dn228",        "true",        "False", "null",
+      "key=",   "=",   ":",        "()",           "[]",          "{}",    "\"\"",
+      "''",     "(a",  "b)",       "overlap:true", "12-Jun-2005", "x",     "host",
+      "rhost=", "1.5"};
+  for (int i = 0; i < 3000; ++i) {
+    std::string line;
+    const std::size_t words = rng() % 30;
+    for (std::size_t j = 0; j < words; ++j) {
+      line += kWords[rng() % std::size(kWords)];
+      if (rng() % 3 != 0) line += ' ';
+    }
     lines.push_back(line);
   }
   lines.push_back(std::string(64, 'a'));

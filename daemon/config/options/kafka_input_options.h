@@ -28,6 +28,27 @@ struct KafkaInputOptions {
   // not accept. The ones logfold sets itself (group.id, bootstrap.servers,
   // enable.auto.commit, partition.assignment.strategy...) are refused.
   std::map<std::string, std::string> properties;
+
+  // Exactly-once mode (daemon/kafka_eos/): the input folds on its own thread, one merger per
+  // assigned partition, and produces to the config's one kafka output in transactions that
+  // also hold the changed open groups (to `changelog_topic`, compacted) and the consumed
+  // offsets. Needs exactly one output, of type kafka.
+  bool exactly_once = false;
+  // The compacted topic of open groups, keyed "<topic>/<partition>/<group id>"; a partition's
+  // records go to its number modulo the changelog's partition count. Required with
+  // exactly_once; logfold does not create it.
+  std::string changelog_topic;
+  // The producer's transactional.id: stable across restarts of one instance (a restart then
+  // aborts what the crashed run left open at once) and different for every instance of the
+  // group. "": "logfold-<group_id>-<input name>", which suits one instance per host only.
+  std::string transactional_id;
+  // What a partition does when its changelog does not match its committed offset (the
+  // changelog topic was deleted, truncated or corrupted): stop (the partition is not consumed
+  // and the error logged until an operator acts) or empty (it is consumed from its committed
+  // offset with no open groups: the counts of the groups open at the last commit are lost,
+  // counted in logfold_kafka_changelog_resets_total).
+  enum class ChangelogRecovery : std::uint8_t { kStop, kEmpty };
+  ChangelogRecovery changelog_recovery = ChangelogRecovery::kStop;
   bool operator==(const KafkaInputOptions&) const = default;
 };
 

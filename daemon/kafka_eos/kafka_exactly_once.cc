@@ -1,0 +1,830 @@
+// KafkaExactlyOnce: the consumer thread, its per-partition mergers, the transactions that
+// commit events, changelog and offsets together, and the restore of a partition's groups
+// from the changelog when it is assigned (or when a failed transaction is rolled back).
+#include "daemon/kafka_eos/kafka_exactly_once.h"
+
+#include <librdkafka/rdkafkacpp.h>
+#include <spdlog/spdlog.h>
+#include <time.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "daemon/kafka_eos/changelog_codec.h"
+#include "daemon/runtime/thread_name.h"
+#include "daemon/runtime/wall_clock.h"
+#include "pipeline/event_json.h"
+
+namespace logfold {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+using PartitionKey = std::pair<std::string, std::int32_t>;
+
+constexpr std::size_t kMaxBatch = 1024;
+constexpr int kPollMs = 100;
+constexpr TimeUs kFlushIntervalUs = 100'000;
+constexpr int kTxnTimeoutMs = 30'000;
+constexpr auto kRestoreTimeout = std::chrono::seconds(60);
+constexpr auto kErrorLogInterval = std::chrono::seconds(10);
+
+std::string Labels(std::string_view name) {
+  return "input=\"" + Metrics::EscapeLabelValue(name) + "\",proto=\"kafka\"";
+}
+
+void Set(RdKafka::Conf& conf, const std::string& key, const std::string& value) {
+  std::string err;
+  if (conf.set(key, value, err) != RdKafka::Conf::CONF_OK) {
+    throw std::runtime_error("kafka property " + key + ": " + err);
+  }
+}
+
+const char* CompressionCodec(KafkaCompression c) {
+  switch (c) {
+    case KafkaCompression::kNone:
+      return "none";
+    case KafkaCompression::kGzip:
+      return "gzip";
+    case KafkaCompression::kSnappy:
+      return "snappy";
+    case KafkaCompression::kLz4:
+      return "lz4";
+    case KafkaCompression::kZstd:
+      return "zstd";
+  }
+  return "none";
+}
+
+// The value of a JSON string field `"name":"..."` of an encoded event (escapes kept: a key
+// only needs to be stable); empty when absent.
+std::string_view StringField(std::string_view record, std::string_view needle) {
+  const std::size_t at = record.find(needle);
+  if (at == std::string_view::npos) return {};
+  const std::size_t start = at + needle.size();
+  std::size_t end = start;
+  while (end < record.size() && record[end] != '"') end += record[end] == '\\' ? 2 : 1;
+  return record.substr(start, std::min(end, record.size()) - start);
+}
+
+// The options that key groups, as one number: restored groups resume folding only under the
+// same (as the state directory's checkpoints do).
+std::uint64_t GroupKeySettings(const MergerOptions& o) {
+  std::string key = "2|";
+  for (ScopeField f : o.scope) key += static_cast<char>('a' + static_cast<int>(f));
+  key += '|' + std::to_string(o.tokenizer.max_tokens) + '|' + std::to_string(o.annotate) + '|';
+  key += std::to_string(o.infer_header) + '|';
+  key += std::to_string(o.weights.word) + '|' + std::to_string(o.weights.pairs);
+  for (float w : o.weights.by_class) key += '|' + std::to_string(w);
+  return XXH3_64bits(key.data(), key.size());
+}
+
+// What of a group the changelog must follow: a record is written when it changes.
+std::uint64_t GroupDigest(const GroupState& g) {
+  const std::uint64_t fields[] = {g.count_total,
+                                  g.count_since,
+                                  static_cast<std::uint64_t>(g.last_activity_us),
+                                  static_cast<std::uint64_t>(g.hold_start_us),
+                                  static_cast<std::uint64_t>(g.last_seen_us),
+                                  static_cast<std::uint64_t>(g.max_distance)};
+  return XXH3_64bits(fields, sizeof fields);
+}
+
+}  // namespace
+
+struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSink {
+  struct Partition {
+    std::string topic;
+    std::int32_t partition = 0;
+    std::string prefix;  // of its changelog keys
+    std::int32_t changelog_partition = 0;
+    std::unique_ptr<WindowMerger> merger;
+    std::int64_t next_offset = -1;       // after the last record folded; -1: none yet
+    std::int64_t committed_offset = -1;  // as of the last committed transaction
+    // Group id -> digest, as the changelog holds it (`written`) and as the open transaction
+    // writes it (`pending`, becomes `written` once committed).
+    std::unordered_map<std::uint64_t, std::uint64_t> written, pending;
+    bool dirty = false;  // records or events since the last commit
+    TimeUs event_clock = INT64_MIN, event_clock_wall = 0;
+  };
+
+  Impl(const std::string& input_name, Options opts, Metrics& metrics)
+      : name(input_name),
+        options(std::move(opts)),
+        parser(options.parser),
+        settings_key(GroupKeySettings(options.merger)),
+        received(metrics.GetCounter("logfold_received_total", "Lines received.", Labels(name))),
+        bytes(metrics.GetCounter("logfold_received_bytes_total",
+                                 "Bytes received (datagram payloads, frames).", Labels(name))),
+        truncated(metrics.GetCounter("logfold_truncated_total", "Messages cut to max_message_size.",
+                                     Labels(name))),
+        errors(metrics.GetCounter("logfold_input_errors_total", "Input errors, by kind.",
+                                  Labels(name) + ",error=\"kafka\"")),
+        rebalances(metrics.GetCounter("logfold_kafka_rebalances_total",
+                                      "Partition assignments and revocations", Labels(name))),
+        txn_commits(metrics.GetCounter("logfold_kafka_transactions_total",
+                                       "Exactly-once transactions, by result",
+                                       Labels(name) + ",result=\"commit\"")),
+        txn_aborts(metrics.GetCounter("logfold_kafka_transactions_total",
+                                      "Exactly-once transactions, by result",
+                                      Labels(name) + ",result=\"abort\"")),
+        restored_groups(metrics.GetCounter("logfold_kafka_changelog_restored_groups_total",
+                                           "Open groups restored from the changelog",
+                                           Labels(name))),
+        resets(metrics.GetCounter(
+            "logfold_kafka_changelog_resets_total",
+            "Partitions consumed with no open groups because their changelog did not match "
+            "(changelog_recovery: empty)",
+            Labels(name))),
+        scope_split(metrics.GetCounter(
+            "logfold_kafka_scope_split_total",
+            "Kafka records whose scope (engine.scope) was last seen on another partition",
+            Labels(name))),
+        assigned_gauge(std::make_shared<std::atomic<std::int64_t>>(0)),
+        restore_us_gauge(std::make_shared<std::atomic<std::int64_t>>(0)) {
+    metrics.AddGauge("logfold_kafka_assigned_partitions", "Partitions assigned to this member",
+                     Labels(name), [g = assigned_gauge] { return static_cast<double>(g->load()); });
+    metrics.AddGauge("logfold_kafka_changelog_restore_seconds",
+                     "Time the latest restore of a partition's groups from the changelog took",
+                     Labels(name),
+                     [g = restore_us_gauge] { return static_cast<double>(g->load()) / 1e6; });
+    const KafkaInputOptions& in = options.input;
+    std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
+    for (const auto& [key, value] : in.properties) Set(*conf, key, value);
+    Set(*conf, "bootstrap.servers", in.brokers);
+    Set(*conf, "group.id", in.group_id);
+    // Offsets are committed only inside the transactions.
+    Set(*conf, "enable.auto.commit", "false");
+    Set(*conf, "enable.auto.offset.store", "false");
+    Set(*conf, "isolation.level", "read_committed");
+    Set(*conf, "partition.assignment.strategy", "cooperative-sticky");
+    if (in.properties.count("auto.offset.reset") == 0) Set(*conf, "auto.offset.reset", "earliest");
+    if (in.properties.count("client.id") == 0) Set(*conf, "client.id", "logfold-" + name);
+    std::string err;
+    if (conf->set("rebalance_cb", static_cast<RdKafka::RebalanceCb*>(this), err) !=
+            RdKafka::Conf::CONF_OK ||
+        conf->set("event_cb", static_cast<RdKafka::EventCb*>(this), err) !=
+            RdKafka::Conf::CONF_OK) {
+      throw std::runtime_error("kafka: " + err);
+    }
+    consumer.reset(RdKafka::KafkaConsumer::create(conf.get(), err));
+    if (!consumer) throw std::runtime_error("kafka consumer: " + err);
+
+    // The changelog reader: assigned one changelog partition at a time, never commits.
+    std::unique_ptr<RdKafka::Conf> rconf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
+    for (const auto& [key, value] : in.properties) Set(*rconf, key, value);
+    Set(*rconf, "bootstrap.servers", in.brokers);
+    Set(*rconf, "group.id", in.group_id + ".changelog-reader");
+    Set(*rconf, "enable.auto.commit", "false");
+    Set(*rconf, "isolation.level", "read_committed");
+    Set(*rconf, "enable.partition.eof", "true");
+    Set(*rconf, "auto.offset.reset", "earliest");
+    if (rconf->set("event_cb", static_cast<RdKafka::EventCb*>(this), err) !=
+        RdKafka::Conf::CONF_OK) {
+      throw std::runtime_error("kafka: " + err);
+    }
+    restorer.reset(RdKafka::KafkaConsumer::create(rconf.get(), err));
+    if (!restorer) throw std::runtime_error("kafka changelog reader: " + err);
+    transactional_id =
+        in.transactional_id.empty() ? "logfold-" + in.group_id + "-" + name : in.transactional_id;
+    producer = MakeProducer();
+  }
+
+  std::unique_ptr<RdKafka::Producer> MakeProducer() {
+    const KafkaSinkOptions& out = options.output;
+    std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
+    for (const auto& [key, value] : out.properties) Set(*conf, key, value);
+    Set(*conf, "bootstrap.servers", out.brokers);
+    Set(*conf, "transactional.id", transactional_id);
+    Set(*conf, "enable.idempotence", "true");
+    Set(*conf, "acks", "all");
+    Set(*conf, "compression.codec", CompressionCodec(out.compression));
+    if (out.properties.count("linger.ms") == 0) Set(*conf, "linger.ms", "20");
+    std::string err;
+    if (conf->set("event_cb", static_cast<RdKafka::EventCb*>(this), err) !=
+        RdKafka::Conf::CONF_OK) {
+      throw std::runtime_error("kafka: " + err);
+    }
+    std::unique_ptr<RdKafka::Producer> p(RdKafka::Producer::create(conf.get(), err));
+    if (!p) throw std::runtime_error("kafka transactional producer: " + err);
+    return p;
+  }
+
+  // ---- errors ----
+
+  void event_cb(RdKafka::Event& event) override {
+    if (event.type() == RdKafka::Event::EVENT_ERROR) {
+      errors.fetch_add(1, std::memory_order_relaxed);
+      LogThrottled(std::string("kafka: ") + RdKafka::err2str(event.err()) + ": " + event.str());
+    } else if (event.type() == RdKafka::Event::EVENT_LOG &&
+               event.severity() <= RdKafka::Event::EVENT_SEVERITY_WARNING) {
+      spdlog::warn("input {}: librdkafka {}: {}", name, event.fac(), event.str());
+    }
+  }
+
+  void LogThrottled(const std::string& what) {
+    std::lock_guard lock(log_mu);  // librdkafka's threads call event_cb too
+    const auto now = SteadyClock::now();
+    if (now < next_error_log) {
+      ++suppressed;
+      return;
+    }
+    next_error_log = now + kErrorLogInterval;
+    spdlog::warn("input {}: {}{}", name, what,
+                 suppressed == 0 ? std::string()
+                                 : " (" + std::to_string(std::exchange(suppressed, 0)) +
+                                       " similar suppressed)");
+  }
+
+  // ---- the transaction ----
+
+  // Producer calls fail with an RdKafka::Error the caller owns.
+  static std::string Take(RdKafka::Error* e) {
+    std::unique_ptr<RdKafka::Error> owned(e);
+    return owned ? owned->str() : std::string();
+  }
+
+  // Connects the transactional producer (fencing any earlier producer of this
+  // transactional.id: what a crashed run left open is aborted). Retries until stopped.
+  bool InitTransactions() {
+    while (!stopping.load()) {
+      std::unique_ptr<RdKafka::Error> e(producer->init_transactions(kTxnTimeoutMs));
+      if (!e) return true;
+      errors.fetch_add(1, std::memory_order_relaxed);
+      spdlog::error("input {}: kafka init_transactions ({}): {}", name, transactional_id, e->str());
+      if (e->is_fatal()) producer = MakeProducer();
+    }
+    return false;
+  }
+
+  void BeginIfNeeded() {
+    if (txn_open) return;
+    if (std::string e = Take(producer->begin_transaction()); !e.empty()) {
+      spdlog::error("input {}: kafka begin_transaction: {}", name, e);
+      errors.fetch_add(1, std::memory_order_relaxed);
+      broken = true;
+      return;
+    }
+    txn_open = true;
+  }
+
+  // Produces one record inside the open transaction, waiting while librdkafka's queue is full.
+  void Produce(const std::string& topic, std::int32_t partition, std::string_view key,
+               const std::string* value) {
+    BeginIfNeeded();
+    while (true) {
+      const RdKafka::ErrorCode err =
+          producer->produce(topic, partition, RdKafka::Producer::RK_MSG_COPY,
+                            value == nullptr ? nullptr : const_cast<char*>(value->data()),
+                            value == nullptr ? 0 : value->size(),
+                            key.empty() ? nullptr : key.data(), key.size(), 0, nullptr);
+      if (err == RdKafka::ERR__QUEUE_FULL) {
+        producer->poll(10);
+        continue;
+      }
+      if (err != RdKafka::ERR_NO_ERROR) {
+        // The transaction cannot commit without this record: it is rolled back.
+        spdlog::error("input {}: kafka produce to {}: {}", name, topic, RdKafka::err2str(err));
+        errors.fetch_add(1, std::memory_order_relaxed);
+        broken = true;
+      }
+      return;
+    }
+  }
+
+  // EventSink: every event of every partition's merger goes to the output topic, in the
+  // open transaction.
+  void OnEvent(const Event& e) override {
+    event_buf.clear();
+    AppendEventJson(e, event_buf);
+    std::string_view key;
+    if (options.output.key == KafkaKey::kGroupId) {
+      key = StringField(event_buf, "\"group_id\":\"");
+    } else if (options.output.key == KafkaKey::kHost) {
+      key = StringField(event_buf, "\"host\":\"");
+    }
+    Produce(options.output.topic, RdKafka::Topic::PARTITION_UA, key, &event_buf);
+    if (current != nullptr) current->dirty = true;
+  }
+
+  // Writes what changed of `p`'s groups since the last commit, and its marker.
+  void WriteChangelog(Partition& p) {
+    p.pending.clear();
+    p.merger->ExportGroups([&](const GroupState& g) {
+      const std::uint64_t digest = GroupDigest(g);
+      p.pending[g.id] = digest;
+      const auto w = p.written.find(g.id);
+      if (w != p.written.end() && w->second == digest) return;
+      EncodeGroup(g, settings_key, writer, value_buf);
+      Produce(options.input.changelog_topic, p.changelog_partition,
+              ChangelogGroupKey(p.prefix, g.id), &value_buf);
+    });
+    for (const auto& [id, digest] : p.written) {
+      if (p.pending.count(id) == 0) {
+        Produce(options.input.changelog_topic, p.changelog_partition,
+                ChangelogGroupKey(p.prefix, id), nullptr);
+      }
+    }
+    if (p.next_offset >= 0) {
+      EncodeMarker({p.next_offset, p.merger->id_counter(), settings_key}, value_buf);
+      Produce(options.input.changelog_topic, p.changelog_partition, ChangelogMarkerKey(p.prefix),
+              &value_buf);
+    }
+  }
+
+  // Commits one transaction: events so far, changed groups, offsets. On failure it is
+  // aborted and false returned; the caller rolls the partitions back (Rewind).
+  bool CommitTransaction() {
+    bool any = txn_open || broken;
+    for (auto& [key, p] : parts) any = any || p.dirty;
+    if (!any) return true;
+    std::vector<RdKafka::TopicPartition*> offsets;
+    std::string error;
+    if (!broken) {
+      BeginIfNeeded();
+      for (auto& [key, p] : parts) {
+        if (p.dirty) WriteChangelog(p);
+        if (p.next_offset >= 0) {
+          offsets.push_back(RdKafka::TopicPartition::create(p.topic, p.partition, p.next_offset));
+        }
+      }
+    }
+    if (broken) {
+      error = "a record could not be produced";
+    } else if (!offsets.empty()) {
+      std::unique_ptr<RdKafka::ConsumerGroupMetadata> meta(consumer->groupMetadata());
+      error = Take(producer->send_offsets_to_transaction(offsets, meta.get(), kTxnTimeoutMs));
+    }
+    RdKafka::TopicPartition::destroy(offsets);
+    bool fatal = false;
+    if (error.empty()) {
+      std::unique_ptr<RdKafka::Error> e(producer->commit_transaction(kTxnTimeoutMs));
+      if (e) {
+        error = e->str();
+        fatal = e->is_fatal();
+      }
+    }
+    txn_open = false;
+    if (error.empty()) {
+      txn_commits.fetch_add(1, std::memory_order_relaxed);
+      for (auto& [key, p] : parts) {
+        if (p.dirty) p.written.swap(p.pending);
+        p.pending.clear();
+        p.dirty = false;
+        p.committed_offset = p.next_offset;
+      }
+      return true;
+    }
+    txn_aborts.fetch_add(1, std::memory_order_relaxed);
+    errors.fetch_add(1, std::memory_order_relaxed);
+    spdlog::error("input {}: kafka transaction failed, rolled back to the last commit: {}", name,
+                  error);
+    broken = false;
+    if (!fatal) {
+      if (std::string e = Take(producer->abort_transaction(kTxnTimeoutMs)); !e.empty()) {
+        spdlog::error("input {}: kafka abort_transaction: {}", name, e);
+        fatal = true;
+      }
+    }
+    if (fatal) {
+      // Fenced (another producer took this transactional.id) or broken for good: a new
+      // producer, whose init fences what is left of this one.
+      producer = MakeProducer();
+      InitTransactions();
+    }
+    return false;
+  }
+
+  // ---- partitions ----
+
+  Partition NewPartition(const std::string& topic, std::int32_t partition) {
+    Partition p;
+    p.topic = topic;
+    p.partition = partition;
+    p.prefix = ChangelogPrefix(topic, partition);
+    p.changelog_partition = changelog_partitions > 0 ? partition % changelog_partitions : 0;
+    MergerOptions mo = options.merger;
+    // Group ids differ between partitions and stay the same for one partition across runs
+    // (its id counter is restored with its groups).
+    const std::string seed = options.input.group_id + "/" + p.prefix;
+    mo.id_seed = XXH3_64bits(seed.data(), seed.size());
+    p.merger = std::make_unique<WindowMerger>(std::move(mo));
+    return p;
+  }
+
+  // Learns the changelog topic's partition count; false (logged) when it does not exist.
+  bool ReadChangelogPartitions() {
+    std::string err;
+    std::unique_ptr<RdKafka::Topic> topic(
+        RdKafka::Topic::create(producer.get(), options.input.changelog_topic, nullptr, err));
+    RdKafka::Metadata* md = nullptr;
+    if (!topic || producer->metadata(false, topic.get(), &md, 10'000) != RdKafka::ERR_NO_ERROR) {
+      return false;
+    }
+    std::unique_ptr<RdKafka::Metadata> owned(md);
+    if (md->topics()->empty() || md->topics()->front()->err() != RdKafka::ERR_NO_ERROR ||
+        md->topics()->front()->partitions()->empty()) {
+      return false;
+    }
+    changelog_partitions = static_cast<std::int32_t>(md->topics()->front()->partitions()->size());
+    return true;
+  }
+
+  // Rebuilds `p`'s merger from the changelog (read to its last committed record) and checks
+  // it against `committed` (the group's committed offset, -1 if none). "" or the error.
+  // CPU time of the calling thread: on a loaded machine the wall time of a restore says more
+  // about the neighbours than about the restore.
+  static std::int64_t ThreadCpuUs() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
+  }
+
+  std::string Restore(Partition& p, std::int64_t committed) {
+    const auto start = SteadyClock::now();
+    const std::int64_t cpu_start = ThreadCpuUs();
+    if (changelog_partitions == 0 && !ReadChangelogPartitions()) {
+      return "changelog topic \"" + options.input.changelog_topic +
+             "\" does not exist (create it with cleanup.policy=compact)";
+    }
+    p.changelog_partition = p.partition % changelog_partitions;
+    std::map<std::string, std::string> groups;  // key -> value
+    std::string marker_value;
+    bool have_marker = false;
+    std::vector<RdKafka::TopicPartition*> tp = {RdKafka::TopicPartition::create(
+        options.input.changelog_topic, p.changelog_partition, RdKafka::Topic::OFFSET_BEGINNING)};
+    std::string error;
+    if (restorer->assign(tp) != RdKafka::ERR_NO_ERROR) error = "cannot read the changelog";
+    const auto deadline = start + kRestoreTimeout;
+    while (error.empty()) {
+      if (SteadyClock::now() >= deadline) {
+        error = "timed out reading the changelog";
+        break;
+      }
+      std::unique_ptr<RdKafka::Message> m(restorer->consume(500));
+      if (m->err() == RdKafka::ERR__PARTITION_EOF) break;
+      if (m->err() == RdKafka::ERR__TIMED_OUT) continue;
+      if (m->err() != RdKafka::ERR_NO_ERROR) {
+        error = "reading changelog topic \"" + options.input.changelog_topic + "\": " + m->errstr();
+        break;
+      }
+      const std::string* key = m->key();
+      if (key == nullptr || key->compare(0, p.prefix.size(), p.prefix) != 0) continue;
+      if (IsMarkerKey(*key, p.prefix)) {
+        have_marker = m->payload() != nullptr;
+        marker_value.assign(static_cast<const char*>(m->payload()), m->len());
+      } else if (m->payload() == nullptr) {
+        groups.erase(*key);
+      } else {
+        groups[*key].assign(static_cast<const char*>(m->payload()), m->len());
+      }
+    }
+    restorer->unassign();
+    RdKafka::TopicPartition::destroy(tp);
+    if (!error.empty()) return error;
+    ChangelogMarker marker;
+    if (have_marker) {
+      if (std::string e = DecodeMarker(marker_value, marker); !e.empty()) {
+        return "changelog marker of " + p.prefix + ": " + e;
+      }
+    }
+    if (committed >= 0 ? !have_marker || marker.next_offset != committed
+                       : have_marker || !groups.empty()) {
+      return "the changelog does not match the committed offset (" +
+             (have_marker ? "marker at " + std::to_string(marker.next_offset) : "no marker") +
+             ", committed " + (committed >= 0 ? std::to_string(committed) : "none") +
+             "): it was deleted, truncated or recreated";
+    }
+    Partition fresh = NewPartition(p.topic, p.partition);
+    std::vector<SavedGroup> saved(groups.size());
+    std::size_t i = 0;
+    for (const auto& [key, value] : groups) {
+      std::uint64_t key_settings = 0;
+      if (std::string e = DecodeGroup(value, saved[i], key_settings); !e.empty()) {
+        return "changelog record " + key + ": " + e;
+      }
+      ++i;
+    }
+    current = &fresh;
+    for (const SavedGroup& g : saved) {
+      // A group that cannot resume (the settings that key groups changed) is summarised at
+      // once; its record stays in `written` with no digest, so the next commit removes it.
+      fresh.written[g.id] = 0;
+      fresh.merger->ImportGroup(g.View(), marker.settings_key == settings_key, *this);
+    }
+    current = nullptr;
+    if (have_marker) fresh.merger->RestoreIdCounter(marker.id_counter);
+    fresh.merger->ExportGroups([&](const GroupState& g) { fresh.written[g.id] = GroupDigest(g); });
+    fresh.next_offset = fresh.committed_offset = committed;
+    restored_groups.fetch_add(saved.size(), std::memory_order_relaxed);
+    restore_us_gauge->store(
+        std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - start).count());
+    spdlog::info(
+        "input {}: restored {} open group(s) of {} from the changelog in {} ms ({} ms CPU on "
+        "this thread)",
+        name, saved.size(), p.prefix,
+        std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - start).count(),
+        (ThreadCpuUs() - cpu_start) / 1000);
+    p = std::move(fresh);
+    return "";
+  }
+
+  // Restores `p` for consuming from `committed`; false when changelog_recovery "stop" keeps
+  // it from being consumed.
+  bool RestoreOrRecover(Partition& p, std::int64_t committed) {
+    const std::string error = Restore(p, committed);
+    if (error.empty()) return true;
+    errors.fetch_add(1, std::memory_order_relaxed);
+    if (options.input.changelog_recovery == KafkaInputOptions::ChangelogRecovery::kStop) {
+      spdlog::error(
+          "input {}: partition {}: {}; not consuming it (see config/README.md, exactly-once "
+          "mode: changelog_recovery)",
+          name, p.prefix, error);
+      return false;
+    }
+    spdlog::warn(
+        "input {}: partition {}: {}; consuming from offset {} with no open groups "
+        "(changelog_recovery: empty)",
+        name, p.prefix, error, committed);
+    resets.fetch_add(1, std::memory_order_relaxed);
+    Partition fresh = NewPartition(p.topic, p.partition);
+    fresh.next_offset = fresh.committed_offset = committed;
+    fresh.dirty = true;  // the next commit writes a marker that matches
+    p = std::move(fresh);
+    return true;
+  }
+
+  // After a failed transaction: every partition back to its last commit.
+  void Rewind() {
+    for (auto it = parts.begin(); it != parts.end();) {
+      Partition& p = it->second;
+      const std::int64_t committed = p.committed_offset;
+      if (!RestoreOrRecover(p, committed)) {
+        stopped_parts.push_back(it->first);
+        it = parts.erase(it);
+        continue;
+      }
+      const RdKafka::TopicPartition* tp = RdKafka::TopicPartition::create(
+          p.topic, p.partition, committed >= 0 ? committed : RdKafka::Topic::OFFSET_BEGINNING);
+      if (const RdKafka::ErrorCode err = consumer->seek(*tp, 10'000);
+          err != RdKafka::ERR_NO_ERROR) {
+        spdlog::error("input {}: kafka seek {}: {}", name, p.prefix, RdKafka::err2str(err));
+      }
+      delete tp;
+      ++it;
+    }
+  }
+
+  void rebalance_cb(RdKafka::KafkaConsumer* c, RdKafka::ErrorCode err,
+                    std::vector<RdKafka::TopicPartition*>& partitions) override {
+    rebalances.fetch_add(1, std::memory_order_relaxed);
+    if (err == RdKafka::ERR__ASSIGN_PARTITIONS) {
+      // Our own open transaction would hold the changelog's last stable offset back, and a
+      // restore reads only up to it: it is committed first.
+      if (txn_open && !CommitTransaction()) Rewind();
+      // The committed offsets first: with read_committed, librdkafka waits for a transaction
+      // still pending on them, so the changelog read after is the one they were committed with.
+      std::vector<RdKafka::TopicPartition*> committed;
+      for (const auto* p : partitions) {
+        committed.push_back(RdKafka::TopicPartition::create(p->topic(), p->partition()));
+      }
+      if (const RdKafka::ErrorCode e = c->committed(committed, kTxnTimeoutMs);
+          e != RdKafka::ERR_NO_ERROR) {
+        spdlog::error("input {}: kafka committed offsets: {}", name, RdKafka::err2str(e));
+      }
+      std::vector<RdKafka::TopicPartition*> stop;
+      for (const auto* tp : committed) {
+        const std::int64_t offset = tp->offset() >= 0 ? tp->offset() : -1;
+        Partition p = NewPartition(tp->topic(), tp->partition());
+        if (!RestoreOrRecover(p, offset)) {
+          stopped_parts.emplace_back(tp->topic(), tp->partition());
+          stop.push_back(RdKafka::TopicPartition::create(tp->topic(), tp->partition()));
+          continue;
+        }
+        parts.insert_or_assign({tp->topic(), tp->partition()}, std::move(p));
+      }
+      RdKafka::TopicPartition::destroy(committed);
+      std::unique_ptr<RdKafka::Error> e(c->incremental_assign(partitions));
+      if (e) spdlog::error("input {}: kafka assign: {}", name, e->str());
+      if (!stop.empty()) c->pause(stop);
+      RdKafka::TopicPartition::destroy(stop);
+      spdlog::info("input {}: assigned {} partition(s), {} consumed in all", name,
+                   partitions.size(), parts.size());
+    } else {
+      const bool lost = err != RdKafka::ERR__REVOKE_PARTITIONS || c->assignment_lost();
+      std::vector<PartitionKey> revoked;
+      for (const auto* tp : partitions) revoked.emplace_back(tp->topic(), tp->partition());
+      bool rewind = false;
+      if (!lost) {
+        // The revoked partitions' groups are summarised and committed with their offsets
+        // before the next owner can take them.
+        for (const PartitionKey& key : revoked) {
+          const auto it = parts.find(key);
+          if (it == parts.end()) continue;
+          current = &it->second;
+          it->second.merger->FlushAll(*this);
+          it->second.dirty = true;
+          current = nullptr;
+        }
+        rewind = !CommitTransaction();
+      } else if (txn_open) {
+        // The partitions may be someone else's already: nothing of ours may commit.
+        Take(producer->abort_transaction(kTxnTimeoutMs));
+        txn_open = false;
+        txn_aborts.fetch_add(1, std::memory_order_relaxed);
+        rewind = true;
+      }
+      for (const PartitionKey& key : revoked) {
+        parts.erase(key);
+        stopped_parts.erase(std::remove(stopped_parts.begin(), stopped_parts.end(), key),
+                            stopped_parts.end());
+      }
+      if (rewind) Rewind();
+      std::unique_ptr<RdKafka::Error> e(c->incremental_unassign(partitions));
+      if (e) spdlog::error("input {}: kafka unassign: {}", name, e->str());
+      spdlog::info("input {}: revoked {} partition(s), {} left", name, partitions.size(),
+                   parts.size());
+    }
+    assigned_gauge->store(static_cast<std::int64_t>(parts.size() + stopped_parts.size()));
+  }
+
+  // ---- consuming ----
+
+  void Fold(const RdKafka::Message& m) {
+    const auto it = parts.find({m.topic_name(), m.partition()});
+    if (it == parts.end()) return;  // revoked, or stopped by a changelog error
+    Partition& p = it->second;
+    if (m.offset() < p.next_offset) return;  // fetched before a rewind's seek
+    std::string_view value(static_cast<const char*>(m.payload()), m.len());
+    bytes.fetch_add(value.size(), std::memory_order_relaxed);
+    received.fetch_add(1, std::memory_order_relaxed);
+    if (!value.empty() && value.back() == '\n') value.remove_suffix(1);
+    if (value.size() > options.input.max_message_size) {
+      value = value.substr(0, options.input.max_message_size);
+      truncated.fetch_add(1, std::memory_order_relaxed);
+    }
+    const TimeUs now = WallClockNowUs();
+    parser.Parse(value, now, record);
+    NoteScope(p);
+    TimeUs t = now;
+    if (options.event_time) {
+      t = record.EventTime();
+      if (t > p.event_clock) p.event_clock = t, p.event_clock_wall = now;
+    }
+    current = &p;
+    p.merger->Add(record, t, *this);
+    current = nullptr;
+    p.next_offset = m.offset() + 1;
+    p.dirty = true;
+  }
+
+  // Counts a record whose scope was last seen on another partition (bounded map).
+  void NoteScope(const Partition& p) {
+    const std::uint64_t scope = ScopeHash(record, options.merger.scope);
+    const std::uint32_t where = static_cast<std::uint32_t>(std::hash<std::string>{}(p.prefix));
+    if (scope_partition.size() >= (1u << 20)) scope_partition.clear();
+    const auto [it, added] = scope_partition.try_emplace(scope, where);
+    if (!added && it->second != where) {
+      scope_split.fetch_add(1, std::memory_order_relaxed);
+      it->second = where;
+    }
+  }
+
+  void FlushDue(TimeUs now) {
+    for (auto& [key, p] : parts) {
+      TimeUs t = now;
+      if (options.event_time && p.event_clock != INT64_MIN) {
+        t = p.event_clock + (now - p.event_clock_wall);
+      }
+      current = &p;
+      p.merger->Flush(t, *this);
+      current = nullptr;
+    }
+  }
+
+  void Run() {
+    if (!InitTransactions()) return;
+    if (!ReadChangelogPartitions()) {
+      spdlog::error(
+          "input {}: changelog topic \"{}\" does not exist or cannot be read; create it "
+          "(cleanup.policy=compact, as many partitions as the input topics) — partitions are "
+          "not consumed until it exists",
+          name, options.input.changelog_topic);
+      errors.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (const RdKafka::ErrorCode err = consumer->subscribe(options.input.topics);
+        err != RdKafka::ERR_NO_ERROR) {
+      spdlog::error("input {}: kafka subscribe: {}", name, RdKafka::err2str(err));
+      errors.fetch_add(1, std::memory_order_relaxed);
+    }
+    auto next_commit =
+        SteadyClock::now() + std::chrono::microseconds(options.input.commit_interval_us);
+    TimeUs last_flush = WallClockNowUs();
+    while (!stopping.load()) {
+      std::unique_ptr<RdKafka::Message> m(consumer->consume(kPollMs));
+      for (std::size_t n = 1; m != nullptr; ++n) {
+        const RdKafka::ErrorCode err = m->err();
+        if (err == RdKafka::ERR_NO_ERROR) {
+          Fold(*m);
+        } else if (err == RdKafka::ERR__TIMED_OUT) {
+          break;
+        } else if (err != RdKafka::ERR__PARTITION_EOF) {
+          errors.fetch_add(1, std::memory_order_relaxed);
+          LogThrottled("kafka: " + m->errstr());
+          break;
+        }
+        if (n == kMaxBatch) break;  // before consume() takes one more
+        m.reset(consumer->consume(0));
+      }
+      const TimeUs now = WallClockNowUs();
+      if (now - last_flush >= kFlushIntervalUs) {
+        FlushDue(now);
+        last_flush = now;
+      }
+      if (SteadyClock::now() >= next_commit || broken) {
+        if (!CommitTransaction()) Rewind();
+        next_commit =
+            SteadyClock::now() + std::chrono::microseconds(options.input.commit_interval_us);
+      }
+      producer->poll(0);
+    }
+    // Leaving the group revokes every partition: their groups are summarised and committed
+    // in rebalance_cb.
+    if (const RdKafka::ErrorCode err = consumer->close(); err != RdKafka::ERR_NO_ERROR) {
+      spdlog::warn("input {}: kafka close: {}", name, RdKafka::err2str(err));
+    }
+    if (txn_open) CommitTransaction();
+    restorer->close();
+    spdlog::info("input {}: left consumer group {}", name, options.input.group_id);
+  }
+
+  const std::string name;
+  const Options options;
+  const SyslogParser parser;
+  const std::uint64_t settings_key;
+  Metrics::Counter& received;
+  Metrics::Counter& bytes;
+  Metrics::Counter& truncated;
+  Metrics::Counter& errors;
+  Metrics::Counter& rebalances;
+  Metrics::Counter& txn_commits;
+  Metrics::Counter& txn_aborts;
+  Metrics::Counter& restored_groups;
+  Metrics::Counter& resets;
+  Metrics::Counter& scope_split;
+  // Shared with the gauges, which may outlive this input inside Metrics.
+  std::shared_ptr<std::atomic<std::int64_t>> assigned_gauge;
+  std::shared_ptr<std::atomic<std::int64_t>> restore_us_gauge;
+  std::string transactional_id;
+  std::unique_ptr<RdKafka::KafkaConsumer> consumer;
+  std::unique_ptr<RdKafka::KafkaConsumer> restorer;
+  std::unique_ptr<RdKafka::Producer> producer;
+  std::atomic<bool> stopping{false};
+
+  // The consumer thread's (librdkafka calls rebalance_cb on it, inside consume and close).
+  std::map<PartitionKey, Partition> parts;
+  std::vector<PartitionKey> stopped_parts;  // assigned but not consumed (changelog errors)
+  std::int32_t changelog_partitions = 0;
+  bool txn_open = false;
+  bool broken = false;           // a produce failed: the open transaction must abort
+  Partition* current = nullptr;  // whose merger is emitting
+  LogRecord record;
+  std::string event_buf, value_buf;
+  CheckpointWriter writer;
+  std::unordered_map<std::uint64_t, std::uint32_t> scope_partition;
+  std::mutex log_mu;
+  SteadyClock::time_point next_error_log{};
+  std::uint64_t suppressed = 0;
+};
+
+KafkaExactlyOnce::KafkaExactlyOnce(std::string name, Options options, Metrics& metrics)
+    : name_(std::move(name)), impl_(std::make_unique<Impl>(name_, std::move(options), metrics)) {}
+
+KafkaExactlyOnce::~KafkaExactlyOnce() {
+  Stop(std::chrono::steady_clock::now());
+  Join();
+}
+
+void KafkaExactlyOnce::Start() {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this] { impl_->Run(); });
+  NameThread(thread_, "lf-eos-" + name_);
+}
+
+void KafkaExactlyOnce::Stop(std::chrono::steady_clock::time_point /*deadline*/) {
+  impl_->stopping.store(true);
+}
+
+void KafkaExactlyOnce::Join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace logfold
