@@ -34,6 +34,10 @@ Parts:
   tls      syslog over TLS (RFC 5425, TLS 1.3, one connection): logfold's tls input next to its
            plain tcp input and to rsyslog's imtcp with the ossl (or gtls) driver, same client
            (bench/e2e_tls.py), lines/s and server CPU µs per line. Not in the default --parts.
+  kafka    one logfold kafka input consuming a pre-filled topic on a local broker (the jars of
+           scripts/kafka-fixture), next to kcat reading the same topic to /dev/null in the same
+           run: lines/s and lines per CPU-second of each (bench/e2e_kafka.py). Not in the
+           default --parts.
   api      the live view at 1M open groups (--quick: 10k): GET /api/groups every 100 ms for
            --api-seconds, answer time p50/p99/max, and the RSS the workers' snapshot marks add.
            With --poll-api, the tcp and scaling parts poll the API every 100 ms during each
@@ -230,6 +234,8 @@ class Logfold(Server):
         wait_for(lambda: self.check_alive() or bound(self.metrics_port, "tcp"), 15,
                  "logfold's metrics endpoint")
         for i in inputs:
+            if "port" not in i:
+                continue  # kafka: nothing to bind
             proto = "udp" if i["type"] == "udp" else "tcp"  # tls and relp listen on TCP
             wait_for(lambda: self.check_alive() or bound(i["port"], proto), 15,
                      "logfold's %s input" % i["type"])
@@ -853,6 +859,9 @@ def main():
                 if r["groups_open"] != r["lines"]:
                     failures.append("memory: %d lines opened %d groups" % (
                         r["lines"], r["groups_open"]))
+        if "kafka" in parts:
+            import e2e_kafka
+            e2e_kafka.run(sys.modules[__name__], a, corpus, lines, runs, workdir, raw, failures)
         if "api" in parts:
             groups = 10000 if a.quick else 1000000
             log("api: %d open groups" % groups)

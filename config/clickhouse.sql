@@ -17,6 +17,8 @@
 --
 -- A table made before message_base64 existed takes it with
 --   ALTER TABLE logfold.events ADD COLUMN message_base64 String AFTER message
+-- and, before event_id existed, with
+--   ALTER TABLE logfold.events ADD COLUMN event_id String AFTER kind
 --
 -- Retention: 18.16 has no TTL. Partitions are days, so old data is dropped a day at a time,
 -- e.g. from cron:  ALTER TABLE logfold.events DROP PARTITION 20261101
@@ -26,7 +28,8 @@ CREATE DATABASE IF NOT EXISTS logfold;
 CREATE TABLE IF NOT EXISTS logfold.events
 (
     -- every event
-    kind            String,            -- 'first', 'summary' (or 'annotate' in annotate mode)
+    kind            String,            -- 'first', 'summary', 'new_value' (or 'annotate' in annotate mode)
+    event_id        String,            -- events from a kafka input: the same after a replay ('' otherwise)
     group_id        String,            -- 16 hex digits; unique per daemon run, reused after a restart
     fingerprint     String,            -- the group's 64-bit SimHash, 16 hex digits
     host            String,            -- '' when the line had none
@@ -58,7 +61,8 @@ CREATE TABLE IF NOT EXISTS logfold.events
 
     -- Derived on insert. Lines this row stands for: sum(lines) over any set of rows is the
     -- number of syslog lines they account for (1 per first event, `count` per summary).
-    lines           UInt64 MATERIALIZED if(kind = 'summary', count, 1),
+    -- (a new_value notice stands for none: its line is counted in the group's next summary).
+    lines           UInt64 MATERIALIZED multiIf(kind = 'summary', count, kind = 'new_value', 0, 1),
     -- When the row's lines happened: the line's time, or the summary's last_seen.
     event_time      DateTime('UTC') MATERIALIZED if(kind = 'summary', last_seen, time)
 )

@@ -78,6 +78,10 @@ struct Event {
   // kNewValue: the slots that took a new value, the line's value counted in.
   std::span<const SlotSummary> slots;
   bool hosts_truncated = false;
+  // The origin of the first line this event covers (kFirst, kAnnotate, kNewValue: the line;
+  // kSummary: the first line absorbed since the group's previous event); stream 0 when the
+  // input gives none. A replay of the same lines yields the same origins.
+  LineOrigin origin;
 };
 
 // Receives events synchronously on the engine's thread.

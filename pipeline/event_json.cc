@@ -345,6 +345,17 @@ void AppendSlots(std::span<const SlotSummary> slots, std::string& out) {
 void AppendEventJson(const Event& e, std::string& out) {
   out += "{\"kind\":\"";
   out += EventKindName(e.kind);
+  if (e.origin.stream != 0) {
+    // Deterministic: the same lines replayed (Kafka after a crash) give the same id, so a
+    // store keeping one row per id drops the replays. The kind tells apart a line's first or
+    // new_value event from a summary whose first covered line it is.
+    out += "\",\"event_id\":\"";
+    AppendHex64(e.origin.stream, out);
+    out += '-';
+    AppendInt(e.origin.position, out);
+    out += '-';
+    out += EventKindName(e.kind)[0];
+  }
   out += "\",\"group_id\":\"";
   AppendHex64(e.group_id, out);
   if (e.kind == EventKind::kAnnotate) {

@@ -10,6 +10,8 @@
 namespace logfold {
 
 // Appends `event` as one JSON object and a '\n' to `out`. No allocation beyond out's growth.
+// An event with an origin (Event::origin) carries "event_id":"<stream hex>-<position>-<k>",
+// k the kind's initial (f, s, a, n).
 void AppendEventJson(const Event& event, std::string& out);
 
 // Appends `s` as a JSON string literal (quotes included). Invalid UTF-8 bytes become U+FFFD,

@@ -59,6 +59,7 @@ void LogRecord::Clear() {
   structured_data.clear();
   message.clear();
   json_fields.clear();
+  origin = {};
   scope_salt = 0;
 }
 
@@ -95,6 +96,7 @@ void LogRecordView::CopyTo(LogRecord& out) const {
   out.structured_data.assign(structured_data);
   out.message.assign(message);
   out.json_fields.clear();
+  out.origin = origin;
   out.scope_salt = scope_salt;
 }
 

@@ -14,6 +14,15 @@ namespace logfold {
 // sees is passed in, so tests and replays control it fully.
 using TimeUs = std::int64_t;
 
+// Where a line came from, for inputs that can name the same line again after a restart (a
+// Kafka partition and offset). Events carry the origin of the first line they cover, so a
+// replay produces the same event ids (pipeline/event_json.h). `stream` 0: no origin.
+struct LineOrigin {
+  std::uint64_t stream = 0;    // e.g. a hash of topic and partition; never 0 when set
+  std::int64_t position = -1;  // e.g. the record's offset in that partition
+  bool operator==(const LineOrigin&) const = default;
+};
+
 // How a line's bytes are to be interpreted.
 enum class InputFormat : std::uint8_t {
   kSyslog,  // RFC 5424 or RFC 3164, detected per line; raw fallback when neither fits
@@ -58,6 +67,7 @@ struct LogRecord {
   std::string structured_data;  // RFC 5424 SD verbatim ("" when NILVALUE or absent)
   std::string message;          // MSG (BOM removed), or the whole line in raw mode
   std::string json_fields;      // JSON mode: the object minus the message field, as JSON text
+  LineOrigin origin;            // set by inputs that have one (Kafka)
   // Set by an input whose sources must never share a group (a Kafka partition: its groups
   // are summarised when the partition moves to another consumer); mixed into the scope hash.
   // 0: none.
@@ -82,6 +92,7 @@ struct LogRecordView {
   bool has_timestamp = false;
   TimeUs timestamp_us = 0;
   TimeUs arrival_us = 0;
+  LineOrigin origin;
   std::uint32_t scope_salt = 0;  // as LogRecord::scope_salt
 
   // The same fields over `copy`, a copy of the bytes `raw` views (same length).

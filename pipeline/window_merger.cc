@@ -208,7 +208,9 @@ void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
   }
   if (fp) g.max_distance = std::max(g.max_distance, HammingDistance(*fp, g.fingerprint));
   ++g.count_total;
-  ++g.count_since;
+  if (g.count_since++ == 0 && (r.origin.stream != 0 || g.extras != nullptr)) {
+    Extras(g).since_origin = r.origin;
+  }
   g.last.Assign(r);
   g.first_seen = std::min(g.first_seen, r.EventTime());
   g.last_seen = std::max(g.last_seen, r.EventTime());

@@ -56,6 +56,7 @@ void WindowMerger::Impl::EmitLine(EventKind kind, std::uint32_t slot, const LogR
   e.max_distance = g.max_distance;
   e.level = line.header.level;
   e.logger = line.header.logger;
+  e.origin = r.origin;
   if (kind == EventKind::kAnnotate) {
     ++stats.events_annotate;
   } else {
@@ -83,6 +84,7 @@ void WindowMerger::Impl::EmitSummary(std::uint32_t slot, SummaryReason reason, b
   e.first_seen_us = g.first_seen;
   e.last_seen_us = g.last_seen;
   e.max_distance = g.max_distance;
+  if (g.extras != nullptr) e.origin = g.extras->since_origin;
   if (g.body != 0) {
     const MessageHeader h = ParseMessageHeader(first_record.message);
     e.level = h.level;
@@ -181,6 +183,7 @@ void WindowMerger::Impl::EmitNewValue(std::uint32_t slot, const LogRecord& r, st
   e.level = line.header.level;
   e.logger = line.header.logger;
   e.slots = slot_summaries;
+  e.origin = r.origin;
   ++stats.events_new_value;
   sink.OnEvent(e);
 }

@@ -65,6 +65,9 @@ struct WindowMerger::Impl {
     // lines of the group's own token count (a line aligned across a gap is not counted).
     std::vector<SlotStats> slots;
     bool hosts_truncated = false;
+    // Of the first line counted in count_since (its summary's id); only lines that have an
+    // origin (a Kafka input's) make a group keep one.
+    LineOrigin since_origin;
   };
 
   // One open group (or a free slot). Kept small: everything of a group but its samples' text

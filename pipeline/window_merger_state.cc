@@ -27,6 +27,7 @@ void WindowMerger::Impl::ExportGroups(const std::function<void(const GroupState&
     s.first = &first_record;
     s.last = g.last.empty() ? nullptr : &last_record;
     if (g.extras != nullptr) {
+      s.since_origin = g.extras->since_origin;
       s.hosts = g.extras->hosts;
       s.hosts_truncated = g.extras->hosts_truncated;
       s.slots = g.extras->slots;
@@ -75,6 +76,7 @@ void WindowMerger::Impl::ImportGroup(const GroupState& s, bool resume, EventSink
   g.hold_start = std::max(s.hold_start_us, newest_hold);
   g.max_distance = s.max_distance;
   g.extras.reset();
+  if (s.since_origin.stream != 0) Extras(g).since_origin = s.since_origin;
   if (!s.hosts.empty() || s.hosts_truncated) {
     GroupExtras& x = Extras(g);
     x.hosts.assign(s.hosts.begin(), s.hosts.end());

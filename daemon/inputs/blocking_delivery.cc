@@ -16,15 +16,16 @@ BlockingDelivery::BlockingDelivery(std::uint32_t input, IngestTarget& target,
     : input_(input), target_(target), share_(std::move(share)), gate_(std::make_shared<Gate>()) {}
 
 bool BlockingDelivery::Deliver(std::span<const std::string_view> lines, TimeUs arrival_us,
-                               std::uint32_t scope_salt) {
+                               std::uint32_t scope_salt, std::span<const LineOrigin> origins) {
   if (lines.empty()) return !stopped();
   bool registered = false;
   while (true) {
     if (stopped()) return false;
     const bool fits = share_ == nullptr || share_->Fits(lines.size());
-    if (fits && (scope_salt == 0
-                     ? target_.TryDeliverShared(input_, lines, arrival_us, share_)
-                     : target_.TryDeliverSalted(input_, lines, arrival_us, share_, scope_salt))) {
+    const bool plain = scope_salt == 0 && origins.empty();
+    if (fits && (plain ? target_.TryDeliverShared(input_, lines, arrival_us, share_)
+                       : target_.TryDeliverSalted(input_, lines, arrival_us, share_, scope_salt,
+                                                  origins))) {
       return true;
     }
     if (!registered) {

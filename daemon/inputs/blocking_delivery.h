@@ -24,10 +24,10 @@ class BlockingDelivery {
                    std::shared_ptr<QueueShare> share = nullptr);
 
   // True once `lines` were taken (at once or after waiting); false if Stop() came first,
-  // and then none of them were taken.
-  // A nonzero `scope_salt` goes with the lines (IngestTarget::TryDeliverSalted).
+  // and then none of them were taken. A nonzero `scope_salt` goes with the lines, and
+  // `origins`, when given, names each line's origin (both: IngestTarget::TryDeliverSalted).
   bool Deliver(std::span<const std::string_view> lines, TimeUs arrival_us,
-               std::uint32_t scope_salt = 0);
+               std::uint32_t scope_salt = 0, std::span<const LineOrigin> origins = {});
   void Stop();
   bool stopped() const;
 

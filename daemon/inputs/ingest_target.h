@@ -54,12 +54,18 @@ class IngestTarget {
   // once it took a line.
   virtual void Checkpoint(bool /*close_all*/, std::function<void(bool)> done) { done(true); }
 
-  // Lines that must never share a group with lines of another source (a Kafka partition):
-  // like TryDeliverShared, with `scope_salt` (nonzero) set on each record, which keeps its
-  // groups apart (LogRecord::scope_salt). Routed to the worker of the unsalted scope.
+  // Like TryDeliverShared, for inputs that know more about their lines (Kafka):
+  // - `scope_salt` (nonzero) marks lines that must never share a group with lines of another
+  //   source (a Kafka partition): it is set on each record and keeps its groups apart
+  //   (LogRecord::scope_salt). Routed to the worker of the unsalted scope. 0: none.
+  // - `origins` (empty, or `origins[i]` for `lines[i]`) says where each line came from, for
+  //   inputs that can name a line again after a restart: the events carry the origin of the
+  //   first line they cover, hence ids that a replay reproduces (LogRecord::origin).
+  // The default drops both.
   virtual bool TryDeliverSalted(std::uint32_t input, std::span<const std::string_view> lines,
                                 TimeUs arrival_us, const std::shared_ptr<QueueShare>& share,
-                                std::uint32_t /*scope_salt*/) {
+                                std::uint32_t /*scope_salt*/,
+                                std::span<const LineOrigin> /*origins*/ = {}) {
     return TryDeliverShared(input, lines, arrival_us, share);
   }
   // Like Checkpoint, but instead of waiting for windows it summarises now the open groups of

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "daemon/inputs/blocking_delivery.h"
+#include "daemon/inputs/kafka_partitions.h"
 #include "daemon/runtime/thread_name.h"
 #include "daemon/runtime/wall_clock.h"
 
@@ -82,7 +83,8 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
                                    "Offset commits of lines covered by confirmed events",
                                    Labels(name))),
         assigned_gauge(std::make_shared<std::atomic<std::int64_t>>(0)),
-        lag_gauge(std::make_shared<std::atomic<std::int64_t>>(0)) {
+        lag_gauge(std::make_shared<std::atomic<std::int64_t>>(0)),
+        partition_info(metrics, Labels(name)) {
     metrics.AddGauge("logfold_kafka_assigned_partitions", "Partitions assigned to this member",
                      Labels(name), [g = assigned_gauge] { return static_cast<double>(g->load()); });
     metrics.AddGauge("logfold_kafka_consumer_lag",
@@ -126,7 +128,10 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
                     std::vector<RdKafka::TopicPartition*>& partitions) override {
     rebalances.fetch_add(1, std::memory_order_relaxed);
     if (err == RdKafka::ERR__ASSIGN_PARTITIONS) {
-      for (const auto* p : partitions) delivered[{p->topic(), p->partition()}] = -1;
+      for (const auto* p : partitions) {
+        delivered[{p->topic(), p->partition()}] = -1;
+        partition_info.Assign(p->topic(), p->partition());
+      }
       std::unique_ptr<RdKafka::Error> e(c->incremental_assign(partitions));
       if (e) spdlog::error("input {}: kafka assign: {}", name, e->str());
       spdlog::info("input {}: assigned {} partition(s), {} in all", name, partitions.size(),
@@ -157,6 +162,7 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
         delivered.erase({p->topic(), p->partition()});
         stored.erase({p->topic(), p->partition()});
         in_flight_offsets.erase({p->topic(), p->partition()});
+        partition_info.Revoke(p->topic(), p->partition());
       }
       std::unique_ptr<RdKafka::Error> e(c->incremental_unassign(partitions));
       if (e) spdlog::error("input {}: kafka unassign: {}", name, e->str());
@@ -291,7 +297,9 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
         continue;
       }
       const std::int64_t at = offset >= 0 ? offset : low;
-      if (high > at) lag += high - at;
+      const std::int64_t behind = high > at ? high - at : 0;
+      partition_info.SetLag(key.first, key.second, behind);
+      lag += behind;
     }
     lag_gauge->store(lag);
   }
@@ -304,11 +312,13 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
     }
     std::vector<std::unique_ptr<RdKafka::Message>> messages;
     std::vector<std::string_view> lines;
+    std::vector<LineOrigin> origins;  // per line: its partition's stream and its offset
     auto next_lag = SteadyClock::now();
     next_commit = SteadyClock::now() + std::chrono::microseconds(options.commit_interval_us);
     while (!stopping.load()) {
       messages.clear();
       lines.clear();
+      origins.clear();
       std::unique_ptr<RdKafka::Message> m(
           consumer->consume(static_cast<int>(kPollTimeout.count())));
       while (m != nullptr) {
@@ -345,6 +355,8 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
         const auto at = delivered.find(key);
         if (at != delivered.end()) {
           lines.clear();
+          origins.clear();
+          const std::uint64_t stream = partition_info.Stream(key.first, key.second);
           std::uint64_t byte_count = 0;
           for (std::size_t i = run; i < end; ++i) {
             std::string_view value(static_cast<const char*>(messages[i]->payload()),
@@ -356,10 +368,12 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
               truncated.fetch_add(1, std::memory_order_relaxed);
             }
             lines.push_back(value);
+            origins.push_back({stream, messages[i]->offset()});
           }
           bytes.fetch_add(byte_count, std::memory_order_relaxed);
           received.fetch_add(lines.size(), std::memory_order_relaxed);
-          if (!delivery.Deliver(lines, WallClockNowUs(), PartitionSalt(key.first, key.second))) {
+          if (!delivery.Deliver(lines, WallClockNowUs(), PartitionSalt(key.first, key.second),
+                                origins)) {
             stopped = true;  // not committed
             break;
           }
@@ -396,6 +410,7 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
   // Shared with the gauges, which may outlive this input inside Metrics.
   std::shared_ptr<std::atomic<std::int64_t>> assigned_gauge;
   std::shared_ptr<std::atomic<std::int64_t>> lag_gauge;
+  KafkaPartitions partition_info;  // consumer thread only; stream ids and per-partition lag
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
   std::atomic<bool> stopping{false};
   std::atomic<SteadyClock::rep> stop_deadline{0};

@@ -37,6 +37,11 @@ class DiskBufferedSink final : public Sink {
   using Sink::Stop;
   bool Stop(std::chrono::steady_clock::time_point deadline, std::string* unsent) override;
   std::size_t buffered_bytes() const override;
+  // A batch is safe once the inner sink confirmed it or it is in the disk buffer (written to
+  // its file, which outlives a crash of the daemon: the next start sends it). So the inner
+  // sink's mark covers everything submitted so far, and a busy output still confirms.
+  std::uint64_t AcceptedMark() const override { return inner_->AcceptedMark(); }
+  bool Confirmed(std::uint64_t mark) const override { return inner_->Confirmed(mark); }
 
  private:
   void Feed();

@@ -150,6 +150,14 @@ void AppendEventSyslog(const Event& event, std::string_view app_name, std::strin
   out += kSyslogSdId;
   AppendHexParam("group", event.group_id, out);
   AppendHexParam("fp", event.fingerprint, out);
+  if (event.origin.stream != 0) {
+    // The NDJSON outputs' event_id (pipeline/event_json.h): the same after a Kafka replay.
+    char id[48];
+    const int n = std::snprintf(
+        id, sizeof id, "%016llx-%lld-%c", static_cast<unsigned long long>(event.origin.stream),
+        static_cast<long long>(event.origin.position), EventKindName(event.kind)[0]);
+    AppendParam("id", std::string_view(id, static_cast<std::size_t>(n)), out);
+  }
   if (summary) {
     AppendUintParam("count", event.count, out);
     AppendUintParam("total", event.count_total, out);

@@ -38,6 +38,13 @@ void Metrics::AddGauge(std::string_view name, std::string_view help, std::string
   e.read = std::move(read);
 }
 
+void Metrics::RemoveGauge(std::string_view name, std::string_view labels) {
+  std::lock_guard lock(mu_);
+  for (Entry& e : entries_) {
+    if (e.is_gauge && e.name == name && e.labels == labels) e.read = nullptr;
+  }
+}
+
 std::uint64_t Metrics::Value(std::string_view name, std::string_view labels) const {
   std::lock_guard lock(mu_);
   for (const Entry& e : entries_) {
@@ -74,6 +81,7 @@ std::string Metrics::RenderPrometheus() const {
   std::vector<std::string> order;
   std::map<std::string, std::vector<const Entry*>> by_name;
   for (const Entry& e : entries_) {
+    if (e.is_gauge && !e.read) continue;  // removed
     auto [it, inserted] = by_name.try_emplace(e.name);
     if (inserted) order.push_back(e.name);
     it->second.push_back(&e);
@@ -88,7 +96,7 @@ std::string Metrics::RenderPrometheus() const {
       out += name;
       if (!e->labels.empty()) out += "{" + e->labels + "}";
       if (e->is_gauge) {
-        std::snprintf(num, sizeof num, " %.17g\n", e->read ? e->read() : 0.0);
+        std::snprintf(num, sizeof num, " %.17g\n", e->read());
       } else {
         std::snprintf(num, sizeof num, " %llu\n",
                       static_cast<unsigned long long>(e->counter.load()));

@@ -32,6 +32,9 @@ class Metrics {
   // gauge whose name and labels exist replaces the earlier one's `read`.
   void AddGauge(std::string_view name, std::string_view help, std::string_view labels,
                 std::function<double()> read);
+  // Takes the gauge (name, labels) out of the exposition (a Kafka partition revoked from
+  // this member); AddGauge brings it back. Counters stay: their references must remain valid.
+  void RemoveGauge(std::string_view name, std::string_view labels);
 
   // Value of a counter, 0 if it does not exist (for tests and the stats log line).
   std::uint64_t Value(std::string_view name, std::string_view labels = "") const;
@@ -49,7 +52,7 @@ class Metrics {
     std::string name, help, labels;
     bool is_gauge = false;
     Counter counter{0};
-    std::function<double()> read;
+    std::function<double()> read;  // gauges; empty once removed (not rendered)
   };
   mutable std::mutex mu_;
   std::deque<Entry> entries_;  // deque: stable addresses

@@ -26,18 +26,18 @@ std::shared_ptr<QueueShare> WorkerPool::NewShare() {
 
 bool WorkerPool::TryDeliverShared(std::uint32_t input, std::span<const std::string_view> lines,
                                   TimeUs arrival_us, const std::shared_ptr<QueueShare>& share) {
-  return Deliver(input, lines, arrival_us, share, 0);
+  return Deliver(input, lines, arrival_us, share, 0, {});
 }
 
 bool WorkerPool::TryDeliverSalted(std::uint32_t input, std::span<const std::string_view> lines,
                                   TimeUs arrival_us, const std::shared_ptr<QueueShare>& share,
-                                  std::uint32_t scope_salt) {
-  return Deliver(input, lines, arrival_us, share, scope_salt);
+                                  std::uint32_t scope_salt, std::span<const LineOrigin> origins) {
+  return Deliver(input, lines, arrival_us, share, scope_salt, origins);
 }
 
 bool WorkerPool::Deliver(std::uint32_t input, std::span<const std::string_view> lines,
                          TimeUs arrival_us, const std::shared_ptr<QueueShare>& share,
-                         std::uint32_t scope_salt) {
+                         std::uint32_t scope_salt, std::span<const LineOrigin> origins) {
   if (lines.empty()) return true;
   contention_->Note(share.get());
   // Each ingest thread keeps the last settings it used, for the last pool it delivered to.
@@ -80,6 +80,7 @@ bool WorkerPool::Deliver(std::uint32_t input, std::span<const std::string_view> 
       views[i] = LogRecordView{};
       views[i].raw = lines[i];
     }
+    if (!origins.empty()) views[i].origin = origins[i];
     if (n_workers > 1) {
       std::uint64_t scope;
       if (parsed) {

@@ -201,6 +201,7 @@ void WorkerPool::Run(Worker& w) {
           line.CopyTo(w.record);
         } else {
           parser.Parse(line.raw, b->arrival_us, w.record);
+          w.record.origin = line.origin;
         }
         ++w.parse_since[static_cast<int>(w.record.outcome)];
         if (b->scope_salt != 0) NoteSalt(w, settings->merger.scope, b->scope_salt);

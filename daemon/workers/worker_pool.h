@@ -89,9 +89,11 @@ class WorkerPool : public IngestTarget {
   std::shared_ptr<QueueShare> NewShare() override;
   bool TryDeliverShared(std::uint32_t input, std::span<const std::string_view> lines,
                         TimeUs arrival_us, const std::shared_ptr<QueueShare>& share) override;
+  // Salt 0: none; `origins` empty: none (IngestTarget::TryDeliverSalted).
   bool TryDeliverSalted(std::uint32_t input, std::span<const std::string_view> lines,
                         TimeUs arrival_us, const std::shared_ptr<QueueShare>& share,
-                        std::uint32_t scope_salt) override;
+                        std::uint32_t scope_salt,
+                        std::span<const LineOrigin> origins = {}) override;
   // A share's lines are released once folded and their events handed to the sinks, so: the
   // share holds nothing, then no sink holds an unwritten byte.
   bool Settled(const QueueShare& share) override;
@@ -144,7 +146,8 @@ class WorkerPool : public IngestTarget {
   struct PendingCheckpoint;
 
   bool Deliver(std::uint32_t input, std::span<const std::string_view> lines, TimeUs arrival_us,
-               const std::shared_ptr<QueueShare>& share, std::uint32_t scope_salt);
+               const std::shared_ptr<QueueShare>& share, std::uint32_t scope_salt,
+               std::span<const LineOrigin> origins);
   void QueueMarker(std::shared_ptr<CheckpointState> state, bool close_all,
                    std::shared_ptr<const std::vector<std::uint32_t>> close_salts);
   void Run(Worker& w);

@@ -96,6 +96,22 @@ TEST(SyslogEventEncoderTest, FirstEventFieldByField) {
   EXPECT_EQ(p.msg, record.message);  // the original line, not the template
 }
 
+// An event of a Kafka input's line carries its event_id (the same after a replay).
+TEST(SyslogEventEncoderTest, EventWithAnOriginCarriesItsId) {
+  const LogRecord record = SampleRecord();
+  Event e;
+  e.kind = EventKind::kFirst;
+  e.group_id = 0x1f;
+  e.fingerprint = 0xdeadbeef00c0ffee;
+  e.record = &record;
+  e.origin = {0xab, 42};
+  std::string out;
+  AppendEventSyslog(e, "logfold", out);
+  EXPECT_EQ(Parse(out).sd,
+            "[logfold@32473 group=\"000000000000001f\" fp=\"deadbeef00c0ffee\" "
+            "id=\"00000000000000ab-42-f\"]");
+}
+
 TEST(SyslogEventEncoderTest, FirstEventUsesArrivalTimeWithoutHeaderTimestamp) {
   LogRecord record = SampleRecord();
   record.has_timestamp = false;

@@ -145,6 +145,25 @@ TEST(EventJsonTest, SummaryEventWithTwoSamplesAndHost) {
   EXPECT_EQ(j["samples"][0]["host"], "web01");
 }
 
+// An event with an origin (a Kafka record) carries an id made of the origin and the kind's
+// initial; one without has no event_id at all.
+TEST(EventJsonTest, EventIdFromTheOriginOfTheFirstCoveredLine) {
+  const LogRecord r = MakeRecord("Accepted password for alice from 10.0.0.1 port 22 ssh2");
+  Event e;
+  e.kind = EventKind::kFirst;
+  e.record = &r;
+  e.count_total = 1;
+  EXPECT_FALSE(Serialise(e).contains("event_id"));
+  e.origin = {0x00000000000000abULL, 12345};
+  EXPECT_EQ(Serialise(e)["event_id"], "00000000000000ab-12345-f");
+  e.kind = EventKind::kSummary;
+  e.count = 3;
+  e.origin = {0xfedcba9876543210ULL, 0};
+  EXPECT_EQ(Serialise(e)["event_id"], "fedcba9876543210-0-s");
+  e.kind = EventKind::kNewValue;
+  EXPECT_EQ(Serialise(e)["event_id"], "fedcba9876543210-0-n");
+}
+
 TEST(EventJsonTest, SummaryOfOneLineGroupHasOneSample) {
   const LogRecord r = MakeRecord("only line");
   Event e;

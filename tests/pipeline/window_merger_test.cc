@@ -190,6 +190,48 @@ TEST(WindowMergerTest, FirstEventAtOnceAndSummaryWhenTheWindowPasses) {
   EXPECT_EQ(st.events_summary, 1u);
 }
 
+// Events carry the origin of the first line they cover: a first event its line's, a summary
+// the first line absorbed since the group's previous event (after a max_hold summary, the
+// next line's). Lines without an origin give events without one.
+TEST(WindowMergerTest, EventsCarryTheOriginOfTheFirstLineTheyCover) {
+  MergerOptions o;
+  o.window_us = 10 * kSec;
+  o.max_hold_us = 5 * kSec;
+  WindowMerger merger(o);
+  std::vector<LineOrigin> origins;
+  struct OriginSink : EventSink {
+    std::vector<LineOrigin>* out;
+    void OnEvent(const Event& e) override { out->push_back(e.origin); }
+  } origin_sink;
+  origin_sink.out = &origins;
+  LogRecord r;
+  auto add = [&](std::int64_t offset, TimeUs now) {
+    r.Clear();
+    r.message = "connection from 10.0.0." + std::to_string(offset) + " closed";
+    r.hostname = "web01";
+    r.raw = r.message;
+    r.arrival_us = now;
+    r.origin = {77, offset};
+    merger.Add(r, now, origin_sink);
+  };
+  add(100, kT0);             // first: 100
+  add(101, kT0 + 1 * kSec);  // summary 1 starts here
+  add(102, kT0 + 2 * kSec);
+  merger.Flush(kT0 + 5 * kSec, origin_sink);  // max_hold summary of 101..102
+  add(103, kT0 + 6 * kSec);                   // the next summary starts here
+  merger.FlushAll(origin_sink);
+  ASSERT_EQ(origins.size(), 3u);
+  EXPECT_EQ(origins[0], (LineOrigin{77, 100}));
+  EXPECT_EQ(origins[1], (LineOrigin{77, 101}));
+  EXPECT_EQ(origins[2], (LineOrigin{77, 103}));
+
+  Harness h;  // lines without an origin
+  h.Add("disk full on /var", kT0);
+  h.Add("disk full on /var", kT0 + 1);
+  h.FlushAll();
+  for (const Rec& e : h.sink.events) EXPECT_EQ(e.json.find("event_id"), std::string::npos);
+}
+
 TEST(WindowMergerTest, DifferentMessagesOpenDifferentGroups) {
   Harness h;
   h.Add("disk quota exceeded on volume 3", kT0);

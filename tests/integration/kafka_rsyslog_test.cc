@@ -1,0 +1,278 @@
+// A real producer: a private rsyslogd with Debian's omkafka (rsyslog-kafka), configured with
+// the README's "Scale out with Kafka" snippet, takes lines from many hosts over TCP and
+// produces them keyed by host to a 6-partition topic on a private broker; logfold consumes it.
+// Every line is accounted for, and each host's records are in one partition.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tests/support/daemon_process.h"
+#include "tests/support/kafka_broker.h"
+
+namespace logfold {
+namespace {
+
+using daemon_test::DaemonProcess;
+using daemon_test::Json;
+using daemon_test::TempDir;
+using daemon_test::WaitUntil;
+using kafka_test::KafkaBroker;
+using std::chrono::milliseconds;
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+constexpr int kSlowdown = 3;
+#else
+constexpr int kSlowdown = 1;
+#endif
+
+constexpr int kPartitions = 6;
+constexpr int kHosts = 40;
+constexpr int kLines = 4000;
+
+std::string RsyslogdPath() {
+  for (const char* candidate : {"/usr/sbin/rsyslogd", "/sbin/rsyslogd"}) {
+    if (::access(candidate, X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+bool HaveOmkafka() {
+  for (const char* dir : {"/usr/lib/x86_64-linux-gnu/rsyslog", "/usr/lib/rsyslog",
+                          "/usr/lib/aarch64-linux-gnu/rsyslog"}) {
+    if (std::filesystem::exists(std::filesystem::path(dir) / "omkafka.so")) return true;
+  }
+  return false;
+}
+
+// The README's omkafka snippet: the module, the key template and the action, with the
+// broker replaced; empty parts when the README lacks them.
+struct Snippet {
+  std::string module, key_template, action;
+};
+Snippet ReadmeOmkafka(const std::string& brokers) {
+  const std::string readme =
+      daemon_test::ReadFile(std::filesystem::path(LOGFOLD_SOURCE_DIR) / "README.md");
+  auto statement = [&](std::string_view start) -> std::string {
+    const std::size_t begin = readme.find(start);
+    if (begin == std::string::npos) return "";
+    const std::size_t end = readme.find(")\n", begin);
+    return end == std::string::npos ? "" : readme.substr(begin, end + 1 - begin);
+  };
+  Snippet s{statement("module(load=\"omkafka\")"), statement("template(name=\"host\""),
+            statement("action(type=\"omkafka\"")};
+  const std::size_t at = s.action.find("kafka1:9092");
+  if (at == std::string::npos) return {};
+  s.action.replace(at, 11, brokers);
+  return s;
+}
+
+// `rsyslogd -n` in the foreground with its own config and work directory: imtcp on an
+// ephemeral loopback port, whose lines go through the omkafka action; its own messages go
+// to a file, never to Kafka.
+class RsyslogProcess {
+ public:
+  explicit RsyslogProcess(const TempDir& dir) : dir_(dir) {}
+  ~RsyslogProcess() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      daemon_test::WaitExit(pid_, milliseconds(5000));
+    }
+  }
+  RsyslogProcess(const RsyslogProcess&) = delete;
+  RsyslogProcess& operator=(const RsyslogProcess&) = delete;
+
+  bool Start(const Snippet& omkafka, std::string& error) {
+    const std::filesystem::path work = dir_ / "rsyslog-work";
+    std::filesystem::create_directories(work);
+    const std::string conf =
+        "global(workDirectory=\"" + work.string() + "\" processInternalMessages=\"on\")\n" +
+        "module(load=\"imtcp\")\n" + omkafka.module + "\n" + omkafka.key_template + "\n" +
+        "input(type=\"imtcp\" address=\"127.0.0.1\" port=\"0\" listenPortFileName=\"" + PortFile() +
+        "\" ruleset=\"kafka\")\n" + "ruleset(name=\"kafka\") {\n" + omkafka.action + "\n}\n" +
+        "action(type=\"omfile\" file=\"" + InternalLog() + "\")\n";
+    daemon_test::WriteFile(dir_ / "rsyslog.conf", conf);
+    pid_ = daemon_test::Spawn(
+        {RsyslogdPath(), "-n", "-f", dir_ / "rsyslog.conf", "-i", dir_ / "rsyslog.pid"},
+        dir_ / "rsyslog.stdout", dir_ / "rsyslog.stderr");
+    if (pid_ < 0) {
+      error = "cannot spawn rsyslogd";
+      return false;
+    }
+    bool exited = false;
+    const bool up = WaitUntil(
+        [&] {
+          if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+            exited = true;
+            pid_ = -1;
+            return true;
+          }
+          return port() != 0;
+        },
+        milliseconds(15000));
+    if (!up || exited) {
+      error = std::string(exited ? "rsyslogd exited" : "rsyslogd did not listen within 15 s") +
+              "; config:\n" + conf + "\n" + Diagnostics();
+      return false;
+    }
+    return true;
+  }
+
+  std::uint16_t port() const {
+    const unsigned long p = std::strtoul(daemon_test::ReadFile(PortFile()).c_str(), nullptr, 10);
+    return p > 0 && p <= 65535 ? static_cast<std::uint16_t>(p) : 0;
+  }
+
+  // SIGTERM: omkafka flushes what it holds; rsyslogd exits 0.
+  std::optional<int> Stop() {
+    if (pid_ <= 0) return std::nullopt;
+    ::kill(pid_, SIGTERM);
+    const std::optional<int> code = daemon_test::WaitExit(pid_, milliseconds(30000));
+    pid_ = -1;
+    return code;
+  }
+
+  std::string Diagnostics() const {
+    return daemon_test::ReadFile(dir_ / "rsyslog.stderr") + daemon_test::ReadFile(InternalLog());
+  }
+
+ private:
+  std::string PortFile() const { return dir_ / "rsyslog-imtcp.port"; }
+  std::string InternalLog() const { return dir_ / "rsyslog-internal.log"; }
+
+  const TempDir& dir_;
+  pid_t pid_ = -1;
+};
+
+TEST(KafkaRsyslogTest, OmkafkaKeyedByHostFeedsLogfoldWithExactAccounting) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "librdkafka crashes under ThreadSanitizer (uninstrumented)";
+#endif
+  if (kafka_test::JarsDir().empty()) GTEST_SKIP() << "Kafka broker jars missing";
+  if (RsyslogdPath().empty() || !HaveOmkafka()) {
+    GTEST_SKIP() << "rsyslogd or omkafka missing (Debian packages rsyslog, rsyslog-kafka)";
+  }
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  KafkaBroker broker(dir);
+  ASSERT_TRUE(broker.Start()) << broker.error();
+  std::string error;
+  ASSERT_TRUE(kafka_test::CreateTopic(broker.brokers(), "logs", kPartitions, error)) << error;
+
+  const std::string events = dir / "events.ndjson";
+  const Json config{
+      {"log", {{"level", "info"}, {"stats_interval", "0"}}},
+      {"inputs", Json::array({{{"name", "kafka-in"},
+                               {"type", "kafka"},
+                               {"brokers", broker.brokers()},
+                               {"topics", {"logs"}},
+                               {"group_id", "logfold"}}})},
+      {"engine", {{"window", "60s"}, {"max_hold", "60s"}}},
+      {"outputs", Json::array({{{"name", "events"}, {"type", "file"}, {"path", events}}})},
+      {"metrics", {{"port", 0}}}};
+  daemon_test::WriteFile(dir / "logfold.json", config.dump(2));
+  DaemonProcess daemon(dir);
+  ASSERT_TRUE(daemon.Start(dir / "logfold.json")) << daemon.Stderr();
+
+  const Snippet snippet = ReadmeOmkafka(broker.brokers());
+  ASSERT_FALSE(snippet.module.empty() || snippet.key_template.empty() || snippet.action.empty())
+      << "README.md has no omkafka snippet with broker kafka1:9092";
+  RsyslogProcess rsyslog(dir);
+  ASSERT_TRUE(rsyslog.Start(snippet, error)) << error;
+
+  std::string feed;
+  for (int i = 0; i < kLines; ++i) {
+    feed += "<14>1 2026-11-25T10:00:00Z host" + std::to_string(i % kHosts) + " app" +
+            std::to_string(i % 4) + " - - - job " + std::to_string(i) + " finished in " +
+            std::to_string(i % 101) + " ms\n";
+  }
+  {
+    daemon_test::TcpClient client(rsyslog.port());
+    ASSERT_TRUE(client.connected());
+    ASSERT_TRUE(client.Send(feed));
+  }
+  EXPECT_TRUE(daemon.WaitMetricAtLeast("logfold_received_total", {"input=\"kafka-in\""}, kLines,
+                                       milliseconds(60000 * kSlowdown)))
+      << daemon.Stderr() << rsyslog.Diagnostics();
+  // Per-partition lag: one series per assigned partition, 0 once everything was consumed.
+  auto lag_series = [&] {
+    std::size_t n = 0;
+    std::istringstream text(daemon.Metrics());
+    for (std::string line; std::getline(text, line);) {
+      n += line.rfind(
+               "logfold_kafka_partition_lag{input=\"kafka-in\",proto=\"kafka\",topic=\"logs\","
+               "partition=\"",
+               0) == 0
+               ? 1
+               : 0;
+    }
+    return n;
+  };
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        return lag_series() == kPartitions &&
+               daemon.Metric("logfold_kafka_partition_lag", {"input=\"kafka-in\""}) == 0;
+      },
+      milliseconds(10000), milliseconds(100)))
+      << daemon.Metrics();
+  const std::optional<int> rsyslog_code = rsyslog.Stop();
+  ASSERT_TRUE(rsyslog_code.has_value());
+  EXPECT_EQ(*rsyslog_code, 0) << rsyslog.Diagnostics();
+  EXPECT_EQ(daemon.Metric("logfold_kafka_assigned_partitions", {"input=\"kafka-in\""}),
+            kPartitions);
+  EXPECT_EQ(daemon.Metric("logfold_received_total", {"input=\"kafka-in\""}), kLines)
+      << "nothing more than was fed (e.g. rsyslog's own messages)";
+  ASSERT_TRUE(daemon.Signal(SIGTERM));
+  ASSERT_EQ(daemon.WaitExit(milliseconds(30000)), 0) << daemon.Stderr();
+
+  std::vector<Json> out;
+  ASSERT_TRUE(daemon_test::ParseNdjson(daemon_test::ReadFile(events), out, error)) << error;
+  EXPECT_EQ(daemon_test::LinesAccounted(out), static_cast<std::size_t>(kLines));
+  std::set<std::string> hosts;
+  for (const Json& e : out) {
+    if (e.value("kind", "") == "first") hosts.insert(e.value("host", ""));
+  }
+  EXPECT_EQ(hosts.size(), static_cast<std::size_t>(kHosts)) << "headers survive omkafka";
+
+  // The records as rsyslog keyed them: by host, each host in one partition, spread over
+  // several partitions.
+  if (!daemon_test::HaveProgram("kcat")) GTEST_SKIP() << "kcat is not installed";
+  const daemon_test::CommandResult read =
+      daemon_test::RunCommand({"kcat", "-b", broker.brokers(), "-C", "-t", "logs", "-o",
+                               "beginning", "-e", "-q", "-f", "%k %p\n"},
+                              dir, milliseconds(30000));
+  ASSERT_EQ(read.exit_code, 0) << read.err;
+  std::map<std::string, std::set<int>> partitions_of;
+  std::set<int> used;
+  std::size_t records = 0;
+  std::istringstream lines(read.out);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t space = line.find(' ');
+    ASSERT_NE(space, std::string::npos) << line;
+    const int p = std::stoi(line.substr(space + 1));
+    partitions_of[line.substr(0, space)].insert(p);
+    used.insert(p);
+    ++records;
+  }
+  EXPECT_EQ(records, static_cast<std::size_t>(kLines));
+  EXPECT_EQ(partitions_of.size(), static_cast<std::size_t>(kHosts));
+  for (const auto& [key, parts] : partitions_of) {
+    EXPECT_EQ(key.rfind("host", 0), 0u) << key;
+    EXPECT_EQ(parts.size(), 1u) << key << " is in several partitions";
+  }
+  EXPECT_GE(used.size(), 3u);
+}
+
+}  // namespace
+}  // namespace logfold
