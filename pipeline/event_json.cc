@@ -2,6 +2,7 @@
 // JSON (invalid UTF-8 is replaced), and never allocates per field.
 #include "pipeline/event_json.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -309,6 +310,24 @@ void AppendHex64(std::uint64_t v, std::string& out) {
   char buf[16];
   for (int i = 15; i >= 0; --i, v >>= 4) buf[i] = kHex[v & 15];
   out.append(buf, 16);
+}
+
+std::string_view EventJsonStringField(std::string_view event_json, std::string_view name) {
+  // Inside a JSON string every '"' is escaped, so an unescaped "<name>":" is a field.
+  for (std::size_t at = event_json.find(name); at != std::string_view::npos;
+       at = event_json.find(name, at + 1)) {
+    const std::size_t start = at + name.size() + 3;
+    if (at == 0 || event_json[at - 1] != '"' || start > event_json.size() ||
+        event_json.substr(at + name.size(), 3) != "\":\"") {
+      continue;
+    }
+    std::size_t end = start;
+    while (end < event_json.size() && event_json[end] != '"') {
+      end += event_json[end] == '\\' ? 2 : 1;
+    }
+    return event_json.substr(start, std::min(end, event_json.size()) - start);
+  }
+  return {};
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #define LOGFOLD_PIPELINE_EVENT_JSON_H_
 
 #include <string>
+#include <string_view>
 
 #include "pipeline/event.h"
 
@@ -24,6 +25,10 @@ void AppendJsonTime(TimeUs us, std::string& out);
 
 // 16 lowercase hex digits.
 void AppendHex64(std::uint64_t v, std::string& out);
+
+// The value of the string field `name` ("group_id", "host") of an event AppendEventJson
+// wrote, escapes kept as they are (enough for a stable record key); empty when absent.
+std::string_view EventJsonStringField(std::string_view event_json, std::string_view name);
 
 }  // namespace logfold
 

@@ -18,6 +18,8 @@ namespace {
 using config_internal::Json;
 using config_internal::kHttpFormats;
 using config_internal::kInputTypes;
+using config_internal::kKafkaCompressions;
+using config_internal::kKafkaKeys;
 using config_internal::kLogLevels;
 using config_internal::kOutputTypes;
 using config_internal::NameOf;
@@ -173,5 +175,9 @@ std::string_view LogLevelName(LogLevel level) { return NameOf(kLogLevels, level)
 std::string_view InputTypeName(InputType type) { return NameOf(kInputTypes, type); }
 std::string_view OutputTypeName(OutputType type) { return NameOf(kOutputTypes, type); }
 std::string_view HttpFormatName(HttpFormat format) { return NameOf(kHttpFormats, format); }
+std::string_view KafkaCompressionName(KafkaCompression compression) {
+  return NameOf(kKafkaCompressions, compression);
+}
+std::string_view KafkaKeyName(KafkaKey key) { return NameOf(kKafkaKeys, key); }
 
 }  // namespace logfold

@@ -176,6 +176,10 @@ std::string_view LogLevelName(LogLevel level);
 std::string_view InputTypeName(InputType type);
 std::string_view OutputTypeName(OutputType type);
 std::string_view HttpFormatName(HttpFormat format);
+// librdkafka's compression.codec value for `compression` (the same words as the file's).
+std::string_view KafkaCompressionName(KafkaCompression compression);
+// The event field a Kafka output keys its records by ("group_id", "host"; "none": no key).
+std::string_view KafkaKeyName(KafkaKey key);
 
 }  // namespace logfold
 

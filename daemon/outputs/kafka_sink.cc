@@ -10,37 +10,12 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/config/config.h"
 #include "daemon/outputs/buffered_sink.h"
+#include "pipeline/event_json.h"
 
 namespace logfold {
 namespace {
-
-const char* CompressionCodec(KafkaCompression c) {
-  switch (c) {
-    case KafkaCompression::kNone:
-      return "none";
-    case KafkaCompression::kGzip:
-      return "gzip";
-    case KafkaCompression::kSnappy:
-      return "snappy";
-    case KafkaCompression::kLz4:
-      return "lz4";
-    case KafkaCompression::kZstd:
-      return "zstd";
-  }
-  return "none";
-}
-
-// The value of a JSON string field `"name":"..."` of an NDJSON event, escapes kept as they
-// are (a key only needs to be stable); empty when absent.
-std::string_view StringField(std::string_view record, std::string_view needle) {
-  const std::size_t at = record.find(needle);
-  if (at == std::string_view::npos) return {};
-  const std::size_t start = at + needle.size();
-  std::size_t end = start;
-  while (end < record.size() && record[end] != '"') end += record[end] == '\\' ? 2 : 1;
-  return record.substr(start, std::min(end, record.size()) - start);
-}
 
 class KafkaDestination final : public Destination {
  public:
@@ -69,7 +44,7 @@ class KafkaDestination final : public Destination {
     for (const auto& [k, v] : options_.properties) ok = ok && set(k, v);
     ok = ok && set("bootstrap.servers", options_.brokers) && set("acks", "all") &&
          set("enable.idempotence", "true") &&
-         set("compression.codec", CompressionCodec(options_.compression));
+         set("compression.codec", std::string(KafkaCompressionName(options_.compression)));
     if (ok && options_.properties.count("linger.ms") == 0) ok = set("linger.ms", "20");
     if (!ok) {
       rd_kafka_conf_destroy(conf);
@@ -155,12 +130,9 @@ class KafkaDestination final : public Destination {
   };
 
   bool Produce(std::string_view record) {
-    std::string_view key;
-    if (options_.key == KafkaKey::kGroupId) {
-      key = StringField(record, "\"group_id\":\"");
-    } else if (options_.key == KafkaKey::kHost) {
-      key = StringField(record, "\"host\":\"");
-    }
+    const std::string_view key = options_.key == KafkaKey::kNone
+                                     ? std::string_view()
+                                     : EventJsonStringField(record, KafkaKeyName(options_.key));
     // The opaque is the record's sequence number: delivery reports come per partition in
     // order but across partitions in any order.
     const std::uint64_t seq = next_seq_;

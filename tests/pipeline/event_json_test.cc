@@ -421,6 +421,25 @@ TEST(EventJsonTest, AppendsWithoutClearingTheBuffer) {
   EXPECT_EQ(json::parse(lines[0])["message"], "one");
 }
 
+// The Kafka outputs key records by a field read back from the event's JSON: the top-level
+// field's raw value, not the same words inside a message or another field's value.
+TEST(EventJsonTest, StringFieldIsReadFromTheEventNotFromTheMessage) {
+  LogRecord r = MakeRecord(R"(user set "host":"evil" and "group_id":"x")", "web\\01\"q");
+  Event e;
+  e.kind = EventKind::kFirst;
+  e.group_id = 0x0123456789abcdefULL;
+  e.record = &r;
+  std::string out;
+  AppendEventJson(e, out);
+  EXPECT_EQ(EventJsonStringField(out, "group_id"), "0123456789abcdef");
+  // Escapes kept as written: a key only needs to be stable.
+  EXPECT_EQ(EventJsonStringField(out, "host"), R"(web\\01\"q)");
+  EXPECT_EQ(EventJsonStringField(out, "msgid"), "");
+  EXPECT_EQ(EventJsonStringField(out, "kind"), "first");
+  EXPECT_EQ(EventJsonStringField(R"({"a":"unterminated)", "a"), "unterminated");
+  EXPECT_EQ(EventJsonStringField("", "host"), "");
+}
+
 // --- times and hex ---------------------------------------------------------------------------
 
 TEST(JsonTimeTest, EpochAndFractions) {
