@@ -214,8 +214,9 @@ class KafkaBroker {
     for (int i = 0; i < 21; ++i) cluster_id += kB64[rd() % 64];
     cluster_id += kB64[(rd() % 4) * 16];  // the last character carries 2 bits of data
     const std::string config = (root_ / "server.properties").string();
+    // "--cluster-id=<id>" as one argument: an id may start with '-'.
     const pid_t format = daemon_test::Spawn(
-        Java({"kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", config}),
+        Java({"kafka.tools.StorageTool", "format", "--cluster-id=" + cluster_id, "-c", config}),
         (root_ / "format.out").string(), (root_ / "format.err").string());
     if (daemon_test::WaitExit(format, milliseconds(60000)) != 0) {
       error_ = "storage format failed: " + daemon_test::ReadFile(root_ / "format.out") +
