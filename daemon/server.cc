@@ -332,7 +332,10 @@ void Server::StopOwnThreadInputs() {
   // a quarter of the bound (the workers and sinks need the rest).
   for (auto& k : kafkas_)
     k->Stop(shutting_down_ ? shutdown_start_ + shutdown_timeout_ / 4 : SteadyClock::now());
-  for (auto& k : kafka_eos_) k->Stop(SteadyClock::now());
+  // An exactly-once input delivers its own events (no workers, no sinks): its last
+  // transaction has until half of the bound, as the workers have.
+  for (auto& k : kafka_eos_)
+    k->Stop(shutting_down_ ? shutdown_start_ + shutdown_timeout_ / 2 : SteadyClock::now());
   for (auto& f : files_) f->Join();
   for (auto& u : unix_) u->Join();
   for (auto& j : journals_) j->Join();

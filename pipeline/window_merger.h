@@ -108,7 +108,7 @@ struct GroupState {
   std::uint64_t id = 0;
   std::uint64_t scope = 0;  // ScopeHash of its lines under the options it was opened with
   std::uint64_t count_total = 0, count_since = 0;
-  LineOrigin since_origin;  // of the first line counted in count_since (not saved on disk)
+  LineOrigin since_origin;                         // of the first line counted in count_since
   TimeUs first_seen_us = 0, last_seen_us = 0;      // event times
   TimeUs last_activity_us = 0, hold_start_us = 0;  // merger clock (window and max_hold)
   std::int32_t max_distance = 0;

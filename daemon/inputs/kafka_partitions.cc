@@ -10,18 +10,6 @@ constexpr const char* kLagHelp =
     "Records of an assigned partition not yet consumed (high watermark minus position)";
 }  // namespace
 
-std::uint64_t KafkaStream(std::string_view topic, std::int32_t partition) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  auto add = [&h](unsigned char c) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  };
-  for (const char c : topic) add(static_cast<unsigned char>(c));
-  add(0);
-  for (const char c : std::to_string(partition)) add(static_cast<unsigned char>(c));
-  return h == 0 ? 1 : h;
-}
-
 KafkaPartitions::KafkaPartitions(Metrics& metrics, std::string labels)
     : metrics_(metrics), labels_(std::move(labels)) {}
 

@@ -12,14 +12,10 @@
 #include <string_view>
 #include <utility>
 
+#include "daemon/runtime/kafka_stream.h"
 #include "daemon/runtime/metrics.h"
 
 namespace logfold {
-
-// The LineOrigin::stream of a partition's records: FNV-1a (64 bits) over the topic, a 0 byte
-// and the partition number in decimal; never 0. The same in every run and on every member of
-// the group, so the member that replays a partition after a crash reproduces the ids.
-std::uint64_t KafkaStream(std::string_view topic, std::int32_t partition);
 
 class KafkaPartitions {
  public:

@@ -66,11 +66,11 @@ void EncodeGroup(const GroupState& group, std::uint64_t settings_key, Checkpoint
 }
 
 std::string DecodeGroup(std::string_view bytes, SavedGroup& out, std::uint64_t& settings_key) {
-  Checkpoint c;
-  if (std::string error = ParseCheckpoint(bytes, c); !error.empty()) return error;
-  if (c.groups.size() != 1) return "a changelog value must hold one group";
-  settings_key = c.header.settings_key;
-  out = std::move(c.groups.front());
+  CheckpointHeader header;
+  if (std::string error = ParseSingleGroupCheckpoint(bytes, header, out); !error.empty()) {
+    return error;
+  }
+  settings_key = header.settings_key;
   return "";
 }
 

@@ -38,6 +38,7 @@ std::string DecodeMarker(std::string_view bytes, ChangelogMarker& out);
 void EncodeGroup(const GroupState& group, std::uint64_t settings_key, CheckpointWriter& writer,
                  std::string& out);
 // "" on success, else why `bytes` is not one group's value (a failed checksum included).
+// Reuses `out`'s buffers.
 std::string DecodeGroup(std::string_view bytes, SavedGroup& out, std::uint64_t& settings_key);
 
 }  // namespace logfold

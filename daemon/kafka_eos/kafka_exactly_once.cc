@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -18,10 +19,13 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/config/config.h"
 #include "daemon/kafka_eos/changelog_codec.h"
+#include "daemon/runtime/kafka_stream.h"
 #include "daemon/runtime/thread_name.h"
 #include "daemon/runtime/wall_clock.h"
 #include "pipeline/event_json.h"
+#include "pipeline/shape_map.h"
 
 namespace logfold {
 
@@ -34,6 +38,7 @@ constexpr std::size_t kMaxBatch = 1024;
 constexpr int kPollMs = 100;
 constexpr TimeUs kFlushIntervalUs = 100'000;
 constexpr int kTxnTimeoutMs = 30'000;
+constexpr int kCallSliceMs = 1'000;
 constexpr auto kRestoreTimeout = std::chrono::seconds(60);
 constexpr auto kErrorLogInterval = std::chrono::seconds(10);
 
@@ -46,33 +51,6 @@ void Set(RdKafka::Conf& conf, const std::string& key, const std::string& value) 
   if (conf.set(key, value, err) != RdKafka::Conf::CONF_OK) {
     throw std::runtime_error("kafka property " + key + ": " + err);
   }
-}
-
-const char* CompressionCodec(KafkaCompression c) {
-  switch (c) {
-    case KafkaCompression::kNone:
-      return "none";
-    case KafkaCompression::kGzip:
-      return "gzip";
-    case KafkaCompression::kSnappy:
-      return "snappy";
-    case KafkaCompression::kLz4:
-      return "lz4";
-    case KafkaCompression::kZstd:
-      return "zstd";
-  }
-  return "none";
-}
-
-// The value of a JSON string field `"name":"..."` of an encoded event (escapes kept: a key
-// only needs to be stable); empty when absent.
-std::string_view StringField(std::string_view record, std::string_view needle) {
-  const std::size_t at = record.find(needle);
-  if (at == std::string_view::npos) return {};
-  const std::size_t start = at + needle.size();
-  std::size_t end = start;
-  while (end < record.size() && record[end] != '"') end += record[end] == '\\' ? 2 : 1;
-  return record.substr(start, std::min(end, record.size()) - start);
 }
 
 // The options that key groups, as one number: restored groups resume folding only under the
@@ -104,7 +82,8 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
   struct Partition {
     std::string topic;
     std::int32_t partition = 0;
-    std::string prefix;  // of its changelog keys
+    std::string prefix;        // of its changelog keys
+    std::uint64_t stream = 0;  // its lines' LineOrigin::stream, as the at-least-once mode's
     std::int32_t changelog_partition = 0;
     std::unique_ptr<WindowMerger> merger;
     std::int64_t next_offset = -1;       // after the last record folded; -1: none yet
@@ -187,6 +166,9 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     Set(*rconf, "isolation.level", "read_committed");
     Set(*rconf, "enable.partition.eof", "true");
     Set(*rconf, "auto.offset.reset", "earliest");
+    // A restore ends at the partition's end, which librdkafka learns from a fetch that comes
+    // back empty: the broker holds such a fetch this long (500 ms by default).
+    Set(*rconf, "fetch.wait.max.ms", "10");
     if (rconf->set("event_cb", static_cast<RdKafka::EventCb*>(this), err) !=
         RdKafka::Conf::CONF_OK) {
       throw std::runtime_error("kafka: " + err);
@@ -206,7 +188,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     Set(*conf, "transactional.id", transactional_id);
     Set(*conf, "enable.idempotence", "true");
     Set(*conf, "acks", "all");
-    Set(*conf, "compression.codec", CompressionCodec(out.compression));
+    Set(*conf, "compression.codec", std::string(KafkaCompressionName(out.compression)));
     if (out.properties.count("linger.ms") == 0) Set(*conf, "linger.ms", "20");
     std::string err;
     if (conf->set("event_cb", static_cast<RdKafka::EventCb*>(this), err) !=
@@ -265,6 +247,39 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     return false;
   }
 
+  // The timeout of a transaction call: librdkafka's usual bound, or once stopping what is
+  // left until the shutdown deadline (at least 1 ms).
+  int TxnTimeoutMs() const {
+    if (!stopping.load()) return kTxnTimeoutMs;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        SteadyClock::time_point(SteadyClock::duration(stop_deadline.load())) - SteadyClock::now());
+    return static_cast<int>(std::clamp<std::int64_t>(left.count(), 1, kTxnTimeoutMs));
+  }
+
+  bool PastDeadline() const {
+    return stopping.load() &&
+           SteadyClock::now() >=
+               SteadyClock::time_point(SteadyClock::duration(stop_deadline.load()));
+  }
+
+  // A transaction call (commit, abort: librdkafka resumes each when it is called again after
+  // a retriable error, a timeout included) in calls of at most a second, until it
+  // succeeds, fails for good, or its usual bound or the shutdown deadline passes: a Stop
+  // during a call to a hung broker is bounded by its deadline. `call` takes the timeout in ms
+  // and returns librdkafka's error (owned by the caller) or null.
+  template <typename Call>
+  std::unique_ptr<RdKafka::Error> InSlices(Call&& call) {
+    const auto bound = SteadyClock::now() + std::chrono::milliseconds(kTxnTimeoutMs);
+    while (true) {
+      std::unique_ptr<RdKafka::Error> e(call(std::min(TxnTimeoutMs(), kCallSliceMs)));
+      if (!e || !e->is_retriable() || PastDeadline() || SteadyClock::now() >= bound) return e;
+    }
+  }
+
+  std::string Abort() {
+    return Take(InSlices([&](int ms) { return producer->abort_transaction(ms); }).release());
+  }
+
   void BeginIfNeeded() {
     if (txn_open) return;
     if (std::string e = Take(producer->begin_transaction()); !e.empty()) {
@@ -286,7 +301,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
                             value == nullptr ? nullptr : const_cast<char*>(value->data()),
                             value == nullptr ? 0 : value->size(),
                             key.empty() ? nullptr : key.data(), key.size(), 0, nullptr);
-      if (err == RdKafka::ERR__QUEUE_FULL) {
+      if (err == RdKafka::ERR__QUEUE_FULL && !PastDeadline()) {
         producer->poll(10);
         continue;
       }
@@ -305,14 +320,19 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
   void OnEvent(const Event& e) override {
     event_buf.clear();
     AppendEventJson(e, event_buf);
-    std::string_view key;
-    if (options.output.key == KafkaKey::kGroupId) {
-      key = StringField(event_buf, "\"group_id\":\"");
-    } else if (options.output.key == KafkaKey::kHost) {
-      key = StringField(event_buf, "\"host\":\"");
+    if (held_events != nullptr) {
+      held_events->push_back(event_buf);
+      return;
     }
-    Produce(options.output.topic, RdKafka::Topic::PARTITION_UA, key, &event_buf);
+    ProduceEvent(event_buf);
     if (current != nullptr) current->dirty = true;
+  }
+
+  void ProduceEvent(const std::string& json) {
+    const std::string_view key = options.output.key == KafkaKey::kNone
+                                     ? std::string_view()
+                                     : EventJsonStringField(json, KafkaKeyName(options.output.key));
+    Produce(options.output.topic, RdKafka::Topic::PARTITION_UA, key, &json);
   }
 
   // Writes what changed of `p`'s groups since the last commit, and its marker.
@@ -361,12 +381,14 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
       error = "a record could not be produced";
     } else if (!offsets.empty()) {
       std::unique_ptr<RdKafka::ConsumerGroupMetadata> meta(consumer->groupMetadata());
-      error = Take(producer->send_offsets_to_transaction(offsets, meta.get(), kTxnTimeoutMs));
+      // Not in slices: librdkafka (2.0) may wait past the timeout of a repeated call.
+      error = Take(producer->send_offsets_to_transaction(offsets, meta.get(), TxnTimeoutMs()));
     }
     RdKafka::TopicPartition::destroy(offsets);
     bool fatal = false;
     if (error.empty()) {
-      std::unique_ptr<RdKafka::Error> e(producer->commit_transaction(kTxnTimeoutMs));
+      std::unique_ptr<RdKafka::Error> e =
+          InSlices([&](int ms) { return producer->commit_transaction(ms); });
       if (e) {
         error = e->str();
         fatal = e->is_fatal();
@@ -385,11 +407,23 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     }
     txn_aborts.fetch_add(1, std::memory_order_relaxed);
     errors.fetch_add(1, std::memory_order_relaxed);
+    broken = false;
+    if (stopping.load()) {
+      // Stopping: the offsets did not commit either, so the next owner of these partitions
+      // reads the lines again from the last committed groups. What is left of the
+      // transaction (if the abort does not get through in time either) the broker aborts
+      // when that owner's producer fences this transactional.id, or at transaction.timeout.ms.
+      spdlog::warn(
+          "input {}: the last transaction did not commit by the shutdown deadline and is "
+          "aborted; its lines are read again by the next owner of their partitions: {}",
+          name, error);
+      if (!fatal) Abort();
+      return false;
+    }
     spdlog::error("input {}: kafka transaction failed, rolled back to the last commit: {}", name,
                   error);
-    broken = false;
     if (!fatal) {
-      if (std::string e = Take(producer->abort_transaction(kTxnTimeoutMs)); !e.empty()) {
+      if (std::string e = Abort(); !e.empty()) {
         spdlog::error("input {}: kafka abort_transaction: {}", name, e);
         fatal = true;
       }
@@ -410,6 +444,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     p.topic = topic;
     p.partition = partition;
     p.prefix = ChangelogPrefix(topic, partition);
+    p.stream = KafkaStream(topic, partition);
     p.changelog_partition = changelog_partitions > 0 ? partition % changelog_partitions : 0;
     MergerOptions mo = options.merger;
     // Group ids differ between partitions and stay the same for one partition across runs
@@ -421,12 +456,17 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
   }
 
   // Learns the changelog topic's partition count; false (logged) when it does not exist.
+  // Asked through the changelog reader, which keeps the topic and its leaders known: else its
+  // first assign waits for a metadata refresh (about a second) before it can fetch.
   bool ReadChangelogPartitions() {
     std::string err;
-    std::unique_ptr<RdKafka::Topic> topic(
-        RdKafka::Topic::create(producer.get(), options.input.changelog_topic, nullptr, err));
+    if (!changelog_handle) {
+      changelog_handle.reset(
+          RdKafka::Topic::create(restorer.get(), options.input.changelog_topic, nullptr, err));
+    }
     RdKafka::Metadata* md = nullptr;
-    if (!topic || producer->metadata(false, topic.get(), &md, 10'000) != RdKafka::ERR_NO_ERROR) {
+    if (!changelog_handle ||
+        restorer->metadata(false, changelog_handle.get(), &md, 10'000) != RdKafka::ERR_NO_ERROR) {
       return false;
     }
     std::unique_ptr<RdKafka::Metadata> owned(md);
@@ -456,7 +496,13 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
              "\" does not exist (create it with cleanup.policy=compact)";
     }
     p.changelog_partition = p.partition % changelog_partitions;
-    std::map<std::string, std::string> groups;  // key -> value
+    // The latest value of each group's key, in the order those records were written (about
+    // the order of the groups' last activity: a commit writes the groups that changed, least
+    // recently active first). Superseded and deleted values are dropped as they are read.
+    std::vector<std::string> values;              // released once superseded or deleted
+    std::vector<std::uint64_t> ids;               // of each value
+    FlatMap64<std::uint32_t, UINT32_MAX> latest;  // group id -> index of its latest value
+    std::size_t live = 0, records = 0;
     std::string marker_value;
     bool have_marker = false;
     std::vector<RdKafka::TopicPartition*> tp = {RdKafka::TopicPartition::create(
@@ -476,20 +522,41 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
         error = "reading changelog topic \"" + options.input.changelog_topic + "\": " + m->errstr();
         break;
       }
-      const std::string* key = m->key();
-      if (key == nullptr || key->compare(0, p.prefix.size(), p.prefix) != 0) continue;
-      if (IsMarkerKey(*key, p.prefix)) {
-        have_marker = m->payload() != nullptr;
-        marker_value.assign(static_cast<const char*>(m->payload()), m->len());
-      } else if (m->payload() == nullptr) {
-        groups.erase(*key);
-      } else {
-        groups[*key].assign(static_cast<const char*>(m->payload()), m->len());
+      ++records;
+      if (m->key_pointer() == nullptr) continue;
+      const std::string_view key(static_cast<const char*>(m->key_pointer()), m->key_len());
+      if (!key.starts_with(p.prefix)) continue;
+      const char* value = static_cast<const char*>(m->payload());
+      if (IsMarkerKey(key, p.prefix)) {
+        have_marker = value != nullptr;
+        marker_value.assign(value == nullptr ? "" : value, value == nullptr ? 0 : m->len());
+        continue;
       }
+      std::uint64_t id = 0;
+      const std::string_view digits = key.substr(p.prefix.size());
+      if (std::from_chars(digits.data(), digits.data() + digits.size(), id).ptr !=
+              digits.data() + digits.size() ||
+          digits.empty()) {
+        error = "changelog record \"" + std::string(key) + "\": not a group's key";
+        break;
+      }
+      if (const std::uint32_t at = latest.Find(id); at != latest.kAbsent) {
+        std::string().swap(values[at]);
+        --live;
+      }
+      if (value == nullptr) {
+        latest.Erase(id);
+        continue;
+      }
+      latest.Set(id, static_cast<std::uint32_t>(values.size()));
+      values.emplace_back(value, m->len());
+      ids.push_back(id);
+      ++live;
     }
     restorer->unassign();
     RdKafka::TopicPartition::destroy(tp);
     if (!error.empty()) return error;
+    const auto read_end = SteadyClock::now();
     ChangelogMarker marker;
     if (have_marker) {
       if (std::string e = DecodeMarker(marker_value, marker); !e.empty()) {
@@ -497,42 +564,60 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
       }
     }
     if (committed >= 0 ? !have_marker || marker.next_offset != committed
-                       : have_marker || !groups.empty()) {
+                       : have_marker || live > 0) {
       return "the changelog does not match the committed offset (" +
              (have_marker ? "marker at " + std::to_string(marker.next_offset) : "no marker") +
              ", committed " + (committed >= 0 ? std::to_string(committed) : "none") +
              "): it was deleted, truncated or recreated";
     }
+    // Each value is decoded and imported in turn into one reused SavedGroup. What the import
+    // emits (groups that cannot resume) is held back until every value has decoded: a
+    // partition whose changelog turns out corrupt must not have produced anything.
     Partition fresh = NewPartition(p.topic, p.partition);
-    std::vector<SavedGroup> saved(groups.size());
-    std::size_t i = 0;
-    for (const auto& [key, value] : groups) {
-      std::uint64_t key_settings = 0;
-      if (std::string e = DecodeGroup(value, saved[i], key_settings); !e.empty()) {
-        return "changelog record " + key + ": " + e;
-      }
-      ++i;
-    }
+    fresh.written.reserve(live);
+    std::vector<std::string> held;
+    held_events = &held;
     current = &fresh;
-    for (const SavedGroup& g : saved) {
-      // A group that cannot resume (the settings that key groups changed) is summarised at
-      // once; its record stays in `written` with no digest, so the next commit removes it.
-      fresh.written[g.id] = 0;
-      fresh.merger->ImportGroup(g.View(), marker.settings_key == settings_key, *this);
+    const bool resume = marker.settings_key == settings_key;
+    for (std::size_t i = 0; i < values.size() && error.empty(); ++i) {
+      if (latest.Find(ids[i]) != i) continue;  // superseded or deleted
+      std::uint64_t key_settings = 0;
+      if (std::string e = DecodeGroup(values[i], restore_group, key_settings); !e.empty()) {
+        error = "changelog record " + ChangelogGroupKey(p.prefix, ids[i]) + ": " + e;
+      } else if (restore_group.id != ids[i]) {
+        error = "changelog record " + ChangelogGroupKey(p.prefix, ids[i]) + " holds group " +
+                std::to_string(restore_group.id);
+      } else {
+        fresh.merger->ImportGroup(restore_group.View(), resume, *this);
+      }
+      std::string().swap(values[i]);
     }
     current = nullptr;
+    held_events = nullptr;
+    if (!error.empty()) return error;
     if (have_marker) fresh.merger->RestoreIdCounter(marker.id_counter);
     fresh.merger->ExportGroups([&](const GroupState& g) { fresh.written[g.id] = GroupDigest(g); });
+    if (fresh.merger->open_groups() < live) {
+      // The groups the import summarised and closed keep their record with no digest, so
+      // the next commit removes it.
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (latest.Find(ids[i]) == i) fresh.written.try_emplace(ids[i], 0);
+      }
+    }
+    for (const std::string& event : held) ProduceEvent(event);
+    fresh.dirty = !held.empty();
     fresh.next_offset = fresh.committed_offset = committed;
-    restored_groups.fetch_add(saved.size(), std::memory_order_relaxed);
+    restored_groups.fetch_add(live, std::memory_order_relaxed);
     restore_us_gauge->store(
         std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - start).count());
+    const auto ms = [](SteadyClock::duration d) {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+    };
     spdlog::info(
-        "input {}: restored {} open group(s) of {} from the changelog in {} ms ({} ms CPU on "
-        "this thread)",
-        name, saved.size(), p.prefix,
-        std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - start).count(),
-        (ThreadCpuUs() - cpu_start) / 1000);
+        "input {}: restored {} open group(s) of {} from the changelog in {} ms (reading {} "
+        "record(s) {} ms, importing {} ms; {} ms CPU on this thread)",
+        name, live, p.prefix, ms(SteadyClock::now() - start), records, ms(read_end - start),
+        ms(SteadyClock::now() - read_end), (ThreadCpuUs() - cpu_start) / 1000);
     p = std::move(fresh);
     return "";
   }
@@ -637,7 +722,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
         rewind = !CommitTransaction();
       } else if (txn_open) {
         // The partitions may be someone else's already: nothing of ours may commit.
-        Take(producer->abort_transaction(kTxnTimeoutMs));
+        Abort();
         txn_open = false;
         txn_aborts.fetch_add(1, std::memory_order_relaxed);
         rewind = true;
@@ -673,6 +758,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     }
     const TimeUs now = WallClockNowUs();
     parser.Parse(value, now, record);
+    record.origin = {p.stream, m.offset()};  // the events' event_id
     NoteScope(p);
     TimeUs t = now;
     if (options.event_time) {
@@ -758,12 +844,31 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     }
     // Leaving the group revokes every partition: their groups are summarised and committed
     // in rebalance_cb.
-    if (const RdKafka::ErrorCode err = consumer->close(); err != RdKafka::ERR_NO_ERROR) {
-      spdlog::warn("input {}: kafka close: {}", name, RdKafka::err2str(err));
-    }
+    const bool left = Close(*consumer, "consumer");
     if (txn_open) CommitTransaction();
-    restorer->close();
-    spdlog::info("input {}: left consumer group {}", name, options.input.group_id);
+    Close(*restorer, "changelog reader");
+    if (left) spdlog::info("input {}: left consumer group {}", name, options.input.group_id);
+  }
+
+  // Closes `c` in the background, serving its callbacks (rebalance_cb) here, until it is
+  // closed or the shutdown deadline passes: a hung broker must not hold the stop. A consumer
+  // left unclosed is destroyed without leaving its group; the group's session timeout then
+  // gives its partitions to the others.
+  bool Close(RdKafka::KafkaConsumer& c, const char* what) {
+    std::unique_ptr<RdKafka::Queue> queue(RdKafka::Queue::create(&c));
+    if (std::unique_ptr<RdKafka::Error> e(c.close(queue.get())); e) {
+      spdlog::warn("input {}: kafka {} close: {}", name, what, e->str());
+      return false;
+    }
+    while (!c.closed()) {
+      if (PastDeadline()) {
+        spdlog::warn("input {}: kafka {} not closed by the shutdown deadline; leaving it", name,
+                     what);
+        return false;
+      }
+      queue->poll(100);
+    }
+    return true;
   }
 
   const std::string name;
@@ -786,8 +891,11 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
   std::string transactional_id;
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
   std::unique_ptr<RdKafka::KafkaConsumer> restorer;
+  std::unique_ptr<RdKafka::Topic> changelog_handle;  // the restorer's, see ReadChangelogPartitions
   std::unique_ptr<RdKafka::Producer> producer;
   std::atomic<bool> stopping{false};
+  // Set before `stopping`; the earliest of the Stop calls' deadlines.
+  std::atomic<SteadyClock::rep> stop_deadline{SteadyClock::duration::max().count()};
 
   // The consumer thread's (librdkafka calls rebalance_cb on it, inside consume and close).
   std::map<PartitionKey, Partition> parts;
@@ -796,6 +904,8 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
   bool txn_open = false;
   bool broken = false;           // a produce failed: the open transaction must abort
   Partition* current = nullptr;  // whose merger is emitting
+  std::vector<std::string>* held_events = nullptr;  // a restore's, until it has succeeded
+  SavedGroup restore_group;                         // a restore's decoding buffers
   LogRecord record;
   std::string event_buf, value_buf;
   CheckpointWriter writer;
@@ -819,7 +929,11 @@ void KafkaExactlyOnce::Start() {
   NameThread(thread_, "lf-eos-" + name_);
 }
 
-void KafkaExactlyOnce::Stop(std::chrono::steady_clock::time_point /*deadline*/) {
+void KafkaExactlyOnce::Stop(std::chrono::steady_clock::time_point deadline) {
+  const auto at = deadline.time_since_epoch().count();
+  auto old = impl_->stop_deadline.load();
+  while (at < old && !impl_->stop_deadline.compare_exchange_weak(old, at)) {
+  }
   impl_->stopping.store(true);
 }
 

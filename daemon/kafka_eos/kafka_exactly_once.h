@@ -39,8 +39,9 @@ class KafkaExactlyOnce {
 
   void Start();
   // Thread-safe: consuming stops; leaving the group summarises every partition's groups and
-  // commits them with the offsets in a last transaction (bounded by librdkafka's timeouts;
-  // what does not commit is read again by the next owner, with the last committed groups).
+  // commits them with the offsets in a last transaction. One that has not committed by
+  // `deadline` is aborted: its offsets are not committed either, so the next owner reads those
+  // lines again from the last committed groups (nothing lost, nothing counted twice).
   void Stop(std::chrono::steady_clock::time_point deadline);
   void Join();
 

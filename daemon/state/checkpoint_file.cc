@@ -45,7 +45,8 @@ enum : std::uint16_t {
   kLast = 12,   // nested record
   kHost = 13,   // repeated
   kHostsTruncated = 14,
-  kSlot = 15,  // repeated, nested: one variable slot's statistics (SlotStats)
+  kSlot = 15,         // repeated, nested: one variable slot's statistics (SlotStats)
+  kSinceOrigin = 16,  // stream u64, position u64; only when set (lines from Kafka)
 };
 // Slot fields.
 enum : std::uint16_t {
@@ -281,6 +282,16 @@ std::string ParseGroup(std::string_view bytes, SavedGroup& g) {
       case kHostsTruncated:
         g.hosts_truncated = n != 0;
         break;
+      case kSinceOrigin: {
+        Reader r(v);
+        std::uint64_t position = 0;
+        if (v.size() != 16 || !r.GetU64(g.since_origin.stream) || !r.GetU64(position) ||
+            g.since_origin.stream == 0) {
+          return "bad line origin";
+        }
+        g.since_origin.position = static_cast<std::int64_t>(position);
+        break;
+      }
       case kSlot: {
         SlotStats st;
         if (std::string e = ParseSlot(v, st); !e.empty()) return e;
@@ -298,12 +309,27 @@ std::string ParseGroup(std::string_view bytes, SavedGroup& g) {
 
 }  // namespace
 
+void SavedGroup::Reset() {
+  id = scope = count_total = count_since = 0;
+  since_origin = {};
+  first_seen_us = last_seen_us = last_activity_us = hold_start_us = 0;
+  max_distance = 0;
+  token_flags.clear();
+  first.Clear();
+  last.Clear();
+  has_last = false;
+  hosts.clear();
+  hosts_truncated = false;
+  slots.clear();
+}
+
 GroupState SavedGroup::View() const {
   GroupState s;
   s.id = id;
   s.scope = scope;
   s.count_total = count_total;
   s.count_since = count_since;
+  s.since_origin = since_origin;
   s.first_seen_us = first_seen_us;
   s.last_seen_us = last_seen_us;
   s.last_activity_us = last_activity_us;
@@ -324,6 +350,7 @@ SavedGroup SavedGroup::From(const GroupState& s) {
   g.scope = s.scope;
   g.count_total = s.count_total;
   g.count_since = s.count_since;
+  g.since_origin = s.since_origin;
   g.first_seen_us = s.first_seen_us;
   g.last_seen_us = s.last_seen_us;
   g.last_activity_us = s.last_activity_us;
@@ -376,6 +403,12 @@ void CheckpointWriter::AddGroup(const GroupState& g) {
   for (const std::string& h : g.hosts) PutField(out, kHost, h);
   PutIntField(out, kHostsTruncated, g.hosts_truncated);
   for (const SlotStats& st : g.slots) PutSlot(out, st);
+  if (g.since_origin.stream != 0) {
+    const std::size_t origin_at = OpenField(out, kSinceOrigin);
+    PutU64(out, g.since_origin.stream);
+    PutU64(out, static_cast<std::uint64_t>(g.since_origin.position));
+    CloseField(out, origin_at);
+  }
   CloseField(out, at);
 }
 
@@ -413,8 +446,12 @@ std::string ParseSummaryLog(std::string_view bytes, std::vector<SummaryRecord>& 
   return "";
 }
 
-std::string ParseCheckpoint(std::string_view bytes, Checkpoint& out) {
-  out = Checkpoint{};
+namespace {
+
+// Checks the prefix and checksum, fills `h` from the header fields and hands the bytes of
+// each group to on_group, which returns "" or why they are not a group.
+template <typename OnGroup>
+std::string ParseBody(std::string_view bytes, CheckpointHeader& h, OnGroup&& on_group) {
   Reader prefix(bytes);
   std::string_view magic;
   std::uint32_t version = 0, crc = 0;
@@ -436,14 +473,12 @@ std::string ParseCheckpoint(std::string_view bytes, Checkpoint& out) {
     std::string_view v;
     if (!in.GetField(tag, v)) return "truncated field";
     if (tag == kGroup) {
-      SavedGroup& g = out.groups.emplace_back();
-      if (std::string e = ParseGroup(v, g); !e.empty()) return e;
+      if (std::string e = on_group(v); !e.empty()) return e;
       continue;
     }
     std::uint64_t n = 0;
     const bool is_int = tag >= kWorker && tag <= kSummaryEpoch;
     if (is_int && !IntValue(v, n)) return "integer field of the wrong size";
-    CheckpointHeader& h = out.header;
     switch (tag) {
       case kWorker:
         if (n > UINT32_MAX) return "worker out of range";
@@ -478,8 +513,29 @@ std::string ParseCheckpoint(std::string_view bytes, Checkpoint& out) {
         break;
     }
   }
-  if (out.header.worker >= out.header.workers) return "worker index beyond the worker count";
+  if (h.worker >= h.workers) return "worker index beyond the worker count";
   return "";
+}
+
+}  // namespace
+
+std::string ParseCheckpoint(std::string_view bytes, Checkpoint& out) {
+  out = Checkpoint{};
+  return ParseBody(bytes, out.header,
+                   [&](std::string_view v) { return ParseGroup(v, out.groups.emplace_back()); });
+}
+
+std::string ParseSingleGroupCheckpoint(std::string_view bytes, CheckpointHeader& header,
+                                       SavedGroup& group) {
+  header = CheckpointHeader{};
+  int groups = 0;
+  std::string error = ParseBody(bytes, header, [&](std::string_view v) {
+    if (groups++ > 0) return std::string("more than one group");
+    group.Reset();
+    return ParseGroup(v, group);
+  });
+  if (error.empty() && groups == 0) error = "no group";
+  return error;
 }
 
 }  // namespace logfold

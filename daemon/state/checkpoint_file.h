@@ -46,6 +46,7 @@ struct CheckpointHeader {
 // A group read back from a checkpoint, owning its data.
 struct SavedGroup {
   std::uint64_t id = 0, scope = 0, count_total = 0, count_since = 0;
+  LineOrigin since_origin;
   TimeUs first_seen_us = 0, last_seen_us = 0, last_activity_us = 0, hold_start_us = 0;
   std::int32_t max_distance = 0;
   std::vector<std::uint8_t> token_flags;
@@ -55,6 +56,8 @@ struct SavedGroup {
   bool hosts_truncated = false;
   std::vector<SlotStats> slots;  // by ascending token position
 
+  // Back to a default group, keeping the buffers' capacity.
+  void Reset();
   // A view for WindowMerger::ImportGroup, valid while this object is unchanged.
   GroupState View() const;
   // An owned copy of an exported group.
@@ -99,6 +102,12 @@ std::string ParseSummaryLog(std::string_view bytes, std::vector<SummaryRecord>& 
 // (bad magic, unknown version, truncated, checksum mismatch, malformed field); `out` is then
 // unspecified. Never throws on any input.
 std::string ParseCheckpoint(std::string_view bytes, Checkpoint& out);
+
+// The same checks, for a checkpoint that holds exactly one group (an exactly-once changelog
+// value): its header and its group, parsed into `group` reusing its buffers (a restore reads
+// 100 000 of them). "" on success, else why not (also when it holds no or several groups).
+std::string ParseSingleGroupCheckpoint(std::string_view bytes, CheckpointHeader& header,
+                                       SavedGroup& group);
 
 }  // namespace logfold
 

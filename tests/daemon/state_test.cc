@@ -36,6 +36,7 @@ struct Summary {
   std::vector<std::string> hosts;
   std::string level, logger;       // of the message's own header
   std::vector<std::string> slots;  // per-slot statistics, one string each
+  LineOrigin origin;               // of its first line (its event_id)
   bool operator==(const Summary&) const = default;
 };
 
@@ -57,8 +58,8 @@ class Collect : public EventSink {
     summaries[e.group_id].push_back({e.reason, e.count, e.count_total, std::string(e.template_text),
                                      e.last_record != nullptr ? e.last_record->message : "",
                                      std::vector<std::string>(e.hosts.begin(), e.hosts.end()),
-                                     std::string(e.level), std::string(e.logger),
-                                     std::move(slots)});
+                                     std::string(e.level), std::string(e.logger), std::move(slots),
+                                     e.origin});
   }
   std::vector<std::uint64_t> firsts;
   std::map<std::uint64_t, std::vector<Summary>> summaries;
@@ -82,6 +83,8 @@ std::vector<LogRecord> Traffic(int n, TimeUs start) {
   for (int i = 0; i < n; ++i) {
     const std::string host = "web" + std::to_string(i % 3);
     const TimeUs t = start + i * 10'000;
+    // As a Kafka input gives them: one stream, positions in arrival order.
+    const LineOrigin origin{0x5eed, (start - kT0) / 10'000 + i};
     if (i % 2 == 0) {
       lines.push_back(
           Line(host,
@@ -95,6 +98,7 @@ std::vector<LogRecord> Traffic(int n, TimeUs start) {
     } else {
       lines.push_back(Line(host, "session opened for user u" + std::to_string(i), t));
     }
+    lines.back().origin = origin;
   }
   return lines;
 }
@@ -145,7 +149,7 @@ TEST(StateTest, RestoredGroupsGoOnFoldingExactlyAsWithoutTheCrash) {
   reference.FlushAll(ref);
   restored.FlushAll(out);
   // The restored engine joins the same groups (same ids, no new `first`) and summarises them
-  // with the same counts, templates, samples and hosts.
+  // with the same counts, templates, samples, hosts and first-line origins (event ids).
   EXPECT_EQ(out.firsts, ref.firsts);
   EXPECT_EQ(out.summaries, ref.summaries);
   // The comparison covers what groups hold besides counts: slot statistics and the header.
@@ -158,6 +162,9 @@ TEST(StateTest, RestoredGroupsGoOnFoldingExactlyAsWithoutTheCrash) {
   }
   EXPECT_TRUE(any_slots);
   EXPECT_TRUE(any_level);
+  for (const auto& [id, list] : out.summaries) {
+    for (const Summary& s : list) EXPECT_EQ(s.origin.stream, 0x5eedu);
+  }
 }
 
 TEST(StateTest, ChangedGroupingSettingsSummariseRestoredGroupsAtOnce) {

@@ -25,12 +25,13 @@ bool SameRecord(const logfold::LogRecord& a, const logfold::LogRecord& b) {
 
 bool SameGroup(const logfold::SavedGroup& a, const logfold::SavedGroup& b) {
   return a.id == b.id && a.scope == b.scope && a.count_total == b.count_total &&
-         a.count_since == b.count_since && a.first_seen_us == b.first_seen_us &&
-         a.last_seen_us == b.last_seen_us && a.last_activity_us == b.last_activity_us &&
-         a.hold_start_us == b.hold_start_us && a.max_distance == b.max_distance &&
-         a.token_flags == b.token_flags && SameRecord(a.first, b.first) &&
-         a.has_last == b.has_last && (!a.has_last || SameRecord(a.last, b.last)) &&
-         a.hosts == b.hosts && a.hosts_truncated == b.hosts_truncated;
+         a.count_since == b.count_since && a.since_origin == b.since_origin &&
+         a.first_seen_us == b.first_seen_us && a.last_seen_us == b.last_seen_us &&
+         a.last_activity_us == b.last_activity_us && a.hold_start_us == b.hold_start_us &&
+         a.max_distance == b.max_distance && a.token_flags == b.token_flags &&
+         SameRecord(a.first, b.first) && a.has_last == b.has_last &&
+         (!a.has_last || SameRecord(a.last, b.last)) && a.hosts == b.hosts &&
+         a.hosts_truncated == b.hosts_truncated;
 }
 
 std::string Write(const logfold::Checkpoint& c) {

@@ -12,12 +12,20 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <random>
+#include <set>
+#include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "daemon/runtime/kafka_stream.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/kafka_broker.h"
 
@@ -74,10 +82,10 @@ bool CreateCompactedTopic(const std::string& brokers, const std::string& topic, 
   return ok;
 }
 
-// Every committed record value of `topic` (read_committed), parsed as an event.
-std::vector<Json> ReadCommitted(const std::string& brokers, const std::string& topic,
-                                int partitions) {
-  std::vector<Json> events;
+// Calls `visit` with every committed record of `topic` (read_committed) in each partition.
+void ReadTopic(
+    const std::string& brokers, const std::string& topic, int partitions,
+    const std::function<void(int partition, std::int64_t offset, std::string_view value)>& visit) {
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   char err[512];
   rd_kafka_conf_set(conf, "bootstrap.servers", brokers.c_str(), err, sizeof err);
@@ -86,7 +94,7 @@ std::vector<Json> ReadCommitted(const std::string& brokers, const std::string& t
   rd_kafka_conf_set(conf, "enable.partition.eof", "true", err, sizeof err);
   rd_kafka_conf_set(conf, "enable.auto.commit", "false", err, sizeof err);
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-  if (rk == nullptr) return events;
+  ASSERT_NE(rk, nullptr) << err;
   rd_kafka_poll_set_consumer(rk);
   rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
   for (int i = 0; i < partitions; ++i) {
@@ -102,16 +110,64 @@ std::vector<Json> ReadCommitted(const std::string& brokers, const std::string& t
     if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
       ++at_end;
     } else if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR && m->payload != nullptr) {
-      Json e =
-          Json::parse(std::string(static_cast<const char*>(m->payload), m->len), nullptr, false);
-      EXPECT_TRUE(e.is_object()) << "not an event in " << topic;
-      if (e.is_object()) events.push_back(std::move(e));
+      visit(m->partition, m->offset,
+            std::string_view(static_cast<const char*>(m->payload), m->len));
     }
     rd_kafka_message_destroy(m);
   }
+  EXPECT_EQ(at_end, partitions) << "did not read " << topic << " to its end";
   rd_kafka_consumer_close(rk);
   rd_kafka_destroy(rk);
+}
+
+// Every committed record value of `topic`, parsed as an event.
+std::vector<Json> ReadCommitted(const std::string& brokers, const std::string& topic,
+                                int partitions) {
+  std::vector<Json> events;
+  ReadTopic(brokers, topic, partitions, [&](int, std::int64_t, std::string_view value) {
+    Json e = Json::parse(value, nullptr, false);
+    EXPECT_TRUE(e.is_object()) << "not an event in " << topic;
+    if (e.is_object()) events.push_back(std::move(e));
+  });
   return events;
+}
+
+// Checks that every event has an event_id, that no two events share one (exactly once: no
+// event twice), and that each names a line of `lines` (by stream and offset, as
+// daemon/runtime/kafka_stream.h derives the stream) whose message a first event repeats.
+void ExpectEventIdsOfTheirFirstLines(
+    const std::vector<Json>& events,
+    const std::map<std::pair<std::uint64_t, std::int64_t>, std::string>& lines) {
+  std::set<std::string> ids;
+  for (const Json& e : events) {
+    const std::string id = e.value("event_id", "");
+    const std::string kind = e.value("kind", "");
+    ASSERT_FALSE(id.empty()) << e.dump();
+    EXPECT_TRUE(ids.insert(id).second) << "two events with id " << id;
+    // "<stream, 16 hex digits>-<offset>-<kind's initial>"
+    ASSERT_EQ(id.size() > 19 ? id[16] : ' ', '-') << id;
+    const std::uint64_t stream = std::stoull(id.substr(0, 16), nullptr, 16);
+    const std::size_t dash = id.rfind('-');
+    const std::int64_t offset = std::stoll(id.substr(17, dash - 17));
+    EXPECT_EQ(id.substr(dash + 1), kind.substr(0, 1)) << id;
+    const auto line = lines.find({stream, offset});
+    ASSERT_NE(line, lines.end()) << "no line at " << id;
+    if (kind == "first") {
+      EXPECT_TRUE(line->second.ends_with(e.value("message", "?"))) << id;
+    }
+  }
+}
+
+// The input lines of `topic` by (stream, offset): what an event_id names.
+std::map<std::pair<std::uint64_t, std::int64_t>, std::string> InputLines(const std::string& brokers,
+                                                                         const std::string& topic,
+                                                                         int partitions) {
+  std::map<std::pair<std::uint64_t, std::int64_t>, std::string> lines;
+  ReadTopic(brokers, topic, partitions,
+            [&](int partition, std::int64_t offset, std::string_view value) {
+              lines.emplace(std::pair(KafkaStream(topic, partition), offset), std::string(value));
+            });
+  return lines;
 }
 
 // Open groups a run restored from the changelog, from its log ("restored N open group(s)").
@@ -237,21 +293,47 @@ TEST_F(KafkaExactlyOnceTest, KilledAtRandomPointsTheCommittedOutputCountsEveryLi
   std::printf("%d kills, %d lines, %llu open groups restored over the runs\n", kills, total,
               static_cast<unsigned long long>(restored));
   // Exactly: a line counted twice would show as more, a lost one as less.
-  EXPECT_EQ(LinesAccounted(ReadCommitted(broker_.brokers(), "events", 2)),
-            static_cast<std::uint64_t>(total))
-      << d.Stderr();
+  const std::vector<Json> events = ReadCommitted(broker_.brokers(), "events", 2);
+  EXPECT_EQ(LinesAccounted(events), static_cast<std::uint64_t>(total)) << d.Stderr();
+  // Summaries of restored groups too name their first line (the changelog keeps it).
+  ExpectEventIdsOfTheirFirstLines(events, InputLines(broker_.brokers(), "logs", 3));
 }
 
-// The changelog lost (deleted and recreated empty) while offsets are committed: the partitions
-// are not consumed, with an error that says why; "empty" recovery consumes them again.
-TEST_F(KafkaExactlyOnceTest, AChangelogThatDoesNotMatchTheOffsetsStopsThePartition) {
+// 300 lines of 5 hosts on the 3-partition topic, keyed by host.
+void ProduceHostLines(const std::string& brokers) {
   std::vector<std::string> values, keys;
   for (int i = 0; i < 300; ++i) {
     values.push_back("<14>1 2026-11-25T10:00:00Z h" + std::to_string(i % 5) + " app - - - n " +
                      std::to_string(i));
     keys.push_back("h" + std::to_string(i % 5));
   }
-  ASSERT_EQ(kafka_test::Produce(broker_.brokers(), "logs", values, keys), 0u);
+  ASSERT_EQ(kafka_test::Produce(brokers, "logs", values, keys), 0u);
+}
+
+// Events carry the at-least-once mode's event_id (topic, partition and offset of the first
+// line they cover), so a line's events have the same ids in either mode.
+TEST_F(KafkaExactlyOnceTest, EventsCarryTheEventIdOfTheirFirstLine) {
+  ProduceHostLines(broker_.brokers());
+  DaemonProcess d(dir_);
+  ASSERT_TRUE(d.Start(WriteConfig(dir_, "a"), milliseconds(30000))) << d.Stderr();
+  ASSERT_TRUE(
+      d.WaitMetricAtLeast("logfold_received_total", {}, 300, milliseconds(30000 * kSlowdown)))
+      << d.Stderr();
+  // The stop summarises the open groups and commits them.
+  ASSERT_TRUE(d.Signal(SIGTERM));
+  EXPECT_EQ(d.WaitExit(milliseconds(30000)), 0) << d.Stderr();
+  const std::vector<Json> events = ReadCommitted(broker_.brokers(), "events", 2);
+  EXPECT_EQ(LinesAccounted(events), 300u);
+  ExpectEventIdsOfTheirFirstLines(events, InputLines(broker_.brokers(), "logs", 3));
+  int summaries = 0;
+  for (const Json& e : events) summaries += e.value("kind", "") == "summary";
+  EXPECT_GT(summaries, 0);
+}
+
+// The changelog lost (deleted and recreated empty) while offsets are committed: the partitions
+// are not consumed, with an error that says why; "empty" recovery consumes them again.
+TEST_F(KafkaExactlyOnceTest, AChangelogThatDoesNotMatchTheOffsetsStopsThePartition) {
+  ProduceHostLines(broker_.brokers());
   {
     DaemonProcess d(dir_);
     ASSERT_TRUE(d.Start(WriteConfig(dir_, "a"), milliseconds(30000))) << d.Stderr();
@@ -331,12 +413,24 @@ TEST_F(KafkaExactlyOnceTest, BenchChangelogRestoreOf100kOpenGroups) {
   }
   TempDir b;
   DaemonProcess d(b);
-  ASSERT_TRUE(d.Start(a / "c.json", milliseconds(30000))) << d.Stderr();
+  // LOGFOLD_EOS_BENCH_PREFIX: a command the restoring daemon runs under, e.g.
+  // "perf record -g -o /tmp/restore.perf --".
+  std::vector<std::string> prefix;
+  if (const char* p = std::getenv("LOGFOLD_EOS_BENCH_PREFIX"); p != nullptr) {
+    std::istringstream words(p);
+    for (std::string w; words >> w;) prefix.push_back(w);
+  }
+  ASSERT_TRUE(d.Start(a / "c.json", milliseconds(30000), prefix)) << d.Stderr();
   ASSERT_TRUE(d.WaitMetricAtLeast("logfold_kafka_changelog_restored_groups_total", {}, groups,
                                   milliseconds(300000)))
       << d.Stderr();
   const double seconds = d.Metric("logfold_kafka_changelog_restore_seconds");
   std::printf("kafka-eos restore: %d open groups restored in %.3f s\n", groups, seconds);
+  // The daemon's own line, with the restoring thread's CPU time.
+  const std::string log = d.Stderr();
+  if (const std::size_t at = log.rfind("restored "); at != std::string::npos) {
+    std::printf("  %s\n", log.substr(at, log.find('\n', at) - at).c_str());
+  }
   RecordProperty("restore_seconds", std::to_string(seconds));
   ASSERT_TRUE(d.Signal(SIGTERM));
   EXPECT_EQ(d.WaitExit(milliseconds(60000)), 0) << d.Stderr();
