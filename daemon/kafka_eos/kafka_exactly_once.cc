@@ -488,7 +488,9 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
   }
 
-  std::string Restore(Partition& p, std::int64_t committed) {
+  // `why` ("assigned", "rolled back") goes into the log line: a partition restored on
+  // assignment after a graceful handover has no open groups, one rolled back may have some.
+  std::string Restore(Partition& p, std::int64_t committed, std::string_view why) {
     const auto start = SteadyClock::now();
     const std::int64_t cpu_start = ThreadCpuUs();
     if (changelog_partitions == 0 && !ReadChangelogPartitions()) {
@@ -614,9 +616,9 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
       return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
     };
     spdlog::info(
-        "input {}: restored {} open group(s) of {} from the changelog in {} ms (reading {} "
-        "record(s) {} ms, importing {} ms; {} ms CPU on this thread)",
-        name, live, p.prefix, ms(SteadyClock::now() - start), records, ms(read_end - start),
+        "input {}: restored {} open group(s) of {} from the changelog ({}) in {} ms (reading "
+        "{} record(s) {} ms, importing {} ms; {} ms CPU on this thread)",
+        name, live, p.prefix, why, ms(SteadyClock::now() - start), records, ms(read_end - start),
         ms(SteadyClock::now() - read_end), (ThreadCpuUs() - cpu_start) / 1000);
     p = std::move(fresh);
     return "";
@@ -624,8 +626,8 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
 
   // Restores `p` for consuming from `committed`; false when changelog_recovery "stop" keeps
   // it from being consumed.
-  bool RestoreOrRecover(Partition& p, std::int64_t committed) {
-    const std::string error = Restore(p, committed);
+  bool RestoreOrRecover(Partition& p, std::int64_t committed, std::string_view why) {
+    const std::string error = Restore(p, committed, why);
     if (error.empty()) return true;
     errors.fetch_add(1, std::memory_order_relaxed);
     if (options.input.changelog_recovery == KafkaInputOptions::ChangelogRecovery::kStop) {
@@ -652,7 +654,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     for (auto it = parts.begin(); it != parts.end();) {
       Partition& p = it->second;
       const std::int64_t committed = p.committed_offset;
-      if (!RestoreOrRecover(p, committed)) {
+      if (!RestoreOrRecover(p, committed, "rolled back")) {
         stopped_parts.push_back(it->first);
         it = parts.erase(it);
         continue;
@@ -689,7 +691,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
       for (const auto* tp : committed) {
         const std::int64_t offset = tp->offset() >= 0 ? tp->offset() : -1;
         Partition p = NewPartition(tp->topic(), tp->partition());
-        if (!RestoreOrRecover(p, offset)) {
+        if (!RestoreOrRecover(p, offset, "assigned")) {
           stopped_parts.emplace_back(tp->topic(), tp->partition());
           stop.push_back(RdKafka::TopicPartition::create(tp->topic(), tp->partition()));
           continue;

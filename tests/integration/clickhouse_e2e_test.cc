@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tests/support/base64.h"
 #include "tests/support/clickhouse_server.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/test_pki.h"
@@ -89,25 +90,7 @@ std::vector<Line> MakeCorpus(int count, std::uint32_t seed) {
   return out;
 }
 
-// RFC 4648 base64 (padding ignored).
-std::string FromBase64(std::string_view b64) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (char c : b64) {
-    const std::size_t v = kAlphabet.find(c);
-    if (v == std::string_view::npos) break;
-    acc = (acc << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xff);
-    }
-  }
-  return out;
-}
+using test::FromBase64;
 
 std::string JoinLines(const std::vector<Line>& corpus) {
   std::string s;
@@ -247,6 +230,26 @@ TEST_F(ClickHouseTest, TableTakesLogfoldEventsAndExampleQueriesAnswer) {
   const Json error_rows = Json::parse(errors.body)["data"];
   EXPECT_GE(error_rows.size(), 4u) << "billing-api (crit) and nginx (err) on every host";
   for (const Json& row : error_rows) EXPECT_LE(row[3].get<int>(), 3) << row.dump();
+}
+
+// An RFC 3164 tag that says more than its program name ("postfix/smtpd", app "postfix")
+// reaches the table's `tag` column; a plain tag leaves it empty.
+TEST_F(ClickHouseTest, TagColumnKeepsATagLongerThanItsApp) {
+  daemon_test::WriteFile(dir_ / "tags.log",
+                         "<22>May  1 12:00:00 mx01 postfix/smtpd[991]: connect from unknown\n"
+                         "<38>May  1 12:00:01 web01 sshd[77]: Accepted publickey\n");
+  const daemon_test::CommandResult replay = daemon_test::RunCommand(
+      {LOGFOLD_BINARY, "replay", dir_ / "tags.log"}, dir_, milliseconds(30000));
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  const HttpResponse insert = clickhouse_.Insert(kInsertEvents, replay.out, kInsertSettings);
+  ASSERT_EQ(insert.status, 200) << insert.body;
+  const HttpResponse r = clickhouse_.Query(
+      "SELECT app, tag, procid FROM logfold.events WHERE kind = 'first' ORDER BY app "
+      "FORMAT JSONCompact");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Json::parse(r.body)["data"],
+            Json::parse(R"([["postfix", "postfix/smtpd", "991"], ["sshd", "", "77"]])"))
+      << r.body;
 }
 
 // The fixture's restart keeps the port and the data, as the end-to-end tests rely on.

@@ -37,7 +37,11 @@ using daemon_test::Json;
 using daemon_test::LinesAccounted;
 using daemon_test::TempDir;
 using daemon_test::WaitUntil;
+using kafka_test::CreateCompactedTopic;
 using kafka_test::KafkaBroker;
+using kafka_test::ReadCommitted;
+using kafka_test::ReadTopic;
+using kafka_test::RestoredGroups;
 using std::chrono::milliseconds;
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
@@ -49,87 +53,6 @@ constexpr int kSlowdown = 1;
 int EnvInt(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
-}
-
-// Creates a compacted topic (the changelog).
-bool CreateCompactedTopic(const std::string& brokers, const std::string& topic, int partitions,
-                          std::string& error) {
-  auto admin = kafka_test::MakeProducer(brokers);
-  if (!admin) return false;
-  char err[512];
-  rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(topic.c_str(), partitions, 1, err, sizeof err);
-  if (nt == nullptr) {
-    error = err;
-    return false;
-  }
-  rd_kafka_NewTopic_set_config(nt, "cleanup.policy", "compact");
-  rd_kafka_queue_t* q = rd_kafka_queue_new(admin->rk);
-  rd_kafka_CreateTopics(admin->rk, &nt, 1, nullptr, q);
-  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 30000);
-  bool ok = false;
-  if (ev != nullptr && rd_kafka_event_error(ev) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-    size_t n = 0;
-    const rd_kafka_topic_result_t** r =
-        rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev), &n);
-    ok = n == 1 && rd_kafka_topic_result_error(r[0]) == RD_KAFKA_RESP_ERR_NO_ERROR;
-    if (!ok && n == 1) error = rd_kafka_topic_result_error_string(r[0]);
-  } else {
-    error = ev == nullptr ? "CreateTopics timed out" : rd_kafka_event_error_string(ev);
-  }
-  if (ev != nullptr) rd_kafka_event_destroy(ev);
-  rd_kafka_queue_destroy(q);
-  rd_kafka_NewTopic_destroy(nt);
-  return ok;
-}
-
-// Calls `visit` with every committed record of `topic` (read_committed) in each partition.
-void ReadTopic(
-    const std::string& brokers, const std::string& topic, int partitions,
-    const std::function<void(int partition, std::int64_t offset, std::string_view value)>& visit) {
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  char err[512];
-  rd_kafka_conf_set(conf, "bootstrap.servers", brokers.c_str(), err, sizeof err);
-  rd_kafka_conf_set(conf, "group.id", "test-reader", err, sizeof err);
-  rd_kafka_conf_set(conf, "isolation.level", "read_committed", err, sizeof err);
-  rd_kafka_conf_set(conf, "enable.partition.eof", "true", err, sizeof err);
-  rd_kafka_conf_set(conf, "enable.auto.commit", "false", err, sizeof err);
-  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-  ASSERT_NE(rk, nullptr) << err;
-  rd_kafka_poll_set_consumer(rk);
-  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
-  for (int i = 0; i < partitions; ++i) {
-    rd_kafka_topic_partition_list_add(list, topic.c_str(), i)->offset = RD_KAFKA_OFFSET_BEGINNING;
-  }
-  rd_kafka_assign(rk, list);
-  rd_kafka_topic_partition_list_destroy(list);
-  int at_end = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (at_end < partitions && std::chrono::steady_clock::now() < deadline) {
-    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 500);
-    if (m == nullptr) continue;
-    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-      ++at_end;
-    } else if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR && m->payload != nullptr) {
-      visit(m->partition, m->offset,
-            std::string_view(static_cast<const char*>(m->payload), m->len));
-    }
-    rd_kafka_message_destroy(m);
-  }
-  EXPECT_EQ(at_end, partitions) << "did not read " << topic << " to its end";
-  rd_kafka_consumer_close(rk);
-  rd_kafka_destroy(rk);
-}
-
-// Every committed record value of `topic`, parsed as an event.
-std::vector<Json> ReadCommitted(const std::string& brokers, const std::string& topic,
-                                int partitions) {
-  std::vector<Json> events;
-  ReadTopic(brokers, topic, partitions, [&](int, std::int64_t, std::string_view value) {
-    Json e = Json::parse(value, nullptr, false);
-    EXPECT_TRUE(e.is_object()) << "not an event in " << topic;
-    if (e.is_object()) events.push_back(std::move(e));
-  });
-  return events;
 }
 
 // Checks that every event has an event_id, that no two events share one (exactly once: no
@@ -168,16 +91,6 @@ std::map<std::pair<std::uint64_t, std::int64_t>, std::string> InputLines(const s
               lines.emplace(std::pair(KafkaStream(topic, partition), offset), std::string(value));
             });
   return lines;
-}
-
-// Open groups a run restored from the changelog, from its log ("restored N open group(s)").
-std::uint64_t RestoredGroups(const std::string& log) {
-  std::uint64_t n = 0;
-  for (std::size_t at = log.find("restored "); at != std::string::npos;
-       at = log.find("restored ", at + 1)) {
-    n += std::strtoull(log.c_str() + at + 9, nullptr, 10);
-  }
-  return n;
 }
 
 class KafkaExactlyOnceTest : public ::testing::Test {
