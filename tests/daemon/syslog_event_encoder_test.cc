@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "daemon/outputs/loss_counter.h"
+
 namespace logfold {
 namespace {
 
@@ -94,6 +96,46 @@ TEST(SyslogEventEncoderTest, FirstEventFieldByField) {
   EXPECT_EQ(p.msgid, "first");
   EXPECT_EQ(p.sd, "[logfold@32473 group=\"000000000000001f\" fp=\"deadbeef00c0ffee\"]");
   EXPECT_EQ(p.msg, record.message);  // the original line, not the template
+}
+
+// APP-NAME is the program name; a 3164 tag that says more is not lost: it rides in the SD
+// element. A tag without a program name ("/USR/SBIN/CRON") gets the output's APP-NAME.
+TEST(SyslogEventEncoderTest, TagLongerThanAppRidesInTheElement) {
+  LogRecord record = SampleRecord();
+  record.app_name = "postfix";
+  record.tag = "postfix/smtpd";
+  Event e;
+  e.kind = EventKind::kFirst;
+  e.group_id = 2;
+  e.fingerprint = 3;
+  e.record = &record;
+  std::string out;
+  AppendEventSyslog(e, "logfold", out);
+  Parsed p = Parse(out);
+  EXPECT_EQ(p.app_name, "postfix");
+  EXPECT_EQ(p.sd,
+            "[logfold@32473 group=\"0000000000000002\" fp=\"0000000000000003\" "
+            "tag=\"postfix/smtpd\"]");
+
+  // In a summary the tag comes after count, which readers find before the first ']'.
+  record.tag = "postfix/sm]tpd";
+  e.kind = EventKind::kSummary;
+  e.count = 7;
+  e.count_total = 8;
+  out.clear();
+  AppendEventSyslog(e, "logfold", out);
+  EXPECT_NE(out.find(" reason=\"idle\" tag=\"postfix/sm\\]tpd\"]"), std::string::npos) << out;
+  EXPECT_LT(out.find(" count=\"7\""), out.find(']')) << out;
+  EXPECT_EQ(TallyEvents(out, SinkEncoding::kSyslog5424).lines, 7u) << out;
+
+  e.kind = EventKind::kFirst;
+  record.app_name.clear();
+  record.tag = "/USR/SBIN/CRON";
+  out.clear();
+  AppendEventSyslog(e, "relay-app", out);
+  p = Parse(out);
+  EXPECT_EQ(p.app_name, "relay-app");
+  EXPECT_NE(p.sd.find(" tag=\"/USR/SBIN/CRON\"]"), std::string::npos) << p.sd;
 }
 
 // An event of a Kafka input's line carries its event_id (the same after a replay).
