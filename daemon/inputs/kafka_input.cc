@@ -2,11 +2,13 @@
 // commits before a revoke completes, and the periodic commit of confirmed offsets.
 #include "daemon/inputs/kafka_input.h"
 
+#include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafkacpp.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "daemon/inputs/blocking_delivery.h"
+#include "daemon/inputs/kafka_fetch_waker.h"
 #include "daemon/inputs/kafka_partitions.h"
 #include "daemon/runtime/thread_name.h"
 #include "daemon/runtime/wall_clock.h"
@@ -44,6 +47,13 @@ std::uint32_t PartitionSalt(const std::string& topic, std::int32_t partition) {
   h ^= static_cast<std::uint32_t>(partition) * 0xC2B2AE3D27D4EB4FULL;
   const auto salt = static_cast<std::uint32_t>(h ^ (h >> 32));
   return salt == 0 ? 1 : salt;
+}
+
+// A numeric property as the client will use it (its default unless set).
+std::size_t NumericProperty(RdKafka::Conf& conf, const std::string& key) {
+  std::string value;
+  if (conf.get(key, value) != RdKafka::Conf::CONF_OK) return 0;
+  return static_cast<std::size_t>(std::strtoull(value.c_str(), nullptr, 10));
 }
 
 void Set(RdKafka::Conf& conf, const std::string& key, const std::string& value) {
@@ -82,6 +92,10 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
         commits(metrics.GetCounter("logfold_kafka_commits_total",
                                    "Offset commits of lines covered by confirmed events",
                                    Labels(name))),
+        fetch_wakeups(metrics.GetCounter(
+            "logfold_kafka_fetch_wakeups_total",
+            "Requests sent to wake the client's fetcher after its full queue drained",
+            Labels(name))),
         assigned_gauge(std::make_shared<std::atomic<std::int64_t>>(0)),
         lag_gauge(std::make_shared<std::atomic<std::int64_t>>(0)),
         partition_info(metrics, Labels(name)) {
@@ -118,8 +132,11 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
             RdKafka::Conf::CONF_OK) {
       throw std::runtime_error("kafka: " + err);
     }
+    queue_limit_records = NumericProperty(*conf, "queued.min.messages");
+    queue_limit_bytes = NumericProperty(*conf, "queued.max.messages.kbytes") * 1024;
     consumer.reset(RdKafka::KafkaConsumer::create(conf.get(), err));
     if (!consumer) throw std::runtime_error("kafka consumer: " + err);
+    queue.reset(rd_kafka_queue_get_consumer(consumer->c_ptr()));
   }
 
   // ---- librdkafka callbacks, on the consumer thread (inside consume() and close()) ----
@@ -315,12 +332,15 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
     std::vector<LineOrigin> origins;  // per line: its partition's stream and its offset
     auto next_lag = SteadyClock::now();
     next_commit = SteadyClock::now() + std::chrono::microseconds(options.commit_interval_us);
+    KafkaFetchWaker waker(*consumer, queue_limit_records, queue_limit_bytes, fetch_wakeups, name);
     while (!stopping.load()) {
       messages.clear();
       lines.clear();
       origins.clear();
       std::unique_ptr<RdKafka::Message> m(
           consumer->consume(static_cast<int>(kPollTimeout.count())));
+      // What the client had prefetched when this round began, for the fetch waker.
+      const std::size_t queued_before = rd_kafka_queue_length(queue.get());
       while (m != nullptr) {
         const RdKafka::ErrorCode err = m->err();
         if (err == RdKafka::ERR_NO_ERROR) {
@@ -382,6 +402,18 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
         run = end;
       }
       if (stopped) break;
+      if (!messages.empty()) {
+        std::size_t round_bytes = 0;
+        for (const auto& message : messages) round_bytes += message->len();
+        const double average =
+            static_cast<double>(round_bytes) / static_cast<double>(messages.size());
+        record_bytes = record_bytes == 0 ? average : 0.9 * record_bytes + 0.1 * average;
+      }
+      waker.Observe(queued_before, rd_kafka_queue_length(queue.get()), record_bytes, [this] {
+        KafkaFetchWaker::Partitions assigned;
+        for (const auto& [key, offset] : delivered) assigned.push_back(key);
+        return assigned;
+      });
       const auto now = SteadyClock::now();
       MaybeCommit(now);
       if (now >= next_lag) {
@@ -389,6 +421,7 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
         next_lag = now + kLagInterval;
       }
     }
+    waker.Stop();
     // Leaving the group revokes every partition through rebalance_cb: open groups are
     // summarised and the offsets committed there, bounded by the stop deadline.
     if (const RdKafka::ErrorCode err = consumer->close(); err != RdKafka::ERR_NO_ERROR) {
@@ -407,11 +440,21 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
   Metrics::Counter& errors;
   Metrics::Counter& rebalances;
   Metrics::Counter& commits;
+  Metrics::Counter& fetch_wakeups;
   // Shared with the gauges, which may outlive this input inside Metrics.
   std::shared_ptr<std::atomic<std::int64_t>> assigned_gauge;
   std::shared_ptr<std::atomic<std::int64_t>> lag_gauge;
   KafkaPartitions partition_info;  // consumer thread only; stream ids and per-partition lag
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
+  struct QueueDeleter {
+    void operator()(rd_kafka_queue_t* q) const { rd_kafka_queue_destroy(q); }
+  };
+  // The consumer's queue (declared after `consumer`, so it goes first): its length tells the
+  // fetch waker how much the client has prefetched.
+  std::unique_ptr<rd_kafka_queue_t, QueueDeleter> queue;
+  std::size_t queue_limit_records = 0;  // queued.min.messages
+  std::size_t queue_limit_bytes = 0;    // queued.max.messages.kbytes, in bytes
+  double record_bytes = 0;              // consumer thread: recent average record value size
   std::atomic<bool> stopping{false};
   std::atomic<SteadyClock::rep> stop_deadline{0};
 
