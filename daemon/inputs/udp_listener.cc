@@ -239,8 +239,7 @@ void UdpListener::State::Drain() {
     lines.clear();
     for (int i = 0; i < got; ++i) {
       if (!allowed_senders.empty()) {
-        const bool allowed =
-            allowed_senders.Allows(reinterpret_cast<sockaddr*>(&senders[i]));
+        const bool allowed = allowed_senders.Allows(reinterpret_cast<sockaddr*>(&senders[i]));
         // recvmmsg shrinks msg_namelen to each sender's size: restore it for the next batch.
         headers[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
         if (!allowed) {

@@ -448,7 +448,9 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
   }
 
-  std::string Restore(Partition& p, std::int64_t committed) {
+  // `why` ("assigned", "rolled back") goes into the log line: a partition restored on
+  // assignment after a graceful handover has no open groups, one rolled back may have some.
+  std::string Restore(Partition& p, std::int64_t committed, std::string_view why) {
     const auto start = SteadyClock::now();
     const std::int64_t cpu_start = ThreadCpuUs();
     if (changelog_partitions == 0 && !ReadChangelogPartitions()) {
@@ -528,9 +530,9 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     restore_us_gauge->store(
         std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - start).count());
     spdlog::info(
-        "input {}: restored {} open group(s) of {} from the changelog in {} ms ({} ms CPU on "
-        "this thread)",
-        name, saved.size(), p.prefix,
+        "input {}: restored {} open group(s) of {} from the changelog ({}) in {} ms ({} ms CPU "
+        "on this thread)",
+        name, saved.size(), p.prefix, why,
         std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - start).count(),
         (ThreadCpuUs() - cpu_start) / 1000);
     p = std::move(fresh);
@@ -539,8 +541,8 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
 
   // Restores `p` for consuming from `committed`; false when changelog_recovery "stop" keeps
   // it from being consumed.
-  bool RestoreOrRecover(Partition& p, std::int64_t committed) {
-    const std::string error = Restore(p, committed);
+  bool RestoreOrRecover(Partition& p, std::int64_t committed, std::string_view why) {
+    const std::string error = Restore(p, committed, why);
     if (error.empty()) return true;
     errors.fetch_add(1, std::memory_order_relaxed);
     if (options.input.changelog_recovery == KafkaInputOptions::ChangelogRecovery::kStop) {
@@ -567,7 +569,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     for (auto it = parts.begin(); it != parts.end();) {
       Partition& p = it->second;
       const std::int64_t committed = p.committed_offset;
-      if (!RestoreOrRecover(p, committed)) {
+      if (!RestoreOrRecover(p, committed, "rolled back")) {
         stopped_parts.push_back(it->first);
         it = parts.erase(it);
         continue;
@@ -604,7 +606,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
       for (const auto* tp : committed) {
         const std::int64_t offset = tp->offset() >= 0 ? tp->offset() : -1;
         Partition p = NewPartition(tp->topic(), tp->partition());
-        if (!RestoreOrRecover(p, offset)) {
+        if (!RestoreOrRecover(p, offset, "assigned")) {
           stopped_parts.emplace_back(tp->topic(), tp->partition());
           stop.push_back(RdKafka::TopicPartition::create(tp->topic(), tp->partition()));
           continue;

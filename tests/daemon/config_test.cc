@@ -63,7 +63,7 @@ Config DocParsed(const Json& doc) { return Parsed(doc.dump()); }
 
 // ---- Shipped configuration files ----
 
-TEST(ConfigTest, EmbeddedDefaultParsesToDocumentedValues) {
+TEST(ConfigTest, EmbeddedDefaultGivesTheDocumentedValues) {
   const Config config = Parsed(DefaultConfigJson());
   ASSERT_EQ(config.inputs.size(), 2u);
   EXPECT_EQ(config.inputs[0].name, "udp-local");

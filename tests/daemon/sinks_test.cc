@@ -643,8 +643,7 @@ TEST(TcpSinkTest, ResendsWhatAResetPeerNeverAcknowledged) {
   // the real loss (the ASan and TSan builds sample late: 41 counted of 42 and of 63 lost) but
   // never stays at zero, and never exceeds what was written.
   EXPECT_GT(first, 0);
-  const std::uint64_t unconfirmed =
-      metrics.Value("logfold_sink_unconfirmed_events_total", kLabels);
+  const std::uint64_t unconfirmed = metrics.Value("logfold_sink_unconfirmed_events_total", kLabels);
   EXPECT_GT(unconfirmed, 0u);
   EXPECT_LE(unconfirmed, static_cast<std::uint64_t>(kRecords));
 }

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tests/support/base64.h"
 #include "tests/support/clickhouse_server.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/test_pki.h"
@@ -89,25 +90,7 @@ std::vector<Line> MakeCorpus(int count, std::uint32_t seed) {
   return out;
 }
 
-// RFC 4648 base64 (padding ignored).
-std::string FromBase64(std::string_view b64) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (char c : b64) {
-    const std::size_t v = kAlphabet.find(c);
-    if (v == std::string_view::npos) break;
-    acc = (acc << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xff);
-    }
-  }
-  return out;
-}
+using test::FromBase64;
 
 std::string JoinLines(const std::vector<Line>& corpus) {
   std::string s;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/base64.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/kafka_broker.h"
 #include "tests/support/late_collector.h"
@@ -27,24 +28,7 @@ using std::chrono::milliseconds;
 constexpr std::string_view kMessage = "caf\xe9 \x80 \xc0\xaf \xed\xa0\x80 from a legacy sender";
 const std::string kLine = "<13>Nov 25 12:00:00 old-host legacy[7]: " + std::string(kMessage);
 
-std::string FromBase64(std::string_view b64) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (char c : b64) {
-    const std::size_t v = kAlphabet.find(c);
-    if (v == std::string_view::npos) break;  // '=' padding
-    acc = (acc << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xff);
-    }
-  }
-  return out;
-}
+using test::FromBase64;
 
 // The one `first` event in NDJSON `text` carries the message's exact bytes.
 void ExpectExactMessage(const std::string& text, std::string_view output) {

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/base64.h"
 #include "tests/support/daemon_process.h"
 #include "tests/support/late_collector.h"
 
@@ -693,23 +694,7 @@ TEST_F(ServeTest, SigtermWhileOutputIsStalledDeliversEverythingTakenIn) {
 // Bytes that are not UTF-8, to come out exactly in message_base64.
 constexpr std::string_view kGarbage = "\xff\xfe\xc3\x28 garbage \xed\xa0\x80 end";
 
-std::string FromBase64(std::string_view b64) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (char c : b64) {
-    if (c == '=') break;
-    acc = (acc << 6) | static_cast<std::uint32_t>(kAlphabet.find(c));
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xff);
-    }
-  }
-  return out;
-}
+using test::FromBase64;
 
 TEST_F(ServeTest, HostileInputIsCountedAndNeverStopsAWellBehavedClient) {
   Json config = BaseConfig();

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/base64.h"
 #include "tests/support/daemon_process.h"
 
 namespace logfold {
@@ -102,24 +103,7 @@ Line MakeLine(const Driver& d, int i) {
   return l;
 }
 
-std::string FromBase64(std::string_view b64) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (char c : b64) {
-    const std::size_t v = kAlphabet.find(c);
-    if (v == std::string_view::npos) break;  // '=' padding
-    acc = (acc << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xff);
-    }
-  }
-  return out;
-}
+using test::FromBase64;
 
 bool WriteUnixStream(const std::string& path, std::string_view data) {
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -15,6 +15,7 @@
 
 #include "pipeline/event.h"
 #include "pipeline/log_record.h"
+#include "tests/support/base64.h"
 
 namespace logfold {
 namespace {
@@ -358,24 +359,7 @@ TEST(EventJsonTest, HostileRecordStillSerialisesToValidJson) {
   }
 }
 
-// Base64 decoding for the test (RFC 4648 alphabet, padded).
-std::string FromBase64(std::string_view b64) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (char c : b64) {
-    if (c == '=') break;
-    acc = (acc << 6) | static_cast<std::uint32_t>(kAlphabet.find(c));
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xff);
-    }
-  }
-  return out;
-}
+using test::FromBase64;
 
 // Issue #21: bytes that are not UTF-8 were replaced by U+FFFD and lost. "message_base64"
 // carries them exactly; a UTF-8 message has no such field.

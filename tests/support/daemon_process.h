@@ -54,6 +54,13 @@ inline bool WaitUntil(const std::function<bool()>& pred, milliseconds timeout,
   return pred();
 }
 
+// The integer in environment variable `name`, or `fallback` when it is unset or empty (for
+// the longer runs of a test that scripts ask for).
+inline int EnvInt(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
+}
+
 inline std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;

@@ -1,15 +1,18 @@
 // Test fixture: a private single-node Apache Kafka broker (KRaft mode, broker and controller in
 // one JVM) on free loopback ports, with its own config and data dir, started from the jars
-// scripts/kafka-fixture caches; and small librdkafka helpers to create topics and produce.
+// scripts/kafka-fixture caches; and small librdkafka helpers to create topics, produce, and
+// read what was committed.
 #ifndef LOGFOLD_TESTS_SUPPORT_KAFKA_BROKER_H_
 #define LOGFOLD_TESTS_SUPPORT_KAFKA_BROKER_H_
 
+#include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -90,10 +93,12 @@ inline std::unique_ptr<KafkaHandle> MakeProducer(
   return h;
 }
 
-// Creates `topic` with `partitions` partitions (replication 1). True when created or it
-// already exists; `error` says why not otherwise.
+// Creates `topic` with `partitions` partitions (replication 1) and the topic `configs` (e.g.
+// {"cleanup.policy", "compact"}). True when created or it already exists; `error` says why
+// not otherwise.
 inline bool CreateTopic(const std::string& brokers, const std::string& topic, int partitions,
-                        std::string& error) {
+                        std::string& error,
+                        const std::vector<std::pair<std::string, std::string>>& configs = {}) {
   auto admin = MakeProducer(brokers);
   if (!admin) {
     error = "cannot create an admin client";
@@ -104,6 +109,9 @@ inline bool CreateTopic(const std::string& brokers, const std::string& topic, in
   if (nt == nullptr) {
     error = err;
     return false;
+  }
+  for (const auto& [key, value] : configs) {
+    rd_kafka_NewTopic_set_config(nt, key.c_str(), value.c_str());
   }
   rd_kafka_queue_t* q = rd_kafka_queue_new(admin->rk);
   rd_kafka_CreateTopics(admin->rk, &nt, 1, nullptr, q);
@@ -126,6 +134,12 @@ inline bool CreateTopic(const std::string& brokers, const std::string& topic, in
   rd_kafka_queue_destroy(q);
   rd_kafka_NewTopic_destroy(nt);
   return ok;
+}
+
+// The exactly-once changelog: a compacted topic.
+inline bool CreateCompactedTopic(const std::string& brokers, const std::string& topic,
+                                 int partitions, std::string& error) {
+  return CreateTopic(brokers, topic, partitions, error, {{"cleanup.policy", "compact"}});
 }
 
 // Produces each value (keyed by `keys[i % keys.size()]` when keys are given) to `topic`,
@@ -184,6 +198,77 @@ inline std::int64_t CommittedTotal(const std::string& brokers, const std::string
   return total;
 }
 
+// Sum over the topic's partitions of the high watermarks (records ever produced, for a
+// topic without transactions or compaction), or -1 when they cannot be queried.
+inline std::int64_t HighWatermarkTotal(const std::string& brokers, const std::string& topic,
+                                       int partitions) {
+  auto p = MakeProducer(brokers);
+  if (!p) return -1;
+  std::int64_t total = 0;
+  for (int i = 0; i < partitions; ++i) {
+    std::int64_t low = 0, high = 0;
+    if (rd_kafka_query_watermark_offsets(p->rk, topic.c_str(), i, &low, &high, 10000) !=
+        RD_KAFKA_RESP_ERR_NO_ERROR) {
+      return -1;
+    }
+    total += high;
+  }
+  return total;
+}
+
+// Every committed record value of `topic` (read with isolation.level=read_committed up to
+// each partition's end), parsed as JSON; a value that is not a JSON object fails the test.
+inline std::vector<daemon_test::Json> ReadCommitted(const std::string& brokers,
+                                                    const std::string& topic, int partitions) {
+  std::vector<daemon_test::Json> events;
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  char err[512];
+  rd_kafka_conf_set(conf, "bootstrap.servers", brokers.c_str(), err, sizeof err);
+  rd_kafka_conf_set(conf, "group.id", "test-reader", err, sizeof err);
+  rd_kafka_conf_set(conf, "isolation.level", "read_committed", err, sizeof err);
+  rd_kafka_conf_set(conf, "enable.partition.eof", "true", err, sizeof err);
+  rd_kafka_conf_set(conf, "enable.auto.commit", "false", err, sizeof err);
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+  if (rk == nullptr) return events;
+  rd_kafka_poll_set_consumer(rk);
+  rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
+  for (int i = 0; i < partitions; ++i) {
+    rd_kafka_topic_partition_list_add(list, topic.c_str(), i)->offset = RD_KAFKA_OFFSET_BEGINNING;
+  }
+  rd_kafka_assign(rk, list);
+  rd_kafka_topic_partition_list_destroy(list);
+  int at_end = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (at_end < partitions && std::chrono::steady_clock::now() < deadline) {
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 500);
+    if (m == nullptr) continue;
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      ++at_end;
+    } else if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR && m->payload != nullptr) {
+      daemon_test::Json e = daemon_test::Json::parse(
+          std::string(static_cast<const char*>(m->payload), m->len), nullptr, false);
+      EXPECT_TRUE(e.is_object()) << "not an event in " << topic;
+      if (e.is_object()) events.push_back(std::move(e));
+    }
+    rd_kafka_message_destroy(m);
+  }
+  EXPECT_EQ(at_end, partitions) << "did not read " << topic << " to its end within 60 s";
+  rd_kafka_consumer_close(rk);
+  rd_kafka_destroy(rk);
+  return events;
+}
+
+// Open groups an exactly-once run restored from the changelog, from its log ("restored N
+// open group(s)").
+inline std::uint64_t RestoredGroups(const std::string& log) {
+  std::uint64_t n = 0;
+  for (std::size_t at = log.find("restored "); at != std::string::npos;
+       at = log.find("restored ", at + 1)) {
+    n += std::strtoull(log.c_str() + at + 9, nullptr, 10);
+  }
+  return n;
+}
+
 // The broker: Start() formats a fresh data dir (kafka.tools.StorageTool) and starts
 // kafka.Kafka on free loopback ports, waiting until it answers metadata requests; Stop()
 // or the destructor kills it.
@@ -214,7 +299,10 @@ class KafkaBroker {
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     std::random_device rd;
     std::string cluster_id;
-    for (int i = 0; i < 21; ++i) cluster_id += kB64[rd() % 64];
+    // The first is a letter: one starting with '-' would be read by kafka-storage's argument
+    // parser as an option, and the format would fail (1 start in 64).
+    cluster_id += kB64[rd() % 52];
+    for (int i = 1; i < 21; ++i) cluster_id += kB64[rd() % 64];
     cluster_id += kB64[(rd() % 4) * 16];  // the last character carries 2 bits of data
     const std::string config = (root_ / "server.properties").string();
     const pid_t format = daemon_test::Spawn(
@@ -295,6 +383,8 @@ class KafkaBroker {
             "transaction.state.log.min.isr=1\n"
             "transaction.state.log.num.partitions=3\n"
             "group.initial.rebalance.delay.ms=0\n"
+            // Lets tests detect a killed consumer group member within a second or two.
+            "group.min.session.timeout.ms=1000\n"
             "auto.create.topics.enable=false\n"
             "message.max.bytes=1048576\n");
     daemon_test::WriteFile(root_ / "log4j.properties",
