@@ -19,6 +19,8 @@
 --   ALTER TABLE logfold.events ADD COLUMN message_base64 String AFTER message
 -- and, before event_id existed, with
 --   ALTER TABLE logfold.events ADD COLUMN event_id String AFTER kind
+-- and, before tag existed, with
+--   ALTER TABLE logfold.events ADD COLUMN tag String AFTER app
 --
 -- Retention: 18.16 has no TTL. Partitions are days, so old data is dropped a day at a time,
 -- e.g. from cron:  ALTER TABLE logfold.events DROP PARTITION 20261101
@@ -33,7 +35,9 @@ CREATE TABLE IF NOT EXISTS logfold.events
     group_id        String,            -- 16 hex digits; unique per daemon run, reused after a restart
     fingerprint     String,            -- the group's 64-bit SimHash, 16 hex digits
     host            String,            -- '' when the line had none
-    app             String,
+    app             String,            -- the program name: an RFC 3164 tag up to '[' or '/'
+    tag             String,            -- the whole tag when it is more than app
+                                       -- ('postfix/smtpd' for app 'postfix'); '' otherwise
     -- first (and annotate): the line itself
     time            DateTime('UTC'),   -- syslog timestamp, else when logfold received it
     received        DateTime('UTC'),

@@ -25,7 +25,11 @@ bool EventFilter::Matches(const Event& event) const {
     return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
   };
   if (!listed(s.hosts, r != nullptr ? std::string_view(r->hostname) : "")) return false;
-  if (!listed(s.apps, r != nullptr ? std::string_view(r->app_name) : "")) return false;
+  // An app is named by its program name or by its whole RFC 3164 tag ("postfix/smtpd").
+  if (!s.apps.empty() && !(r != nullptr && !r->tag.empty() && listed(s.apps, r->tag)) &&
+      !listed(s.apps, r != nullptr ? std::string_view(r->app_name) : "")) {
+    return false;
+  }
   if (!s.template_contains.empty() &&
       event.template_text.find(s.template_contains) == std::string_view::npos) {
     return false;

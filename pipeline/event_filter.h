@@ -20,7 +20,7 @@ struct EventSelection {
   // (a numerically lower or equal syslog severity); a line without a severity never matches.
   int min_severity = -1;
   std::vector<std::string> hosts;  // the line's host is one of these (empty: any)
-  std::vector<std::string> apps;   // the line's app name is one of these (empty: any)
+  std::vector<std::string> apps;   // the line's app name or tag is one of these (empty: any)
   std::string template_contains;   // substring of the template, case-sensitive (empty: any)
   std::string template_regex;      // ECMAScript regex searched in the template (empty: any)
 

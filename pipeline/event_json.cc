@@ -151,6 +151,7 @@ void AppendRecordFields(const LogRecord& r, std::string& out) {
   AppendJsonTime(r.arrival_us, out);
   if (!r.hostname.empty()) AppendStringField("host", r.hostname, out);
   if (!r.app_name.empty()) AppendStringField("app", r.app_name, out);
+  if (!r.tag.empty()) AppendStringField("tag", r.tag, out);
   if (!r.procid.empty()) AppendStringField("procid", r.procid, out);
   if (!r.msgid.empty()) AppendStringField("msgid", r.msgid, out);
   if (r.facility >= 0) {

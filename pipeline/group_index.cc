@@ -304,21 +304,39 @@ void GroupIndex::Prefetch(std::uint64_t scope, std::uint64_t fingerprint) const 
 }
 
 void GroupIndex::FindWithin(std::uint64_t scope, std::uint64_t fingerprint,
-                            std::vector<Candidate>& out) const {
+                            std::vector<Candidate>& out, std::size_t limit) const {
   out.clear();
-  if (impl_ == nullptr) return;
+  if (impl_ == nullptr || limit == 0) return;
   const group_index_detail::Scope* s = impl_->FindScope(scope);
   if (s == nullptr) return;
-  const auto add = [&out](std::uint32_t group, int d) { out.push_back(Candidate{group, d}); };
-  const auto never = [](int) { return false; };  // every block is needed
+  // Found so far at each distance: after blocks 0..b every group within b has been seen
+  // (Visit's stop contract), so once `limit` of them lie within b the first `limit` of the
+  // order are all here and no later block can change them.
+  std::size_t at[kMaxDistance + 1] = {};
+  const auto add = [&out, &at](std::uint32_t group, int d) {
+    out.push_back(Candidate{group, d});
+    ++at[d];
+  };
+  const auto settled = [&at, limit](int b) {
+    std::size_t n = 0;
+    for (int d = 0; d <= b; ++d) n += at[d];
+    return n >= limit;
+  };
   if (CpuHasPopcnt()) {
-    impl_->Visit<true, true>(*s, fingerprint, add, never);
+    impl_->Visit<true, true>(*s, fingerprint, add, settled);
   } else {
-    impl_->Visit<true, false>(*s, fingerprint, add, never);
+    impl_->Visit<true, false>(*s, fingerprint, add, settled);
   }
-  std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
+  const auto nearer = [](const Candidate& a, const Candidate& b) {
     return a.distance != b.distance ? a.distance < b.distance : a.group < b.group;
-  });
+  };
+  if (out.size() > limit) {
+    std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(limit), out.end(),
+                      nearer);
+    out.resize(limit);
+  } else {
+    std::sort(out.begin(), out.end(), nearer);
+  }
 }
 
 bool GroupIndex::FindNearest(std::uint64_t scope, std::uint64_t fingerprint, Candidate& out) const {

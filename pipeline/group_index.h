@@ -62,8 +62,10 @@ class GroupIndex {
 
   // Appends every group of `scope` within max_distance of `fingerprint` to `out` (cleared
   // first), each exactly once, sorted by distance then group. Reuses out's capacity.
-  void FindWithin(std::uint64_t scope, std::uint64_t fingerprint,
-                  std::vector<Candidate>& out) const;
+  // With a limit, only the first `limit` of that order: the visit ends after the first block
+  // that settles them (a near-duplicate cluster's line has thousands within distance).
+  void FindWithin(std::uint64_t scope, std::uint64_t fingerprint, std::vector<Candidate>& out,
+                  std::size_t limit = SIZE_MAX) const;
 
   // The nearest group within max_distance (ties: lowest slot); false if none.
   bool FindNearest(std::uint64_t scope, std::uint64_t fingerprint, Candidate& out) const;

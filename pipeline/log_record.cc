@@ -54,6 +54,7 @@ void LogRecord::Clear() {
   arrival_us = 0;
   hostname.clear();
   app_name.clear();
+  tag.clear();
   procid.clear();
   msgid.clear();
   structured_data.clear();
@@ -72,6 +73,7 @@ LogRecordView LogRecordView::Rebased(std::string_view copy) const {
   };
   move(v.hostname);
   move(v.app_name);
+  move(v.tag);
   move(v.procid);
   move(v.msgid);
   move(v.structured_data);
@@ -91,6 +93,7 @@ void LogRecordView::CopyTo(LogRecord& out) const {
   out.arrival_us = arrival_us;
   out.hostname.assign(hostname);
   out.app_name.assign(app_name);
+  out.tag.assign(tag);
   out.procid.assign(procid);
   out.msgid.assign(msgid);
   out.structured_data.assign(structured_data);

@@ -61,8 +61,12 @@ struct LogRecord {
   TimeUs timestamp_us = 0;  // event time from the header, valid when has_timestamp
   TimeUs arrival_us = 0;    // when the line arrived (set by whoever feeds the pipeline)
   std::string hostname;
-  std::string app_name;  // RFC 5424 APP-NAME, or RFC 3164 TAG without [PID]
-  std::string procid;    // RFC 5424 PROCID, or the PID inside RFC 3164 TAG[PID]
+  std::string app_name;  // RFC 5424 APP-NAME, or RFC 3164 TAG's program name (see tag)
+  // RFC 3164 TAG without [PID], only when it is more than app_name: a tag's program name ends
+  // at '/', as rsyslog's programname does, so "postfix/smtpd[9]:" has app_name "postfix" and
+  // tag "postfix/smtpd". Empty when the tag is app_name, or there was none.
+  std::string tag;
+  std::string procid;  // RFC 5424 PROCID, or the PID inside RFC 3164 TAG[PID]
   std::string msgid;
   std::string structured_data;  // RFC 5424 SD verbatim ("" when NILVALUE or absent)
   std::string message;          // MSG (BOM removed), or the whole line in raw mode
@@ -84,7 +88,7 @@ struct LogRecord {
 // strings: what the syslog parser finds before anything is copied. The daemon parses on the
 // receiving thread, moves the bytes to a worker and copies the fields out there only once.
 struct LogRecordView {
-  std::string_view raw, hostname, app_name, procid, msgid, structured_data, message;
+  std::string_view raw, hostname, app_name, tag, procid, msgid, structured_data, message;
   SyslogFlavor flavor = SyslogFlavor::kNone;
   ParseOutcome outcome = ParseOutcome::kOk;
   int facility = -1;

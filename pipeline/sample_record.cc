@@ -10,9 +10,9 @@ namespace logfold {
 void SampleRecord::FreeBlock::operator()(Header* h) const { ::operator delete(h); }
 
 void SampleRecord::Assign(const LogRecord& r) {
-  const std::string* fields[kFieldCount] = {&r.hostname,   &r.app_name,        &r.procid,
-                                            &r.msgid,      &r.structured_data, &r.message,
-                                            &r.json_fields};
+  const std::string* fields[kFieldCount] = {&r.hostname, &r.app_name,   &r.tag,
+                                            &r.procid,   &r.msgid,      &r.structured_data,
+                                            &r.message,  &r.json_fields};
   std::size_t total = 0;
   for (const std::string* f : fields) total += f->size();
   // Lines are at most max_message_size (16 MiB) long, so offsets fit 32 bits.
@@ -55,6 +55,7 @@ void SampleRecord::CopyTo(LogRecord& out) const {
   out.arrival_us = h.arrival_us;
   out.hostname = Field(kHostname);
   out.app_name = Field(kAppName);
+  out.tag = Field(kTag);
   out.procid = Field(kProcId);
   out.msgid = Field(kMsgId);
   out.structured_data = Field(kStructuredData);

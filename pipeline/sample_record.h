@@ -41,6 +41,7 @@ class SampleRecord {
   enum FieldIndex : std::uint8_t {
     kHostname,
     kAppName,
+    kTag,
     kProcId,
     kMsgId,
     kStructuredData,

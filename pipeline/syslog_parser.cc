@@ -152,7 +152,7 @@ bool IsAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') |
 
 // RFC 3164 TAG the way rsyslog reads it: everything up to the first ':' (which belongs to the
 // tag) or SP, so "tag msg", "tag: msg", "tag[42]: msg" and "%ASA-6-302013: msg" all have one.
-// APP-NAME is the tag before any '[' or ':', PROCID what the brackets hold. A tag holding a
+// APP-NAME is the tag before any '[', ':' or '/', PROCID what the brackets hold. A tag holding a
 // byte that is not printable US-ASCII, or longer than kMaxTag, is not taken. Returns the end
 // of the tag (== pos when there is none).
 constexpr std::size_t kMaxTag = 255;
@@ -175,7 +175,14 @@ std::size_t ParseTag(std::string_view s, std::size_t pos, LogRecordView& out) {
   const std::string_view tag = s.substr(pos, i - pos);
   if (i < s.size() && s[i] == ':') ++i;
   const std::size_t open = tag.find('[');
-  out.app_name = tag.substr(0, open);
+  const std::string_view name = tag.substr(0, open);
+  // The program name ends at '/', as rsyslog's programname does (its default,
+  // parser.permitSlashInProgramName off), which is what rsyslog sends as APP-NAME when it
+  // relays the line as RFC 5424: a line has the same app direct or through rsyslog. The whole
+  // name stays in `tag`, so "postfix/smtpd" and "postfix/qmgr" can still be told apart.
+  const std::size_t slash = name.find('/');
+  out.app_name = name.substr(0, slash);
+  if (slash != kNpos) out.tag = name;
   if (open != kNpos) {
     const std::size_t close = tag.find(']', open + 1);
     if (close != kNpos) out.procid = tag.substr(open + 1, close - open - 1);

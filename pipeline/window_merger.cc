@@ -96,7 +96,7 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   }
   const std::uint64_t fp = fingerprinter.FingerprintFromHashes(line.tokens, line.hashes, {});
   decision.fingerprint = fp;
-  index.FindWithin(scope, fp, candidates);
+  index.FindWithin(scope, fp, candidates, kMaxIndexCandidates);
   tried.clear();
   // Cold groups: load every candidate's group and tokens at once, not one after another.
   for (const GroupIndex::Candidate& c : candidates) __builtin_prefetch(&groups[c.group]);

@@ -49,6 +49,10 @@ struct WindowMerger::Impl {
   // Bucket-scan candidates per line over all lengths: bounds the cost of a line that matches
   // nothing (a garbage flood opens a group a line and would touch 64 + 12 x 16 groups).
   static constexpr std::size_t kMaxScanPerLine = 16;
+  // SimHash candidates confirmed per line, nearest first: in a cluster of near-duplicates
+  // that match none of each other (one long prefix, a unique last word) every open group of
+  // the cluster lies within max_distance of a new line, which would confirm them all.
+  static constexpr std::size_t kMaxIndexCandidates = 32;
 
   // Per-position flags of a group's template (pipeline/template_match.h).
   static constexpr std::uint8_t kWild = TemplateFlag::kWild;

@@ -49,10 +49,10 @@ std::uint64_t PrintLine(const char* label, const LogRecord& r, const MergerOptio
   tokenizer.Tokenize(r.message, tokens);
   std::fprintf(out, "line %s: %s\n", label, r.message.c_str());
   if (r.flavor != SyslogFlavor::kNone || r.outcome != ParseOutcome::kOk) {
-    std::fprintf(out, "  header: format=%s parse=%s host=%s app=%s\n",
+    std::fprintf(out, "  header: format=%s parse=%s host=%s app=%s%s%s\n",
                  std::string(SyslogFlavorName(r.flavor)).c_str(),
                  std::string(ParseOutcomeName(r.outcome)).c_str(), r.hostname.c_str(),
-                 r.app_name.c_str());
+                 r.app_name.c_str(), r.tag.empty() ? "" : " tag=", r.tag.c_str());
   }
   std::fprintf(out, "  %-4s %-32s %-10s %s\n", "pos", "token", "class", "weight");
   for (std::size_t i = 0; i < tokens.size(); ++i) {

@@ -71,6 +71,7 @@ enum : std::uint16_t {
   kMessage = 13,
   kJsonFields = 14,
   kScopeSalt = 15,
+  kTag = 16,
 };
 
 void PutRecord(std::string& out, std::uint16_t tag, const LogRecord& r) {
@@ -84,6 +85,7 @@ void PutRecord(std::string& out, std::uint16_t tag, const LogRecord& r) {
   PutIntField(out, kOutcome, static_cast<std::uint64_t>(r.outcome));
   PutField(out, kHostname, r.hostname);
   PutField(out, kAppName, r.app_name);
+  if (!r.tag.empty()) PutField(out, kTag, r.tag);
   PutField(out, kProcId, r.procid);
   PutField(out, kMsgId, r.msgid);
   PutField(out, kStructuredData, r.structured_data);
@@ -135,6 +137,9 @@ std::string ParseRecord(std::string_view bytes, LogRecord& r) {
         break;
       case kAppName:
         r.app_name.assign(v);
+        break;
+      case kTag:
+        r.tag.assign(v);
         break;
       case kProcId:
         r.procid.assign(v);

@@ -34,8 +34,9 @@ struct Summary {
   std::uint64_t count, count_total;
   std::string template_text, last_message;
   std::vector<std::string> hosts;
-  std::string level, logger;       // of the message's own header
-  std::vector<std::string> slots;  // per-slot statistics, one string each
+  std::string level, logger;        // of the message's own header
+  std::vector<std::string> slots;   // per-slot statistics, one string each
+  std::string first_tag, last_tag;  // of the samples
   bool operator==(const Summary&) const = default;
 };
 
@@ -57,8 +58,9 @@ class Collect : public EventSink {
     summaries[e.group_id].push_back({e.reason, e.count, e.count_total, std::string(e.template_text),
                                      e.last_record != nullptr ? e.last_record->message : "",
                                      std::vector<std::string>(e.hosts.begin(), e.hosts.end()),
-                                     std::string(e.level), std::string(e.logger),
-                                     std::move(slots)});
+                                     std::string(e.level), std::string(e.logger), std::move(slots),
+                                     e.record != nullptr ? e.record->tag : "",
+                                     e.last_record != nullptr ? e.last_record->tag : ""});
   }
   std::vector<std::uint64_t> firsts;
   std::map<std::uint64_t, std::vector<Summary>> summaries;
@@ -86,6 +88,7 @@ std::vector<LogRecord> Traffic(int n, TimeUs start) {
       lines.push_back(
           Line(host,
                "request " + std::to_string(i) + " took " + std::to_string(i * 7 % 100) + " ms", t));
+      lines.back().tag = "app/web";  // an RFC 3164 tag longer than its program name
     } else if (i % 5 == 1) {
       // A message with the application's own header (timestamp, level, thread, logger).
       lines.push_back(Line(host,
@@ -149,15 +152,17 @@ TEST(StateTest, RestoredGroupsGoOnFoldingExactlyAsWithoutTheCrash) {
   EXPECT_EQ(out.firsts, ref.firsts);
   EXPECT_EQ(out.summaries, ref.summaries);
   // The comparison covers what groups hold besides counts: slot statistics and the header.
-  bool any_slots = false, any_level = false;
+  bool any_slots = false, any_level = false, any_tag = false;
   for (const auto& [id, list] : ref.summaries) {
     for (const Summary& s : list) {
       any_slots = any_slots || !s.slots.empty();
       any_level = any_level || !s.level.empty();
+      any_tag = any_tag || (s.first_tag == "app/web" && s.last_tag == "app/web");
     }
   }
   EXPECT_TRUE(any_slots);
   EXPECT_TRUE(any_level);
+  EXPECT_TRUE(any_tag);
 }
 
 TEST(StateTest, ChangedGroupingSettingsSummariseRestoredGroupsAtOnce) {

@@ -96,6 +96,34 @@ TEST(SyslogEventEncoderTest, FirstEventFieldByField) {
   EXPECT_EQ(p.msg, record.message);  // the original line, not the template
 }
 
+// APP-NAME is the program name; a 3164 tag that says more is not lost: it rides in the SD
+// element. A tag without a program name ("/USR/SBIN/CRON") gets the output's APP-NAME.
+TEST(SyslogEventEncoderTest, TagLongerThanAppRidesInTheElement) {
+  LogRecord record = SampleRecord();
+  record.app_name = "postfix";
+  record.tag = "postfix/smtpd";
+  Event e;
+  e.kind = EventKind::kFirst;
+  e.group_id = 2;
+  e.fingerprint = 3;
+  e.record = &record;
+  std::string out;
+  AppendEventSyslog(e, "logfold", out);
+  Parsed p = Parse(out);
+  EXPECT_EQ(p.app_name, "postfix");
+  EXPECT_EQ(p.sd,
+            "[logfold@32473 group=\"0000000000000002\" fp=\"0000000000000003\" "
+            "tag=\"postfix/smtpd\"]");
+
+  record.app_name.clear();
+  record.tag = "/USR/SBIN/CRON";
+  out.clear();
+  AppendEventSyslog(e, "relay-app", out);
+  p = Parse(out);
+  EXPECT_EQ(p.app_name, "relay-app");
+  EXPECT_NE(p.sd.find(" tag=\"/USR/SBIN/CRON\"]"), std::string::npos) << p.sd;
+}
+
 // An event of a Kafka input's line carries its event_id (the same after a replay).
 TEST(SyslogEventEncoderTest, EventWithAnOriginCarriesItsId) {
   const LogRecord record = SampleRecord();

@@ -12,8 +12,9 @@ inline bool LogRecordsEqual(const LogRecord& a, const LogRecord& b) {
          a.facility == b.facility && a.severity == b.severity &&
          a.has_timestamp == b.has_timestamp && a.timestamp_us == b.timestamp_us &&
          a.arrival_us == b.arrival_us && a.hostname == b.hostname && a.app_name == b.app_name &&
-         a.procid == b.procid && a.msgid == b.msgid && a.structured_data == b.structured_data &&
-         a.message == b.message && a.json_fields == b.json_fields;
+         a.tag == b.tag && a.procid == b.procid && a.msgid == b.msgid &&
+         a.structured_data == b.structured_data && a.message == b.message &&
+         a.json_fields == b.json_fields;
 }
 
 }  // namespace logfold

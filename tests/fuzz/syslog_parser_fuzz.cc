@@ -52,7 +52,8 @@ void CheckSyslog(std::string_view line, logfold::TimeUs arrival, const LogRecord
                "no flavor only without a valid PRI");
     FUZZ_CHECK(r.message == raw, "a line without a header is kept whole as the message");
     FUZZ_CHECK(r.facility == -1 && r.severity == -1 && !r.has_timestamp, "no header fields");
-    FUZZ_CHECK(r.hostname.empty() && r.app_name.empty() && r.procid.empty(), "no header fields");
+    FUZZ_CHECK(r.hostname.empty() && r.app_name.empty() && r.tag.empty() && r.procid.empty(),
+               "no header fields");
     return;
   }
   FUZZ_CHECK(r.flavor == SyslogFlavor::kRfc3164 || r.flavor == SyslogFlavor::kRfc5424,
@@ -82,6 +83,13 @@ void CheckSyslog(std::string_view line, logfold::TimeUs arrival, const LogRecord
   FUZZ_CHECK(IsPrintUsAscii(r.hostname) && IsPrintUsAscii(r.app_name) && IsPrintUsAscii(r.procid) &&
                  IsPrintUsAscii(r.msgid),
              "header fields are printable US-ASCII");
+  // A tag is kept only where the program name stops short of it, at a '/'.
+  if (!r.tag.empty()) {
+    FUZZ_CHECK(r.flavor == SyslogFlavor::kRfc3164 && raw.find(r.tag) != std::string_view::npos &&
+                   r.tag.starts_with(r.app_name) && r.tag.size() > r.app_name.size() &&
+                   r.tag[r.app_name.size()] == '/' && r.app_name.find('/') == std::string::npos,
+               "tag: the program name runs to the tag's first '/'");
+  }
   if (r.flavor == SyslogFlavor::kRfc3164) {
     FUZZ_CHECK(r.msgid.empty() && r.structured_data.empty(), "RFC 3164 has no MSGID or SD");
   }

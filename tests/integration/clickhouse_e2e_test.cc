@@ -232,6 +232,26 @@ TEST_F(ClickHouseTest, TableTakesLogfoldEventsAndExampleQueriesAnswer) {
   for (const Json& row : error_rows) EXPECT_LE(row[3].get<int>(), 3) << row.dump();
 }
 
+// An RFC 3164 tag that says more than its program name ("postfix/smtpd", app "postfix")
+// reaches the table's `tag` column; a plain tag leaves it empty.
+TEST_F(ClickHouseTest, TagColumnKeepsATagLongerThanItsApp) {
+  daemon_test::WriteFile(dir_ / "tags.log",
+                         "<22>May  1 12:00:00 mx01 postfix/smtpd[991]: connect from unknown\n"
+                         "<38>May  1 12:00:01 web01 sshd[77]: Accepted publickey\n");
+  const daemon_test::CommandResult replay = daemon_test::RunCommand(
+      {LOGFOLD_BINARY, "replay", dir_ / "tags.log"}, dir_, milliseconds(30000));
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  const HttpResponse insert = clickhouse_.Insert(kInsertEvents, replay.out, kInsertSettings);
+  ASSERT_EQ(insert.status, 200) << insert.body;
+  const HttpResponse r = clickhouse_.Query(
+      "SELECT app, tag, procid FROM logfold.events WHERE kind = 'first' ORDER BY app "
+      "FORMAT JSONCompact");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Json::parse(r.body)["data"],
+            Json::parse(R"([["postfix", "postfix/smtpd", "991"], ["sshd", "", "77"]])"))
+      << r.body;
+}
+
 // The fixture's restart keeps the port and the data, as the end-to-end tests rely on.
 TEST_F(ClickHouseTest, RestartKeepsPortAndData) {
   const std::string one =

@@ -255,7 +255,7 @@ bool Traditional(const Case& c) {
 
 // The record fields logfold should report for `o` after the hop through rsyslog.
 struct Expected {
-  std::string host, app, procid, msgid, structured_data, format, message, time_suffix;
+  std::string host, app, tag, procid, msgid, structured_data, format, message, time_suffix;
   int facility = 0, severity = 0;
 };
 
@@ -271,15 +271,18 @@ Expected ExpectedAfterHop(const Origin& o, const Case& c) {
     e.msgid = o.msgid;
     e.structured_data = o.structured_data;
     // rsyslog's APP-NAME of a 3164 line is its programname, which by default
-    // (parser.permitSlashInProgramName off) ends at a '/': postfix/smtpd becomes postfix.
+    // (parser.permitSlashInProgramName off) ends at a '/': postfix/smtpd becomes postfix,
+    // and the rest of the tag is not sent.
     e.app = o.rfc5424 ? o.tag : o.tag.substr(0, o.tag.find('/'));
     // rsyslog keeps the space after a 3164 "TAG:" in MSG, and RFC 5424 keeps MSG verbatim.
     if (!o.rfc5424) e.message = " " + o.msg;
   } else {
     // RSYSLOG_ForwardFormat: "<PRI>TIMESTAMP HOSTNAME TAG MSG"; a 5424 line's TAG is
-    // "APP[PROCID]" without a colon; structured data and MSGID are not carried.
+    // "APP[PROCID]" without a colon; structured data and MSGID are not carried. logfold's
+    // app is the tag's program name, as rsyslog's, and the whole tag stays in `tag`.
     e.format = "rfc3164";
-    e.app = o.tag;
+    e.app = o.tag.substr(0, o.tag.find('/'));
+    if (e.app != o.tag) e.tag = o.tag;
   }
   // rsyslog writes RFC 3339 timestamps (date-rfc3339); a 3164 line's year is inferred by
   // rsyslog, so only the rest is compared; TZ=UTC makes its local time UTC.
@@ -306,8 +309,8 @@ int MatchRecord(const Json& r, const std::multimap<std::string, int>& by_message
     const Expected e = ExpectedAfterHop(corpus[static_cast<std::size_t>(it->second)], c);
     const std::string time = r.value("time", "");
     if (r.value("host", "") == e.host && r.value("app", "") == e.app &&
-        r.value("procid", "") == e.procid && r.value("msgid", "") == e.msgid &&
-        r.value("structured_data", "") == e.structured_data &&
+        r.value("tag", "") == e.tag && r.value("procid", "") == e.procid &&
+        r.value("msgid", "") == e.msgid && r.value("structured_data", "") == e.structured_data &&
         r.value("facility", -1) == e.facility && r.value("severity", -1) == e.severity &&
         r.value("format", "") == e.format && !r.contains("parse_error") &&
         time.ends_with(e.time_suffix)) {
@@ -588,7 +591,7 @@ TEST_P(RsyslogForwardTest, EveryLineIsAccountedForAndHeadersSurviveTheHop) {
   EXPECT_EQ(daemon_test::LinesAccounted(events), static_cast<std::uint64_t>(got - queue_full));
 
   int firsts = 0, summaries = 0, trailing_lf = 0;
-  std::set<std::string> hosts, apps;
+  std::set<std::string> hosts, apps, tags;
   std::set<int> severities;
   std::map<std::string, std::string> first_host_app;  // group_id -> host/app of its first
   for (const Json& e : events) {
@@ -600,6 +603,7 @@ TEST_P(RsyslogForwardTest, EveryLineIsAccountedForAndHeadersSurviveTheHop) {
       EXPECT_FALSE(e.value("message", "").ends_with('\n')) << e.dump();
       hosts.insert(e.value("host", ""));
       apps.insert(e.value("app", ""));
+      tags.insert(e.value("tag", ""));
       severities.insert(e.value("severity", -1));
       first_host_app[e.value("group_id", "")] = e.value("host", "") + " " + e.value("app", "");
     } else if (kind == "summary") {
@@ -627,7 +631,12 @@ TEST_P(RsyslogForwardTest, EveryLineIsAccountedForAndHeadersSurviveTheHop) {
   EXPECT_GE(summaries, 20);
   EXPECT_EQ(hosts, (std::set<std::string>{"db-01", "mail-01", "web-01", "web-02"}));
   EXPECT_EQ(severities, (std::set<int>{2, 3, 4, 5, 6, 7}));
-  EXPECT_TRUE(apps.contains(Rfc5424Template(c) ? "postfix" : "postfix/smtpd"));
+  // The same app whichever template carried the line; only a 3164 hop keeps the whole tag.
+  EXPECT_TRUE(apps.contains("postfix"));
+  EXPECT_FALSE(apps.contains("postfix/smtpd"));
+  const std::set<std::string> want_tags =
+      Rfc5424Template(c) ? std::set<std::string>{""} : std::set<std::string>{"", "postfix/smtpd"};
+  EXPECT_EQ(tags, want_tags);
   EXPECT_TRUE(apps.contains("billing-api"));
   EXPECT_TRUE(apps.contains("kernel"));
   std::fprintf(stderr,
@@ -650,6 +659,115 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<Case>& param_info) {
       return std::string(param_info.param.name);
     });
+
+// Issue #21: a line has the same `app` whether it reaches logfold directly or relayed by
+// rsyslog with the README's snippet (RSYSLOG_SyslogProtocol23Format), which sends a 3164
+// line's programname as APP-NAME. The direct line also keeps its whole tag.
+class RsyslogRelaySameAppTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { ::setenv("TZ", "UTC", 1); }
+
+  void SetUp() override {
+    ASSERT_TRUE(dir_.ok());
+    rsyslogd_ = RsyslogdPath();
+    if (rsyslogd_.empty()) GTEST_SKIP() << "rsyslogd not installed (Debian package rsyslog)";
+  }
+
+  void TearDown() override {
+    if (HasFailure()) {
+      std::fprintf(stderr, "--- logfold stderr ---\n%s\n--- rsyslogd ---\n%s\n",
+                   daemon_.Stderr().c_str(), rsyslog_.Diagnostics().c_str());
+    }
+  }
+
+  TempDir dir_;
+  DaemonProcess daemon_{dir_};
+  RsyslogProcess rsyslog_{dir_};
+  std::string rsyslogd_;
+};
+
+TEST_F(RsyslogRelaySameAppTest, DirectAndRelayedLinesHaveTheSameApp) {
+  const std::string events_path = dir_ / "events.ndjson";
+  const std::string config_path = dir_ / "logfold.json";
+  daemon_test::WriteFile(config_path, daemon_test::LoopbackConfig(events_path).dump(2));
+  ASSERT_TRUE(daemon_.Start(config_path)) << "logfold serve did not start";
+  const std::uint16_t tcp_port = daemon_.InputPort("tcp-in", "tcp");
+  ASSERT_NE(tcp_port, 0);
+  const std::string action = ReadmeOmfwdAction(tcp_port);
+  ASSERT_NE(action.find("template=\"RSYSLOG_SyslogProtocol23Format\""), std::string::npos)
+      << "README.md's rsyslog snippet: " << action;
+  std::string error;
+  ASSERT_TRUE(rsyslog_.Start(rsyslogd_, action, error)) << error;
+
+  struct Line {
+    std::string tag_and_pid;       // as the sender writes it
+    std::string app, tag, procid;  // what both events must say (tag: the direct one only)
+    std::string msg;
+  };
+  const Line lines[] = {
+      {"postfix/smtpd[123]", "postfix", "postfix/smtpd", "123", "connect from unknown[192.0.2.7]"},
+      // rsyslog's programname of a tag that starts with '/' is empty: APP-NAME "-".
+      {"/USR/SBIN/CRON[4242]", "", "/USR/SBIN/CRON", "4242", "(root) CMD (run-parts hourly)"},
+      {"sshd[77]", "sshd", "", "77", "Accepted publickey for alice from 192.0.2.8 port 5022"},
+  };
+  // One host per path, so each line makes a group (and a first event) per path.
+  auto wire = [](const std::string& host, const Line& l) {
+    return "<22>May  1 12:00:00 " + host + " " + l.tag_and_pid + ": " + l.msg + "\n";
+  };
+  std::string direct, relayed;
+  for (const Line& l : lines) {
+    direct += wire("direct-mx", l);
+    relayed += wire("relayed-mx", l);
+  }
+  TcpClient to_logfold(tcp_port);
+  ASSERT_TRUE(to_logfold.connected());
+  ASSERT_TRUE(to_logfold.Send(direct));  // LF framing: logfold's auto framing takes it
+  TcpClient to_rsyslog(rsyslog_.port());
+  ASSERT_TRUE(to_rsyslog.connected());
+  ASSERT_TRUE(to_rsyslog.Send(relayed));
+
+  constexpr std::size_t kWant = 2 * std::size(lines);
+  std::map<std::string, Json> firsts;  // host + " " + message -> first event
+  const bool all = WaitUntil(
+      [&] {
+        std::vector<Json> events;
+        std::string text = daemon_test::ReadFile(events_path);
+        text.erase(text.find_last_of('\n') + 1);  // a line still being written
+        if (!daemon_test::ParseNdjson(text, events, error)) return false;
+        firsts.clear();
+        for (const Json& e : events) {
+          if (e.value("kind", "") != "first") continue;
+          std::string message = e.value("message", "");
+          // rsyslog keeps the SP after the tag's ':' in MSG (see config/README.md).
+          if (message.starts_with(' ')) message.erase(0, 1);
+          firsts[e.value("host", "") + " " + message] = e;
+        }
+        return firsts.size() >= kWant;
+      },
+      milliseconds(20000));
+  ASSERT_TRUE(all) << "first events after 20 s: " << firsts.size() << " of " << kWant << "; "
+                   << error;
+  EXPECT_EQ(firsts.size(), kWant);
+
+  for (const Line& l : lines) {
+    SCOPED_TRACE(l.tag_and_pid);
+    ASSERT_TRUE(firsts.contains("direct-mx " + l.msg));
+    ASSERT_TRUE(firsts.contains("relayed-mx " + l.msg));
+    const Json& d = firsts["direct-mx " + l.msg];
+    const Json& r = firsts["relayed-mx " + l.msg];
+    EXPECT_EQ(d.value("format", ""), "rfc3164") << d.dump();
+    EXPECT_EQ(r.value("format", ""), "rfc5424") << r.dump();
+    EXPECT_EQ(d.value("app", ""), r.value("app", "")) << d.dump() << "\n" << r.dump();
+    EXPECT_EQ(d.value("app", ""), l.app) << d.dump();
+    EXPECT_EQ(d.contains("app"), !l.app.empty()) << d.dump();
+    EXPECT_EQ(r.contains("app"), !l.app.empty()) << r.dump();
+    EXPECT_EQ(d.value("procid", ""), l.procid) << d.dump();
+    EXPECT_EQ(r.value("procid", ""), l.procid) << r.dump();
+    // Nothing of the tag is lost on the direct path; rsyslog does not send it on.
+    EXPECT_EQ(d.value("tag", ""), l.tag) << d.dump();
+    EXPECT_FALSE(r.contains("tag")) << r.dump();
+  }
+}
 
 }  // namespace
 }  // namespace logfold

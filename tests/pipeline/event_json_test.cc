@@ -98,9 +98,34 @@ TEST(EventJsonTest, FirstEvent) {
   EXPECT_EQ(j["format"], "rfc3164");
   EXPECT_EQ(j["message"], r.message);
   EXPECT_FALSE(j.contains("msgid"));  // empty header fields are left out
+  EXPECT_FALSE(j.contains("tag"));    // the tag is the app
   EXPECT_FALSE(j.contains("parse_error"));
   EXPECT_FALSE(j.contains("count"));
   EXPECT_FALSE(j.contains("cluster_id"));
+}
+
+// A tag that says more than the app ("postfix/smtpd", app "postfix") is carried beside it, in
+// the line's own events and in a summary's samples.
+TEST(EventJsonTest, TagLongerThanAppIsCarried) {
+  LogRecord r = MakeRecord("connect from unknown[10.0.0.1]", "mail01", "postfix");
+  r.tag = "postfix/smtpd";
+  Event e;
+  e.kind = EventKind::kFirst;
+  e.record = &r;
+  json j = Serialise(e);
+  EXPECT_EQ(j["app"], "postfix");
+  EXPECT_EQ(j["tag"], "postfix/smtpd");
+
+  e.kind = EventKind::kSummary;
+  e.last_record = &r;
+  e.template_text = "connect from unknown[<*>]";
+  e.count = 1;
+  e.count_total = 2;
+  j = Serialise(e);
+  EXPECT_EQ(j["app"], "postfix");
+  ASSERT_TRUE(j["samples"].is_array());
+  ASSERT_FALSE(j["samples"].empty());
+  for (const json& sample : j["samples"]) EXPECT_EQ(sample["tag"], "postfix/smtpd");
 }
 
 TEST(EventJsonTest, SummaryEventWithTwoSamplesAndHost) {

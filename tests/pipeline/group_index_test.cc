@@ -1,6 +1,6 @@
-// GroupIndex tests: every lookup is checked against a brute-force scan of the same entries,
-// for flat and block-indexed scopes, across k = 0..8, 12, 20 and 31; and the bucket scan's
-// WithinDistanceMask kernels against popcount.
+// GroupIndex tests: every lookup (also with a limit) is checked against a brute-force scan of the
+// same entries, for flat and block-indexed scopes, across k = 0..8, 12, 20 and 31; and the bucket
+// scan's WithinDistanceMask kernels against popcount.
 #include "pipeline/group_index.h"
 
 #include <gtest/gtest.h>
@@ -88,6 +88,13 @@ void ExpectSameAnswers(const GroupIndex& index, const Model& model, std::uint64_
   index.FindWithin(scope, query, got);
   const std::vector<Candidate> want = model.Within(scope, query);
   ASSERT_EQ(Pairs(got), Pairs(want)) << where << " query=" << query;
+  // With a limit: the same order's first `limit`, however many lie within.
+  for (std::size_t limit : {std::size_t{1}, std::size_t{3}, std::size_t{17}}) {
+    index.FindWithin(scope, query, got, limit);
+    const std::vector<Candidate> first(
+        want.begin(), want.begin() + static_cast<std::ptrdiff_t>(std::min(limit, want.size())));
+    ASSERT_EQ(Pairs(got), Pairs(first)) << where << " query=" << query << " limit=" << limit;
+  }
   Candidate nearest{0, -1};
   const bool found = index.FindNearest(scope, query, nearest);
   ASSERT_EQ(found, !want.empty()) << where;

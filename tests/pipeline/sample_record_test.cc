@@ -27,6 +27,7 @@ LogRecord FullRecord(std::string message) {
   r.arrival_us = 1'709'251'200'250'000;
   r.hostname = "web01";
   r.app_name = "sshd";
+  r.tag = "sshd/auth";
   r.procid = "123";
   r.msgid = "ID7";
   r.structured_data = "[a b=\"c\"]";
@@ -46,6 +47,7 @@ void ExpectSameButRaw(const LogRecord& a, const LogRecord& b) {
   EXPECT_EQ(a.arrival_us, b.arrival_us);
   EXPECT_EQ(a.hostname, b.hostname);
   EXPECT_EQ(a.app_name, b.app_name);
+  EXPECT_EQ(a.tag, b.tag);
   EXPECT_EQ(a.procid, b.procid);
   EXPECT_EQ(a.msgid, b.msgid);
   EXPECT_EQ(a.structured_data, b.structured_data);
@@ -71,7 +73,7 @@ TEST(SampleRecordTest, RoundTripsEveryFieldButRaw) {
   EXPECT_EQ(s.message(), r.message);
   EXPECT_EQ(s.hostname(), "web01");
   EXPECT_EQ(s.EventTime(), r.timestamp_us);
-  EXPECT_EQ(s.TextBytes(), 5u + 4 + 3 + 3 + 9 + r.message.size() + 7);
+  EXPECT_EQ(s.TextBytes(), 5u + 4 + 9 + 3 + 3 + 9 + r.message.size() + 7);
   LogRecord out;
   s.CopyTo(out);
   ExpectSameButRaw(r, out);

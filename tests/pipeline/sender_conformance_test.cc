@@ -30,6 +30,7 @@ struct Want {
   std::string_view procid;
   std::string_view msgid;
   std::string_view message;
+  std::string_view tag = {};  // "" = the tag is the app, or none
 };
 
 enum class Wire { kDatagram, kStream };
@@ -112,6 +113,16 @@ const std::vector<Sender>& Senders() {
        "69 <30>1 2026-11-22T00:13:28.120000+00:00 web01 nginx 77 - -  GET / 200\n",
        // MSG kept as sent: rsyslog keeps the SP after the 3164 tag's ':' and writes it.
        {{30, "2026-11-22T00:13:28.12Z", "web01", "nginx", "77", "", " GET / 200"}}},
+      // The same for "<22>Nov 22 00:13:28 mx01 postfix/smtpd[991]: connect": the app is the
+      // program name either way; only the 3164 template carries the whole tag on.
+      {"rsyslog RSYSLOG_TraditionalForwardFormat, a tag with '/'",
+       Wire::kDatagram,
+       "<22>Nov 22 00:13:28 mx01 postfix/smtpd[991]: connect",
+       {{22, "2026-11-22T00:13:28Z", "mx01", "postfix", "991", "", "connect", "postfix/smtpd"}}},
+      {"rsyslog RSYSLOG_SyslogProtocol23Format, a tag with '/' (APP-NAME is programname)",
+       Wire::kDatagram,
+       "<22>1 2026-11-22T00:13:28.120000+00:00 mx01 postfix 991 - -  connect",
+       {{22, "2026-11-22T00:13:28.12Z", "mx01", "postfix", "991", "", " connect"}}},
 
       // syslog-ng 3.38: syslog() driver (RFC 5424, octet-counted over TCP) and network()
       // (BSD), as captured from Debian's syslog-ng: its frames and datagrams end in LF, which
@@ -230,6 +241,7 @@ void Check(const Sender& s, std::string_view line, const Want& w) {
   }
   EXPECT_EQ(r.hostname, w.host);
   EXPECT_EQ(r.app_name, w.app);
+  EXPECT_EQ(r.tag, w.tag);
   EXPECT_EQ(r.procid, w.procid);
   EXPECT_EQ(r.msgid, w.msgid);
   EXPECT_EQ(r.message, w.message);

@@ -500,10 +500,17 @@ TEST(SyslogParserRfc3164Test, TagForms) {
     std::string_view app;
     std::string_view pid;
     std::string_view message;
+    std::string_view tag = {};  // "": the tag is the app
   };
   const Case cases[] = {
       {"<13>Nov 22 00:13:28 h kernel: [ 1.0] usb", "kernel", "", "[ 1.0] usb"},
-      {"<13>Nov 22 00:13:28 h postfix/smtpd[991]: connect", "postfix/smtpd", "991", "connect"},
+      // The program name ends at '/' (rsyslog's programname); the whole name is the tag.
+      {"<13>Nov 22 00:13:28 h postfix/smtpd[991]: connect", "postfix", "991", "connect",
+       "postfix/smtpd"},
+      {"<13>Nov 22 00:13:28 h /USR/SBIN/CRON[77]: (root) CMD", "", "77", "(root) CMD",
+       "/USR/SBIN/CRON"},
+      {"<13>Nov 22 00:13:28 h a/b/c: x", "a", "", "x", "a/b/c"},
+      {"<13>Nov 22 00:13:28 h app[1/2]: x", "app", "1/2", "x"},
       {"<13>Nov 22 00:13:28 h sshd[5] no colon", "sshd", "5", "no colon"},
       {"<13>Nov 22 00:13:28 h app:", "app", "", ""},
       {"<13>Nov 22 00:13:28 h app[]: x", "app", "", "x"},
@@ -520,9 +527,19 @@ TEST(SyslogParserRfc3164Test, TagForms) {
     EXPECT_EQ(r.outcome, ParseOutcome::kOk) << c.line;
     EXPECT_EQ(r.hostname, "h") << c.line;
     EXPECT_EQ(r.app_name, c.app) << c.line;
+    EXPECT_EQ(r.tag, c.tag) << c.line;
     EXPECT_EQ(r.procid, c.pid) << c.line;
     EXPECT_EQ(r.message, c.message) << c.line;
   }
+}
+
+// The tag is an RFC 3164 notion: an RFC 5424 APP-NAME is a field of its own and kept whole,
+// as rsyslog relays it.
+TEST(SyslogParserRfc5424Test, AppNameWithSlashIsKeptWhole) {
+  const LogRecord r = Parse("<13>1 2026-01-01T00:00:00Z h postfix/smtpd 9 - - connect");
+  EXPECT_EQ(r.outcome, ParseOutcome::kOk);
+  EXPECT_EQ(r.app_name, "postfix/smtpd");
+  EXPECT_EQ(r.tag, "");
 }
 
 TEST(SyslogParserRfc3164Test, TagLengthLimit) {
@@ -1184,6 +1201,7 @@ TEST(SyslogParserViewTest, ViewRebasedAndCopiedEqualsParse) {
       "An application event log entry",
       "<34>Oct 11 22:14:15 mymachine.example.com su[4321]: 'su root' failed on /dev/pts/8\r\n",
       "<13>2026-11-22T00:13:28.123456+00:00 myhost app[12]: message text",
+      "<13>Oct 11 22:14:15 h postfix/smtpd[9]: connect from unknown",
       "<13>1 - host app - - [broken sd",
       "<13>1 2026-11-22T00:00:00Z host",
       "<13>Oct 11 22:14:15",
@@ -1211,6 +1229,7 @@ TEST(SyslogParserViewTest, ViewRebasedAndCopiedEqualsParse) {
       LogRecord got;
       got.json_fields = "stale";
       got.hostname = "stale";
+      got.tag = "stale";
       moved.CopyTo(got);
       EXPECT_EQ(got.raw, want.raw);
       EXPECT_EQ(got.flavor, want.flavor);
@@ -1222,6 +1241,7 @@ TEST(SyslogParserViewTest, ViewRebasedAndCopiedEqualsParse) {
       EXPECT_EQ(got.arrival_us, want.arrival_us);
       EXPECT_EQ(got.hostname, want.hostname);
       EXPECT_EQ(got.app_name, want.app_name);
+      EXPECT_EQ(got.tag, want.tag);
       EXPECT_EQ(got.procid, want.procid);
       EXPECT_EQ(got.msgid, want.msgid);
       EXPECT_EQ(got.structured_data, want.structured_data);

@@ -31,14 +31,13 @@ struct Case {
   std::string_view app;      // rsyslog's %programname%, go-syslog's appname
   std::string_view procid;   // "*" = not checked by the reference
   std::string_view message;  // rsyslog's %msg% less the SP after an RFC 3164 tag (see README)
+  // rsyslog's %syslogtag% where it says more than %programname% (logfold's `tag`), else "".
+  std::string_view tag = {};
 };
 
 // The cases where logfold deliberately reads differently from the reference, with the reason
 // also listed in config/README.md ("Parser conformance").
 constexpr std::string_view kDocumentedDifferences[] = {
-    // rsyslog cuts %programname% at '/'; logfold keeps "postfix/smtpd" (and a path) whole.
-    "<133>2011-03-01T11:22:12Z host tag/with/slashes msgh ...x",
-    "<133>Aug  6 16:57:54 host /no-app-name msgh ...x",
     // No PRI and no timestamp: rsyslog reads the first words as hostname and tag; logfold
     // keeps the plain line whole (no_header).
     "This is a message!",
@@ -170,7 +169,7 @@ constexpr Case kCases[] = {
      "2019-05-15T11:21:57+03:00", "domain.tld", "tag", "", " sd-sp"},
     // rsyslog tests/prop-programname.sh
     {"rsyslog prop-programname", "<133>2011-03-01T11:22:12Z host tag/with/slashes msgh ...x", 133,
-     "2011-03-01T11:22:12Z", "host", "tag", "*", "msgh ...x"},
+     "2011-03-01T11:22:12Z", "host", "tag", "*", "msgh ...x", "tag/with/slashes"},
     // rsyslog tests/parsertest-parse-3164-buggyday.sh: a space after the PRI, one- and
     // two-digit days
     {"rsyslog buggyday",
@@ -201,7 +200,7 @@ constexpr Case kCases[] = {
     // rsyslog tests/empty-app-name.sh: %programname% ends at '/', so a tag that starts with
     // one has an empty programname
     {"rsyslog empty-app-name", "<133>Aug  6 16:57:54 host /no-app-name msgh ...x", 133,
-     "2026-08-06T16:57:54", "host", "", "", "msgh ...x"},
+     "2026-08-06T16:57:54", "host", "", "", "msgh ...x", "/no-app-name"},
 
     // go-syslog rfc3164/machine_test.go, the valid cases (go-syslog's stamp has no year: the
     // arrival's year is expected here, as logfold places a yearless stamp)
@@ -403,6 +402,7 @@ std::string Differs(const Case& c, const LogRecord& r) {
   }
   if (r.hostname != c.host) return "host=" + r.hostname;
   if (r.app_name != c.app) return "app=" + r.app_name;
+  if (r.tag != c.tag) return "tag=" + r.tag;
   if (c.procid != "*" && r.procid != c.procid) return "procid=" + r.procid;
   if (r.message != c.message) return "message=" + r.message;
   if (r.outcome != ParseOutcome::kOk) return std::string(ParseOutcomeName(r.outcome));
@@ -418,9 +418,12 @@ TEST(SyslogReferenceCasesTest, AgreeFieldByFieldExceptDocumentedDifferences) {
   const SyslogParser parser;
   struct Tally {
     std::string_view suite;
+    int min_percent;  // issue #21: at least 95 % of the valid cases, field by field
     int cases = 0, agree = 0;
   };
-  Tally tallies[] = {{"rsyslog"}, {"go-syslog 3164"}, {"go-syslog 5424"}};
+  // go-syslog's RFC 3164 table is held only to the documented list: each of its differences
+  // is a case where go-syslog and rsyslog disagree and logfold follows rsyslog.
+  Tally tallies[] = {{"rsyslog", 95}, {"go-syslog 3164", 0}, {"go-syslog 5424", 95}};
   std::vector<std::string_view> differing;
   for (const Case& c : kCases) {
     LogRecord r;
@@ -450,7 +453,18 @@ TEST(SyslogReferenceCasesTest, AgreeFieldByFieldExceptDocumentedDifferences) {
     std::printf("%.*s: %d/%d valid cases agree field by field\n", static_cast<int>(t.suite.size()),
                 t.suite.data(), t.agree, t.cases);
     EXPECT_GT(t.cases, 0) << t.suite;
+    EXPECT_GE(t.agree * 100, t.cases * t.min_percent)
+        << t.suite << ": " << t.agree << " of " << t.cases << " agree";
   }
+  // rsyslog's testbench: 43 of 44 (the one left is the plain line kept whole, documented).
+  EXPECT_GE(tallies[0].agree, 43);
+  EXPECT_EQ(tallies[0].cases, 44);
+  int cases = 0, agree = 0;
+  for (const Tally& t : tallies) {
+    cases += t.cases;
+    agree += t.agree;
+  }
+  EXPECT_GE(agree * 100, cases * 95) << agree << " of " << cases << " agree over all tables";
 }
 
 }  // namespace

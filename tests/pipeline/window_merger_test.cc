@@ -885,6 +885,28 @@ TEST(WindowMergerTest, BucketScanStaysNewestFirstAfterClosingSome) {
   EXPECT_EQ(h.merger.last_decision().group_id, firsts[2].group_id);
 }
 
+// Lines of one long prefix and a unique last word (a plain word: no two fit each other) open a
+// group each, and every group of the cluster lies within SimHash distance of the next line:
+// the groups a line is confirmed against stay bounded however large the cluster grows.
+TEST(WindowMergerTest, AClusterLineConfirmsABoundedNumberOfGroups) {
+  MergerOptions options;
+  options.window_us = 3600 * kSec;
+  Harness h(options);
+  std::uint64_t most = 0;
+  for (std::uint32_t i = 0; i < 3000; ++i) {
+    std::string word;
+    for (std::uint32_t v = i + 26 * 26 * 26; v != 0; v /= 26)
+      word += static_cast<char>('a' + v % 26);
+    h.Add("session manager closed connection for remote peer because of " + word,
+          kT0 + static_cast<TimeUs>(i));
+    most = std::max<std::uint64_t>(most, h.merger.last_decision().candidates);
+  }
+  EXPECT_EQ(h.merger.open_groups(), 3000u);
+  // The exact shape, 32 SimHash candidates, 16 of the bucket scan, one learned sibling.
+  EXPECT_LE(most, 1u + 32u + 16u + 1u);
+  EXPECT_GE(most, 32u);  // the cluster is dense: the SimHash bound is reached
+}
+
 TEST(WindowMergerTest, ScopeHashFollowsTheScopeFields) {
   LogRecord a, b;
   a.hostname = "web01";
