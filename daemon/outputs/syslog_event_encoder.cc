@@ -158,8 +158,6 @@ void AppendEventSyslog(const Event& event, std::string_view app_name, std::strin
         static_cast<long long>(event.origin.position), EventKindName(event.kind)[0]);
     AppendParam("id", std::string_view(id, static_cast<std::size_t>(n)), out);
   }
-  // APP-NAME is the program name; an RFC 3164 tag that says more ("postfix/smtpd") rides here.
-  if (record != nullptr && !record->tag.empty()) AppendParam("tag", record->tag, out);
   if (summary) {
     AppendUintParam("count", event.count, out);
     AppendUintParam("total", event.count_total, out);
@@ -167,6 +165,10 @@ void AppendEventSyslog(const Event& event, std::string_view app_name, std::strin
     AppendTimeParam("last", event.last_seen_us, out);
     AppendParam("reason", SummaryReasonName(event.reason), out);
   }
+  // APP-NAME is the program name; an RFC 3164 tag that says more ("postfix/smtpd") rides here,
+  // last: it is the one sender-chosen value, and readers of `count` (loss_counter.cc) take the
+  // first ']' for the element's end.
+  if (record != nullptr && !record->tag.empty()) AppendParam("tag", record->tag, out);
   out += ']';
 
   const std::string_view message =

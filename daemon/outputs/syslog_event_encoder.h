@@ -24,7 +24,7 @@ inline constexpr std::string_view kSyslogSdId = "logfold@32473";
 // to user.notice (13), APP-NAME to `app_name`, the others to "-". TIMESTAMP is the line's
 // event time for first/annotate events and last_seen for summaries. MSGID is "first",
 // "summary" or "annotate"; events of a Kafka input's lines carry id="<event_id>" after fp,
-// and events whose line had an RFC 3164 tag longer than its app carry tag="<tag>" after that.
+// and events whose line had an RFC 3164 tag longer than its app end it with tag="<tag>".
 // MSG is the original message (first, annotate) or the group's
 // template (summary).
 void AppendEventSyslog(const Event& event, std::string_view app_name, std::string& out);

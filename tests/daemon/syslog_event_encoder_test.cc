@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "daemon/outputs/loss_counter.h"
+
 namespace logfold {
 namespace {
 
@@ -115,6 +117,18 @@ TEST(SyslogEventEncoderTest, TagLongerThanAppRidesInTheElement) {
             "[logfold@32473 group=\"0000000000000002\" fp=\"0000000000000003\" "
             "tag=\"postfix/smtpd\"]");
 
+  // In a summary the tag comes after count, which readers find before the first ']'.
+  record.tag = "postfix/sm]tpd";
+  e.kind = EventKind::kSummary;
+  e.count = 7;
+  e.count_total = 8;
+  out.clear();
+  AppendEventSyslog(e, "logfold", out);
+  EXPECT_NE(out.find(" reason=\"idle\" tag=\"postfix/sm\\]tpd\"]"), std::string::npos) << out;
+  EXPECT_LT(out.find(" count=\"7\""), out.find(']')) << out;
+  EXPECT_EQ(TallyEvents(out, SinkEncoding::kSyslog5424).lines, 7u) << out;
+
+  e.kind = EventKind::kFirst;
   record.app_name.clear();
   record.tag = "/USR/SBIN/CRON";
   out.clear();
