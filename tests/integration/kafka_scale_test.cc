@@ -393,7 +393,7 @@ TEST_F(KafkaScaleTest, ARestoreWaitsForATransactionLeftOpenOnTheChangelog) {
     values.push_back("<14>1 2026-11-25T10:00:00Z host" + std::to_string(i % 8) + " app - - - job " +
                      std::to_string(i) + " finished in " + std::to_string(i % 89) + " ms");
   }
-  ASSERT_EQ(kafka_test::Produce(broker_.brokers(), "logs", values, {}, 0), 0u);
+  ASSERT_EQ(kafka_test::Produce(broker_.brokers(), "logs", values, {}, {}, 0), 0u);
 
   // The first owner restores, folds the lines and commits them with their groups, still open
   // (window 3 s) when it stops below.
@@ -438,7 +438,7 @@ TEST_F(KafkaScaleTest, ARestoreWaitsForATransactionLeftOpenOnTheChangelog) {
   EXPECT_TRUE(
       y.daemon->WaitForStderr("restored 0 open group(s) of logs/0/ from the changelog (assigned)",
                               milliseconds(60000 * kSlowdown)));
-  ASSERT_EQ(kafka_test::Produce(broker_.brokers(), "logs", values, {}, 0), 0u);
+  ASSERT_EQ(kafka_test::Produce(broker_.brokers(), "logs", values, {}, {}, 0), 0u);
   std::uint64_t accounted = 0;
   EXPECT_TRUE(WaitUntil(
       [&] {

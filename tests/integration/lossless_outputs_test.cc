@@ -1,8 +1,8 @@
 // Message bytes that are not UTF-8 reach every output losslessly (issue #21): exactly, base64,
 // in the events' `message_base64` (file, tcp, kafka and http outputs, the same NDJSON), and as
 // the raw bytes in the syslog output's MSG; never only as U+FFFD. (ClickHouse:
-// clickhouse_e2e_test.) An RFC 3164 tag longer than its app ("legacy/worker", app "legacy")
-// reaches every output too.
+// clickhouse_e2e_test; relp: relp_test.) An RFC 3164 tag longer than its app ("legacy/worker", app
+// "legacy") reaches every output too.
 #include <gtest/gtest.h>
 #include <signal.h>
 

@@ -1,7 +1,7 @@
 // RELP end to end with real, private rsyslogd instances: rsyslog's omrelp → logfold's relp
 // input (every line rsyslog took is accounted for in logfold's events), and the whole chain
 // omrelp → logfold relp input → logfold relp output → rsyslog's imrelp with the downstream
-// rsyslogd killed (SIGKILL) and restarted mid-stream.
+// rsyslogd killed (SIGKILL) and restarted mid-stream; and what the relp output's records carry.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -439,6 +439,46 @@ TEST_F(RelpTest, ChainSurvivesDownstreamKilledAndRestarted) {
                "acknowledged before the kill, %.0f bytes resent after it\n",
                static_cast<unsigned long long>(d.lines), static_cast<unsigned long long>(d.events),
                static_cast<unsigned long long>(d.duplicates), acked_at_kill, resent);
+}
+
+// Issue #21: the relp output, like the syslog output it shares its encoding with, forwards a
+// message's bytes as received (not UTF-8 here: never U+FFFD) and a tag longer than the app in
+// its element, as the downstream rsyslogd's %rawmsg% shows.
+TEST_F(RelpTest, OutputKeepsNonUtf8BytesAndTheTag) {
+  const std::string delivered_path = dir_ / "downstream.log";
+  const std::uint16_t downstream_port = PickFreePort();
+  ASSERT_NE(downstream_port, 0);
+  std::string error;
+  ASSERT_TRUE(downstream_.Start(
+      DownstreamConfig(downstream_port, delivered_path),
+      [&] { return TcpListening(downstream_port); }, error))
+      << error;
+  Json config = daemon_test::LoopbackConfig(dir_ / "unused.ndjson");
+  config["outputs"] = Json::array({{{"name", "relp-out"},
+                                    {"type", "relp"},
+                                    {"address", "127.0.0.1"},
+                                    {"port", downstream_port}}});
+  daemon_test::WriteFile(dir_ / "logfold.json", config.dump(2));
+  ASSERT_TRUE(daemon_.Start(dir_ / "logfold.json")) << "logfold serve did not start";
+  constexpr std::string_view kMessage = "caf\xe9 \x80 \xc0\xaf from a legacy sender";
+  {
+    TcpClient client(daemon_.InputPort("tcp-in", "tcp"));
+    ASSERT_TRUE(client.Send(
+        "<13>Nov 25 12:00:00 old-host legacy/worker[7]: " + std::string(kMessage) + "\n"));
+  }
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return daemon_test::ReadFile(delivered_path).find("legacy sender") != std::string::npos;
+      },
+      milliseconds(20000)))
+      << daemon_test::ReadFile(delivered_path);
+  const std::string delivered = daemon_test::ReadFile(delivered_path);
+  EXPECT_NE(delivered.find(" old-host legacy 7 first [logfold@32473 "), std::string::npos)
+      << delivered;
+  EXPECT_NE(delivered.find(" tag=\"legacy/worker\"] " + std::string(kMessage) + "\n"),
+            std::string::npos)
+      << delivered;
+  EXPECT_EQ(delivered.find("\xEF\xBF\xBD"), std::string::npos) << "no U+FFFD";
 }
 
 // A collector that never answers: SIGTERM still ends within workers.shutdown_timeout, and what
