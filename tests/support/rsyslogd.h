@@ -66,10 +66,10 @@ class Rsyslogd {
            PortFile() + "\" ruleset=\"" + std::string(ruleset) + "\")\n";
   }
 
-  // Writes the config (global() with the work directory and `global_params`, then `body`, then
-  // the internal log's action), starts rsyslogd and waits until `ready()` holds; without
-  // `ready`, until imtcp_port() is known. False, with the config and Diagnostics() in `error`,
-  // if it exits first or is not ready by `deadline`.
+  // Writes the config (global() with the work directory and `global_params`, more parameters
+  // each after a space, then `body`, then the internal log's action), starts rsyslogd and waits
+  // until `ready()` holds; without `ready`, until imtcp_port() is known. False, with the config and
+  // Diagnostics() in `error`, if it exits first or is not ready by `deadline`.
   bool Start(const std::string& body, std::string& error,
              const std::function<bool()>& ready = nullptr, std::string_view global_params = "",
              milliseconds deadline = milliseconds(15000)) {
