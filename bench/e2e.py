@@ -600,6 +600,9 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"),
                     help="build directory holding logfold and syslog_replay")
     ap.add_argument("--logfold", help="logfold binary (default: BUILD/logfold)")
+    ap.add_argument("--kafka-base", metavar="BINARY",
+                    help="kafka part: another logfold binary (e.g. main's) read in the same "
+                         "alternation, for before/after ratios")
     ap.add_argument("--replay", help="syslog_replay binary (default: BUILD/syslog_replay)")
     ap.add_argument("--rsyslogd", default=shutil.which("rsyslogd") or "/usr/sbin/rsyslogd")
     ap.add_argument("--no-rsyslog", action="store_true")

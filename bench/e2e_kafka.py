@@ -13,6 +13,8 @@ of it, alternating kcat and logfold:
            (the group join before it is not consuming) until every line was processed and the
            output holds no unwritten byte; CPU of the process over the same span. Accounting
            (first events + summary counts after SIGTERM) must equal the corpus.
+  base     with --kafka-base BINARY: the same as logfold with that binary, run between kcat
+           and logfold in each round, so that before and after are measured on the same load.
 """
 import os
 import resource
@@ -116,9 +118,9 @@ def kcat_read(broker, lines):
             "lines_per_cpu_s": lines / max(cpu, 0.01)}
 
 
-def logfold_read(e2e, a, broker, lines, workdir):
+def logfold_read(e2e, binary, broker, lines, workdir):
     group = "bench-" + uuid.uuid4().hex[:8]
-    server = e2e.Logfold(a.logfold, workdir, [{
+    server = e2e.Logfold(binary, workdir, [{
         "name": "kafka", "type": "kafka", "brokers": broker.brokers, "topics": ["bench"],
         "group_id": group}])
     try:
@@ -158,32 +160,39 @@ def run(e2e, a, corpus, lines, runs, workdir, raw, failures):
     try:
         e2e.log("kafka: filling topic bench (%d partitions) with %d lines" % (PARTITIONS, lines))
         fill_topic(broker, corpus, workdir)
-        kc, lf = [], []
+        kc, base, lf = [], [], []
         for i in range(runs):
             e2e.log("kafka run %d/%d: kcat" % (i + 1, runs))
             kc.append(kcat_read(broker, lines))
+            if a.kafka_base:
+                e2e.log("kafka run %d/%d: logfold base (%s)" % (i + 1, runs, a.kafka_base))
+                base.append(logfold_read(e2e, a.kafka_base, broker, lines, workdir))
             e2e.log("kafka run %d/%d: logfold" % (i + 1, runs))
-            lf.append(logfold_read(e2e, a, broker, lines, workdir))
+            lf.append(logfold_read(e2e, a.logfold, broker, lines, workdir))
     finally:
         broker.stop()
-    raw["kafka"] = {"kcat": kc, "logfold": lf}
+    raw["kafka"] = {"kcat": kc, "logfold": lf, "logfold_base": base}
     keys = ["lines_per_s", "seconds", "cpu_s", "lines_per_cpu_s"]
+    readers = [("logfold", lf)] + ([("logfold base", base)] if base else [])
     table = []
-    for name, rows in (("logfold", lf), ("kcat -C > /dev/null", kc)):
+    for name, rows in readers + [("kcat -C > /dev/null", kc)]:
         s = e2e.summarize(rows, keys)
         table.append([name, e2e.fmt(s["lines_per_s"]), e2e.fmt(s["seconds"], "%.2f"),
                       e2e.fmt(s["cpu_s"], "%.2f"), e2e.fmt(s["lines_per_cpu_s"]),
                       " / ".join(str(r.get("loss", "-")) for r in rows),
                       ", ".join("%.0f" % r["lines_per_s"] for r in rows)])
-    ratio = e2e.median([l["lines_per_s"] / k["lines_per_s"] for l, k in zip(lf, kc)])
-    cpu_ratio = e2e.median([l["lines_per_cpu_s"] / k["lines_per_cpu_s"] for l, k in zip(lf, kc)])
-    table.append(["**ratio logfold/kcat**", "**%.2f**" % ratio, "", "", "**%.2f**" % cpu_ratio,
-                  "", "per run: " + ", ".join("%.2f" % (l["lines_per_s"] / k["lines_per_s"])
-                                              for l, k in zip(lf, kc))])
+    for name, rows in readers:
+        ratio = e2e.median([l["lines_per_s"] / k["lines_per_s"] for l, k in zip(rows, kc)])
+        cpu_ratio = e2e.median([l["lines_per_cpu_s"] / k["lines_per_cpu_s"]
+                                for l, k in zip(rows, kc)])
+        table.append(["**ratio %s/kcat**" % name, "**%.2f**" % ratio, "", "",
+                      "**%.2f**" % cpu_ratio, "", "per run: " + ", ".join(
+                          "%.2f" % (l["lines_per_s"] / k["lines_per_s"])
+                          for l, k in zip(rows, kc))])
     e2e.print_table("Kafka topic (%d partitions, local broker) -> %d lines read, medians of %d"
                     % (PARTITIONS, lines, runs),
                     ["reader", "lines/s", "wall s", "CPU s", "lines/CPU-s", "loss per run",
                      "lines/s per run"], table)
-    for r in lf:
+    for r in lf + base:
         if r["loss"] != 0:
             failures.append("kafka run lost %d lines" % r["loss"])

@@ -303,12 +303,12 @@ void GroupIndex::Prefetch(std::uint64_t scope, std::uint64_t fingerprint) const 
   }
 }
 
-void GroupIndex::FindWithin(std::uint64_t scope, std::uint64_t fingerprint,
-                            std::vector<Candidate>& out, std::size_t limit) const {
+std::size_t GroupIndex::FindWithin(std::uint64_t scope, std::uint64_t fingerprint,
+                                   std::vector<Candidate>& out, std::size_t limit) const {
   out.clear();
-  if (impl_ == nullptr || limit == 0) return;
+  if (impl_ == nullptr || limit == 0) return 0;
   const group_index_detail::Scope* s = impl_->FindScope(scope);
-  if (s == nullptr) return;
+  if (s == nullptr) return 0;
   // Found so far at each distance: after blocks 0..b every group within b has been seen
   // (Visit's stop contract), so once `limit` of them lie within b the first `limit` of the
   // order are all here and no later block can change them.
@@ -322,11 +322,12 @@ void GroupIndex::FindWithin(std::uint64_t scope, std::uint64_t fingerprint,
     for (int d = 0; d <= b; ++d) n += at[d];
     return n >= limit;
   };
-  if (CpuHasPopcnt()) {
-    impl_->Visit<true, true>(*s, fingerprint, add, settled);
-  } else {
-    impl_->Visit<true, false>(*s, fingerprint, add, settled);
-  }
+  // In a crowd, past kCrowdFactor x limit groups within distance, the nearest of those found.
+  const std::size_t most = limit > SIZE_MAX / kCrowdFactor ? SIZE_MAX : limit * kCrowdFactor;
+  const auto full = [&out, most] { return out.size() >= most; };
+  const std::size_t read = CpuHasPopcnt()
+                               ? impl_->Visit<true, true>(*s, fingerprint, add, settled, full)
+                               : impl_->Visit<true, false>(*s, fingerprint, add, settled, full);
   const auto nearer = [](const Candidate& a, const Candidate& b) {
     return a.distance != b.distance ? a.distance < b.distance : a.group < b.group;
   };
@@ -337,6 +338,7 @@ void GroupIndex::FindWithin(std::uint64_t scope, std::uint64_t fingerprint,
   } else {
     std::sort(out.begin(), out.end(), nearer);
   }
+  return read;
 }
 
 bool GroupIndex::FindNearest(std::uint64_t scope, std::uint64_t fingerprint, Candidate& out) const {

@@ -62,10 +62,15 @@ class GroupIndex {
 
   // Appends every group of `scope` within max_distance of `fingerprint` to `out` (cleared
   // first), each exactly once, sorted by distance then group. Reuses out's capacity.
-  // With a limit, only the first `limit` of that order: the visit ends after the first block
-  // that settles them (a near-duplicate cluster's line has thousands within distance).
-  void FindWithin(std::uint64_t scope, std::uint64_t fingerprint, std::vector<Candidate>& out,
-                  std::size_t limit = SIZE_MAX) const;
+  // With a limit, only the first `limit` of that order (a line of a near-duplicate crowd
+  // can have thousands within distance): the visit ends after the first block that settles
+  // them, or once kCrowdFactor x limit groups within distance have been found, and then
+  // they are the nearest `limit` of those found (exact whenever fewer lie within).
+  // Returns the index entries read: the entries sharing a block value with the query, which
+  // is what a lookup costs (a crowd of near-duplicates makes those runs long).
+  static constexpr std::size_t kCrowdFactor = 4;
+  std::size_t FindWithin(std::uint64_t scope, std::uint64_t fingerprint,
+                         std::vector<Candidate>& out, std::size_t limit = SIZE_MAX) const;
 
   // The nearest group within max_distance (ties: lowest slot); false if none.
   bool FindNearest(std::uint64_t scope, std::uint64_t fingerprint, Candidate& out) const;

@@ -187,6 +187,11 @@ struct Pair {
   std::uint32_t group;
 };
 
+// Visit's default full(): every entry is wanted.
+struct NeverFull {
+  bool operator()() const { return false; }
+};
+
 // Candidates within k, collected without a branch per candidate: in near-duplicate
 // clusters "within k" is a coin flip, and mispredicting it cost more than the popcount.
 struct Hits {
@@ -358,9 +363,12 @@ struct IndexImpl {
   // entry seen in several blocks is reported only from the first block it agrees on.
   // stop(b) is asked after blocks 0..b are done: an entry not seen yet differs from q in
   // each of them, so lies at distance b+1 or more, and a caller that needs no such entry
-  // may end the visit there.
-  template <bool kUnique, bool kHw, class Fn, class Stop>
-  void Visit(const Scope& s, std::uint64_t q, Fn&& fn, Stop&& stop) const {
+  // may end the visit there. full() is asked after each batch of entries reported (a block's
+  // run of one value can hold thousands in a crowd of near-duplicates): true ends the visit
+  // at once, with only some of the block's entries reported. Returns the entries of the
+  // query's block values read (a flat scope's scan, bounded by scan_limit, counts none).
+  template <bool kUnique, bool kHw, class Fn, class Stop, class Full = NeverFull>
+  std::size_t Visit(const Scope& s, std::uint64_t q, Fn&& fn, Stop&& stop, Full&& full = {}) const {
     switch (s.kind) {
       case Kind::kFlat: {
         const std::uint64_t* fps = s.flat_fps.data();
@@ -369,19 +377,20 @@ struct IndexImpl {
           const int d = Popcount<kHw>(fps[i] ^ q);
           if (d <= k) fn(s.flat_groups[i], d);
         }
-        return;
+        return 0;
       }
       case Kind::kRobinHood:
-        VisitRobinHood<kUnique, kHw>(s, q, fn, stop);
-        return;
+        return VisitRobinHood<kUnique, kHw>(s, q, fn, stop, full);
       case Kind::kBuckets:
-        VisitBuckets<kUnique, kHw>(s, q, fn, stop);
-        return;
+        return VisitBuckets<kUnique, kHw>(s, q, fn, stop, full);
     }
+    return 0;
   }
 
-  template <bool kUnique, bool kHw, class Fn, class Stop>
-  void VisitRobinHood(const Scope& s, std::uint64_t q, Fn& fn, Stop& stop) const {
+  template <bool kUnique, bool kHw, class Fn, class Stop, class Full>
+  std::size_t VisitRobinHood(const Scope& s, std::uint64_t q, Fn& fn, Stop& stop,
+                             Full& full) const {
+    std::size_t read = 0;
     // Issue every block's first cache lines before reading any, so the k+1 memory
     // round trips overlap instead of queueing.
     std::uint32_t home[GroupIndex::kMaxDistance + 1];
@@ -405,8 +414,12 @@ struct IndexImpl {
       for (std::uint32_t i = home[b]; t.Occupied(i); ++i) {
         const std::uint64_t f = SlotFp(t.slots[i]);
         if ((f & m) == key) {
+          ++read;
           hits.Add(i, Popcount<kHw>(f ^ q), k);
-          if (hits.full()) ReportHits<kUnique>(hits, t, q, b, fn);
+          if (hits.full()) {
+            ReportHits<kUnique>(hits, t, q, b, fn);
+            if (full()) return read;
+          }
           continue;
         }
         // Runs are sorted by home: skip runs that started earlier, stop at a later one.
@@ -417,8 +430,9 @@ struct IndexImpl {
         if (cached_home > home[b]) break;
       }
       ReportHits<kUnique>(hits, t, q, b, fn);
-      if (stop(b)) return;
+      if (stop(b) || full()) return read;
     }
+    return read;
   }
 
   template <bool kUnique, class Fn>
@@ -430,8 +444,9 @@ struct IndexImpl {
     hits.count = 0;
   }
 
-  template <bool kUnique, bool kHw, class Fn, class Stop>
-  void VisitBuckets(const Scope& s, std::uint64_t q, Fn& fn, Stop& stop) const {
+  template <bool kUnique, bool kHw, class Fn, class Stop, class Full>
+  std::size_t VisitBuckets(const Scope& s, std::uint64_t q, Fn& fn, Stop& stop, Full& full) const {
+    std::size_t read = 0;
     BucketHead* heads[GroupIndex::kMaxDistance + 1];
     for (int b = 0; b < blocks; ++b) {
       const Buckets& bk = s.buckets[b];
@@ -451,19 +466,27 @@ struct IndexImpl {
     for (int b = 0; b < blocks; ++b) {
       const Buckets& bk = s.buckets[b];
       BucketHead* h = heads[b];
-      ScanEntries<kUnique, kHw>(bk.Fps(h), bk.Groups(h), h->count, q, b, fn);
-      if (const List* l = h->overflow) {
-        ScanEntries<kUnique, kHw>(l->fps(), l->groups(), l->count, q, b, fn);
+      read += h->count;
+      if (!ScanEntries<kUnique, kHw>(bk.Fps(h), bk.Groups(h), h->count, q, b, fn, full)) {
+        return read;
       }
-      if (stop(b)) return;
+      if (const List* l = h->overflow) {
+        read += l->count;
+        if (!ScanEntries<kUnique, kHw>(l->fps(), l->groups(), l->count, q, b, fn, full)) {
+          return read;
+        }
+      }
+      if (stop(b) || full()) return read;
     }
+    return read;
   }
 
   // Within-k entries are first marked in a 64-bit mask (no store per entry: the scan of
   // ~15-30 entries per bucket was most of a lookup's instructions), then visited by bit.
-  template <bool kUnique, bool kHw, class Fn>
-  void ScanEntries(const std::uint64_t* fps, const std::uint32_t* groups, std::uint32_t n,
-                   std::uint64_t q, int b, Fn& fn) const {
+  // False when full() ended the scan.
+  template <bool kUnique, bool kHw, class Fn, class Full>
+  bool ScanEntries(const std::uint64_t* fps, const std::uint32_t* groups, std::uint32_t n,
+                   std::uint64_t q, int b, Fn& fn, Full& full) const {
     for (std::uint32_t start = 0; start < n; start += 64) {
       const std::uint32_t len = std::min<std::uint32_t>(n - start, 64);
       const std::uint64_t hits = WithinDistanceMask(fps + start, len, q, k);
@@ -472,7 +495,9 @@ struct IndexImpl {
         const std::uint64_t x = fps[i] ^ q;
         if (!kUnique || FirstZeroBlock(x) == b) fn(groups[i], Popcount<kHw>(x));
       }
+      if (hits != 0 && full()) return false;
     }
+    return true;
   }
 
   std::size_t MemoryUsage() const {

@@ -72,6 +72,7 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   unexplained = kNil;
 
   ResetDecision();
+  crowded = false;
   bool shape_in_table = false;
   // A retired group's shapes stay in the table until it closes, but it takes no more lines.
   if (const std::uint32_t slot = exact.Find(shape); slot != kNil && !groups[slot].retired) {
@@ -96,7 +97,8 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   }
   const std::uint64_t fp = fingerprinter.FingerprintFromHashes(line.tokens, line.hashes, {});
   decision.fingerprint = fp;
-  index.FindWithin(scope, fp, candidates, kMaxIndexCandidates);
+  const std::size_t index_reads = index.FindWithin(scope, fp, candidates, kMaxIndexCandidates);
+  crowded = candidates.size() >= kMaxIndexCandidates || index_reads >= kCrowdedIndexReads;
   tried.clear();
   // Cold groups: load every candidate's group and tokens at once, not one after another.
   for (const GroupIndex::Candidate& c : candidates) __builtin_prefetch(&groups[c.group]);
@@ -228,9 +230,9 @@ void WindowMerger::Impl::Reindex(std::uint32_t slot) {
   Group& g = groups[slot];
   const std::uint64_t updated = GroupFingerprint(g);
   if (updated == g.fingerprint) return;
-  if (!g.retired) index.Erase(g.scope, g.fingerprint, slot);
+  if (g.indexed) index.Erase(g.scope, g.fingerprint, slot);
   g.fingerprint = updated;
-  if (!g.retired) index.Insert(g.scope, g.fingerprint, slot);
+  if (g.indexed) index.Insert(g.scope, g.fingerprint, slot);
 }
 
 // Opens a group for the line; `wild_at`, when set, is a position already known to vary (a
@@ -261,7 +263,13 @@ void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint
   g.last_activity = g.hold_start = now;
   g.max_distance = 0;
   NoteHost(g, r);
-  index.Insert(scope, fp, slot);
+  // A line with kMaxIndexCandidates SimHash neighbours it fits none of is in a crowd that the
+  // index answers only with its nearest members anyway; indexing it too would only lengthen
+  // the index's runs of one block value, which every later line of the crowd scans, and
+  // which inserts and erases shift (a flood of one prefix and unique last words grew them to
+  // the whole merger). Its own lines still find it by their shape and the bucket scan.
+  g.indexed = !crowded;
+  if (g.indexed) index.Insert(scope, fp, slot);
   exact.Set(shape, slot);
   g.shape = shape;
   AppendToBucket(BucketKey(scope, line.tokens.size()), slot);
@@ -295,11 +303,10 @@ void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSi
   if (g.extras != nullptr) {
     for (std::uint64_t key : g.extras->aliases) exact.EraseIf(key, slot);
   }
-  if (!g.retired) {  // else Retire took it out of the index and its bucket already
-    index.Erase(g.scope, g.fingerprint, slot);
-    LeaveBucket(slot);
-  }
+  if (g.indexed) index.Erase(g.scope, g.fingerprint, slot);
+  if (!g.retired) LeaveBucket(slot);  // else Retire took it out of its bucket already
   g.retired = false;
+  g.indexed = false;
   Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
   Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
   g.live = false;
@@ -380,7 +387,7 @@ void WindowMerger::Reconfigure(MergerOptions options, EventSink& sink) {
   if (reindex) {
     m.index = GroupIndex(m.opt.max_distance);
     for (std::uint32_t s = 0; s < m.groups.size(); ++s) {
-      if (m.groups[s].live && !m.groups[s].retired) {
+      if (m.groups[s].live && m.groups[s].indexed) {
         m.index.Insert(m.groups[s].scope, m.groups[s].fingerprint, s);
       }
     }

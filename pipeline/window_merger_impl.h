@@ -53,6 +53,9 @@ struct WindowMerger::Impl {
   // that match none of each other (one long prefix, a unique last word) every open group of
   // the cluster lies within max_distance of a new line, which would confirm them all.
   static constexpr std::size_t kMaxIndexCandidates = 32;
+  // A line whose lookup read this many index entries (its block values' runs) is in a crowd
+  // too, even with few candidates within distance (see Open).
+  static constexpr std::size_t kCrowdedIndexReads = 1024;
 
   // Per-position flags of a group's template (pipeline/template_match.h).
   static constexpr std::uint8_t kWild = TemplateFlag::kWild;
@@ -88,10 +91,14 @@ struct WindowMerger::Impl {
     std::uint64_t shape = 0;  // the first line's shape key in `exact`
     std::uint32_t lru_prev = kNil, lru_next = kNil, hold_prev = kNil, hold_next = kNil;
     std::int32_t max_distance = 0;
-    bool live = false;
+    // Bit fields: a third bool took the group past 136 bytes.
+    bool live : 1 = false;
     // Out of matching (index and bucket) since a sibling position became a variable and
     // another group took its lines; it closes normally (window_merger_siblings.cc).
-    bool retired = false;
+    bool retired : 1 = false;
+    // In the GroupIndex: not when the first line already had kMaxIndexCandidates SimHash
+    // candidates it did not fit (see Open). Retired groups are in none either.
+    bool indexed : 1 = false;
     std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
     SampleRecord last;       // the latest line that joined; empty until one does
     std::unique_ptr<GroupExtras> extras;
@@ -151,6 +158,9 @@ struct WindowMerger::Impl {
   std::vector<GroupIndex::Candidate> candidates;
   std::vector<std::uint32_t> tried;
   std::size_t scan_budget = 0;  // bucket-scan candidates left for the current line
+  // The current line's lookup found kMaxIndexCandidates SimHash candidates or read
+  // kCrowdedIndexReads entries.
+  bool crowded = false;
   std::vector<std::uint8_t> skip;
   std::vector<Token> group_tokens;
   // The latest candidate Fits ruled out without Confirm, kNil once Confirm ran after it: its
@@ -314,7 +324,7 @@ struct WindowMerger::Impl {
     if (live < opt.max_groups || lru.head == kNil) return;
     asm volatile("");  // prefetches alone would make GCC drop this call as pure
     const Group& g = groups[lru.head];
-    index.Prefetch(g.scope, g.fingerprint);
+    if (g.indexed) index.Prefetch(g.scope, g.fingerprint);
     exact.Prefetch(g.shape);
     g.tokens.Prefetch();
     g.first.Prefetch();

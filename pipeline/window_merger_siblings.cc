@@ -49,9 +49,10 @@ std::uint32_t WindowMerger::Impl::FindSibling(std::uint64_t scope, std::size_t p
 // keeps its counts and closes as any group does (its summary says what it holds).
 void WindowMerger::Impl::Retire(std::uint32_t slot) {
   Group& g = groups[slot];
-  index.Erase(g.scope, g.fingerprint, slot);
+  if (g.indexed) index.Erase(g.scope, g.fingerprint, slot);
   LeaveBucket(slot);
   g.retired = true;
+  g.indexed = false;
 }
 
 // The rule, for any log: a word position where otherwise-identical lines of one scope have

@@ -91,6 +91,7 @@ void WindowMerger::Impl::ImportGroup(const GroupState& s, bool resume, EventSink
       slots.push_back(st);
     }
   }
+  g.indexed = true;
   index.Insert(g.scope, g.fingerprint, slot);
   g.shape = ShapeKey(g.scope);
   exact.Set(g.shape, slot);

@@ -2,11 +2,13 @@
 // commits before a revoke completes, and the periodic commit of confirmed offsets.
 #include "daemon/inputs/kafka_input.h"
 
+#include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafkacpp.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "daemon/inputs/blocking_delivery.h"
+#include "daemon/inputs/kafka_fetch_waker.h"
 #include "daemon/inputs/kafka_partitions.h"
 #include "daemon/runtime/thread_name.h"
 #include "daemon/runtime/wall_clock.h"
@@ -44,6 +47,29 @@ std::uint32_t PartitionSalt(const std::string& topic, std::int32_t partition) {
   h ^= static_cast<std::uint32_t>(partition) * 0xC2B2AE3D27D4EB4FULL;
   const auto salt = static_cast<std::uint32_t>(h ^ (h >> 32));
   return salt == 0 ? 1 : salt;
+}
+
+// The records and errors of one round of consuming, destroyed when the next round begins or
+// the consumer thread leaves its loop.
+struct Polled {
+  std::vector<rd_kafka_message_t*> at = std::vector<rd_kafka_message_t*>(kMaxBatch);
+  std::size_t size = 0;
+
+  Polled() = default;
+  Polled(const Polled&) = delete;
+  Polled& operator=(const Polled&) = delete;
+  ~Polled() { Release(); }
+  void Release() {
+    for (std::size_t i = 0; i < size; ++i) rd_kafka_message_destroy(at[i]);
+    size = 0;
+  }
+};
+
+// A numeric property as the client will use it (its default unless set).
+std::size_t NumericProperty(RdKafka::Conf& conf, const std::string& key) {
+  std::string value;
+  if (conf.get(key, value) != RdKafka::Conf::CONF_OK) return 0;
+  return static_cast<std::size_t>(std::strtoull(value.c_str(), nullptr, 10));
 }
 
 void Set(RdKafka::Conf& conf, const std::string& key, const std::string& value) {
@@ -82,6 +108,10 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
         commits(metrics.GetCounter("logfold_kafka_commits_total",
                                    "Offset commits of lines covered by confirmed events",
                                    Labels(name))),
+        fetch_wakeups(metrics.GetCounter(
+            "logfold_kafka_fetch_wakeups_total",
+            "Requests sent to wake the client's fetcher after its full queue drained",
+            Labels(name))),
         assigned_gauge(std::make_shared<std::atomic<std::int64_t>>(0)),
         lag_gauge(std::make_shared<std::atomic<std::int64_t>>(0)),
         partition_info(metrics, Labels(name)) {
@@ -118,11 +148,14 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
             RdKafka::Conf::CONF_OK) {
       throw std::runtime_error("kafka: " + err);
     }
+    queue_limit_records = NumericProperty(*conf, "queued.min.messages");
+    queue_limit_bytes = NumericProperty(*conf, "queued.max.messages.kbytes") * 1024;
     consumer.reset(RdKafka::KafkaConsumer::create(conf.get(), err));
     if (!consumer) throw std::runtime_error("kafka consumer: " + err);
+    queue.reset(rd_kafka_queue_get_consumer(consumer->c_ptr()));
   }
 
-  // ---- librdkafka callbacks, on the consumer thread (inside consume() and close()) ----
+  // ---- librdkafka callbacks, on the consumer thread (inside its polls and close()) ----
 
   void rebalance_cb(RdKafka::KafkaConsumer* c, RdKafka::ErrorCode err,
                     std::vector<RdKafka::TopicPartition*>& partitions) override {
@@ -310,48 +343,58 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
       spdlog::error("input {}: kafka subscribe: {}", name, RdKafka::err2str(err));
       errors.fetch_add(1, std::memory_order_relaxed);
     }
-    std::vector<std::unique_ptr<RdKafka::Message>> messages;
+    Polled polled;
+    std::vector<const rd_kafka_message_t*> messages;  // the round's records, errors left out
     std::vector<std::string_view> lines;
     std::vector<LineOrigin> origins;  // per line: its partition's stream and its offset
     auto next_lag = SteadyClock::now();
     next_commit = SteadyClock::now() + std::chrono::microseconds(options.commit_interval_us);
+    KafkaFetchWaker waker(*consumer, queue_limit_records, queue_limit_bytes, fetch_wakeups, name);
     while (!stopping.load()) {
+      polled.Release();
       messages.clear();
-      lines.clear();
-      origins.clear();
-      std::unique_ptr<RdKafka::Message> m(
-          consumer->consume(static_cast<int>(kPollTimeout.count())));
-      while (m != nullptr) {
-        const RdKafka::ErrorCode err = m->err();
-        if (err == RdKafka::ERR_NO_ERROR) {
-          messages.push_back(std::move(m));
-          if (messages.size() == kMaxBatch) break;  // before consume() fetches one more
-        } else if (err == RdKafka::ERR__TIMED_OUT) {
-          break;
-        } else if (err != RdKafka::ERR__PARTITION_EOF) {
+      // The first record (or error) waits up to kPollTimeout and serves the client's
+      // callbacks (rebalances, errors) as consume() does; the rest of the round is what the
+      // client has queued already, taken in one call rather than one allocation and poll each.
+      std::size_t queued_before = 0;  // prefetched records when the round began (fetch waker)
+      if (rd_kafka_message_t* first =
+              rd_kafka_consumer_poll(consumer->c_ptr(), static_cast<int>(kPollTimeout.count()))) {
+        polled.at[0] = first;
+        polled.size = 1;
+        queued_before = rd_kafka_queue_length(queue.get());
+        const ssize_t more =
+            rd_kafka_consume_batch_queue(queue.get(), 0, polled.at.data() + 1, kMaxBatch - 1);
+        if (more > 0) polled.size += static_cast<std::size_t>(more);
+      }
+      for (std::size_t i = 0; i < polled.size; ++i) {
+        const rd_kafka_message_t* m = polled.at[i];
+        if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+          messages.push_back(m);
+        } else if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
           errors.fetch_add(1, std::memory_order_relaxed);
+          const bool no_topic = m->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
+                                m->err == RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION;
           LogThrottled(
               std::string("kafka: ") +
-              (err == RdKafka::ERR_UNKNOWN_TOPIC_OR_PART || err == RdKafka::ERR_TOPIC_EXCEPTION
-                   ? "topic " + m->topic_name() + " does not exist (yet): "
+              (no_topic && m->rkt != nullptr
+                   ? "topic " + std::string(rd_kafka_topic_name(m->rkt)) + " does not exist (yet): "
                    : std::string()) +
-              m->errstr());
-          break;
+              rd_kafka_message_errstr(m));
         }
-        m.reset(consumer->consume(0));
       }
-      // A revoke inside consume() may have taken partitions whose records are already here:
+      // A revoke inside the poll may have taken partitions whose records are already here:
       // they are the next owner's now (it starts at our commit), so they are not delivered.
       // Each run of one partition's records goes with that partition's salt, so its groups
       // stay its own (librdkafka hands out a fetched batch of one partition at a time).
       bool stopped = false;
       for (std::size_t run = 0; run < messages.size() && !stopped;) {
-        const PartitionKey key{messages[run]->topic_name(), messages[run]->partition()};
+        const rd_kafka_message_t* head = messages[run];
         std::size_t end = run;
-        while (end < messages.size() && messages[end]->partition() == key.second &&
-               messages[end]->topic_name() == key.first) {
+        while (end < messages.size() && messages[end]->partition == head->partition &&
+               messages[end]->rkt == head->rkt) {
           ++end;
         }
+        const PartitionKey key{rd_kafka_topic_name(head->rkt), head->partition};
         const auto at = delivered.find(key);
         if (at != delivered.end()) {
           lines.clear();
@@ -359,8 +402,8 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
           const std::uint64_t stream = partition_info.Stream(key.first, key.second);
           std::uint64_t byte_count = 0;
           for (std::size_t i = run; i < end; ++i) {
-            std::string_view value(static_cast<const char*>(messages[i]->payload()),
-                                   messages[i]->len());
+            std::string_view value(static_cast<const char*>(messages[i]->payload),
+                                   messages[i]->len);
             byte_count += value.size();
             if (!value.empty() && value.back() == '\n') value.remove_suffix(1);
             if (value.size() > options.max_message_size) {
@@ -368,7 +411,7 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
               truncated.fetch_add(1, std::memory_order_relaxed);
             }
             lines.push_back(value);
-            origins.push_back({stream, messages[i]->offset()});
+            origins.push_back({stream, messages[i]->offset});
           }
           bytes.fetch_add(byte_count, std::memory_order_relaxed);
           received.fetch_add(lines.size(), std::memory_order_relaxed);
@@ -377,11 +420,23 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
             stopped = true;  // not committed
             break;
           }
-          at->second = std::max(at->second, messages[end - 1]->offset() + 1);
+          at->second = std::max(at->second, messages[end - 1]->offset + 1);
         }
         run = end;
       }
       if (stopped) break;
+      if (!messages.empty()) {
+        std::size_t round_bytes = 0;
+        for (const rd_kafka_message_t* message : messages) round_bytes += message->len;
+        const double average =
+            static_cast<double>(round_bytes) / static_cast<double>(messages.size());
+        record_bytes = record_bytes == 0 ? average : 0.9 * record_bytes + 0.1 * average;
+      }
+      waker.Observe(queued_before, rd_kafka_queue_length(queue.get()), record_bytes, [this] {
+        KafkaFetchWaker::Partitions assigned;
+        for (const auto& [key, offset] : delivered) assigned.push_back(key);
+        return assigned;
+      });
       const auto now = SteadyClock::now();
       MaybeCommit(now);
       if (now >= next_lag) {
@@ -389,6 +444,8 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
         next_lag = now + kLagInterval;
       }
     }
+    waker.Stop();
+    polled.Release();
     // Leaving the group revokes every partition through rebalance_cb: open groups are
     // summarised and the offsets committed there, bounded by the stop deadline.
     if (const RdKafka::ErrorCode err = consumer->close(); err != RdKafka::ERR_NO_ERROR) {
@@ -407,11 +464,21 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
   Metrics::Counter& errors;
   Metrics::Counter& rebalances;
   Metrics::Counter& commits;
+  Metrics::Counter& fetch_wakeups;
   // Shared with the gauges, which may outlive this input inside Metrics.
   std::shared_ptr<std::atomic<std::int64_t>> assigned_gauge;
   std::shared_ptr<std::atomic<std::int64_t>> lag_gauge;
   KafkaPartitions partition_info;  // consumer thread only; stream ids and per-partition lag
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
+  struct QueueDeleter {
+    void operator()(rd_kafka_queue_t* q) const { rd_kafka_queue_destroy(q); }
+  };
+  // The consumer's queue (declared after `consumer`, so it goes first): its length tells the
+  // fetch waker how much the client has prefetched.
+  std::unique_ptr<rd_kafka_queue_t, QueueDeleter> queue;
+  std::size_t queue_limit_records = 0;  // queued.min.messages
+  std::size_t queue_limit_bytes = 0;    // queued.max.messages.kbytes, in bytes
+  double record_bytes = 0;              // consumer thread: recent average record value size
   std::atomic<bool> stopping{false};
   std::atomic<SteadyClock::rep> stop_deadline{0};
 

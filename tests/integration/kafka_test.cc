@@ -1,7 +1,8 @@
 // The kafka input against a real single-node broker (tests/support/kafka_broker.h) on
 // loopback: exact accounting from topic to events file, periodic commits of confirmed
-// offsets, bad records (unparseable, oversized) and a missing topic; a rebalance between two
-// members of one group that loses and duplicates nothing; a broker that is down at start.
+// offsets, bad records (unparseable, oversized) and a missing topic; a fetcher stopped by its
+// full queue that is woken; a rebalance between two members of one group that loses and
+// duplicates nothing; a broker that is down at start.
 // Each test starts its own broker (ctest runs tests as separate processes); they skip when
 // scripts/kafka-fixture has not cached the broker's jars.
 #include <gtest/gtest.h>
@@ -186,6 +187,37 @@ TEST_F(KafkaTest, ConsumesATopicWithExactAccountingAndCommitsConfirmedOffsets) {
   EXPECT_EQ(from_topic.size(), out.size());
   EXPECT_EQ(keyed, from_topic.size());
   EXPECT_EQ(LinesAccounted(from_topic), values.size());
+}
+
+// librdkafka stops fetching while its queue holds queued.min.messages records and, left
+// alone, looks again only when its broker thread wakes for something else, at the latest a
+// second later. Here every fetch answer (two small record batches) fills the queue, so
+// reading 6000 records would take one such second per ~20 records (about five minutes)
+// unless the input wakes the fetcher once it has drained the queue.
+TEST_F(KafkaTest, AFetcherStoppedByAFullQueueIsWokenOnceTheQueueDrained) {
+  std::string error;
+  ASSERT_TRUE(kafka_test::CreateTopic(broker_.brokers(), "small", 1, error)) << error;
+  std::vector<std::string> values, keys;
+  MakeLines(6000, 20, "small", values, keys);
+  ASSERT_EQ(
+      kafka_test::Produce(broker_.brokers(), "small", values, keys, {{"batch.num.messages", "10"}}),
+      0u);
+  const std::string events = dir_ / "events.ndjson";
+  Json config = Config(events, {"small"}, "g-small", "1s");
+  config["inputs"][0]["properties"]["queued.min.messages"] = "10";
+  config["inputs"][0]["properties"]["max.partition.fetch.bytes"] = "2048";
+  DaemonProcess daemon(dir_);
+  ASSERT_TRUE(daemon.Start(WriteConfig(config, "small.json"))) << daemon.Stderr();
+  EXPECT_TRUE(daemon.WaitMetricAtLeast("logfold_received_total", {"input=\"kafka-in\""},
+                                       static_cast<double>(values.size()),
+                                       milliseconds(60000 * kSlowdown)))
+      << "received " << daemon.Metric("logfold_received_total", {"input=\"kafka-in\""}) << " of "
+      << values.size() << "\n"
+      << daemon.Stderr();
+  EXPECT_GE(daemon.Metric("logfold_kafka_fetch_wakeups_total", {"input=\"kafka-in\""}), 1);
+  ASSERT_TRUE(daemon.Signal(SIGTERM));
+  ASSERT_EQ(daemon.WaitExit(milliseconds(30000)), 0) << daemon.Stderr();
+  EXPECT_EQ(LinesAccounted(ReadEvents(events)), values.size());
 }
 
 TEST_F(KafkaTest, ARebalanceBetweenTwoMembersLosesAndRepeatsNothing) {

@@ -88,12 +88,32 @@ void ExpectSameAnswers(const GroupIndex& index, const Model& model, std::uint64_
   index.FindWithin(scope, query, got);
   const std::vector<Candidate> want = model.Within(scope, query);
   ASSERT_EQ(Pairs(got), Pairs(want)) << where << " query=" << query;
-  // With a limit: the same order's first `limit`, however many lie within.
+  // With a limit: the same order's first `limit` while at most kCrowdFactor x limit lie
+  // within; past that, `limit` of them, nearest first.
   for (std::size_t limit : {std::size_t{1}, std::size_t{3}, std::size_t{17}}) {
     index.FindWithin(scope, query, got, limit);
-    const std::vector<Candidate> first(
-        want.begin(), want.begin() + static_cast<std::ptrdiff_t>(std::min(limit, want.size())));
-    ASSERT_EQ(Pairs(got), Pairs(first)) << where << " query=" << query << " limit=" << limit;
+    const std::string at =
+        where + " query=" + std::to_string(query) + " limit=" + std::to_string(limit);
+    if (want.size() <= GroupIndex::kCrowdFactor * limit) {
+      const std::vector<Candidate> first(
+          want.begin(), want.begin() + static_cast<std::ptrdiff_t>(std::min(limit, want.size())));
+      ASSERT_EQ(Pairs(got), Pairs(first)) << at;
+      continue;
+    }
+    ASSERT_EQ(got.size(), limit) << at;
+    const auto all = Pairs(want);
+    const std::set<std::pair<std::uint32_t, int>> within(all.begin(), all.end());
+    const auto some = Pairs(got);
+    const std::set<std::pair<std::uint32_t, int>> distinct(some.begin(), some.end());
+    EXPECT_EQ(distinct.size(), limit) << at;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      ASSERT_TRUE(within.count(some[i])) << at;
+      if (i > 0) {
+        ASSERT_LT(std::tie(got[i - 1].distance, got[i - 1].group),
+                  std::tie(got[i].distance, got[i].group))
+            << at;
+      }
+    }
   }
   Candidate nearest{0, -1};
   const bool found = index.FindNearest(scope, query, nearest);

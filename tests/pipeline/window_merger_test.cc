@@ -891,20 +891,31 @@ TEST(WindowMergerTest, BucketScanStaysNewestFirstAfterClosingSome) {
 TEST(WindowMergerTest, AClusterLineConfirmsABoundedNumberOfGroups) {
   MergerOptions options;
   options.window_us = 3600 * kSec;
+  options.max_groups = 2000;  // groups out of the index (a crowd's) are evicted too
   Harness h(options);
-  std::uint64_t most = 0;
-  for (std::uint32_t i = 0; i < 3000; ++i) {
+  auto line = [](std::uint32_t i) {
     std::string word;
     for (std::uint32_t v = i + 26 * 26 * 26; v != 0; v /= 26)
       word += static_cast<char>('a' + v % 26);
-    h.Add("session manager closed connection for remote peer because of " + word,
-          kT0 + static_cast<TimeUs>(i));
+    return "session manager closed connection for remote peer because of " + word;
+  };
+  std::uint64_t most = 0;
+  for (std::uint32_t i = 0; i < 3000; ++i) {
+    h.Add(line(i), kT0 + static_cast<TimeUs>(i));
     most = std::max<std::uint64_t>(most, h.merger.last_decision().candidates);
   }
-  EXPECT_EQ(h.merger.open_groups(), 3000u);
+  EXPECT_EQ(h.merger.open_groups(), 2000u);
   // The exact shape, 32 SimHash candidates, 16 of the bucket scan, one learned sibling.
   EXPECT_LE(most, 1u + 32u + 16u + 1u);
   EXPECT_GE(most, 32u);  // the cluster is dense: the SimHash bound is reached
+  // Every open group, in the index or not, still takes its own lines.
+  for (std::uint32_t i = 1000; i < 3000; i += 7) {
+    h.Add(line(i), kT0 + 3000 + static_cast<TimeUs>(i));
+    ASSERT_EQ(h.merger.last_decision().path, MergeDecision::kExact) << i;
+  }
+  EXPECT_EQ(h.merger.open_groups(), 2000u);
+  h.FlushAll();
+  ExpectConsistent(h.sink.Take(), h.added);
 }
 
 TEST(WindowMergerTest, ScopeHashFollowsTheScopeFields) {

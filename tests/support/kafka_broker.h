@@ -22,6 +22,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tests/support/daemon_process.h"
@@ -143,11 +144,13 @@ inline bool CreateCompactedTopic(const std::string& brokers, const std::string& 
 
 // Produces each value (keyed by `keys[i % keys.size()]` when keys are given) to `topic`,
 // letting the partitioner pick by key, and waits until every one was acknowledged. Returns
-// how many failed (0 on success).
+// how many failed (0 on success). `extra`: more producer properties (e.g. batch sizes).
 inline std::size_t Produce(const std::string& brokers, const std::string& topic,
                            const std::vector<std::string>& values,
-                           const std::vector<std::string>& keys = {}) {
-  auto p = MakeProducer(brokers, {{"enable.idempotence", "true"}});
+                           const std::vector<std::string>& keys = {},
+                           std::vector<std::pair<std::string, std::string>> extra = {}) {
+  extra.emplace_back("enable.idempotence", "true");
+  auto p = MakeProducer(brokers, extra);
   if (!p) return values.size();
   std::size_t failed = 0;
   for (std::size_t i = 0; i < values.size(); ++i) {
