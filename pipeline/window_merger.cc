@@ -263,11 +263,12 @@ void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint
   g.last_activity = g.hold_start = now;
   g.max_distance = 0;
   NoteHost(g, r);
-  // A line with kMaxIndexCandidates SimHash neighbours it fits none of is in a crowd that the
-  // index answers only with its nearest members anyway; indexing it too would only lengthen
-  // the index's runs of one block value, which every later line of the crowd scans, and
-  // which inserts and erases shift (a flood of one prefix and unique last words grew them to
-  // the whole merger). Its own lines still find it by their shape and the bucket scan.
+  // A line in a crowd (kMaxIndexCandidates SimHash neighbours it fits none of, or a lookup
+  // that read kCrowdedIndexReads entries) is one the index answers only with the crowd's
+  // nearest members anyway; indexing it too would only lengthen the index's runs of one
+  // block value, which every later line of the crowd scans, and which inserts and erases
+  // shift (a flood of one prefix and unique last words grew them to the whole merger). Its
+  // own lines still find it by their shape and the bucket scan.
   g.indexed = !crowded;
   if (g.indexed) index.Insert(scope, fp, slot);
   exact.Set(shape, slot);

@@ -3,7 +3,6 @@
 #include "daemon/inputs/kafka_fetch_waker.h"
 
 #include <algorithm>
-#include <memory>
 
 #include "daemon/runtime/thread_name.h"
 

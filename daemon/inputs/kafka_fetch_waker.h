@@ -22,18 +22,17 @@ namespace logfold {
 // `queued.min.messages` records or `queued.max.messages.kbytes`, and looks again only when its
 // broker thread wakes up for something else: at the latest after one second. A consumer that
 // drains the queue faster than that (the input catching up on a backlog) then waits out the
-// rest of every second: the kafka bench read at a third of kcat's rate that way. Any request
-// to a broker wakes its thread, which then fetches again; this class sends one (ListOffsets,
-// one per leader, off the consumer thread) when the queue has drained to half of its limit
-// after having been close to it. Newer librdkafka versions have `fetch.queue.backoff.ms` for
-// this; with them the request is only redundant.
+// rest of every second. Any request to a broker wakes its thread, which then fetches again; this
+// class sends one (ListOffsets, one per leader, off the consumer thread) when the queue has drained
+// to half of its limit after having been close to it. Newer librdkafka versions have
+// `fetch.queue.backoff.ms` for this; with them the request is only redundant.
 class KafkaFetchWaker {
  public:
   using Partitions = std::vector<std::pair<std::string, std::int32_t>>;
 
   // `consumer` must outlive this object (or Stop() be called before it goes). `limit_records`
   // and `limit_bytes`: the consumer's queued.min.messages and queued.max.messages.kbytes
-  // (times 1024). Each wake-up is counted in `wakeups`.
+  // (times 1024). Each wake-up is counted in `wakeups`; `name` (the input's) names the thread.
   KafkaFetchWaker(RdKafka::KafkaConsumer& consumer, std::size_t limit_records,
                   std::size_t limit_bytes, Metrics::Counter& wakeups, const std::string& name);
   ~KafkaFetchWaker();
