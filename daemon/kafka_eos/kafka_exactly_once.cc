@@ -10,10 +10,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -35,6 +37,7 @@ constexpr int kPollMs = 100;
 constexpr TimeUs kFlushIntervalUs = 100'000;
 constexpr int kTxnTimeoutMs = 30'000;
 constexpr auto kRestoreTimeout = std::chrono::seconds(60);
+constexpr auto kRestoreRetry = std::chrono::milliseconds(500);
 constexpr auto kErrorLogInterval = std::chrono::seconds(10);
 
 std::string Labels(std::string_view name) {
@@ -208,6 +211,23 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     Set(*conf, "acks", "all");
     Set(*conf, "compression.codec", CompressionCodec(out.compression));
     if (out.properties.count("linger.ms") == 0) Set(*conf, "linger.ms", "20");
+    // What a member that dies leaves open holds the readers of the output, the changelog and
+    // the next owner's committed offsets until the broker aborts it: after this long. A
+    // transaction lasts one commit_interval; the broker allows 15 minutes at most.
+    // librdkafka wants message.timeout.ms and socket.timeout.ms (- 100) within it.
+    if (out.properties.count("transaction.timeout.ms") == 0) {
+      std::int64_t ms = options.input.commit_interval_us / 1000 + 10'000;
+      if (const auto it = out.properties.find("message.timeout.ms"); it != out.properties.end()) {
+        ms = std::max<std::int64_t>(ms, std::atoll(it->second.c_str()));
+      }
+      if (const auto it = out.properties.find("socket.timeout.ms"); it != out.properties.end()) {
+        ms = std::max<std::int64_t>(ms, std::atoll(it->second.c_str()) - 100);
+      }
+      txn_timeout_ms = std::min<std::int64_t>(ms, 900'000);
+      Set(*conf, "transaction.timeout.ms", std::to_string(txn_timeout_ms));
+    } else {
+      txn_timeout_ms = std::atoll(out.properties.at("transaction.timeout.ms").c_str());
+    }
     std::string err;
     if (conf->set("event_cb", static_cast<RdKafka::EventCb*>(this), err) !=
         RdKafka::Conf::CONF_OK) {
@@ -448,31 +468,35 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000 + ts.tv_nsec / 1000;
   }
 
-  // `why` ("assigned", "rolled back") goes into the log line: a partition restored on
-  // assignment after a graceful handover has no open groups, one rolled back may have some.
-  std::string Restore(Partition& p, std::int64_t committed, std::string_view why) {
-    const auto start = SteadyClock::now();
-    const std::int64_t cpu_start = ThreadCpuUs();
-    if (changelog_partitions == 0 && !ReadChangelogPartitions()) {
-      return "changelog topic \"" + options.input.changelog_topic +
-             "\" does not exist (create it with cleanup.policy=compact)";
-    }
-    p.changelog_partition = p.partition % changelog_partitions;
-    std::map<std::string, std::string> groups;  // key -> value
-    std::string marker_value;
-    bool have_marker = false;
+  // Reads `p`'s records of the changelog from the beginning to its end as read_committed sees
+  // it (`end`: the offset it stopped at, the last stable offset; `high`: the high watermark
+  // the same fetch reported); "" or the error.
+  std::string ReadChangelog(const Partition& p, SteadyClock::time_point deadline,
+                            std::map<std::string, std::string>& groups, std::string& marker_value,
+                            bool& have_marker, std::int64_t& end, std::int64_t& high) {
+    groups.clear();
+    have_marker = false;
     std::vector<RdKafka::TopicPartition*> tp = {RdKafka::TopicPartition::create(
         options.input.changelog_topic, p.changelog_partition, RdKafka::Topic::OFFSET_BEGINNING)};
     std::string error;
     if (restorer->assign(tp) != RdKafka::ERR_NO_ERROR) error = "cannot read the changelog";
-    const auto deadline = start + kRestoreTimeout;
     while (error.empty()) {
       if (SteadyClock::now() >= deadline) {
         error = "timed out reading the changelog";
         break;
       }
       std::unique_ptr<RdKafka::Message> m(restorer->consume(500));
-      if (m->err() == RdKafka::ERR__PARTITION_EOF) break;
+      if (m->err() == RdKafka::ERR__PARTITION_EOF) {
+        end = m->offset();
+        // The cached watermarks of the last fetch (a ListOffsets query would answer with the
+        // last stable offset under read_committed).
+        std::int64_t low = 0;
+        if (restorer->get_watermark_offsets(options.input.changelog_topic, p.changelog_partition,
+                                            &low, &high) != RdKafka::ERR_NO_ERROR) {
+          high = -1;
+        }
+        break;
+      }
       if (m->err() == RdKafka::ERR__TIMED_OUT) continue;
       if (m->err() != RdKafka::ERR_NO_ERROR) {
         error = "reading changelog topic \"" + options.input.changelog_topic + "\": " + m->errstr();
@@ -491,7 +515,59 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     }
     restorer->unassign();
     RdKafka::TopicPartition::destroy(tp);
-    if (!error.empty()) return error;
+    return error;
+  }
+
+  // `why` ("assigned", "rolled back") goes into the log line: a partition restored on
+  // assignment after a graceful handover has no open groups, one rolled back may have some.
+  std::string Restore(Partition& p, std::int64_t committed, std::string_view why) {
+    const auto start = SteadyClock::now();
+    const std::int64_t cpu_start = ThreadCpuUs();
+    if (changelog_partitions == 0 && !ReadChangelogPartitions()) {
+      return "changelog topic \"" + options.input.changelog_topic +
+             "\" does not exist (create it with cleanup.policy=compact)";
+    }
+    p.changelog_partition = p.partition % changelog_partitions;
+    std::map<std::string, std::string> groups;  // key -> value
+    std::string marker_value;
+    bool have_marker = false;
+    // A transaction still open on the changelog partition (a member that died while
+    // committing, until the broker aborts it; or the previous owner's last commit, whose
+    // markers the broker is still writing) hides from read_committed everything committed
+    // after its first record, and the read ends short of the high watermark. What it hides
+    // may be newer state of this partition (the previous owner's last commit, with the same
+    // offset but its groups closed): only a read to the high watermark is restored from.
+    const auto wait_until = start + std::max<SteadyClock::duration>(
+                                        kRestoreTimeout, std::chrono::milliseconds(txn_timeout_ms) +
+                                                             std::chrono::seconds(20));
+    for (bool waited = false;; waited = true) {
+      std::int64_t end = -1, high = -1;
+      if (std::string e = ReadChangelog(p, SteadyClock::now() + kRestoreTimeout, groups,
+                                        marker_value, have_marker, end, high);
+          !e.empty()) {
+        return e;
+      }
+      const bool pending = end >= 0 && end < high;
+      if (pending) {
+        if (SteadyClock::now() + kRestoreRetry >= wait_until) {
+          return "a transaction on the changelog stayed open (readable up to offset " +
+                 std::to_string(end) + " of " + std::to_string(high) + ") for " +
+                 std::to_string(
+                     std::chrono::duration_cast<std::chrono::seconds>(SteadyClock::now() - start)
+                         .count()) +
+                 " s; restart this instance once it ended";
+        }
+        if (!waited) {
+          spdlog::info(
+              "input {}: partition {}: the changelog has a transaction open (readable up to "
+              "offset {} of {}); waiting for it to end",
+              name, p.prefix, end, high);
+        }
+        std::this_thread::sleep_for(kRestoreRetry);
+        continue;
+      }
+      break;
+    }
     ChangelogMarker marker;
     if (have_marker) {
       if (std::string e = DecodeMarker(marker_value, marker); !e.empty()) {
@@ -585,6 +661,28 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     }
   }
 
+  // The group's committed offsets of `partitions` (read_committed: librdkafka waits while a
+  // transaction holds them), retried until they come or the input stops (false).
+  bool CommittedOffsets(RdKafka::KafkaConsumer& c,
+                        std::vector<RdKafka::TopicPartition*>& partitions) {
+    while (true) {
+      RdKafka::ErrorCode e = c.committed(partitions, kTxnTimeoutMs);
+      for (const auto* tp : partitions) {
+        if (e == RdKafka::ERR_NO_ERROR && tp->err() != RdKafka::ERR_NO_ERROR) e = tp->err();
+      }
+      if (e == RdKafka::ERR_NO_ERROR) return true;
+      errors.fetch_add(1, std::memory_order_relaxed);
+      if (stopping.load()) {
+        spdlog::error("input {}: kafka committed offsets: {}; stopping", name, RdKafka::err2str(e));
+        return false;
+      }
+      spdlog::warn(
+          "input {}: kafka committed offsets: {} (a transaction of a member that died may hold "
+          "them until the broker aborts it); retrying",
+          name, RdKafka::err2str(e));
+    }
+  }
+
   void rebalance_cb(RdKafka::KafkaConsumer* c, RdKafka::ErrorCode err,
                     std::vector<RdKafka::TopicPartition*>& partitions) override {
     rebalances.fetch_add(1, std::memory_order_relaxed);
@@ -598,15 +696,15 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
       for (const auto* p : partitions) {
         committed.push_back(RdKafka::TopicPartition::create(p->topic(), p->partition()));
       }
-      if (const RdKafka::ErrorCode e = c->committed(committed, kTxnTimeoutMs);
-          e != RdKafka::ERR_NO_ERROR) {
-        spdlog::error("input {}: kafka committed offsets: {}", name, RdKafka::err2str(e));
-      }
+      // A transaction of a member that died while committing holds them until the broker
+      // aborts it (the producer's transaction timeout): an answer must be waited for, as "no
+      // offset" would not match the changelog and stop the partition.
+      const bool have_offsets = CommittedOffsets(*c, committed);
       std::vector<RdKafka::TopicPartition*> stop;
       for (const auto* tp : committed) {
         const std::int64_t offset = tp->offset() >= 0 ? tp->offset() : -1;
         Partition p = NewPartition(tp->topic(), tp->partition());
-        if (!RestoreOrRecover(p, offset, "assigned")) {
+        if (!have_offsets || !RestoreOrRecover(p, offset, "assigned")) {
           stopped_parts.emplace_back(tp->topic(), tp->partition());
           stop.push_back(RdKafka::TopicPartition::create(tp->topic(), tp->partition()));
           continue;
@@ -786,6 +884,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
   std::shared_ptr<std::atomic<std::int64_t>> assigned_gauge;
   std::shared_ptr<std::atomic<std::int64_t>> restore_us_gauge;
   std::string transactional_id;
+  std::int64_t txn_timeout_ms = 60'000;  // the producer's transaction.timeout.ms
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
   std::unique_ptr<RdKafka::KafkaConsumer> restorer;
   std::unique_ptr<RdKafka::Producer> producer;

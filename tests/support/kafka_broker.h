@@ -143,12 +143,14 @@ inline bool CreateCompactedTopic(const std::string& brokers, const std::string& 
 }
 
 // Produces each value (keyed by `keys[i % keys.size()]` when keys are given) to `topic`,
-// letting the partitioner pick by key, and waits until every one was acknowledged. Returns
-// how many failed (0 on success). `extra`: more producer properties (e.g. batch sizes).
+// letting the partitioner pick by key unless `partition` is given, and waits until every one
+// was acknowledged. Returns how many failed (0 on success). `extra`: more producer properties
+// (e.g. batch sizes).
 inline std::size_t Produce(const std::string& brokers, const std::string& topic,
                            const std::vector<std::string>& values,
                            const std::vector<std::string>& keys = {},
-                           std::vector<std::pair<std::string, std::string>> extra = {}) {
+                           std::vector<std::pair<std::string, std::string>> extra = {},
+                           std::int32_t partition = RD_KAFKA_PARTITION_UA) {
   extra.emplace_back("enable.idempotence", "true");
   auto p = MakeProducer(brokers, extra);
   if (!p) return values.size();
@@ -161,7 +163,7 @@ inline std::size_t Produce(const std::string& brokers, const std::string& topic,
       const rd_kafka_resp_err_t err =
           rd_kafka_producev(p->rk, RD_KAFKA_V_TOPIC(topic.c_str()),
                             RD_KAFKA_V_VALUE(const_cast<char*>(values[i].data()), values[i].size()),
-                            RD_KAFKA_V_KEY(key_data, key_size),
+                            RD_KAFKA_V_KEY(key_data, key_size), RD_KAFKA_V_PARTITION(partition),
                             RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
       if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
         rd_kafka_poll(p->rk, 50);
@@ -383,8 +385,10 @@ class KafkaBroker {
             "transaction.state.log.min.isr=1\n"
             "transaction.state.log.num.partitions=3\n"
             "group.initial.rebalance.delay.ms=0\n"
-            // Lets tests detect a killed consumer group member within a second or two.
+            // Lets tests detect a killed consumer group member within a second or two, and
+            // abort a transaction that timed out within a second of its timeout.
             "group.min.session.timeout.ms=1000\n"
+            "transaction.abort.timed.out.transaction.cleanup.interval.ms=1000\n"
             "auto.create.topics.enable=false\n"
             "message.max.bytes=1048576\n");
     daemon_test::WriteFile(root_ / "log4j.properties",
