@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -22,6 +21,7 @@
 
 #include "tests/support/clickhouse_server.h"  // PickFreePort
 #include "tests/support/daemon_process.h"
+#include "tests/support/rsyslogd.h"
 
 namespace logfold {
 namespace {
@@ -33,113 +33,19 @@ using daemon_test::MetricSum;
 using daemon_test::TcpClient;
 using daemon_test::TempDir;
 using daemon_test::WaitUntil;
+using rsyslog_test::Rsyslogd;
+using rsyslog_test::RsyslogdPath;
 using std::chrono::milliseconds;
 
-std::string RsyslogdPath() {
-  for (const char* dir : {"/usr/sbin", "/sbin", "/usr/bin"}) {
-    const std::string candidate = std::string(dir) + "/rsyslogd";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 bool HaveRelpModules() {
-  for (const char* dir : {"/usr/lib/x86_64-linux-gnu/rsyslog", "/usr/lib/rsyslog"}) {
-    if (::access((std::string(dir) + "/omrelp.so").c_str(), R_OK) == 0 &&
-        ::access((std::string(dir) + "/imrelp.so").c_str(), R_OK) == 0) {
-      return true;
-    }
-  }
-  return false;
+  return rsyslog_test::HaveRsyslogModule("omrelp") && rsyslog_test::HaveRsyslogModule("imrelp");
 }
-
-// A private rsyslogd in the foreground: its own config, work directory and pid file under
-// `dir`/`tag`-*, no system input; its own messages go to a file. `body` is the rest of the
-// config (modules, inputs, rulesets).
-class Rsyslog {
- public:
-  Rsyslog(const TempDir& dir, std::string tag) : dir_(dir), tag_(std::move(tag)) {}
-  ~Rsyslog() { Kill(); }
-  Rsyslog(const Rsyslog&) = delete;
-  Rsyslog& operator=(const Rsyslog&) = delete;
-
-  // Starts it and waits until `ready()` holds (15 s at most).
-  bool Start(const std::string& body, const std::function<bool()>& ready, std::string& error) {
-    const std::filesystem::path work = dir_ / (tag_ + "-work");
-    std::filesystem::create_directories(work);
-    const std::string conf = "global(workDirectory=\"" + work.string() +
-                             "\" processInternalMessages=\"on\")\n" + body +
-                             "action(type=\"omfile\" file=\"" + InternalLog() + "\")\n";
-    daemon_test::WriteFile(dir_ / (tag_ + ".conf"), conf);
-    std::filesystem::remove(dir_ / (tag_ + ".pid"));
-    pid_ = daemon_test::Spawn(
-        {RsyslogdPath(), "-n", "-f", dir_ / (tag_ + ".conf"), "-i", dir_ / (tag_ + ".pid")},
-        dir_ / (tag_ + ".stdout"), dir_ / (tag_ + ".stderr"));
-    if (pid_ < 0) {
-      error = "cannot spawn rsyslogd";
-      return false;
-    }
-    bool exited = false;
-    const bool up = WaitUntil(
-        [&] {
-          if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-            exited = true;
-            pid_ = -1;
-            return true;
-          }
-          return ready();
-        },
-        milliseconds(15000));
-    if (!up || exited) {
-      error = std::string(exited ? "rsyslogd exited" : "rsyslogd not ready within 15 s") +
-              "; config:\n" + conf + "\n" + Diagnostics();
-      return false;
-    }
-    return true;
-  }
-
-  // SIGTERM and wait (rsyslogd exits 0).
-  std::optional<int> Stop() {
-    if (pid_ <= 0) return std::nullopt;
-    ::kill(pid_, SIGTERM);
-    const std::optional<int> code = daemon_test::WaitExit(pid_, milliseconds(15000));
-    pid_ = -1;
-    return code;
-  }
-
-  void Kill() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGKILL);
-    daemon_test::WaitExit(pid_, milliseconds(5000));
-    pid_ = -1;
-  }
-
-  std::string Diagnostics() const {
-    return "--- " + tag_ + " stderr ---\n" + daemon_test::ReadFile(dir_ / (tag_ + ".stderr")) +
-           "--- " + tag_ + " internal log ---\n" + daemon_test::ReadFile(InternalLog());
-  }
-  std::string PortFile() const { return dir_ / (tag_ + "-imtcp.port"); }
-  // The imtcp port written to PortFile(), or 0 before it was.
-  std::uint16_t imtcp_port() const {
-    const unsigned long p = std::strtoul(daemon_test::ReadFile(PortFile()).c_str(), nullptr, 10);
-    return p > 0 && p <= 65535 ? static_cast<std::uint16_t>(p) : 0;
-  }
-
- private:
-  std::string InternalLog() const { return dir_ / (tag_ + "-internal.log"); }
-
-  const TempDir& dir_;
-  const std::string tag_;
-  pid_t pid_ = -1;
-};
 
 // The upstream rsyslogd: lines arrive on imtcp (an ephemeral port, see imtcp_port()) and
 // leave with omrelp to logfold's relp input on `relp_port`.
-std::string UpstreamConfig(const Rsyslog& r, std::uint16_t relp_port) {
-  return "module(load=\"imtcp\")\nmodule(load=\"omrelp\")\n"
-         "input(type=\"imtcp\" address=\"127.0.0.1\" port=\"0\" listenPortFileName=\"" +
-         r.PortFile() +
-         "\" ruleset=\"fwd\")\n"
+std::string UpstreamConfig(const Rsyslogd& r, std::uint16_t relp_port) {
+  return r.ImtcpInput("fwd") +
+         "module(load=\"omrelp\")\n"
          "ruleset(name=\"fwd\") {\n"
          "  action(type=\"omrelp\" target=\"127.0.0.1\" port=\"" +
          std::to_string(relp_port) + "\")\n}\n";
@@ -287,10 +193,18 @@ class RelpTest : public ::testing::Test {
     return MetricSum(daemon_.Metrics(), "logfold_received_total", {"input=\"relp-in\""});
   }
 
+  // Starts the downstream rsyslogd (see DownstreamConfig) and waits until it listens.
+  void StartDownstream(std::uint16_t port, const std::string& file) {
+    std::string error;
+    ASSERT_TRUE(downstream_.Start(DownstreamConfig(port, file), error, [&] {
+      return TcpListening(port);
+    })) << error;
+  }
+
   TempDir dir_;
   DaemonProcess daemon_{dir_};
-  Rsyslog upstream_{dir_, "upstream"};
-  Rsyslog downstream_{dir_, "downstream"};
+  Rsyslogd upstream_{dir_, "upstream"};
+  Rsyslogd downstream_{dir_, "downstream"};
 };
 
 TEST_F(RelpTest, OmrelpToRelpInputAccountsForEveryLine) {
@@ -304,9 +218,7 @@ TEST_F(RelpTest, OmrelpToRelpInputAccountsForEveryLine) {
   ASSERT_NE(relp_port, 0);
 
   std::string error;
-  ASSERT_TRUE(upstream_.Start(
-      UpstreamConfig(upstream_, relp_port), [&] { return upstream_.imtcp_port() != 0; }, error))
-      << error;
+  ASSERT_TRUE(upstream_.Start(UpstreamConfig(upstream_, relp_port), error)) << error;
   Feed(MakeLines(kLines));
   ASSERT_TRUE(
       WaitUntil([&] { return Received() >= kLines; }, milliseconds(30000), milliseconds(20)))
@@ -354,10 +266,7 @@ TEST_F(RelpTest, ChainSurvivesDownstreamKilledAndRestarted) {
   const std::uint16_t downstream_port = PickFreePort();
   ASSERT_NE(downstream_port, 0);
   std::string error;
-  ASSERT_TRUE(downstream_.Start(
-      DownstreamConfig(downstream_port, delivered_path),
-      [&] { return TcpListening(downstream_port); }, error))
-      << error;
+  ASSERT_NO_FATAL_FAILURE(StartDownstream(downstream_port, delivered_path));
 
   Json config = daemon_test::LoopbackConfig(dir_ / "unused.ndjson");
   config["inputs"] = Json::array({{{"name", "relp-in"}, {"type", "relp"}, {"port", 0}}});
@@ -377,9 +286,7 @@ TEST_F(RelpTest, ChainSurvivesDownstreamKilledAndRestarted) {
   ASSERT_TRUE(daemon_.Start(dir_ / "logfold.json")) << "logfold serve did not start";
   const std::uint16_t relp_port = daemon_.InputPort("relp-in", "relp");
   ASSERT_NE(relp_port, 0);
-  ASSERT_TRUE(upstream_.Start(
-      UpstreamConfig(upstream_, relp_port), [&] { return upstream_.imtcp_port() != 0; }, error))
-      << error;
+  ASSERT_TRUE(upstream_.Start(UpstreamConfig(upstream_, relp_port), error)) << error;
 
   const std::vector<std::string> lines = MakeLines(3 * kPhase, 100);
   auto phase = [&](int i) {
@@ -405,10 +312,7 @@ TEST_F(RelpTest, ChainSurvivesDownstreamKilledAndRestarted) {
       << "logfold did not retry the dead collector";
 
   // 3. The collector comes back on the same port; the rest of the lines follow.
-  ASSERT_TRUE(downstream_.Start(
-      DownstreamConfig(downstream_port, delivered_path),
-      [&] { return TcpListening(downstream_port); }, error))
-      << error;
+  ASSERT_NO_FATAL_FAILURE(StartDownstream(downstream_port, delivered_path));
   Feed(phase(2));
   ASSERT_TRUE(
       WaitUntil([&] { return Received() >= 3 * kPhase; }, milliseconds(60000), milliseconds(20)))
@@ -448,11 +352,7 @@ TEST_F(RelpTest, OutputKeepsNonUtf8BytesAndTheTag) {
   const std::string delivered_path = dir_ / "downstream.log";
   const std::uint16_t downstream_port = PickFreePort();
   ASSERT_NE(downstream_port, 0);
-  std::string error;
-  ASSERT_TRUE(downstream_.Start(
-      DownstreamConfig(downstream_port, delivered_path),
-      [&] { return TcpListening(downstream_port); }, error))
-      << error;
+  ASSERT_NO_FATAL_FAILURE(StartDownstream(downstream_port, delivered_path));
   Json config = daemon_test::LoopbackConfig(dir_ / "unused.ndjson");
   config["outputs"] = Json::array({{{"name", "relp-out"},
                                     {"type", "relp"},

@@ -18,12 +18,12 @@
 #include <ostream>
 #include <random>
 #include <set>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tests/support/daemon_process.h"
+#include "tests/support/rsyslogd.h"
 
 namespace logfold {
 namespace {
@@ -34,6 +34,8 @@ using daemon_test::MetricSum;
 using daemon_test::TcpClient;
 using daemon_test::TempDir;
 using daemon_test::WaitUntil;
+using rsyslog_test::Rsyslogd;
+using rsyslog_test::RsyslogdPath;
 using std::chrono::milliseconds;
 
 constexpr int kLines = 2000;
@@ -338,20 +340,6 @@ std::uint64_t KernelUdpDrops(std::uint16_t port) {
 
 // ------------------------------------------------------------------ a private rsyslogd
 
-std::string RsyslogdPath() {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path != nullptr ? path : "";
-  dirs += ":/usr/sbin:/sbin";
-  std::stringstream s(dirs);
-  std::string dir;
-  while (std::getline(s, dir, ':')) {
-    if (dir.empty()) continue;
-    const std::string candidate = dir + "/rsyslogd";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 // The omfwd action of the README's "Forwarding to logfold" rsyslog snippet, with its port
 // replaced; empty if the README has no such snippet.
 std::string ReadmeOmfwdAction(std::uint16_t port) {
@@ -368,87 +356,17 @@ std::string ReadmeOmfwdAction(std::uint16_t port) {
   return action;
 }
 
-// `rsyslogd -n -f CONF -i PIDFILE` in the foreground with its own work directory. It loads
-// no system input (imuxsock, imjournal, imklog), only imtcp on an ephemeral loopback port
-// whose lines go to ruleset "fwd"; its own messages go to a file.
-class RsyslogProcess {
- public:
-  explicit RsyslogProcess(const TempDir& dir) : dir_(dir) {}
-  ~RsyslogProcess() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      daemon_test::WaitExit(pid_, milliseconds(5000));
-    }
-  }
-  RsyslogProcess(const RsyslogProcess&) = delete;
-  RsyslogProcess& operator=(const RsyslogProcess&) = delete;
-
-  bool Start(const std::string& binary, const std::string& forward_action, std::string& error) {
-    const std::filesystem::path work = dir_ / "rsyslog-work";
-    std::filesystem::create_directories(work);
-    const std::string conf = "global(workDirectory=\"" + work.string() +
-                             "\" processInternalMessages=\"on\")\n" + "module(load=\"imtcp\")\n" +
-                             "input(type=\"imtcp\" address=\"127.0.0.1\" port=\"0\" " +
-                             "listenPortFileName=\"" + PortFile() + "\" ruleset=\"fwd\")\n" +
-                             "ruleset(name=\"fwd\") {\n" + forward_action + "\n}\n" +
-                             "action(type=\"omfile\" file=\"" + InternalLog() + "\")\n";
-    daemon_test::WriteFile(dir_ / "rsyslog.conf", conf);
-    pid_ =
-        daemon_test::Spawn({binary, "-n", "-f", dir_ / "rsyslog.conf", "-i", dir_ / "rsyslog.pid"},
-                           dir_ / "rsyslog.stdout", dir_ / "rsyslog.stderr");
-    if (pid_ < 0) {
-      error = "cannot spawn " + binary;
-      return false;
-    }
-    bool exited = false;
-    const bool up = WaitUntil(
-        [&] {
-          if (const pid_t got = ::waitpid(pid_, nullptr, WNOHANG); got == pid_) {
-            exited = true;
-            pid_ = -1;
-            return true;
-          }
-          return port() != 0;
-        },
-        milliseconds(15000));
-    if (!up || exited) {
-      error = std::string(exited ? "rsyslogd exited" : "rsyslogd did not listen within 15 s") +
-              "; config:\n" + conf + "\nstderr:\n" + Diagnostics();
-      return false;
-    }
-    return true;
-  }
-
-  // The imtcp port rsyslog wrote to its port file, or 0 before it did.
-  std::uint16_t port() const {
-    const unsigned long p = std::strtoul(daemon_test::ReadFile(PortFile()).c_str(), nullptr, 10);
-    return p > 0 && p <= 65535 ? static_cast<std::uint16_t>(p) : 0;
-  }
-
-  // SIGTERM and wait; rsyslogd exits 0 on SIGTERM.
-  std::optional<int> Stop() {
-    if (pid_ <= 0) return std::nullopt;
-    ::kill(pid_, SIGTERM);
-    const std::optional<int> code = daemon_test::WaitExit(pid_, milliseconds(15000));
-    pid_ = -1;
-    return code;
-  }
-
-  std::string Diagnostics() const {
-    return daemon_test::ReadFile(dir_ / "rsyslog.stderr") + daemon_test::ReadFile(InternalLog());
-  }
-
- private:
-  std::string PortFile() const { return dir_ / "rsyslog-imtcp.port"; }
-  std::string InternalLog() const { return dir_ / "rsyslog-internal.log"; }
-
-  const TempDir& dir_;
-  pid_t pid_ = -1;
-};
+// The config of the private rsyslogd: imtcp on an ephemeral loopback port whose lines go
+// through `forward_action`.
+std::string ForwardConfig(const Rsyslogd& rsyslog, const std::string& forward_action) {
+  return rsyslog.ImtcpInput("fwd") + "ruleset(name=\"fwd\") {\n" + forward_action + "\n}\n";
+}
 
 // ------------------------------------------------------------------ the test
 
-class RsyslogForwardTest : public ::testing::TestWithParam<Case> {
+// What both suites share: a logfold and a private rsyslogd in one directory, both logs
+// printed when a test fails.
+class RsyslogPeerTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     // rsyslogd reads 3164 timestamps (no zone) as local time; make that UTC.
@@ -457,8 +375,7 @@ class RsyslogForwardTest : public ::testing::TestWithParam<Case> {
 
   void SetUp() override {
     ASSERT_TRUE(dir_.ok());
-    rsyslogd_ = RsyslogdPath();
-    if (rsyslogd_.empty()) GTEST_SKIP() << "rsyslogd not installed (Debian package rsyslog)";
+    if (RsyslogdPath().empty()) GTEST_SKIP() << "rsyslogd not installed (Debian package rsyslog)";
   }
 
   void TearDown() override {
@@ -468,6 +385,13 @@ class RsyslogForwardTest : public ::testing::TestWithParam<Case> {
     }
   }
 
+  TempDir dir_;
+  DaemonProcess daemon_{dir_};
+  Rsyslogd rsyslog_{dir_, "rsyslog"};
+};
+
+class RsyslogForwardTest : public RsyslogPeerTest, public ::testing::WithParamInterface<Case> {
+ protected:
   std::string EventsPath() const { return dir_ / "events.ndjson"; }
 
   Json LogfoldConfig() const { return daemon_test::LoopbackConfig(EventsPath()); }
@@ -485,11 +409,6 @@ class RsyslogForwardTest : public ::testing::TestWithParam<Case> {
     }
     return "";
   }
-
-  TempDir dir_;
-  DaemonProcess daemon_{dir_};
-  RsyslogProcess rsyslog_{dir_};
-  std::string rsyslogd_;
 };
 
 TEST_P(RsyslogForwardTest, EveryLineIsAccountedForAndHeadersSurviveTheHop) {
@@ -511,7 +430,7 @@ TEST_P(RsyslogForwardTest, EveryLineIsAccountedForAndHeadersSurviveTheHop) {
   ASSERT_NE(action.find(std::string("template=\"") + c.rsyslog_template + "\""), std::string::npos)
       << action;
   std::string error;
-  ASSERT_TRUE(rsyslog_.Start(rsyslogd_, action, error)) << error;
+  ASSERT_TRUE(rsyslog_.Start(ForwardConfig(rsyslog_, action), error)) << error;
 
   const std::vector<Origin> corpus = MakeCorpus(kLines, 20240501);
   std::multimap<std::string, int> by_message;
@@ -529,7 +448,7 @@ TEST_P(RsyslogForwardTest, EveryLineIsAccountedForAndHeadersSurviveTheHop) {
            static_cast<double>(KernelUdpDrops(udp_port));
   };
 
-  TcpClient feed(rsyslog_.port());
+  TcpClient feed(rsyslog_.imtcp_port());
   ASSERT_TRUE(feed.connected());
   // TCP applies backpressure end to end, so the whole corpus goes at once. UDP does not:
   // it is fed in steps, each waiting for logfold to have the previous one, which keeps the
@@ -663,28 +582,7 @@ INSTANTIATE_TEST_SUITE_P(
 // Issue #21: a line has the same `app` whether it reaches logfold directly or relayed by
 // rsyslog with the README's snippet (RSYSLOG_SyslogProtocol23Format), which sends a 3164
 // line's programname as APP-NAME. The direct line also keeps its whole tag.
-class RsyslogRelaySameAppTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { ::setenv("TZ", "UTC", 1); }
-
-  void SetUp() override {
-    ASSERT_TRUE(dir_.ok());
-    rsyslogd_ = RsyslogdPath();
-    if (rsyslogd_.empty()) GTEST_SKIP() << "rsyslogd not installed (Debian package rsyslog)";
-  }
-
-  void TearDown() override {
-    if (HasFailure()) {
-      std::fprintf(stderr, "--- logfold stderr ---\n%s\n--- rsyslogd ---\n%s\n",
-                   daemon_.Stderr().c_str(), rsyslog_.Diagnostics().c_str());
-    }
-  }
-
-  TempDir dir_;
-  DaemonProcess daemon_{dir_};
-  RsyslogProcess rsyslog_{dir_};
-  std::string rsyslogd_;
-};
+class RsyslogRelaySameAppTest : public RsyslogPeerTest {};
 
 TEST_F(RsyslogRelaySameAppTest, DirectAndRelayedLinesHaveTheSameApp) {
   const std::string events_path = dir_ / "events.ndjson";
@@ -697,7 +595,7 @@ TEST_F(RsyslogRelaySameAppTest, DirectAndRelayedLinesHaveTheSameApp) {
   ASSERT_NE(action.find("template=\"RSYSLOG_SyslogProtocol23Format\""), std::string::npos)
       << "README.md's rsyslog snippet: " << action;
   std::string error;
-  ASSERT_TRUE(rsyslog_.Start(rsyslogd_, action, error)) << error;
+  ASSERT_TRUE(rsyslog_.Start(ForwardConfig(rsyslog_, action), error)) << error;
 
   struct Line {
     std::string tag_and_pid;       // as the sender writes it
@@ -722,7 +620,7 @@ TEST_F(RsyslogRelaySameAppTest, DirectAndRelayedLinesHaveTheSameApp) {
   TcpClient to_logfold(tcp_port);
   ASSERT_TRUE(to_logfold.connected());
   ASSERT_TRUE(to_logfold.Send(direct));  // LF framing: logfold's auto framing takes it
-  TcpClient to_rsyslog(rsyslog_.port());
+  TcpClient to_rsyslog(rsyslog_.imtcp_port());
   ASSERT_TRUE(to_rsyslog.connected());
   ASSERT_TRUE(to_rsyslog.Send(relayed));
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/support/daemon_process.h"
+#include "tests/support/rsyslogd.h"
 #include "tests/support/test_pki.h"
 
 namespace logfold {
@@ -31,88 +32,49 @@ using std::chrono::milliseconds;
 
 const std::string kInput = "input=\"tls-in\"";
 
-// A private rsyslogd: imtcp on an ephemeral loopback port (the test feeds it lines), and
-// omfwd over TLS (ossl driver, x509/name authentication of logfold as "localhost") with the
-// given client certificate.
+// A private rsyslogd (tests/support/rsyslogd.h): imtcp on an ephemeral loopback port (the test
+// feeds it lines), and omfwd over TLS (ossl driver, x509/name authentication of logfold as
+// "localhost") with the given client certificate.
 class RsyslogTls {
  public:
-  RsyslogTls(const TempDir& dir, std::string name) : dir_(dir), name_(std::move(name)) {}
-  ~RsyslogTls() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      daemon_test::WaitExit(pid_, milliseconds(5000));
-    }
-  }
-  RsyslogTls(const RsyslogTls&) = delete;
-  RsyslogTls& operator=(const RsyslogTls&) = delete;
+  RsyslogTls(const TempDir& dir, std::string name) : rsyslogd_(dir, std::move(name)) {}
 
-  bool Start(const std::string& binary, std::uint16_t logfold_port, const std::string& ca,
-             const std::string& cert, const std::string& key, std::string& error) {
-    const std::filesystem::path work = dir_ / (name_ + "-work");
-    std::filesystem::create_directories(work);
-    const std::string conf =
-        "global(workDirectory=\"" + work.string() + "\" processInternalMessages=\"on\"\n" +
-        "  defaultNetstreamDriverCAFile=\"" + ca + "\" defaultNetstreamDriverCertFile=\"" + cert +
-        "\" defaultNetstreamDriverKeyFile=\"" + key + "\")\n" + "module(load=\"imtcp\")\n" +
-        "input(type=\"imtcp\" address=\"127.0.0.1\" port=\"0\" " + "listenPortFileName=\"" +
-        PortFile() + "\" ruleset=\"fwd\")\n" + "ruleset(name=\"fwd\") {\n" +
+  bool Start(std::uint16_t logfold_port, const std::string& ca, const std::string& cert,
+             const std::string& key, std::string& error) {
+    const std::string body =
+        rsyslogd_.ImtcpInput("fwd") + "ruleset(name=\"fwd\") {\n" +
         "  action(type=\"omfwd\" target=\"127.0.0.1\" port=\"" + std::to_string(logfold_port) +
         "\" protocol=\"tcp\" TCP_Framing=\"octet-counted\" " +
         "template=\"RSYSLOG_SyslogProtocol23Format\" StreamDriver=\"ossl\" StreamDriverMode=\"1\" "
-        "StreamDriverAuthMode=\"x509/name\" StreamDriverPermittedPeers=\"localhost\")\n}\n" +
-        "action(type=\"omfile\" file=\"" + InternalLog() + "\")\n";
-    daemon_test::WriteFile(dir_ / (name_ + ".conf"), conf);
-    pid_ = daemon_test::Spawn(
-        {binary, "-n", "-f", dir_ / (name_ + ".conf"), "-i", dir_ / (name_ + ".pid")},
-        dir_ / (name_ + ".stdout"), dir_ / (name_ + ".stderr"));
-    if (pid_ < 0) {
-      error = "cannot spawn " + binary;
-      return false;
-    }
-    if (!WaitUntil([&] { return port() != 0 || ::waitpid(pid_, nullptr, WNOHANG) == pid_; },
-                   milliseconds(15000)) ||
-        port() == 0) {
-      error = "rsyslogd " + name_ + " did not listen; config:\n" + conf + "\n" + Diagnostics();
-      return false;
-    }
-    feed_ = std::make_unique<TcpClient>(port());
+        "StreamDriverAuthMode=\"x509/name\" StreamDriverPermittedPeers=\"localhost\")\n}\n";
+    const std::string tls_files = "\n  defaultNetstreamDriverCAFile=\"" + ca +
+                                  "\" defaultNetstreamDriverCertFile=\"" + cert +
+                                  "\" defaultNetstreamDriverKeyFile=\"" + key + "\"";
+    if (!rsyslogd_.Start(body, error, nullptr, tls_files)) return false;
+    feed_ = std::make_unique<TcpClient>(rsyslogd_.imtcp_port());
     return feed_->connected();
   }
 
   // Lines "<13>1 ... NAME-i" for i in [from, to), fed to rsyslog's imtcp.
   bool Feed(int from, int to) {
+    const std::string& name = rsyslogd_.name();
     std::string chunk;
     for (int i = from; i < to; ++i) {
-      chunk += "<13>1 2024-05-01T12:00:00Z host-" + name_ + " app - - - line " + name_ + " " +
+      chunk += "<13>1 2024-05-01T12:00:00Z host-" + name + " app - - - line " + name + " " +
                std::to_string(i) + "\n";
     }
     return feed_ && feed_->Send(chunk);
   }
 
   std::optional<int> Stop() {
-    if (pid_ <= 0) return std::nullopt;
     if (feed_) feed_->Close();
-    ::kill(pid_, SIGTERM);
-    const std::optional<int> code = daemon_test::WaitExit(pid_, milliseconds(15000));
-    pid_ = -1;
-    return code;
+    return rsyslogd_.Stop();
   }
 
-  std::uint16_t port() const {
-    const unsigned long p = std::strtoul(daemon_test::ReadFile(PortFile()).c_str(), nullptr, 10);
-    return p > 0 && p <= 65535 ? static_cast<std::uint16_t>(p) : 0;
-  }
-  std::string Diagnostics() const {
-    return daemon_test::ReadFile(dir_ / (name_ + ".stderr")) + daemon_test::ReadFile(InternalLog());
-  }
+  std::string Diagnostics() const { return rsyslogd_.Diagnostics(); }
 
  private:
-  std::string PortFile() const { return dir_ / (name_ + "-imtcp.port"); }
-  std::string InternalLog() const { return dir_ / (name_ + "-internal.log"); }
-
-  const TempDir& dir_;
-  std::string name_;
-  pid_t pid_ = -1;
+  rsyslog_test::Rsyslogd rsyslogd_;
   std::unique_ptr<TcpClient> feed_;
 };
 
@@ -120,13 +82,10 @@ class TlsInputTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(dir_.ok());
-    rsyslogd_ = daemon_test::FindProgram("rsyslogd");
-    if (rsyslogd_.empty() && ::access("/usr/sbin/rsyslogd", X_OK) == 0) {
-      rsyslogd_ = "/usr/sbin/rsyslogd";
+    if (rsyslog_test::RsyslogdPath().empty()) {
+      GTEST_SKIP() << "rsyslogd not installed (Debian package rsyslog)";
     }
-    if (rsyslogd_.empty()) GTEST_SKIP() << "rsyslogd not installed (Debian package rsyslog)";
-    if (!std::filesystem::exists("/usr/lib/x86_64-linux-gnu/rsyslog/lmnsd_ossl.so") &&
-        !std::filesystem::exists("/usr/lib/rsyslog/lmnsd_ossl.so")) {
+    if (!rsyslog_test::HaveRsyslogModule("lmnsd_ossl")) {
       GTEST_SKIP() << "rsyslog's ossl driver not installed (Debian package rsyslog-openssl)";
     }
     ASSERT_TRUE(pki_.MakeCa()) << pki_.error();
@@ -205,7 +164,6 @@ class TlsInputTest : public ::testing::Test {
   TempDir dir_;
   TestPki pki_{dir_};
   DaemonProcess daemon_{dir_};
-  std::string rsyslogd_;
   std::uint16_t port_ = 0;
 };
 
@@ -213,8 +171,7 @@ TEST_F(TlsInputTest, RsyslogMutualTlsEveryLineAccounted) {
   StartLogfold();
   RsyslogTls rsyslog(dir_, "allowed");
   std::string error;
-  ASSERT_TRUE(rsyslog.Start(rsyslogd_, port_, pki_.CaCert(), pki_.Cert("sender"),
-                            pki_.Key("sender"), error))
+  ASSERT_TRUE(rsyslog.Start(port_, pki_.CaCert(), pki_.Cert("sender"), pki_.Key("sender"), error))
       << error;
   constexpr int kLines = 2000;
   ASSERT_TRUE(rsyslog.Feed(0, kLines));
@@ -232,19 +189,17 @@ TEST_F(TlsInputTest, RefusedPeersAreCountedWhileAnAllowedSenderFlows) {
   StartLogfold();
   std::string error;
   RsyslogTls allowed(dir_, "allowed");
-  ASSERT_TRUE(allowed.Start(rsyslogd_, port_, pki_.CaCert(), pki_.Cert("sender"),
-                            pki_.Key("sender"), error))
+  ASSERT_TRUE(allowed.Start(port_, pki_.CaCert(), pki_.Cert("sender"), pki_.Key("sender"), error))
       << error;
   ASSERT_TRUE(allowed.Feed(0, 500));
   ASSERT_TRUE(WaitReceived(500));
 
   RsyslogTls intruder(dir_, "intruder");
-  ASSERT_TRUE(intruder.Start(rsyslogd_, port_, pki_.CaCert(), pki_.Cert("intruder"),
-                             pki_.Key("intruder"), error))
+  ASSERT_TRUE(
+      intruder.Start(port_, pki_.CaCert(), pki_.Cert("intruder"), pki_.Key("intruder"), error))
       << error;
   RsyslogTls expired(dir_, "expired");
-  ASSERT_TRUE(expired.Start(rsyslogd_, port_, pki_.CaCert(), pki_.Cert("expired"),
-                            pki_.Key("expired"), error))
+  ASSERT_TRUE(expired.Start(port_, pki_.CaCert(), pki_.Cert("expired"), pki_.Key("expired"), error))
       << error;
   ASSERT_TRUE(intruder.Feed(0, 100));
   ASSERT_TRUE(expired.Feed(0, 100));
@@ -280,8 +235,7 @@ TEST_F(TlsInputTest, CertificateRotationBySighupUnderLoad) {
   StartLogfold();
   std::string error;
   RsyslogTls rsyslog(dir_, "allowed");
-  ASSERT_TRUE(rsyslog.Start(rsyslogd_, port_, pki_.CaCert(), pki_.Cert("sender"),
-                            pki_.Key("sender"), error))
+  ASSERT_TRUE(rsyslog.Start(port_, pki_.CaCert(), pki_.Cert("sender"), pki_.Key("sender"), error))
       << error;
   const std::string original = daemon_test::ReadFile(pki_.Cert("server"));
   const std::string rotated = daemon_test::ReadFile(pki_.Cert("rotated"));

@@ -3,19 +3,15 @@
 #ifndef LOGFOLD_TESTS_SUPPORT_RSYSLOG_OMKAFKA_H_
 #define LOGFOLD_TESTS_SUPPORT_RSYSLOG_OMKAFKA_H_
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "tests/support/daemon_process.h"
+#include "tests/support/rsyslogd.h"
 
 namespace logfold {
 namespace kafka_test {
@@ -24,20 +20,9 @@ using daemon_test::TempDir;
 using daemon_test::WaitUntil;
 using std::chrono::milliseconds;
 
-inline std::string RsyslogdPath() {
-  for (const char* candidate : {"/usr/sbin/rsyslogd", "/sbin/rsyslogd"}) {
-    if (::access(candidate, X_OK) == 0) return candidate;
-  }
-  return "";
-}
+using rsyslog_test::RsyslogdPath;
 
-inline bool HaveOmkafka() {
-  for (const char* dir : {"/usr/lib/x86_64-linux-gnu/rsyslog", "/usr/lib/rsyslog",
-                          "/usr/lib/aarch64-linux-gnu/rsyslog"}) {
-    if (std::filesystem::exists(std::filesystem::path(dir) / "omkafka.so")) return true;
-  }
-  return false;
-}
+inline bool HaveOmkafka() { return rsyslog_test::HaveRsyslogModule("omkafka"); }
 
 // The README's omkafka snippet: the module, the key template and the action, with the
 // broker replaced; empty parts when the README lacks them.
@@ -61,81 +46,28 @@ inline Snippet ReadmeOmkafka(const std::string& brokers) {
   return s;
 }
 
-// `rsyslogd -n` in the foreground with its own config and work directory: imtcp on an
-// ephemeral loopback port, whose lines go through the omkafka action; its own messages go
-// to a file, never to Kafka.
+// A private rsyslogd (tests/support/rsyslogd.h): imtcp on an ephemeral loopback port, whose
+// lines go through the omkafka action; its own messages go to a file, never to Kafka.
 class RsyslogProcess {
  public:
-  explicit RsyslogProcess(const TempDir& dir) : dir_(dir) {}
-  ~RsyslogProcess() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      daemon_test::WaitExit(pid_, milliseconds(5000));
-    }
-  }
-  RsyslogProcess(const RsyslogProcess&) = delete;
-  RsyslogProcess& operator=(const RsyslogProcess&) = delete;
+  explicit RsyslogProcess(const TempDir& dir) : rsyslogd_(dir, "rsyslog") {}
 
   bool Start(const Snippet& omkafka, std::string& error) {
-    const std::filesystem::path work = dir_ / "rsyslog-work";
-    std::filesystem::create_directories(work);
-    const std::string conf =
-        "global(workDirectory=\"" + work.string() + "\" processInternalMessages=\"on\")\n" +
-        "module(load=\"imtcp\")\n" + omkafka.module + "\n" + omkafka.key_template + "\n" +
-        "input(type=\"imtcp\" address=\"127.0.0.1\" port=\"0\" listenPortFileName=\"" + PortFile() +
-        "\" ruleset=\"kafka\")\n" + "ruleset(name=\"kafka\") {\n" + omkafka.action + "\n}\n" +
-        "action(type=\"omfile\" file=\"" + InternalLog() + "\")\n";
-    daemon_test::WriteFile(dir_ / "rsyslog.conf", conf);
-    pid_ = daemon_test::Spawn(
-        {RsyslogdPath(), "-n", "-f", dir_ / "rsyslog.conf", "-i", dir_ / "rsyslog.pid"},
-        dir_ / "rsyslog.stdout", dir_ / "rsyslog.stderr");
-    if (pid_ < 0) {
-      error = "cannot spawn rsyslogd";
-      return false;
-    }
-    bool exited = false;
-    const bool up = WaitUntil(
-        [&] {
-          if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-            exited = true;
-            pid_ = -1;
-            return true;
-          }
-          return port() != 0;
-        },
-        milliseconds(15000));
-    if (!up || exited) {
-      error = std::string(exited ? "rsyslogd exited" : "rsyslogd did not listen within 15 s") +
-              "; config:\n" + conf + "\n" + Diagnostics();
-      return false;
-    }
-    return true;
+    return rsyslogd_.Start(rsyslogd_.ImtcpInput("kafka") + omkafka.module + "\n" +
+                               omkafka.key_template + "\n" + "ruleset(name=\"kafka\") {\n" +
+                               omkafka.action + "\n}\n",
+                           error);
   }
 
-  std::uint16_t port() const {
-    const unsigned long p = std::strtoul(daemon_test::ReadFile(PortFile()).c_str(), nullptr, 10);
-    return p > 0 && p <= 65535 ? static_cast<std::uint16_t>(p) : 0;
-  }
+  std::uint16_t port() const { return rsyslogd_.imtcp_port(); }
 
-  // SIGTERM: omkafka flushes what it holds; rsyslogd exits 0.
-  std::optional<int> Stop() {
-    if (pid_ <= 0) return std::nullopt;
-    ::kill(pid_, SIGTERM);
-    const std::optional<int> code = daemon_test::WaitExit(pid_, milliseconds(30000));
-    pid_ = -1;
-    return code;
-  }
+  // SIGTERM: omkafka flushes what it holds (which may take a while); rsyslogd exits 0.
+  std::optional<int> Stop() { return rsyslogd_.Stop(milliseconds(30000)); }
 
-  std::string Diagnostics() const {
-    return daemon_test::ReadFile(dir_ / "rsyslog.stderr") + daemon_test::ReadFile(InternalLog());
-  }
+  std::string Diagnostics() const { return rsyslogd_.Diagnostics(); }
 
  private:
-  std::string PortFile() const { return dir_ / "rsyslog-imtcp.port"; }
-  std::string InternalLog() const { return dir_ / "rsyslog-internal.log"; }
-
-  const TempDir& dir_;
-  pid_t pid_ = -1;
+  rsyslog_test::Rsyslogd rsyslogd_;
 };
 
 }  // namespace kafka_test
