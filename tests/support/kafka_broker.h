@@ -312,13 +312,11 @@ class KafkaBroker {
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     std::random_device rd;
     std::string cluster_id;
-    // The first is a letter: one starting with '-' would be read by kafka-storage's argument
-    // parser as an option, and the format would fail (1 start in 64).
-    cluster_id += kB64[rd() % 52];
-    for (int i = 1; i < 21; ++i) cluster_id += kB64[rd() % 64];
+    for (int i = 0; i < 21; ++i) cluster_id += kB64[rd() % 64];
     cluster_id += kB64[(rd() % 4) * 16];  // the last character carries 2 bits of data
     const std::string config = (root_ / "server.properties").string();
-    // "--cluster-id=<id>" as one argument: an id may start with '-'.
+    // "--cluster-id=<id>" as one argument: an id may start with '-', which kafka-storage's
+    // parser would take for an option if the id were an argument of its own.
     const pid_t format = daemon_test::Spawn(
         Java({"kafka.tools.StorageTool", "format", "--cluster-id=" + cluster_id, "-c", config}),
         (root_ / "format.out").string(), (root_ / "format.err").string());
