@@ -52,11 +52,8 @@ class KafkaClickHouseTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(dir_.ok());
-#if defined(__SANITIZE_THREAD__)
-    GTEST_SKIP() << "librdkafka crashes under ThreadSanitizer (uninstrumented)";
-#endif
-    if (kafka_test::JarsDir().empty()) {
-      GTEST_SKIP() << "Kafka broker jars missing (run scripts/kafka-fixture)";
+    if (const std::string why = kafka_test::WhyBrokerTestsCannotRun(); !why.empty()) {
+      GTEST_SKIP() << why;
     }
     if (clickhouse_test::ServerBinary().empty()) {
       GTEST_SKIP() << "clickhouse-server is not installed (scripts/install-deps installs it)";

@@ -97,11 +97,8 @@ class KafkaExactlyOnceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(dir_.ok());
-#if defined(__SANITIZE_THREAD__)
-    GTEST_SKIP() << "librdkafka crashes under ThreadSanitizer (uninstrumented)";
-#endif
-    if (kafka_test::JarsDir().empty()) {
-      GTEST_SKIP() << "Kafka broker jars missing (run scripts/kafka-fixture)";
+    if (const std::string why = kafka_test::WhyBrokerTestsCannotRun(); !why.empty()) {
+      GTEST_SKIP() << why;
     }
     ASSERT_TRUE(broker_.Start()) << broker_.error();
     std::string error;

@@ -47,6 +47,17 @@ inline std::string JarsDir() {
   return dir;
 }
 
+// Why a test that needs the broker cannot run here, or "" when it can: Debian's uninstrumented
+// librdkafka crashes inside the TSan runtime, and the jars may not be fetched. Defined in the
+// header so that the sanitizer macros are the including test's.
+inline std::string WhyBrokerTestsCannotRun() {
+#if defined(__SANITIZE_THREAD__)
+  return "librdkafka crashes under ThreadSanitizer (uninstrumented)";
+#else
+  return JarsDir().empty() ? "Kafka broker jars missing (run scripts/kafka-fixture)" : "";
+#endif
+}
+
 inline std::uint16_t FreePort() {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return 0;
