@@ -136,6 +136,8 @@ bool IsLevelWord(std::string_view w, bool bracketed) {
 
 bool IsLevelLetter(char c) { return std::string_view("VDIWEFA").find(c) != std::string_view::npos; }
 
+bool IsLevelMark(char c) { return c == '*' || c == '#' || c == '.' || c == '!' || c == '+'; }
+
 bool AllDigits(std::string_view w) {
   return !w.empty() && std::all_of(w.begin(), w.end(), IsDigit);
 }
@@ -715,7 +717,12 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
         } else if (names == 0 && last_fixed == Kind::kBracket) {  // "[thread] - ..."
           body = f.end;
         } else if (names == 0) {
-          fixed_end = f.end;  // a separator between time and level
+          fixed_end = f.end;  // a separator between time and level ...
+          // ... or a logger and another separator; else the header's end (Redis's "-" level).
+          if (last_fixed == Kind::kTime && have(i + 1) && fields[i + 1].kind != Kind::kLevel &&
+              !(have(i + 2) && fields[i + 2].kind == Kind::kDash)) {
+            body = f.end;
+          }
         } else {
           goto done;
         }
@@ -734,6 +741,14 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
           if (names + 1 > allowed || (names == 0 && IsMessageCode(f.core()))) goto done;
           if (h.level.empty()) h.level = channel_level;
           h.logger = f.core();
+          body = f.end;
+          break;
+        }
+        // A mark alone right after the time fields is the level as some programs write it
+        // (Redis's "*", "#", "."; its "-" is read as a separator and ends the header too).
+        if (names == 0 && last_fixed == Kind::kTime && f.end == f.begin + 1 &&
+            IsLevelMark(line[f.begin]) && h.level.empty()) {
+          h.level = f.core();
           body = f.end;
           break;
         }

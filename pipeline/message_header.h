@@ -26,7 +26,9 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // date ("I0509") or with a tag ("D/Tag( 12):"); bracketed fields such as a thread; a caller
 // such as "run.go:42"; at most two or three names such as a host and a program), holding a
 // time of day, a date or a level, and ending at a name followed by ':' (or ']', or a lone
-// " : "), a separator (" - ", " | ", " -- ", " --- "), a bracketed field after a logger, a
+// " : "), a separator (" - ", " | ", " -- ", " --- "; after the time fields, unless a level or
+// a logger and another separator follow), a level mark alone after the time fields ("*", "#",
+// Redis), a bracketed field after a logger, a
 // component in its own column after the level, or else at the first plain word that follows the
 // time and level fields. Time fields followed by fields joined by '|' without spaces end at the
 // first field holding a space. Anything that does not fit leaves the line without a header.
