@@ -85,10 +85,13 @@ void WindowMerger::Impl::EmitSummary(std::uint32_t slot, SummaryReason reason, b
   e.last_seen_us = g.last_seen;
   e.max_distance = g.max_distance;
   if (g.extras != nullptr) e.origin = g.extras->since_origin;
+  // The grammar alone parses the first line again; where the scope's learned shape decided
+  // its header differently, the level and logger are not known here.
   if (g.body != 0) {
-    const MessageHeader h = ParseMessageHeader(first_record.message);
-    e.level = h.level;
-    e.logger = h.logger;
+    if (const MessageHeader h = ParseMessageHeader(first_record.message); h.body == g.body) {
+      e.level = h.level;
+      e.logger = h.logger;
+    }
   }
   if (g.extras != nullptr) {
     e.hosts = g.extras->hosts;

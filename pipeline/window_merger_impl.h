@@ -119,6 +119,7 @@ struct WindowMerger::Impl {
 
   MergerOptions opt;
   Tokenizer tokenizer;
+  HeaderLearner headers;  // each scope's header shape, when opt.infer_header
   Fingerprinter fingerprinter;
   GroupIndex index;
   std::vector<Group> groups;
