@@ -745,10 +745,10 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
           break;
         }
         // A mark alone right after the time fields is the level as some programs write it
-        // (Redis's "*", "#", "."; its "-" is read as a separator and ends the header too).
+        // (Redis's "*", "#", "."; its "-" is read as a separator and ends the header too). It
+        // ends the header but is no level: what a mark means is each program's own.
         if (names == 0 && last_fixed == Kind::kTime && f.end == f.begin + 1 &&
-            IsLevelMark(line[f.begin]) && h.level.empty()) {
-          h.level = f.core();
+            IsLevelMark(line[f.begin])) {
           body = f.end;
           break;
         }

@@ -366,11 +366,12 @@ TEST(MessageHeaderTest, RealPrograms) {
        "Access denied for user 'bad'@'localhost' (using password: YES)", "Warning", ""});
   Expect(
       {"2026-11-27 23:14:14 0 [Note] InnoDB: Using io_uring", "Using io_uring", "Note", "InnoDB"});
-  // Redis: "pid:role" before the time, then its level mark ("*", "#", "." or "-").
+  // Redis: "pid:role" before the time, then its level mark ("*", "#", "." or "-"), which
+  // ends the header but is not taken for a level.
   Expect({"10948:M 27 Nov 2026 23:13:34.614 * Ready to accept connections",
-          "Ready to accept connections", "*", ""});
+          "Ready to accept connections", "", ""});
   Expect({"10948:M 27 Nov 2026 23:13:34.613 * monotonic clock: POSIX clock_gettime",
-          "monotonic clock: POSIX clock_gettime", "*", ""});
+          "monotonic clock: POSIX clock_gettime", "", ""});
   Expect({"5993:M 27 Nov 2026 23:08:04.629 - DB 0: 20 keys (0 volatile) in 32 slots HT.",
           "DB 0: 20 keys (0 volatile) in 32 slots HT.", "", ""});
   // Loghub's published samples of programs that do not run here.
