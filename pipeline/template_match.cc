@@ -136,10 +136,16 @@ bool Bracketed(std::string_view message, TokenAt at, std::size_t count, std::siz
 
 void PrepareLine(const Tokenizer& tokenizer, bool infer_header, std::string_view message,
                  PreparedLine& out) {
+  PrepareLine(tokenizer, infer_header ? ParseMessageHeader(message) : MessageHeader{}, message,
+              out);
+}
+
+void PrepareLine(const Tokenizer& tokenizer, const MessageHeader& header, std::string_view message,
+                 PreparedLine& out) {
   std::vector<Token>& tokens = out.tokens;
   std::vector<std::uint64_t>& hashes = out.hashes;
   // Token offsets stay relative to the whole message, which groups keep.
-  out.header = infer_header ? ParseMessageHeader(message) : MessageHeader{};
+  out.header = header;
   if (out.header.body == 0) {
     tokenizer.Tokenize(message, tokens);
   } else {

@@ -56,6 +56,9 @@ struct PreparedLine {
 };
 void PrepareLine(const Tokenizer& tokenizer, bool infer_header, std::string_view message,
                  PreparedLine& out);
+// The same with the header already found (by a scope's HeaderLearner).
+void PrepareLine(const Tokenizer& tokenizer, const MessageHeader& header, std::string_view message,
+                 PreparedLine& out);
 
 enum class MatchReason : std::uint8_t {
   kFits,         // accepted: same token count, every difference a variable

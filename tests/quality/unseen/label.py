@@ -1,0 +1,545 @@
+#!/usr/bin/env python3
+"""Labels the held-out logs of tests/quality/unseen (real programs run on this machine, see
+produce/ and README.md) in the scorers' Loghub format, from an ordered list of regexes per
+system written from what each line means: one event is one format string of the program's
+source, and different enumerated actions, methods, statuses or query types are different
+events (GET vs DELETE, 200 vs 500, query[A] vs query[MX]).
+
+  label.py sample RAW_DIR OUT_DIR  - <Sys>/<Sys>_raw.log -> <Sys>/<Sys>_2k.log (at most 2,000
+                                     lines in their order: the most frequent events are thinned
+                                     first, deterministically) plus the labelled csv
+  label.py label [DIR]             - re-label every DIR/<Sys>/<Sys>_2k.log (default: here)
+
+A line that no rule matches is an error: every line gets a considered label.
+"""
+import collections
+import csv
+import os
+import random
+import re
+import sys
+
+LIMIT = 2000
+V = "<*>"
+
+
+def sql_shape(sql):
+    """SQL texts are one event when equal after literals (numbers, strings) and identifiers
+    holding a digit become placeholders: the statement's shape, not its arguments."""
+    s = re.sub(r"'[^']*'", "?", sql.strip())
+    s = re.sub(r"(?<![\w.])-?\d+(\.\d+)?\b", "?", s)
+    s = re.sub(r"\b[A-Za-z_]*\d[A-Za-z0-9_]*\b", "?", s)
+    s = re.sub(r"\s+", " ", s)
+    return s
+
+
+class System:
+    def __init__(self, header, rules, continuation=None, by_field=None):
+        # header: regex whose group 'content' is the message; lines it does not match are
+        # continuation lines of a multi-line message only if `continuation` matches them.
+        self.header = re.compile(header)
+        self.continuation = re.compile(continuation) if continuation else None
+        self.rules = [(re.compile(r), t) for r, t in rules]
+        # by_field: {header field value: template function of the content}, for lines whose
+        # meaning the header states (PostgreSQL's STATEMENT: lines carry the failed SQL).
+        self.by_field = by_field or {}
+
+    def content(self, line):
+        """(message, header field or None)"""
+        m = self.header.match(line)
+        if m:
+            return m.group("content"), m.groupdict().get("field")
+        if self.continuation and self.continuation.match(line):
+            return line.strip(), None
+        raise ValueError("no header: %r" % line)
+
+    def label(self, content, field=None):
+        if field in self.by_field:
+            return self.by_field[field](content)
+        for regex, template in self.rules:
+            m = regex.fullmatch(content.rstrip())
+            if m:
+                return template(m) if callable(template) else template
+        raise ValueError("no rule: %r" % content)
+
+
+IP = r"\d+\.\d+\.\d+\.\d+"
+N = r"-?\d+(?:\.\d+)?"
+
+POSTGRES = System(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ \w+ \[\d+\] (?P<field>[A-Z]+):  (?P<content>.*)$",
+    continuation=r"^\t",
+    by_field={"STATEMENT": lambda c: "STATEMENT " + sql_shape(c)},
+    rules=[
+        (r"connection received: host=\S+ port=\d+", "connection received: host=<*> port=<*>"),
+        (r"connection received: host=\[local\]", "connection received: host=[local]"),
+        (r"connection authenticated: identity=\"\S+\" method=\S+ \(\S+\)",
+         "connection authenticated: identity=<*> method=<*> (<*>)"),
+        (r"connection authorized: user=\S+ database=\S+ application_name=\S+",
+         "connection authorized: user=<*> database=<*> application_name=<*>"),
+        (r"disconnection: session time: \S+ user=\S+ database=\S+ host=\S+( port=\d+)?",
+         "disconnection: session time: <*> user=<*> database=<*> host=<*> port=<*>"),
+        (r"password authentication failed for user \"\S+\"",
+         "password authentication failed for user <*>"),
+        (r"database \"\S+\" does not exist", "database <*> does not exist"),
+        (r"Role \"\S+\" does not exist\.", "Role <*> does not exist."),
+        (r"Connection matched pg_hba.conf line \d+: .*",
+         "Connection matched pg_hba.conf line <*>: <*>"),
+        (r"table \"\S+\" does not exist", "table <*> does not exist"),
+        (r"relation \"\S+\" does not exist at character \d+",
+         "relation <*> does not exist at character <*>"),
+        (r"column \"\S+\" does not exist at character \d+",
+         "column <*> does not exist at character <*>"),
+        (r"syntax error at or near \"\S+\" at character \d+",
+         "syntax error at or near <*> at character <*>"),
+        (r"new row for relation \"\S+\" violates check constraint \"\S+\"",
+         "new row for relation <*> violates check constraint <*>"),
+        (r"invalid input syntax for type \w+: \".*\" at character \d+",
+         "invalid input syntax for type <*>: <*> at character <*>"),
+        (r"insert or update on table \"\S+\" violates foreign key constraint \"\S+\"",
+         "insert or update on table <*> violates foreign key constraint <*>"),
+        (r"duplicate key value violates unique constraint \"\S+\"",
+         "duplicate key value violates unique constraint <*>"),
+        (r"division by zero", "division by zero"),
+        (r"deadlock detected", "deadlock detected"),
+        (r"Key \(.*\)=\(.*\) is not present in table \"\S+\"\.",
+         "Key (<*>)=(<*>) is not present in table <*>."),
+        (r"Key \(.*\)=\(.*\) already exists\.", "Key (<*>)=(<*>) already exists."),
+        (r"Failing row contains \(.*\)\.", "Failing row contains (<*>)."),
+        (r"Process holding the lock: \d+\. Wait queue: .*",
+         "Process holding the lock: <*>. Wait queue: <*>"),
+        (r"Process \d+ waits for \w+ on transaction \d+; blocked by process \d+\.",
+         "Process <*> waits for <*> on transaction <*>; blocked by process <*>."),
+        (r"Process \d+: (.*)", lambda m: "Process <*>: " + sql_shape(m.group(1))),
+        (r"process \d+ detected deadlock while waiting for \w+ on transaction \d+ after \S+ ms",
+         "process <*> detected deadlock while waiting for <*> on transaction <*> after <*> ms"),
+        (r"process \d+ still waiting for \w+ on transaction \d+ after \S+ ms",
+         "process <*> still waiting for <*> on transaction <*> after <*> ms"),
+        (r"process \d+ acquired \w+ on transaction \d+ after \S+ ms",
+         "process <*> acquired <*> on transaction <*> after <*> ms"),
+        (r"while updating tuple \(.*\) in relation \"\S+\"",
+         "while updating tuple (<*>) in relation <*>"),
+        (r"while locking tuple \(.*\) in relation \"\S+\"",
+         "while locking tuple (<*>) in relation <*>"),
+        (r"temporary file: path \"\S+\", size \d+", "temporary file: path <*>, size <*>"),
+        (r"duration: \S+ ms", "duration: <*> ms"),
+        (r"duration: \S+ ms  statement: (.*)",
+         lambda m: "duration: <*> ms statement: " + sql_shape(m.group(1))),
+        (r"statement: (.*)", lambda m: "statement: " + sql_shape(m.group(1))),
+        (r"automatic analyze of table \"\S+\"", "automatic analyze of table <*>"),
+        (r"automatic vacuum of table \"\S+\": index scans: \d+",
+         "automatic vacuum of table <*>: index scans: <*>"),
+        (r"automatic aggressive vacuum of table \"\S+\": index scans: \d+",
+         "automatic aggressive vacuum of table <*>: index scans: <*>"),
+        (r"skipping analyze of \"\S+\" --- lock not available",
+         "skipping analyze of <*> --- lock not available"),
+        (r"skipping vacuum of \"\S+\" --- lock not available",
+         "skipping vacuum of <*> --- lock not available"),
+        (r"pages: \d+ removed, \d+ remain, \d+ scanned \(\S+ of total\)",
+         "pages: <*> removed, <*> remain, <*> scanned (<*> of total)"),
+        (r"tuples: \d+ removed, \d+ remain, \d+ are dead but not yet removable",
+         "tuples: <*> removed, <*> remain, <*> are dead but not yet removable"),
+        (r"tuples missed: \d+ dead from \d+ pages not removed due to cleanup lock contention",
+         "tuples missed: <*> dead from <*> pages not removed due to cleanup lock contention"),
+        (r"removable cutoff: \d+, which was \d+ XIDs old when operation ended",
+         "removable cutoff: <*>, which was <*> XIDs old when operation ended"),
+        (r"new relfrozenxid: \d+, which is \d+ XIDs ahead of previous value",
+         "new relfrozenxid: <*>, which is <*> XIDs ahead of previous value"),
+        (r"new relminmxid: \d+, which is \d+ MXIDs ahead of previous value",
+         "new relminmxid: <*>, which is <*> MXIDs ahead of previous value"),
+        (r"index scan not needed: \d+ pages from table \(\S+ of total\) had \d+ dead item identifiers removed",
+         "index scan not needed: <*> pages from table (<*> of total) had <*> dead item identifiers removed"),
+        (r"index scan needed: \d+ pages from table \(\S+ of total\) had \d+ dead item identifiers removed",
+         "index scan needed: <*> pages from table (<*> of total) had <*> dead item identifiers removed"),
+        (r"index \"\S+\": pages: \d+ in total, \d+ newly deleted, \d+ currently deleted, \d+ reusable",
+         "index <*>: pages: <*> in total, <*> newly deleted, <*> currently deleted, <*> reusable"),
+        (r"avg read rate: \S+ MB/s, avg write rate: \S+ MB/s",
+         "avg read rate: <*> MB/s, avg write rate: <*> MB/s"),
+        (r"buffer usage: \d+ hits, \d+ misses, \d+ dirtied",
+         "buffer usage: <*> hits, <*> misses, <*> dirtied"),
+        (r"WAL usage: \d+ records, \d+ full page images, \d+ bytes",
+         "WAL usage: <*> records, <*> full page images, <*> bytes"),
+        (r"system usage: CPU: user: \S+ s, system: \S+ s, elapsed: \S+ s",
+         "system usage: CPU: user: <*> s, system: <*> s, elapsed: <*> s"),
+        (r"checkpoint starting: .*", "checkpoint starting: <*>"),
+        (r"checkpoint complete: .*", "checkpoint complete: <*>"),
+        (r"starting PostgreSQL .*", "starting PostgreSQL <*>"),
+        (r"listening on IPv\d address \"\S+\", port \d+", "listening on IPv<*> address <*>, port <*>"),
+        (r"listening on Unix socket \"\S+\"", "listening on Unix socket <*>"),
+        (r"database system was shut down at .*", "database system was shut down at <*>"),
+        (r"database system is ready to accept connections",
+         "database system is ready to accept connections"),
+        (r"received fast shutdown request", "received fast shutdown request"),
+        (r"aborting any active transactions", "aborting any active transactions"),
+        (r"background worker \".*\" \(PID \d+\) exited with exit code \d+",
+         "background worker <*> (PID <*>) exited with exit code <*>"),
+        (r"shutting down", "shutting down"),
+        (r"database system is shut down", "database system is shut down"),
+        (r"See server log for query details\.", "See server log for query details."),
+    ])
+
+NGINX = System(
+    r"^\S+ \S+ \S+ \[[^\]]+\] (?P<content>.*)$",
+    rules=[
+        (r"\"(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH) \S+ HTTP/[\d.]+\" (\d+) \d+ \".*\" \".*\"",
+         lambda m: "\"%s <*> HTTP/<*>\" %s <*> <*> <*>" % (m.group(1), m.group(2))),
+        (r"\"(.*)\" (\d+) \d+ \".*\" \".*\"",
+         lambda m: "\"<*>\" %s <*> <*> <*>" % m.group(2)),
+    ])
+
+NGINX_ERROR = System(
+    r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d \[\w+\] \d+#\d+: (?P<content>.*)$",
+    rules=[
+        (r"\*\d+ client \S+ closed keepalive connection",
+         "*<*> client <*> closed keepalive connection"),
+        (r"\*\d+ open\(\) \"\S+\" failed \(2: No such file or directory\), .*",
+         "*<*> open() <*> failed (2: No such file or directory), client: <*>, server: <*>, request: <*>, host: <*>"),
+        (r"\*\d+ open\(\) \"\S+\" failed \(13: Permission denied\), .*",
+         "*<*> open() <*> failed (13: Permission denied), client: <*>, server: <*>, request: <*>, host: <*>"),
+        (r"\*\d+ directory index of \"\S+\" is forbidden, .*",
+         "*<*> directory index of <*> is forbidden, client: <*>, server: <*>, request: <*>, host: <*>"),
+        (r"\*\d+ connect\(\) failed \(111: Connection refused\) while connecting to upstream, .*",
+         "*<*> connect() failed (111: Connection refused) while connecting to upstream, client: <*>, server: <*>, request: <*>, upstream: <*>, host: <*>"),
+        (r"\*\d+ upstream timed out \(110: Connection timed out\) while connecting to upstream, .*",
+         "*<*> upstream timed out (110: Connection timed out) while connecting to upstream, <*>"),
+        (r"\*\d+ client intended to send too large body: \d+ bytes, .*",
+         "*<*> client intended to send too large body: <*> bytes, client: <*>, server: <*>, request: <*>, host: <*>"),
+        (r"\*\d+ client sent invalid method while reading client request line, .*",
+         "*<*> client sent invalid method while reading client request line, client: <*>, server: <*>, request: <*>"),
+        (r"\*\d+ limiting requests, excess: \S+ by zone \"\S+\", .*",
+         "*<*> limiting requests, excess: <*> by zone <*>, <*>"),
+        (r"\*\d+ (.*)", lambda m: "*<*> OTHER " + m.group(1)),
+        (r"using the \"\w+\" event method", "using the <*> event method"),
+        (r"nginx/\S+", "nginx/<*>"),
+        (r"built by .*", "built by <*>"),
+        (r"OS: .*", "OS: <*>"),
+        (r"getrlimit\(RLIMIT_NOFILE\): \d+:\d+", "getrlimit(RLIMIT_NOFILE): <*>:<*>"),
+        (r"start worker processes", "start worker processes"),
+        (r"start worker process \d+", "start worker process <*>"),
+        (r"signal \d+ \(SIGQUIT\) received from \d+, shutting down",
+         "signal <*> (SIGQUIT) received from <*>, shutting down"),
+        (r"signal \d+ \(SIGCHLD\) received from \d+", "signal <*> (SIGCHLD) received from <*>"),
+        (r"signal process started", "signal process started"),
+        (r"gracefully shutting down", "gracefully shutting down"),
+        (r"exiting", "exiting"),
+        (r"exit", "exit"),
+        (r"worker process \d+ exited with code \d+", "worker process <*> exited with code <*>"),
+    ])
+
+REDIS = System(
+    r"^\d+:[A-Z] \d+ \w+ \d+ \d\d:\d\d:\d\d\.\d+ [.*#-] (?P<content>.*)$",
+    rules=[
+        (r"Accepted \S+:\d+", "Accepted <*>:<*>"),
+        (r"Client closed connection .*", "Client closed connection <*>"),
+        (r"DB \d+: \d+ keys \(\d+ volatile\) in \d+ slots HT\.",
+         "DB <*>: <*> keys (<*> volatile) in <*> slots HT."),
+        (r"DB saved on disk", "DB saved on disk"),
+        (r"MASTER <-> REPLICA sync started", "MASTER <-> REPLICA sync started"),
+        (r"Connecting to MASTER \S+", "Connecting to MASTER <*>"),
+        (r"Error condition on socket for SYNC: .*", "Error condition on socket for SYNC: <*>"),
+        (r"Fork CoW for RDB: current \d+ MB, peak \d+ MB, average \d+ MB",
+         "Fork CoW for RDB: current <*> MB, peak <*> MB, average <*> MB"),
+        (r"Fork CoW for AOF rewrite: current \d+ MB, peak \d+ MB, average \d+ MB",
+         "Fork CoW for AOF rewrite: current <*> MB, peak <*> MB, average <*> MB"),
+        (r"Background saving terminated with success", "Background saving terminated with success"),
+        (r"Background saving started by pid \d+", "Background saving started by pid <*>"),
+        (r"Background AOF rewrite signal handler took \d+us",
+         "Background AOF rewrite signal handler took <*>us"),
+        (r"Successfully renamed the temporary AOF base file \S+ into \S+",
+         "Successfully renamed the temporary AOF base file <*> into <*>"),
+        (r"Successfully created the temporary AOF base file \S+",
+         "Successfully created the temporary AOF base file <*>"),
+        (r"Removing the history file \S+ in the background",
+         "Removing the history file <*> in the background"),
+        (r"Creating AOF incr file \S+ on background rewrite",
+         "Creating AOF incr file <*> on background rewrite"),
+        (r"Creating AOF base file \S+ on server start", "Creating AOF base file <*> on server start"),
+        (r"Creating AOF incr file \S+ on server start", "Creating AOF incr file <*> on server start"),
+        (r"Background append only file rewriting started by pid \d+",
+         "Background append only file rewriting started by pid <*>"),
+        (r"Background AOF rewrite terminated with success",
+         "Background AOF rewrite terminated with success"),
+        (r"Background AOF rewrite finished successfully",
+         "Background AOF rewrite finished successfully"),
+        (r"monotonic clock: .*", "monotonic clock: <*>"),
+        (r"Running mode=\w+, port=\d+\.", "Running mode=<*>, port=<*>."),
+        (r"Removing the pid file\.", "Removing the pid file."),
+        (r"Ready to accept connections \w+", "Ready to accept connections <*>"),
+        (r"Ready to accept connections", "Ready to accept connections"),
+        (r"Calling fsync\(\) on the AOF file\.", "Calling fsync() on the AOF file."),
+        (r"oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo",
+         "oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo"),
+        (r"WARNING Memory overcommit must be enabled! .*",
+         "WARNING Memory overcommit must be enabled! <*>"),
+        (r"WARNING .*", lambda m: m.group(0)),
+        (r"User requested shutdown\.\.\.", "User requested shutdown..."),
+        (r"Server initialized", "Server initialized"),
+        (r"Redis version=\S+, bits=\d+, commit=\S+, modified=\d+, pid=\d+, just started",
+         "Redis version=<*>, bits=<*>, commit=<*>, modified=<*>, pid=<*>, just started"),
+        (r"Redis is now ready to exit, bye bye\.\.\.", "Redis is now ready to exit, bye bye..."),
+        (r"Configuration loaded", "Configuration loaded"),
+        (r"Saving the final RDB snapshot before exiting\.",
+         "Saving the final RDB snapshot before exiting."),
+        (r"Reading RDB base file on AOF loading\.\.\.", "Reading RDB base file on AOF loading..."),
+        (r"RDB memory usage when created \S+ Mb", "RDB memory usage when created <*> Mb"),
+        (r"RDB is base AOF", "RDB is base AOF"),
+        (r"RDB age \d+ seconds", "RDB age <*> seconds"),
+        (r"Opening AOF incr file \S+ on server start", "Opening AOF incr file <*> on server start"),
+        (r"Opening AOF base file \S+ on server start", "Opening AOF base file <*> on server start"),
+        (r"REPLICAOF \S+ enabled \(user request from .*\)",
+         "REPLICAOF <*> enabled (user request from <*>)"),
+        (r"MASTER MODE enabled \(user request from .*\)",
+         "MASTER MODE enabled (user request from <*>)"),
+        (r"Loading RDB produced by version \S+", "Loading RDB produced by version <*>"),
+        (r"Done loading RDB, keys loaded: \d+, keys expired: \d+\.",
+         "Done loading RDB, keys loaded: <*>, keys expired: <*>."),
+        (r"Discarding previously cached master state\.", "Discarding previously cached master state."),
+        (r"DB loaded from incr file \S+: \S+ seconds", "DB loaded from incr file <*>: <*> seconds"),
+        (r"DB loaded from base file \S+: \S+ seconds", "DB loaded from base file <*>: <*> seconds"),
+        (r"DB loaded from append only file: \S+ seconds",
+         "DB loaded from append only file: <*> seconds"),
+        (r"Before turning into a replica, using my own master parameters to synthesize a cached master: .*",
+         "Before turning into a replica, using my own master parameters to synthesize a cached master: <*>"),
+        (r"Setting secondary replication ID to \w+, valid up to offset: \d+\. New replication ID is \w+",
+         "Setting secondary replication ID to <*>, valid up to offset: <*>. New replication ID is <*>"),
+        (r"(.*)", lambda m: "OTHER " + m.group(1)),
+    ])
+
+DNSMASQ = System(
+    r"^\w{3} [ \d]\d \d\d:\d\d:\d\d dnsmasq\[\d+\]: (?P<content>.*)$",
+    rules=[
+        (r"\d+ \S+ query\[(\w+)\] \S+ from \S+", lambda m: "<*> <*> query[%s] <*> from <*>" % m.group(1)),
+        (r"\d+ \S+ forwarded \S+ to \S+", "<*> <*> forwarded <*> to <*>"),
+        (r"\d+ \S+ reply \S+ is (NXDOMAIN|NODATA|NODATA-IPv[46]|REFUSED|SERVFAIL)",
+         lambda m: "<*> <*> reply <*> is " + m.group(1)),
+        (r"\d+ \S+ reply \S+ is \S+", "<*> <*> reply <*> is <*>"),
+        (r"\d+ \S+ cached \S+ is (NXDOMAIN|NODATA|NODATA-IPv[46]|REFUSED)",
+         lambda m: "<*> <*> cached <*> is " + m.group(1)),
+        (r"\d+ \S+ cached \S+ is \S+", "<*> <*> cached <*> is <*>"),
+        (r"\d+ \S+ config \S+ is (NXDOMAIN|NODATA|NODATA-IPv[46])",
+         lambda m: "<*> <*> config <*> is " + m.group(1)),
+        (r"\d+ \S+ config \S+ is \S+", "<*> <*> config <*> is <*>"),
+        (r"\d+ \S+ /\S+ \S+ is \S+", "<*> <*> <*> <*> is <*>"),
+        (r"started, version \S+ cachesize \d+", "started, version <*> cachesize <*>"),
+        (r"compile time options: .*", "compile time options: <*>"),
+        (r"using nameserver \S+ for domain \S+", "using nameserver <*> for domain <*>"),
+        (r"using nameserver \S+", "using nameserver <*>"),
+        (r"using only locally-known addresses for \S+", "using only locally-known addresses for <*>"),
+        (r"using standard nameservers for \S+", "using standard nameservers for <*>"),
+        (r"read \S+ - \d+ names", "read <*> - <*> names"),
+        (r"read \S+ - \d+ addresses", "read <*> - <*> addresses"),
+        (r"cleared cache", "cleared cache"),
+        (r"time \d+", "time <*>"),
+        (r"cache size \d+, \d+/\d+ cache insertions re-used unexpired cache entries\.",
+         "cache size <*>, <*>/<*> cache insertions re-used unexpired cache entries."),
+        (r"queries forwarded \d+, queries answered locally \d+",
+         "queries forwarded <*>, queries answered locally <*>"),
+        (r"queries for authoritative zones \d+", "queries for authoritative zones <*>"),
+        (r"pool memory in use \d+, max \d+, allocated \d+",
+         "pool memory in use <*>, max <*>, allocated <*>"),
+        (r"child processes for TCP requests: in use \d+, highest since last SIGUSR1 \d+, max allowed \d+\.",
+         "child processes for TCP requests: in use <*>, highest since last SIGUSR1 <*>, max allowed <*>."),
+        (r"server \S+: queries sent \d+, retried \d+, failed \d+, nxdomain replies \d+, avg\. latency \d+ms",
+         "server <*>: queries sent <*>, retried <*>, failed <*>, nxdomain replies <*>, avg. latency <*>ms"),
+        (r"server \S+: queries sent \d+, retried or failed \d+",
+         "server <*>: queries sent <*>, retried or failed <*>"),
+        (r"DNSSEC per-query subqueries HWM \d+", "DNSSEC per-query subqueries HWM <*>"),
+        (r"DNSSEC per-query crypto work HWM \d+", "DNSSEC per-query crypto work HWM <*>"),
+        (r"DNSSEC per-RRSet signature fails HWM \d+", "DNSSEC per-RRSet signature fails HWM <*>"),
+        (r"Host +Address +Flags +Expires +Source", "Host Address Flags Expires Source"),
+        (r"-+ -+ -+ -+ -+", "----"),
+        # a row of the cache dump (SIGUSR1): name, address or target, flags, expiry, source
+        (r"(Host +Address +Flags +Expires +Source|-{10,} .*)", lambda m: m.group(1)[:4]),
+        (r"\S+ {2,}.*", "<*> <*> <*> <*> <*>"),
+        (r"exiting on receipt of SIGTERM", "exiting on receipt of SIGTERM"),
+        (r"(.*)", lambda m: "OTHER " + m.group(1)),
+    ])
+
+SSHD = System(
+    r"^\w{3} [ \d]\d \d\d:\d\d:\d\d \S+ \S+\[\d+\]: (?P<content>.*)$",
+    rules=[
+        (r"Connection from \S+ port \d+ on \S+ port \d+ rdomain \"\"",
+         "Connection from <*> port <*> on <*> port <*> rdomain \"\""),
+        (r"pam_systemd\(sshd:session\): Failed to connect to system bus: .*",
+         "pam_systemd(sshd:session): Failed to connect to system bus: <*>"),
+        (r"pam_limits\(sshd:session\): Could not set limit for '\w+' to soft=\S+ hard=\S+: .*",
+         "pam_limits(sshd:session): Could not set limit for <*> to soft=<*> hard=<*>: <*>"),
+        (r"pam_limits\(sshd:session\): Could not set limit for '\w+' to soft=\S+, hard=\S+: .*",
+         "pam_limits(sshd:session): Could not set limit for <*> to soft=<*>, hard=<*>: <*>"),
+        (r"pam_env\(sshd:session\): deprecated reading of user environment enabled",
+         "pam_env(sshd:session): deprecated reading of user environment enabled"),
+        (r"User child is on pid \d+", "User child is on pid <*>"),
+        (r"Received disconnect from \S+ port \d+:\d+: .*",
+         "Received disconnect from <*> port <*>:<*>: <*>"),
+        (r"Accepted key \S+ \S+ found at \S+", "Accepted key <*> <*> found at <*>"),
+        (r"pam_unix\(sshd:session\): session opened for user \S+ by \S+",
+         "pam_unix(sshd:session): session opened for user <*> by <*>"),
+        (r"pam_unix\(sshd:session\): session closed for user \S+",
+         "pam_unix(sshd:session): session closed for user <*>"),
+        (r"Starting session: command for \S+ from \S+ port \d+ id \d+",
+         "Starting session: command for <*> from <*> port <*> id <*>"),
+        (r"Close session: user \S+ from \S+ port \d+ id \d+",
+         "Close session: user <*> from <*> port <*> id <*>"),
+        (r"Disconnected from user \S+ \S+ port \d+", "Disconnected from user <*> <*> port <*>"),
+        (r"pam_unix\(sshd:auth\): check pass; user unknown",
+         "pam_unix(sshd:auth): check pass; user unknown"),
+        (r"pam_unix\(sshd:auth\): authentication failure; logname= uid=\d+ euid=\d+ tty=ssh ruser= rhost=\S+  user=\S+",
+         "pam_unix(sshd:auth): authentication failure; logname= uid=<*> euid=<*> tty=ssh ruser= rhost=<*> user=<*>"),
+        (r"pam_unix\(sshd:auth\): authentication failure; logname= uid=\d+ euid=\d+ tty=ssh ruser= rhost=\S+ ?",
+         "pam_unix(sshd:auth): authentication failure; logname= uid=<*> euid=<*> tty=ssh ruser= rhost=<*>"),
+        (r"Postponed publickey for \S+ from \S+ port \d+ ssh2 \[preauth\]",
+         "Postponed publickey for <*> from <*> port <*> ssh2 [preauth]"),
+        (r"Invalid user \S+ from \S+ port \d+", "Invalid user <*> from <*> port <*>"),
+        (r"Failed password for invalid user \S+ from \S+ port \d+ ssh2",
+         "Failed password for invalid user <*> from <*> port <*> ssh2"),
+        (r"Failed password for \S+ from \S+ port \d+ ssh2",
+         "Failed password for <*> from <*> port <*> ssh2"),
+        (r"Failed publickey for \S+ from \S+ port \d+ ssh2: .*",
+         "Failed publickey for <*> from <*> port <*> ssh2: <*>"),
+        (r"Accepted password for \S+ from \S+ port \d+ ssh2",
+         "Accepted password for <*> from <*> port <*> ssh2"),
+        (r"Accepted publickey for \S+ from \S+ port \d+ ssh2: .*",
+         "Accepted publickey for <*> from <*> port <*> ssh2: <*>"),
+        (r"Connection closed by invalid user \S+ \S+ port \d+ \[preauth\]",
+         "Connection closed by invalid user <*> <*> port <*> [preauth]"),
+        (r"Connection closed by authenticating user \S+ \S+ port \d+ \[preauth\]",
+         "Connection closed by authenticating user <*> <*> port <*> [preauth]"),
+        (r"Connection closed by \S+ port \d+( \[preauth\])?", "Connection closed by <*> port <*>"),
+        (r"Disconnecting invalid user \S+ \S+ port \d+: Too many authentication failures \[preauth\]",
+         "Disconnecting invalid user <*> <*> port <*>: Too many authentication failures [preauth]"),
+        (r"Disconnecting authenticating user \S+ \S+ port \d+: Too many authentication failures \[preauth\]",
+         "Disconnecting authenticating user <*> <*> port <*>: Too many authentication failures [preauth]"),
+        (r"error: maximum authentication attempts exceeded for invalid user \S+ from \S+ port \d+ ssh2 \[preauth\]",
+         "error: maximum authentication attempts exceeded for invalid user <*> from <*> port <*> ssh2 [preauth]"),
+        (r"error: maximum authentication attempts exceeded for \S+ from \S+ port \d+ ssh2 \[preauth\]",
+         "error: maximum authentication attempts exceeded for <*> from <*> port <*> ssh2 [preauth]"),
+        (r"PAM \d+ more authentication failures?; .*", "PAM <*> more authentication failures; <*>"),
+        (r"error: kex_exchange_identification: client sent invalid protocol identifier \".*\"",
+         "error: kex_exchange_identification: client sent invalid protocol identifier <*>"),
+        (r"error: kex_exchange_identification: Connection closed by remote host",
+         "error: kex_exchange_identification: Connection closed by remote host"),
+        (r"banner exchange: Connection from \S+ port \d+: invalid format",
+         "banner exchange: Connection from <*> port <*>: invalid format"),
+        (r"Unable to negotiate with \S+ port \d+: no matching key exchange method found\. Their offer: \S+ \[preauth\]",
+         "Unable to negotiate with <*> port <*>: no matching key exchange method found. Their offer: <*> [preauth]"),
+        (r"new user: name=\S+ UID=\d+, GID=\d+, home=\S+ shell=\S+ from=\S+",
+         "new user: name=<*> UID=<*>, GID=<*>, home=<*> shell=<*> from=<*>"),
+        (r"new group: name=\S+ GID=\d+", "new group: name=<*> GID=<*>"),
+        (r"pam_unix\(chpasswd:chauthtok\): password changed for \S+",
+         "pam_unix(chpasswd:chauthtok): password changed for <*>"),
+        (r"Server listening on \S+ port \d+\.", "Server listening on <*> port <*>."),
+        (r"Received signal \d+; terminating\.", "Received signal <*>; terminating."),
+        (r"(.*)", lambda m: "OTHER " + m.group(1)),
+    ])
+
+SYSTEMS = {
+    "PostgreSQL": POSTGRES,
+    "Nginx": NGINX,
+    "NginxError": NGINX_ERROR,
+    "Redis": REDIS,
+    "Dnsmasq": DNSMASQ,
+    "Sshd": SSHD,
+}
+
+
+def label_lines(system, lines):
+    contents, templates, errors = [], [], []
+    for i, line in enumerate(lines, 1):
+        try:
+            c, field = system.content(line)
+            contents.append(c)
+            templates.append(system.label(c, field))
+        except ValueError as e:
+            errors.append("line %d: %s" % (i, e))
+            contents.append("")
+            templates.append("")
+    return contents, templates, errors
+
+
+def write_csv(path, contents, templates):
+    ids = {}
+    for t in templates:
+        ids.setdefault(t, "E%d" % (len(ids) + 1))
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["LineId", "Content", "EventId", "EventTemplate"])
+        for i, (c, t) in enumerate(zip(contents, templates), 1):
+            w.writerow([i, c, ids[t], t])
+    return len(ids)
+
+
+def read_lines(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return [l.rstrip("\n").replace("\r", "") for l in f]
+
+
+def thin(templates, limit, seed):
+    """Indices of at most `limit` lines, in order: the most frequent events are capped first
+    (every event keeps min(count, cap) lines, cap the largest that fits), the rest sampled."""
+    if len(templates) <= limit:
+        return list(range(len(templates)))
+    counts = collections.Counter(templates)
+    lo, hi = 1, max(counts.values())
+    while lo < hi:
+        cap = (lo + hi + 1) // 2
+        if sum(min(c, cap) for c in counts.values()) <= limit:
+            lo = cap
+        else:
+            hi = cap - 1
+    cap = lo
+    rng = random.Random(seed)
+    by_event = collections.defaultdict(list)
+    for i, t in enumerate(templates):
+        by_event[t].append(i)
+    keep = []
+    for t, idx in by_event.items():
+        keep.extend(idx if len(idx) <= cap else rng.sample(idx, cap))
+    spare = limit - len(keep)
+    rest = sorted(set(range(len(templates))) - set(keep))
+    keep.extend(rng.sample(rest, min(spare, len(rest))))
+    return sorted(keep)
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[0] == "sample":
+        raw_dir, out_dir = argv[1], argv[2]
+        names = argv[3:] or list(SYSTEMS)
+        for name in names:
+            raw = os.path.join(raw_dir, name, name + "_raw.log")
+            if not os.path.isfile(raw):
+                print("%s: no %s" % (name, raw))
+                continue
+            lines = [l for l in read_lines(raw) if l.strip()]
+            contents, templates, errors = label_lines(SYSTEMS[name], lines)
+            if errors:
+                print("%s: %d unlabelled lines\n  %s" % (name, len(errors), "\n  ".join(errors[:20])))
+                return 1
+            keep = thin(templates, LIMIT, seed=14)
+            os.makedirs(os.path.join(out_dir, name), exist_ok=True)
+            with open(os.path.join(out_dir, name, name + "_2k.log"), "w", encoding="utf-8") as f:
+                f.write("".join(lines[i] + "\n" for i in keep))
+        argv = ["label", out_dir]
+    if argv and argv[0] == "label":
+        root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+        status = 0
+        for name, system in SYSTEMS.items():
+            log = os.path.join(root, name, name + "_2k.log")
+            if not os.path.isfile(log):
+                continue
+            lines = read_lines(log)
+            contents, templates, errors = label_lines(system, lines)
+            if errors:
+                print("%s: %d unlabelled lines\n  %s" % (name, len(errors), "\n  ".join(errors[:20])))
+                status = 1
+                continue
+            others = sum(1 for t in templates if t.startswith("OTHER "))
+            events = write_csv(log + "_structured_corrected.csv", contents, templates)
+            print("%-12s %5d lines %4d events%s" % (name, len(lines), events,
+                                                  " (%d OTHER)" % others if others else ""))
+        return status
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
