@@ -4,12 +4,12 @@
 
 namespace logfold {
 
-// The group's template, built into scratch unless the previous event's was this group's
-// and nothing changed it since (Join and Open forget it).
+// The group's template: a view of its first message while no position has a flag, else
+// built into scratch unless the previous event's was this group's and nothing changed it
+// since (Join and Open forget it). Valid until the next call or the group's close.
 std::string_view WindowMerger::Impl::Template(std::uint32_t slot) {
   if (template_slot == slot) return template_text;
   const Group& g = groups[slot];
-  template_text.clear();
   const std::string_view m = g.first.message();
   // What precedes the first token of the body (the space rsyslog's forwarding template puts
   // before MSG, a BOM) is no part of the template.
@@ -24,6 +24,12 @@ std::string_view WindowMerger::Impl::Template(std::uint32_t slot) {
     }
   }
   if (g.tokens.size() > 0) pos = std::min<std::size_t>(pos, g.tokens.token(0).offset);
+  // A template without flags (every group as it opens: a flood of unique lines emits one
+  // first event a line) is the message from `pos` on: no copy.
+  if (!g.tokens.AnyFlags()) {
+    return m.substr(pos);
+  }
+  template_text.clear();
   for (std::size_t i = 0; i < g.tokens.size(); ++i) {
     const Token t = g.tokens.token(i);
     const std::uint8_t flags = g.tokens.flags(i);

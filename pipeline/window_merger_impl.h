@@ -181,6 +181,9 @@ struct WindowMerger::Impl {
     // Room for the first closes' slots: closing a group then frees memory without the free
     // list growing (the bucket table, unlike the node map before it, does not shrink).
     free_slots.reserve(64);
+    // Templates are built here only once a group has a flag (see Template): room for a
+    // typical one from the start, so a close that summarises does not raise MemoryUsage.
+    template_text.reserve(256);
   }
 
   void ApplyDerived() {
