@@ -372,6 +372,23 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
   return true;
 }
 
+bool TemplateMatcher::RejectsAnyChangeAt(const MatchLine& line, std::size_t i) const {
+  if (i >= line.tokens.size()) return false;
+  const Token& t = line.tokens[i];
+  // Match's branch for a changed non-wild token, with every test that reads the template
+  // decided by the line alone: a plain word is never the same variable as anything, a
+  // host-port token after a host key could take its place, and a unit after two numbers may
+  // change.
+  if (t.cls != TokenClass::kWord || IsCompoundName(line.message, t)) return false;
+  if (i > 0) {
+    const Token& prev = line.tokens[i - 1];
+    if (IsNumber(prev.cls) || IsHostKey(line.message.substr(prev.offset, prev.length))) {
+      return false;
+    }
+  }
+  return !InValueContext(line, i);
+}
+
 // Lines whose token counts differ a little: a variable that spans several tokens
 // ("0 bytes" / "1190 bytes (1.16 KB)"). Aligns the line with the template on equal tokens
 // (longest common subsequence, words weighing more than masked tokens); each unaligned

@@ -142,6 +142,13 @@ class TemplateMatcher {
   // only where Match rejects (exact, so that skipping Match on it changes no result).
   bool RuledOut(const MatchLine& line, const GroupTokens& tmpl) const;
 
+  // Does Match reject every template of the line's token count whose position i is not wild
+  // and holds another token than the line's? True when the line's token there is a plain
+  // word (not a compound name) outside a value context, not after a number or a host key:
+  // Match turns such a change away whatever the template holds there. One check then rules
+  // out a crowd of lines that differ from this one in that word (exact, like RuledOut).
+  bool RejectsAnyChangeAt(const MatchLine& line, std::size_t i) const;
+
   // Without confirmation (plain SimHash), marks the overlapping positions whose text differs,
   // so the template still shows what varied.
   void MarkDifferences(const MatchLine& line, const MatchTemplate& tmpl);

@@ -74,6 +74,8 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
 
   ResetDecision();
   crowded = false;
+  rigid_at = kNil;
+  sibling_hint_count = 0;
   bool shape_in_table = false;
   // A retired group's shapes stay in the table until it closes, but it takes no more lines.
   if (const std::uint32_t slot = exact.Find(shape); slot != kNil && !groups[slot].retired) {
