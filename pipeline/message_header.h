@@ -47,18 +47,25 @@ MessageHeader ParseMessageHeader(std::string_view line);
 class HeaderLearner {
  public:
   static constexpr std::size_t kEntries = 1024;
-  static constexpr std::uint32_t kConfirmed = 4, kMaxConfirm = 64;
+  static constexpr std::uint32_t kConfirmed = 4, kMaxConfirm = 64, kVoteEvery = 8;
 
+  // The header of `line`, a line of `scope`, which votes for its shape.
   MessageHeader Parse(std::uint64_t scope, std::string_view line);
+  // The same decision without a vote (a group's first line, parsed again for its summary).
+  MessageHeader Peek(std::uint64_t scope, std::string_view line) const;
   std::size_t MemoryUsage() const { return entries_.capacity() * sizeof(Entry); }
 
  private:
   struct Entry {
     std::uint64_t scope = 0;
-    std::uint64_t shape = 0;  // 0: none
+    std::uint64_t shape = 0;  // 0: no header
     std::uint32_t confirm = 0;
   };
+  static std::size_t Slot(std::uint64_t scope) { return (scope ^ (scope >> 29)) & (kEntries - 1); }
+  static MessageHeader Decide(const Entry& e, std::uint64_t scope, std::string_view line,
+                              const MessageHeader& h, bool sure, std::uint64_t shape);
   std::vector<Entry> entries_;
+  std::uint32_t votes_skipped_ = 0;
 };
 
 // The syslog severity (0 emerg .. 7 debug) a header's level word stands for, case-insensitive:
