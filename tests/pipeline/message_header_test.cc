@@ -248,7 +248,8 @@ TEST(MessageHeaderTest, ALongLeadingBracketIsNotAField) {
 }
 
 // Lines written by the programs themselves, run on the build machine (Kafka 3.9's broker
-// through log4j 1 (reload4j) with its own pattern and with a thread pattern, clickhouse-server
+// through log4j 1 (reload4j) with its own pattern and with a thread pattern, logback 1.3,
+// log4j 2.23, java.util.logging (JDK 17), clickhouse-server
 // 18.16, headless Chromium, CPython 3 logging, Go's log and klog v2, nginx 1.22, Apache httpd
 // 2.4, PostgreSQL 15, MariaDB 10.11, Redis 7.0); the Loghub lines of programs that cannot run
 // here (Thunderbird's syslog, HealthApp, Windows CBS, Android logcat) are their published
@@ -264,6 +265,30 @@ TEST(MessageHeaderTest, RealPrograms) {
       {"2026-11-27 23:17:08.342 INFO  [main] kafka.server.ControllerServer - "
        "[ControllerServer id=1] Starting controller",
        "[ControllerServer id=1] Starting controller", "INFO", "kafka.server.ControllerServer"});
+  // Java: logback 1.3's default pattern, log4j 2.23 with two patterns, java.util.logging with
+  // a one-line format and its default two-line one (the first line names the class and
+  // method), threads named with spaces.
+  Expect(
+      {"23:50:07.861 [pool-1 worker 3] WARN com.example.orders.OrderService -- Retrying "
+       "payment for order 1042 (attempt 2 of 5)",
+       "Retrying payment for order 1042 (attempt 2 of 5)", "WARN",
+       "com.example.orders.OrderService"});
+  Expect(
+      {"2026-11-27 23:50:13.258 [HTTP request handler 12] INFO  "
+       "com.example.orders.OrderService - Order 1042 accepted for customer c-77",
+       "Order 1042 accepted for customer c-77", "INFO", "com.example.orders.OrderService"});
+  Expect(
+      {"2026-11-27T23:50:13,258 ERROR [pool-1 worker 3] OrderService:11 - Failed to reserve "
+       "stock for item sku-991: timeout",
+       "Failed to reserve stock for item sku-991: timeout", "ERROR", "OrderService:11"});
+  Expect(
+      {"2026-11-27 23:50:15.367 SEVERE com.example.orders.OrderService - Failed to reserve "
+       "stock for item sku-991: timeout",
+       "Failed to reserve stock for item sku-991: timeout", "SEVERE",
+       "com.example.orders.OrderService"});
+  Expect({"Nov 27, 2026 11:50:17 PM JulApp main", "JulApp main", "", ""});
+  Expect({"WARNING: Retrying payment for order 1042 (attempt 2 of 5)",
+          "Retrying payment for order 1042 (attempt 2 of 5)", "WARNING", ""});
   // clickhouse-server: thread number padded in brackets, query id in braces, Poco's level.
   Expect({"2026.11.27 23:14:31.558907 [ 2 ] {} <Information> Application: starting up",
           "starting up", "Information", "Application"});
