@@ -249,11 +249,11 @@ TEST(MessageHeaderTest, ALongLeadingBracketIsNotAField) {
 
 // Lines written by the programs themselves, run on the build machine (Kafka 3.9's broker
 // through log4j 1 (reload4j) with its own pattern and with a thread pattern, logback 1.3,
-// log4j 2.23, java.util.logging (JDK 17), clickhouse-server
-// 18.16, headless Chromium, CPython 3 logging, Go's log and klog v2, nginx 1.22, Apache httpd
-// 2.4, PostgreSQL 15, MariaDB 10.11, Redis 7.0); the Loghub lines of programs that cannot run
-// here (Thunderbird's syslog, HealthApp, Windows CBS, Android logcat) are their published
-// samples. Expected: what the program adds before the message is out of the body.
+// log4j 2.23, java.util.logging (JDK 17), clickhouse-server 18.16, headless Chromium, CPython 3
+// logging, Go's log and klog v2, nginx 1.22, Apache httpd 2.4, PostgreSQL 15, MariaDB 10.11,
+// Redis 7.0, journalctl 252); the Loghub lines of programs that cannot run here (Thunderbird's
+// syslog, HealthApp, Windows CBS, Android logcat) are their published samples. Expected: what
+// the program adds before the message is out of the body.
 TEST(MessageHeaderTest, RealPrograms) {
   // Kafka's "[%d] %p %m (%c)": the logger at the end is recognised, and stays in the body.
   Expect(
@@ -399,6 +399,18 @@ TEST(MessageHeaderTest, RealPrograms) {
           "monotonic clock: POSIX clock_gettime", "", ""});
   Expect({"5993:M 27 Nov 2026 23:08:04.629 - DB 0: 20 keys (0 volatile) in 32 slots HT.",
           "DB 0: 20 keys (0 volatile) in 32 slots HT.", "", ""});
+  // journalctl 252 (-o short-iso and short-precise) of entries written into a journal file
+  // with systemd-journal-remote (there is no journald here).
+  Expect(
+      {"2026-11-27T23:51:25+0000 web-01 kernel: usb 1-1: new high-speed USB device number 2 "
+       "using xhci_hcd",
+       "usb 1-1: new high-speed USB device number 2 using xhci_hcd", "", "kernel"});
+  Expect({"2026-11-27T23:51:25+0000 web-01 cron[2211]: (root) CMD (run-parts /etc/cron.hourly)",
+          "(root) CMD (run-parts /etc/cron.hourly)", "", "cron[2211]"});
+  Expect(
+      {"Nov 27 23:51:25.244655 web-01 sshd[1240]: Failed password for invalid user admin "
+       "from 10.0.0.9 port 40022 ssh2",
+       "Failed password for invalid user admin from 10.0.0.9 port 40022 ssh2", "", "sshd[1240]"});
   // Loghub's published samples of programs that do not run here.
   Expect(
       {"- 1131566461 2005.11.09 dn228 Nov 9 12:01:01 dn228/dn228 crond(pam_unix)[2915]: "
