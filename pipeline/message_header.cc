@@ -370,6 +370,8 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
   } else if (IsCalendarName(w) && !f.colon) {
     f.kind = Kind::kTime;
     f.evidence = true;
+  } else if (previous == Kind::kTime && (w == "AM" || w == "PM") && !f.colon) {
+    f.kind = Kind::kTime;  // "Nov 27, 2026 11:50:17 PM" (java.util.logging's SimpleFormatter)
   } else if (IsLevelWord(w, tabbed) ||
              (w.size() == 1 && previous == Kind::kTime && IsLevelLetter(w[0]))) {
     f.kind = Kind::kLevel;
