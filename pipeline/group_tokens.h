@@ -60,6 +60,15 @@ class GroupTokens {
   std::uint8_t flags(std::size_t i) const {
     return static_cast<std::uint8_t>(TokensConst()[i].bits >> kFlagShift);
   }
+  // Whether any position has a template flag.
+  bool AnyFlags() const {
+    const std::size_t n = size();
+    if (n == 0) return false;
+    const Packed* packed = TokensConst();
+    std::uint32_t bits = 0;
+    for (std::size_t i = 0; i < n; ++i) bits |= packed[i].bits;
+    return (bits >> kFlagShift) != 0;
+  }
   void AddFlags(std::size_t i, std::uint8_t f) {
     Tokens()[i].bits |= static_cast<std::uint32_t>(f) << kFlagShift;
   }

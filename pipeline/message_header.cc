@@ -39,6 +39,9 @@ struct Field {
   bool colon;               // ends with ':' (or is a name closed by ']': "file.go:12]")
   bool bracketed;           // written in brackets ("[  12.345678]", "[main]")
   std::uint8_t level_size;  // kLevelTag and kLevelDate: the level's bytes at `begin`
+  // kLevel: the caller written after the level in one bracket ("[...:ERROR:bus.cc:405]").
+  const char* caller_data;
+  std::size_t caller_size;
 
   std::string_view core() const { return {core_data, core_size}; }
   void SetCore(std::string_view c) { core_data = c.data(), core_size = c.size(); }
@@ -98,6 +101,9 @@ constexpr std::string_view kLongCalendar[] = {
 constexpr std::string_view kLevels[] = {
     "trace", "debug",    "info", "notice", "warn",  "warning", "error", "err",    "severe",
     "fatal", "critical", "crit", "alert",  "emerg", "fine",    "finer", "finest", "verbose"};
+// Levels only in brackets: "[Note]" (MySQL, MariaDB), "<Information>" (Poco, ClickHouse); bare,
+// they begin messages ("Note: ...").
+constexpr std::string_view kBracketLevels[] = {"note", "information"};
 
 bool InList(std::string_view word, std::span<const std::string_view> list) {
   const char first = Lower(word[0]);
@@ -120,6 +126,7 @@ bool IsLevelName(std::string_view w) {
 // A level word as a logging library writes it: upper case or capitalised bare ("INFO",
 // "Info"), any case inside brackets ("[notice]").
 bool IsLevelWord(std::string_view w, bool bracketed) {
+  if (bracketed && (w.size() == 4 || w.size() == 11) && InList(w, kBracketLevels)) return true;
   if (w.empty() || (!bracketed && !IsUpper(w[0])) || !IsLevelName(w)) return false;
   if (bracketed) return true;
   const bool rest_upper = std::all_of(w.begin() + 1, w.end(), IsUpper);
@@ -128,6 +135,8 @@ bool IsLevelWord(std::string_view w, bool bracketed) {
 }
 
 bool IsLevelLetter(char c) { return std::string_view("VDIWEFA").find(c) != std::string_view::npos; }
+
+bool IsLevelMark(char c) { return c == '*' || c == '#' || c == '.' || c == '!' || c == '+'; }
 
 bool AllDigits(std::string_view w) {
   return !w.empty() && std::all_of(w.begin(), w.end(), IsDigit);
@@ -168,6 +177,28 @@ std::string_view ChannelLevel(std::string_view w) {
   return IsLevelWord(level, false) && std::all_of(level.begin(), level.end(), IsUpper)
              ? level
              : std::string_view{};
+}
+
+// A bracket of fields joined by ':' without spaces, one of them (not the first) a level word:
+// a module and its level ("[core:error]", Apache 2.4), or a pid, tid, time, level and caller
+// ("[1234:5678:1127/220000.123456:WARNING:file.cc(123)]", Chromium). `caller` is what follows
+// the level, if anything.
+bool LevelInColonFields(std::string_view core, std::string_view& level, std::string_view& caller) {
+  const std::size_t first = core.find(':');
+  if (first == std::string_view::npos || first == 0 || core.find(' ') != std::string_view::npos) {
+    return false;
+  }
+  for (std::size_t b = first + 1; b < core.size();) {
+    std::size_t e = core.find(':', b);
+    if (e == std::string_view::npos) e = core.size();
+    if (IsLevelWord(core.substr(b, e - b), true)) {
+      level = core.substr(b, e - b);
+      caller = e < core.size() ? core.substr(e + 1) : std::string_view{};
+      return true;
+    }
+    b = e + 1;
+  }
+  return false;
 }
 
 // The length of a level letter and tag ending the header, as Android's brief format writes
@@ -226,7 +257,7 @@ std::size_t WordEnd(std::string_view line, std::size_t p) {
 
 // Reads the field starting at line[p] (not a space) into f; false if it cannot be one.
 bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
-  f = Field{p, p, line.data() + p, 0, Kind::kOther, false, false, false, 0};
+  f = Field{p, p, line.data() + p, 0, Kind::kOther, false, false, false, 0, nullptr, 0};
   if (line[p] == '[') {
     f.bracketed = true;
     int depth = 0;
@@ -281,12 +312,10 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
                IsLevelWord(trimmed, true)) {
       f.kind = Kind::kLevel;  // "[notice]", "[INFO ]" (padded to its column)
       f.SetCore(trimmed);
-    } else if (const std::size_t colon = core.rfind(':');
-               colon != std::string_view::npos && colon > 0 &&
-               core.find(' ') == std::string_view::npos &&
-               IsLevelWord(core.substr(colon + 1), true)) {
-      f.kind = Kind::kLevel;  // a module and its level ("[core:error]", Apache 2.4)
-      f.SetCore(core.substr(colon + 1));
+    } else if (std::string_view level, caller; LevelInColonFields(core, level, caller)) {
+      f.kind = Kind::kLevel;
+      f.SetCore(level);
+      f.caller_data = caller.data(), f.caller_size = caller.size();
     } else {
       f.kind = Kind::kBracket;
     }
@@ -327,7 +356,11 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
   // Tab-separated columns write the level in any case ("2024-05-09T12:34:56Z\tinfo\t...").
   const bool tabbed = (q < line.size() && line[q] == '\t') || (p > 0 && line[p - 1] == '\t');
   bool evidence = false;
-  if (IsLevelDate(w) && !f.colon) {
+  if (w.size() > 4 && w.front() == '<' && w.back() == '>' &&
+      IsLevelWord(w.substr(1, w.size() - 2), true)) {
+    f.kind = Kind::kLevel;  // "<Information>" (Poco, ClickHouse)
+    f.SetCore(w.substr(1, w.size() - 2));
+  } else if (IsLevelDate(w) && !f.colon) {
     f.kind = Kind::kLevelDate;
     f.evidence = true;
     f.level_size = 1;
@@ -337,6 +370,8 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
   } else if (IsCalendarName(w) && !f.colon) {
     f.kind = Kind::kTime;
     f.evidence = true;
+  } else if (previous == Kind::kTime && (w == "AM" || w == "PM") && !f.colon) {
+    f.kind = Kind::kTime;  // "Nov 27, 2026 11:50:17 PM" (java.util.logging's SimpleFormatter)
   } else if (IsLevelWord(w, tabbed) ||
              (w.size() == 1 && previous == Kind::kTime && IsLevelLetter(w[0]))) {
     f.kind = Kind::kLevel;
@@ -438,14 +473,128 @@ bool ParsePipeHeader(std::string_view line, MessageHeader& h) {
   return true;
 }
 
+// "... (kafka.server.ReplicaManager)": a package-qualified class in parentheses ending the line
+// is the logger log4j's "%m (%c)" writes after the message; three or more dotted identifiers,
+// so that a file name ("(app.conf)") or an address is not taken for one.
+std::string_view TrailingLogger(std::string_view line) {
+  if (line.size() < 8 || line.back() != ')') return {};
+  const std::size_t open = line.rfind('(');
+  if (open == std::string_view::npos || open == 0 || line[open - 1] != ' ' ||
+      line.size() - open > 160) {
+    return {};
+  }
+  const std::string_view name = line.substr(open + 1, line.size() - open - 2);
+  int dots = 0;
+  bool start = true;
+  for (char c : name) {
+    if (c == '.') {
+      if (start) return {};
+      ++dots, start = true;
+    } else if (IsUpper(c) || IsLower(c) || c == '_' || c == '$' || (!start && IsDigit(c))) {
+      start = false;
+    } else {
+      return {};
+    }
+  }
+  return dots >= 2 && !start ? name : std::string_view{};
+}
+
 }  // namespace
 
-MessageHeader ParseMessageHeader(std::string_view line) {
+namespace {
+
+// A header's shape, as the grammar read it: each field's kind and whether it ends with ':'
+// (5 bits each, at most kShapeFields fields), the field count, and which field (1-based, 0
+// none) holds the level and which the logger. 0 is no shape.
+constexpr int kShapeFields = 10;
+constexpr int kCountShift = 50, kLevelShift = 54, kLoggerShift = 59;
+
+std::uint64_t FieldCode(const Field& f) {
+  return (static_cast<std::uint64_t>(f.kind) << 1 | (f.colon ? 1 : 0)) + 1;
+}
+
+// The shape of header `h`, whose fields are fields[0, n) of `line` (read from its first byte),
+// or 0 when the body does not start right after a field (Python's "LEVEL:name:" and the like
+// are one field and do) or there are too many fields.
+std::uint64_t ShapeOf(std::string_view line, std::span<const Field> fields,
+                      const MessageHeader& h) {
+  std::uint64_t shape = 0;
+  const auto at = [&](std::string_view s) {
+    return static_cast<std::size_t>(s.data() - line.data());  // a header's level or logger
+  };
+  const std::size_t level = h.level.empty() ? line.size() : at(h.level);
+  const std::size_t logger = h.logger.empty() ? line.size() : at(h.logger);
+  for (std::size_t k = 0; k < fields.size() && k < kShapeFields; ++k) {
+    const Field& f = fields[k];
+    if (f.end > h.body) return 0;
+    shape |= FieldCode(f) << (5 * k);
+    if (level >= f.begin && level < f.end) {
+      shape |= static_cast<std::uint64_t>(k + 1) << kLevelShift;
+    }
+    if (logger >= f.begin && logger < f.end) {
+      shape |= static_cast<std::uint64_t>(k + 1) << kLoggerShift;
+    }
+    // The body starts at the next field, or after the spaces that end the last one read.
+    const std::size_t next = k + 1 < fields.size() ? fields[k + 1].begin : line.size();
+    if (next >= h.body) {
+      const bool spaces = std::all_of(line.begin() + static_cast<std::ptrdiff_t>(f.end),
+                                      line.begin() + static_cast<std::ptrdiff_t>(h.body), IsSpace);
+      return spaces ? shape | static_cast<std::uint64_t>(k + 1) << kCountShift : 0;
+    }
+  }
+  return 0;
+}
+
+// The header `shape` describes, if `line` begins with fields of its kinds and has a message
+// after them. A name stands for a level (a level word the grammar does not know).
+bool ApplyShape(std::string_view line, std::uint64_t shape, MessageHeader& h) {
+  line = line.substr(0, std::min(line.size(), kMaxHeaderBytes));
+  const std::size_t count = (shape >> kCountShift) & 15;
+  const std::size_t level = (shape >> kLevelShift) & 31;
+  const std::size_t logger = (shape >> kLoggerShift) & 31;
+  h = MessageHeader{};
+  std::size_t p = 0;
+  Kind previous = Kind::kOther;
+  for (std::size_t k = 0; k < count; ++k) {
+    while (p < line.size() && IsSpace(line[p])) ++p;
+    Field f;
+    if (p >= line.size() || !ReadField(line, p, previous, f)) return false;
+    const std::uint64_t want = (shape >> (5 * k)) & 31;
+    if (FieldCode(f) != want) {
+      Field as_level = f;
+      as_level.kind = Kind::kLevel;
+      if (f.kind != Kind::kName || k + 1 != level || FieldCode(as_level) != want) return false;
+    }
+    if (k + 1 == level) {
+      h.level = f.level_size != 0 ? line.substr(f.begin, f.level_size) : f.core();
+    }
+    if (k + 1 == logger) h.logger = f.core();
+    previous = f.kind;
+    p = f.end;
+  }
+  while (p < line.size() && IsSpace(line[p])) ++p;
+  if (p >= line.size()) return false;
+  h.body = static_cast<std::uint32_t>(p);
+  return true;
+}
+
+// The grammar; `sure` is set when the header holds a level word or ends at a terminator (a
+// name with ':', a separator, a bracket after a logger), and left false when the header is
+// only time fields and names ending at the first plain word, which is a guess.
+// `shape` (if not null) is set for a sure header when `always`, or when it has no level and
+// `without_level`.
+MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shape, bool always,
+                          bool without_level) {
   MessageHeader none;
+  sure = false;
+  const std::string_view whole = line;
   line = line.substr(0, std::min(line.size(), kMaxHeaderBytes));
   if (line.empty()) return none;
   if (IsDigit(line[0])) {
-    if (MessageHeader piped; ParsePipeHeader(line, piped)) return piped;
+    if (MessageHeader piped; ParsePipeHeader(line, piped)) {
+      sure = true;
+      return piped;
+    }
   }
   const std::size_t start = PriorityPrefix(line);
   if (!MayHaveHeader(line, start)) return none;
@@ -490,6 +639,8 @@ MessageHeader ParseMessageHeader(std::string_view line) {
   Kind last_fixed = Kind::kOther;  // kind of that field
   std::string_view source;         // a caller ("run.go:42") before the message
   std::size_t names = 0, first_name = 0;
+  std::size_t level_first = kMaxFields;  // 0 when the line starts with its level
+  std::size_t time_after_level = 0;      // time fields read right after that level
   for (; body == 0 && have(i); ++i) {
     const Field& f = fields[i];
     switch (f.kind) {
@@ -504,6 +655,15 @@ MessageHeader ParseMessageHeader(std::string_view line) {
         if (level_field && names == 0 && last_fixed == Kind::kLevel && have(i + 1) &&
             fields[i + 1].kind == Kind::kDash && fields[i + 1].core().size() == 3) {
           fixed_end = f.end;
+          break;
+        }
+        // A date or time right after a level that starts the line is the header's ("WARNING
+        // 2024-05-09 12:34:56,789 ...", Python's "%(levelname)s %(asctime)s").
+        if (level_field && i == level_first + 1 + time_after_level && names == 0 &&
+            (f.evidence || time_after_level > 0)) {
+          ++time_after_level;
+          evidence = true;
+          fixed_end = f.end, last_fixed = Kind::kTime;
           break;
         }
         if (names > 2 || level_field || last_fixed == Kind::kBracket ||
@@ -525,9 +685,11 @@ MessageHeader ParseMessageHeader(std::string_view line) {
         break;
       case Kind::kLevel:
         if (!h.level.empty() || names > 3) goto done;  // source names before it ("RAS KERNEL")
+        if (i == 0) level_first = 0;
         names = 0;
         evidence = true, level_field = true;
         h.level = f.core();
+        if (f.caller_size != 0 && source.empty()) source = {f.caller_data, f.caller_size};
         fixed_end = f.end, last_fixed = f.kind;
         if (f.colon) body = f.end;
         break;
@@ -560,7 +722,12 @@ MessageHeader ParseMessageHeader(std::string_view line) {
         } else if (names == 0 && last_fixed == Kind::kBracket) {  // "[thread] - ..."
           body = f.end;
         } else if (names == 0) {
-          fixed_end = f.end;  // a separator between time and level
+          fixed_end = f.end;  // a separator between time and level ...
+          // ... or a logger and another separator; else the header's end (Redis's "-" level).
+          if (last_fixed == Kind::kTime && have(i + 1) && fields[i + 1].kind != Kind::kLevel &&
+              !(have(i + 2) && fields[i + 2].kind == Kind::kDash)) {
+            body = f.end;
+          }
         } else {
           goto done;
         }
@@ -582,6 +749,14 @@ MessageHeader ParseMessageHeader(std::string_view line) {
           body = f.end;
           break;
         }
+        // A mark alone right after the time fields is the level as some programs write it
+        // (Redis's "*", "#", "."; its "-" is read as a separator and ends the header too). It
+        // ends the header but is no level: what a mark means is each program's own.
+        if (names == 0 && last_fixed == Kind::kTime && f.end == f.begin + 1 &&
+            IsLevelMark(line[f.begin])) {
+          body = f.end;
+          break;
+        }
         // A component in its own column right after the level ("Info   CBS    msg").
         if (names == 0 && last_fixed == Kind::kLevel && f.end + 1 < line.size() &&
             line[f.end] == ' ' && line[f.end + 1] == ' ') {
@@ -598,6 +773,7 @@ MessageHeader ParseMessageHeader(std::string_view line) {
   }
 done:
   if (!evidence) return none;
+  sure = body != 0 || !h.level.empty();
   if (body == 0) {
     body = fixed_end;
     h.logger = source;
@@ -605,11 +781,77 @@ done:
   while (body < line.size() && IsSpace(line[body])) ++body;
   if (body == 0 || body >= line.size()) return none;
   h.body = static_cast<std::uint32_t>(body);
+  if (shape != nullptr && sure && start == 0 && (always || (without_level && h.level.empty()))) {
+    *shape = ShapeOf(line, std::span<const Field>(fields.data(), n), h);
+  }
+  if (h.logger.empty() && !h.level.empty()) h.logger = TrailingLogger(whole);
   return h;
 }
 
+}  // namespace
+
+MessageHeader ParseMessageHeader(std::string_view line) {
+  bool sure = false;
+  return ParseHeader(line, sure, nullptr, false, false);
+}
+
+MessageHeader HeaderLearner::Parse(std::uint64_t scope, std::string_view line) {
+  // Every line votes while its scope's shape is not confirmed, one line in kVoteEvery after
+  // that (the shape of a header costs as much again as a fifth of the grammar): a sure header
+  // for its shape, any other line for "no header" (0). A shape is confirmed while it leads
+  // the scope's recent votes by kConfirmed, so a few messages that happen to begin with a
+  // level word ("ERROR ...") confirm nothing.
+  Entry* e = entries_.empty() ? nullptr : &entries_[Slot(scope)];
+  const bool vote = e == nullptr || e->scope != scope || e->confirm < kConfirmed ||
+                    ++votes_skipped_ % kVoteEvery == 0;
+  bool sure = false;
+  std::uint64_t shape = 0;
+  // The shape is needed for a vote, and to compare a level-less header with the scope's
+  // confirmed shape where that has a level.
+  const bool compare = e != nullptr && e->scope == scope && e->confirm >= kConfirmed &&
+                       ((e->shape >> kLevelShift) & 31) != 0;
+  const MessageHeader h = ParseHeader(line, sure, &shape, vote, compare);
+  if (e == nullptr) {
+    if (!sure) return h;  // no scope has shown a header yet: nothing to learn or apply
+    entries_.resize(kEntries);
+    e = &entries_[Slot(scope)];
+  }
+  // A sure header of a shape that cannot be written down (a pipe-separated header, too many
+  // fields) does not vote.
+  if (vote && (!sure || shape != 0)) {
+    if (e->scope == scope && e->shape == shape) {
+      if (e->confirm < kMaxConfirm) ++e->confirm;
+    } else if (e->confirm <= 1) {  // another shape (or scope) outvoted this one
+      *e = Entry{scope, shape, 1};
+    } else {
+      --e->confirm;
+    }
+  }
+  return Decide(*e, scope, line, h, sure, shape);
+}
+
+MessageHeader HeaderLearner::Peek(std::uint64_t scope, std::string_view line) const {
+  bool sure = false;
+  std::uint64_t shape = 0;
+  const MessageHeader h = ParseHeader(line, sure, &shape, false, true);
+  if (entries_.empty()) return h;
+  return Decide(entries_[Slot(scope)], scope, line, h, sure, shape);
+}
+
+MessageHeader HeaderLearner::Decide(const Entry& e, std::uint64_t scope, std::string_view line,
+                                    const MessageHeader& h, bool sure, std::uint64_t shape) {
+  if (e.scope != scope || e.shape == 0 || e.confirm < kConfirmed) return h;
+  // (A sure level-less header's shape is not taken when the scope's has no level either.)
+  if (sure && (!h.level.empty() || shape == e.shape || shape == 0)) return h;
+  // The grammar found no header, guessed, or found one without a level: the scope's
+  // confirmed shape where it fits (a level word the grammar does not know in the level's
+  // place); else a guess is no header.
+  if (MessageHeader learned; ApplyShape(line, e.shape, learned)) return learned;
+  return sure ? h : MessageHeader{};
+}
+
 int LevelSeverity(std::string_view level) {
-  if (level.empty() || level.size() > 8) return -1;  // most lines: no header level
+  if (level.empty() || level.size() > 11) return -1;  // most lines: no header level
   if (level.size() == 1) {
     switch (level[0]) {
       case 'A':
@@ -629,9 +871,10 @@ int LevelSeverity(std::string_view level) {
     }
   }
   static constexpr std::pair<std::string_view, int> kSeverities[] = {
-      {"emerg", 0}, {"alert", 1}, {"crit", 2}, {"critical", 2}, {"fatal", 2},  {"severe", 2},
-      {"err", 3},   {"error", 3}, {"warn", 4}, {"warning", 4},  {"notice", 5}, {"info", 6},
-      {"debug", 7}, {"trace", 7}, {"fine", 7}, {"finer", 7},    {"finest", 7}, {"verbose", 7}};
+      {"emerg", 0},  {"alert", 1},  {"crit", 2},    {"critical", 2}, {"fatal", 2},
+      {"severe", 2}, {"err", 3},    {"error", 3},   {"warn", 4},     {"warning", 4},
+      {"notice", 5}, {"info", 6},   {"debug", 7},   {"trace", 7},    {"fine", 7},
+      {"finer", 7},  {"finest", 7}, {"verbose", 7}, {"note", 5},     {"information", 6}};
   for (const auto& [word, severity] : kSeverities) {
     if (EqualsLower(level, word)) return severity;
   }

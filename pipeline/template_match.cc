@@ -136,10 +136,16 @@ bool Bracketed(std::string_view message, TokenAt at, std::size_t count, std::siz
 
 void PrepareLine(const Tokenizer& tokenizer, bool infer_header, std::string_view message,
                  PreparedLine& out) {
+  PrepareLine(tokenizer, infer_header ? ParseMessageHeader(message) : MessageHeader{}, message,
+              out);
+}
+
+void PrepareLine(const Tokenizer& tokenizer, const MessageHeader& header, std::string_view message,
+                 PreparedLine& out) {
   std::vector<Token>& tokens = out.tokens;
   std::vector<std::uint64_t>& hashes = out.hashes;
   // Token offsets stay relative to the whole message, which groups keep.
-  out.header = infer_header ? ParseMessageHeader(message) : MessageHeader{};
+  out.header = header;
   if (out.header.body == 0) {
     tokenizer.Tokenize(message, tokens);
   } else {
@@ -367,6 +373,23 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
     }
   }
   return true;
+}
+
+bool TemplateMatcher::RejectsAnyChangeAt(const MatchLine& line, std::size_t i) const {
+  if (i >= line.tokens.size()) return false;
+  const Token& t = line.tokens[i];
+  // Match's branch for a changed non-wild token, with every test that reads the template
+  // decided by the line alone: a plain word is never the same variable as anything, a
+  // host-port token after a host key could take its place, and a unit after two numbers may
+  // change.
+  if (t.cls != TokenClass::kWord || IsCompoundName(line.message, t)) return false;
+  if (i > 0) {
+    const Token& prev = line.tokens[i - 1];
+    if (IsNumber(prev.cls) || IsHostKey(line.message.substr(prev.offset, prev.length))) {
+      return false;
+    }
+  }
+  return !InValueContext(line, i);
 }
 
 // Lines whose token counts differ a little: a variable that spans several tokens

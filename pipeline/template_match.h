@@ -56,6 +56,9 @@ struct PreparedLine {
 };
 void PrepareLine(const Tokenizer& tokenizer, bool infer_header, std::string_view message,
                  PreparedLine& out);
+// The same with the header already found (by a scope's HeaderLearner).
+void PrepareLine(const Tokenizer& tokenizer, const MessageHeader& header, std::string_view message,
+                 PreparedLine& out);
 
 enum class MatchReason : std::uint8_t {
   kFits,         // accepted: same token count, every difference a variable
@@ -138,6 +141,13 @@ class TemplateMatcher {
   // A necessary condition for Match, checked without hashing a word or looking one up: true
   // only where Match rejects (exact, so that skipping Match on it changes no result).
   bool RuledOut(const MatchLine& line, const GroupTokens& tmpl) const;
+
+  // Does Match reject every template of the line's token count whose position i is not wild
+  // and holds another token than the line's? True when the line's token there is a plain
+  // word (not a compound name) outside a value context, not after a number or a host key:
+  // Match turns such a change away whatever the template holds there. One check then rules
+  // out a crowd of lines that differ from this one in that word (exact, like RuledOut).
+  bool RejectsAnyChangeAt(const MatchLine& line, std::size_t i) const;
 
   // Without confirmation (plain SimHash), marks the overlapping positions whose text differs,
   // so the template still shows what varied.

@@ -62,7 +62,8 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   PrefetchEviction();
   ++stats.lines;
   std::uint64_t scope = ScopeHash(r);
-  PrepareLine(tokenizer, opt.infer_header, r.message, line);
+  PrepareLine(tokenizer, opt.infer_header ? headers.Parse(scope, r.message) : MessageHeader{},
+              r.message, line);
   // The level separates events: the same text at INFO and at FATAL is two groups (the level
   // is out of the template, so it keys the line's scope within the merger instead).
   if (const int severity = LevelSeverity(line.header.level); severity >= 0) {
@@ -73,6 +74,8 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
 
   ResetDecision();
   crowded = false;
+  rigid_at = kNil;
+  sibling_hint_count = 0;
   bool shape_in_table = false;
   // A retired group's shapes stay in the table until it closes, but it takes no more lines.
   if (const std::uint32_t slot = exact.Find(shape); slot != kNil && !groups[slot].retired) {

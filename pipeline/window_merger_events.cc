@@ -4,12 +4,12 @@
 
 namespace logfold {
 
-// The group's template, built into scratch unless the previous event's was this group's
-// and nothing changed it since (Join and Open forget it).
+// The group's template: a view of its first message while no position has a flag, else
+// built into scratch unless the previous event's was this group's and nothing changed it
+// since (Join and Open forget it). Valid until the next call or the group's close.
 std::string_view WindowMerger::Impl::Template(std::uint32_t slot) {
   if (template_slot == slot) return template_text;
   const Group& g = groups[slot];
-  template_text.clear();
   const std::string_view m = g.first.message();
   // What precedes the first token of the body (the space rsyslog's forwarding template puts
   // before MSG, a BOM) is no part of the template.
@@ -24,6 +24,12 @@ std::string_view WindowMerger::Impl::Template(std::uint32_t slot) {
     }
   }
   if (g.tokens.size() > 0) pos = std::min<std::size_t>(pos, g.tokens.token(0).offset);
+  // A template without flags (every group as it opens: a flood of unique lines emits one
+  // first event a line) is the message from `pos` on: no copy.
+  if (!g.tokens.AnyFlags()) {
+    return m.substr(pos);
+  }
+  template_text.clear();
   for (std::size_t i = 0; i < g.tokens.size(); ++i) {
     const Token t = g.tokens.token(i);
     const std::uint8_t flags = g.tokens.flags(i);
@@ -85,10 +91,16 @@ void WindowMerger::Impl::EmitSummary(std::uint32_t slot, SummaryReason reason, b
   e.last_seen_us = g.last_seen;
   e.max_distance = g.max_distance;
   if (g.extras != nullptr) e.origin = g.extras->since_origin;
+  // The first line's header again, as its scope decides it now; if the scope's learned shape
+  // has changed since the group opened, and the header with it, the level and logger are not
+  // known here.
   if (g.body != 0) {
-    const MessageHeader h = ParseMessageHeader(first_record.message);
-    e.level = h.level;
-    e.logger = h.logger;
+    MessageHeader h = ParseMessageHeader(first_record.message);  // most groups: the grammar's
+    if (h.body != g.body) h = headers.Peek(ScopeHash(first_record), first_record.message);
+    if (h.body == g.body) {
+      e.level = h.level;
+      e.logger = h.logger;
+    }
   }
   if (g.extras != nullptr) {
     e.hosts = g.extras->hosts;

@@ -62,6 +62,9 @@ struct WindowMerger::Impl {
   static constexpr std::uint8_t kVaried = TemplateFlag::kVaried;
   static constexpr std::uint8_t kGapAfter = TemplateFlag::kGapAfter;
   static constexpr std::size_t kMaxSlots = 8;  // variable slots with statistics per group
+  // Word positions of a line that always add sibling evidence when it would open a group
+  // (bounds that work); later positions only where a candidate shows a sibling there.
+  static constexpr std::size_t kMaxSiblingPositions = 8;
 
   // What a group rarely needs, allocated only when it does: the hosts seen (only when the
   // scope leaves out the host) and shape keys beyond the first.
@@ -119,6 +122,7 @@ struct WindowMerger::Impl {
 
   MergerOptions opt;
   Tokenizer tokenizer;
+  HeaderLearner headers;  // each scope's header shape, when opt.infer_header
   Fingerprinter fingerprinter;
   GroupIndex index;
   std::vector<Group> groups;
@@ -166,6 +170,19 @@ struct WindowMerger::Impl {
   // The latest candidate Fits ruled out without Confirm, kNil once Confirm ran after it: its
   // rejection reason is filled in only if the line opens a group (explain shows the last).
   std::uint32_t unexplained = kNil;
+  // A line position where Match rejects any change (TemplateMatcher::RejectsAnyChangeAt),
+  // found from a candidate rejected there; kNil until one is.
+  std::uint32_t rigid_at = kNil;
+  // Word positions past the first kMaxSiblingPositions where a rejected candidate of the
+  // line's token count differed from the line and only there, with the candidate's value:
+  // where its sibling evidence is kept (window_merger_siblings.cc).
+  static constexpr std::size_t kMaxSiblingHints = 2;
+  struct SiblingHint {
+    std::uint32_t position;
+    std::uint64_t value;
+  };
+  SiblingHint sibling_hints[kMaxSiblingHints];
+  std::size_t sibling_hint_count = 0;
   // Stream-learned variables (window_merger_siblings.cc): evidence per sibling key, and
   // scratch for a sibling's shape key.
   SiblingTable siblings;
@@ -180,6 +197,9 @@ struct WindowMerger::Impl {
     // Room for the first closes' slots: closing a group then frees memory without the free
     // list growing (the bucket table, unlike the node map before it, does not shrink).
     free_slots.reserve(64);
+    // Templates are built here only once a group has a flag (see Template): room for a
+    // typical one from the start, so a close that summarises does not raise MemoryUsage.
+    template_text.reserve(256);
   }
 
   void ApplyDerived() {
@@ -306,14 +326,21 @@ struct WindowMerger::Impl {
   }
 
   // Confirm for a SimHash or bucket candidate: most are ruled out cheaply first (a line that
-  // opens a group in a busy scope is confirmed against up to 64 + 12 x 16 groups).
+  // opens a group in a busy scope is confirmed against up to 64 + 12 x 16 groups). A crowd
+  // of near-duplicates differs from the line in one plain word: once Match has rejected one
+  // of them there (rigid_at), the others are ruled out by that position alone.
   bool Fits(std::uint32_t slot, std::string_view message) {
-    if (matcher.RuledOut(line.View(message), groups[slot].tokens)) {
+    const GroupTokens& t = groups[slot].tokens;
+    if ((rigid_at != kNil && ChangesRigidWord(t)) || matcher.RuledOut(line.View(message), t)) {
       unexplained = slot;
       return false;
     }
     unexplained = kNil;
-    return Confirm(groups[slot], message);
+    return ConfirmCandidate(slot, message);
+  }
+  bool ChangesRigidWord(const GroupTokens& t) const {
+    return t.size() == line.tokens.size() && !(t.flags(rigid_at) & kWild) &&
+           t.hash(rigid_at) != line.hashes[rigid_at];
   }
 
   // At max_groups every new line evicts the least recently active group, whose index
@@ -369,6 +396,7 @@ struct WindowMerger::Impl {
   bool SettleBySiblings(const LogRecord& r, std::uint64_t scope, std::uint64_t fp,
                         std::uint64_t shape, bool shape_in_table, TimeUs now, EventSink& sink);
   std::uint32_t FindSibling(std::uint64_t scope, std::size_t position, std::uint64_t value);
+  bool ConfirmCandidate(std::uint32_t slot, std::string_view message);
   void Retire(std::uint32_t slot);
 
   // --- templates, events and slot statistics (window_merger_events.cc) ----------------------

@@ -3,6 +3,7 @@
 // from the changelog when it is assigned (or when a failed transaction is rolled back).
 #include "daemon/kafka_eos/kafka_exactly_once.h"
 
+#include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafkacpp.h>
 #include <spdlog/spdlog.h>
 #include <time.h>
@@ -11,7 +12,9 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <condition_variable>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -79,9 +82,48 @@ std::uint64_t GroupDigest(const GroupState& g) {
   return XXH3_64bits(fields, sizeof fields);
 }
 
+// librdkafka's threads call a client's event callback until the client is destroyed, which for
+// a producer left behind at a stop (CallProducer) may be after the input: they call this,
+// which forwards to the input while it exists.
+template <typename Owner>
+struct EventForward : RdKafka::EventCb {
+  void event_cb(RdKafka::Event& event) override {
+    std::lock_guard lock(mu);
+    if (owner != nullptr) owner->OnKafkaEvent(event);
+  }
+  std::mutex mu;
+  Owner* owner = nullptr;
+};
+
+// A producer call on a thread of its own, and what it returned; under Waker::mu.
+struct CallState {
+  bool done = false;
+  std::unique_ptr<RdKafka::Error> error;
+};
+
+// What a producer call came to: librdkafka's error (null: success), or left behind at the
+// stop deadline.
+struct CallOutcome {
+  std::unique_ptr<RdKafka::Error> error;
+  bool left_behind = false;
+  bool ok() const { return !error && !left_behind; }
+  bool retriable() const { return error && error->is_retriable(); }
+  bool fatal() const { return error && error->is_fatal(); }
+  std::string str() const {
+    return left_behind ? "left behind at the shutdown deadline"
+                       : (error ? error->str() : std::string());
+  }
+};
+
+// Wakes the consumer thread from a producer call's wait: the call ended, or Stop.
+struct Waker {
+  std::mutex mu;
+  std::condition_variable cv;
+};
+
 }  // namespace
 
-struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSink {
+struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, EventSink {
   struct Partition {
     std::string topic;
     std::int32_t partition = 0;
@@ -150,10 +192,11 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     Set(*conf, "partition.assignment.strategy", "cooperative-sticky");
     if (in.properties.count("auto.offset.reset") == 0) Set(*conf, "auto.offset.reset", "earliest");
     if (in.properties.count("client.id") == 0) Set(*conf, "client.id", "logfold-" + name);
+    events->owner = this;
     std::string err;
     if (conf->set("rebalance_cb", static_cast<RdKafka::RebalanceCb*>(this), err) !=
             RdKafka::Conf::CONF_OK ||
-        conf->set("event_cb", static_cast<RdKafka::EventCb*>(this), err) !=
+        conf->set("event_cb", static_cast<RdKafka::EventCb*>(events.get()), err) !=
             RdKafka::Conf::CONF_OK) {
       throw std::runtime_error("kafka: " + err);
     }
@@ -172,7 +215,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     // A restore ends at the partition's end, which librdkafka learns from a fetch that comes
     // back empty: the broker holds such a fetch this long (500 ms by default).
     Set(*rconf, "fetch.wait.max.ms", "10");
-    if (rconf->set("event_cb", static_cast<RdKafka::EventCb*>(this), err) !=
+    if (rconf->set("event_cb", static_cast<RdKafka::EventCb*>(events.get()), err) !=
         RdKafka::Conf::CONF_OK) {
       throw std::runtime_error("kafka: " + err);
     }
@@ -183,7 +226,13 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     producer = MakeProducer();
   }
 
-  std::unique_ptr<RdKafka::Producer> MakeProducer() {
+  ~Impl() {
+    std::lock_guard lock(events->mu);
+    events->owner = nullptr;
+  }
+
+  // Shared with the calls of CallProducer; the producer keeps its event callback alive.
+  std::shared_ptr<RdKafka::Producer> MakeProducer() {
     const KafkaSinkOptions& out = options.output;
     std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
     for (const auto& [key, value] : out.properties) Set(*conf, key, value);
@@ -211,18 +260,19 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
       txn_timeout_ms = std::atoll(out.properties.at("transaction.timeout.ms").c_str());
     }
     std::string err;
-    if (conf->set("event_cb", static_cast<RdKafka::EventCb*>(this), err) !=
+    if (conf->set("event_cb", static_cast<RdKafka::EventCb*>(events.get()), err) !=
         RdKafka::Conf::CONF_OK) {
       throw std::runtime_error("kafka: " + err);
     }
-    std::unique_ptr<RdKafka::Producer> p(RdKafka::Producer::create(conf.get(), err));
-    if (!p) throw std::runtime_error("kafka transactional producer: " + err);
-    return p;
+    RdKafka::Producer* p = RdKafka::Producer::create(conf.get(), err);
+    if (p == nullptr) throw std::runtime_error("kafka transactional producer: " + err);
+    return std::shared_ptr<RdKafka::Producer>(p,
+                                              [keep = events](RdKafka::Producer* q) { delete q; });
   }
 
   // ---- errors ----
 
-  void event_cb(RdKafka::Event& event) override {
+  void OnKafkaEvent(RdKafka::Event& event) {
     if (event.type() == RdKafka::Event::EVENT_ERROR) {
       errors.fetch_add(1, std::memory_order_relaxed);
       LogThrottled(std::string("kafka: ") + RdKafka::err2str(event.err()) + ": " + event.str());
@@ -258,11 +308,13 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
   // transactional.id: what a crashed run left open is aborted). Retries until stopped.
   bool InitTransactions() {
     while (!stopping.load()) {
-      std::unique_ptr<RdKafka::Error> e(producer->init_transactions(kTxnTimeoutMs));
-      if (!e) return true;
+      const CallOutcome e =
+          CallProducer([](RdKafka::Producer& p) { return p.init_transactions(kTxnTimeoutMs); });
+      if (e.ok()) return true;
+      if (e.left_behind) return false;
       errors.fetch_add(1, std::memory_order_relaxed);
-      spdlog::error("input {}: kafka init_transactions ({}): {}", name, transactional_id, e->str());
-      if (e->is_fatal()) producer = MakeProducer();
+      spdlog::error("input {}: kafka init_transactions ({}): {}", name, transactional_id, e.str());
+      if (e.fatal()) producer = MakeProducer();
     }
     return false;
   }
@@ -276,32 +328,81 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     return static_cast<int>(std::clamp<std::int64_t>(left.count(), 1, kTxnTimeoutMs));
   }
 
-  bool PastDeadline() const {
-    return stopping.load() &&
-           SteadyClock::now() >=
-               SteadyClock::time_point(SteadyClock::duration(stop_deadline.load()));
+  SteadyClock::time_point StopDeadline() const {
+    return SteadyClock::time_point(SteadyClock::duration(stop_deadline.load()));
+  }
+
+  bool PastDeadline() const { return stopping.load() && SteadyClock::now() >= StopDeadline(); }
+
+  // Runs a blocking call of the producer on a thread of its own and waits for it; once
+  // stopping, only until the stop deadline. librdkafka 2.0 may block past a call's timeout
+  // (send_offsets_to_transaction, commit_transaction) while the broker does not answer: such a
+  // call is left behind with its own reference to the producer, which this input uses no more
+  // (`abandoned`). Its transaction then ends as a whole, committed or aborted (by the broker
+  // at transaction.timeout.ms, or when the next producer of this transactional.id fences it):
+  // events, changelog and offsets together. `call` must own what it uses.
+  CallOutcome CallProducer(std::function<RdKafka::Error*(RdKafka::Producer&)> call) {
+    if (abandoned) return CallOutcome{nullptr, true};
+    auto state = std::make_shared<CallState>();
+    std::thread thread([call = std::move(call), p = producer, state, w = waker] {
+      std::unique_ptr<RdKafka::Error> e(call(*p));
+      {
+        std::lock_guard lock(w->mu);
+        state->error = std::move(e);
+        state->done = true;
+      }
+      w->cv.notify_all();
+    });
+    std::unique_lock lock(waker->mu);
+    while (!state->done) {
+      if (!stopping.load()) {
+        waker->cv.wait(lock, [&] { return state->done || stopping.load(); });
+      } else if (!waker->cv.wait_until(lock, StopDeadline(), [&] { return state->done; })) {
+        break;
+      }
+    }
+    if (!state->done) {
+      lock.unlock();
+      thread.detach();
+      abandoned = true;
+      errors.fetch_add(1, std::memory_order_relaxed);
+      spdlog::warn(
+          "input {}: a kafka transaction call did not return by the shutdown deadline (the "
+          "broker does not answer); left behind: its transaction commits or aborts as a whole "
+          "on the broker",
+          name);
+      return CallOutcome{nullptr, true};
+    }
+    CallOutcome outcome{std::move(state->error), false};
+    lock.unlock();
+    thread.join();
+    return outcome;
   }
 
   // A transaction call (commit, abort: librdkafka resumes each when it is called again after
   // a retriable error, a timeout included) in calls of at most a second, until it
   // succeeds, fails for good, or its usual bound or the shutdown deadline passes: a Stop
-  // during a call to a hung broker is bounded by its deadline. `call` takes the timeout in ms
-  // and returns librdkafka's error (owned by the caller) or null.
+  // during a call to a hung broker is bounded by its deadline. `call` takes the timeout in ms.
   template <typename Call>
-  std::unique_ptr<RdKafka::Error> InSlices(Call&& call) {
+  CallOutcome InSlices(Call&& call) {
     const auto bound = SteadyClock::now() + std::chrono::milliseconds(kTxnTimeoutMs);
     while (true) {
-      std::unique_ptr<RdKafka::Error> e(call(std::min(TxnTimeoutMs(), kCallSliceMs)));
-      if (!e || !e->is_retriable() || PastDeadline() || SteadyClock::now() >= bound) return e;
+      const int ms = std::min(TxnTimeoutMs(), kCallSliceMs);
+      CallOutcome e = CallProducer([call, ms](RdKafka::Producer& p) { return call(p, ms); });
+      if (!e.retriable() || PastDeadline() || SteadyClock::now() >= bound) return e;
     }
   }
 
   std::string Abort() {
-    return Take(InSlices([&](int ms) { return producer->abort_transaction(ms); }).release());
+    return InSlices([](RdKafka::Producer& p, int ms) { return p.abort_transaction(ms); }).str();
   }
 
   void BeginIfNeeded() {
     if (txn_open) return;
+    if (abandoned) {
+      broken = true;
+      return;
+    }
     if (std::string e = Take(producer->begin_transaction()); !e.empty()) {
       spdlog::error("input {}: kafka begin_transaction: {}", name, e);
       errors.fetch_add(1, std::memory_order_relaxed);
@@ -315,6 +416,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
   void Produce(const std::string& topic, std::int32_t partition, std::string_view key,
                const std::string* value) {
     BeginIfNeeded();
+    if (abandoned) return;
     while (true) {
       const RdKafka::ErrorCode err =
           producer->produce(topic, partition, RdKafka::Producer::RK_MSG_COPY,
@@ -380,6 +482,12 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     }
   }
 
+  struct OffsetsToSend {
+    ~OffsetsToSend() { RdKafka::TopicPartition::destroy(offsets); }
+    std::vector<RdKafka::TopicPartition*> offsets;
+    std::unique_ptr<RdKafka::ConsumerGroupMetadata> meta;
+  };
+
   // Commits one transaction: events so far, changed groups, offsets. On failure it is
   // aborted and false returned; the caller rolls the partitions back (Rewind).
   bool CommitTransaction() {
@@ -400,19 +508,24 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     if (broken) {
       error = "a record could not be produced";
     } else if (!offsets.empty()) {
-      std::unique_ptr<RdKafka::ConsumerGroupMetadata> meta(consumer->groupMetadata());
-      // Not in slices: librdkafka (2.0) may wait past the timeout of a repeated call.
-      error = Take(producer->send_offsets_to_transaction(offsets, meta.get(), TxnTimeoutMs()));
+      // Owned by the call, which may outlive this one (CallProducer). Not in slices:
+      // librdkafka (2.0) may wait past the timeout of a repeated call.
+      auto owned = std::make_shared<OffsetsToSend>();
+      owned->offsets = std::move(offsets);
+      owned->meta.reset(consumer->groupMetadata());
+      const int ms = TxnTimeoutMs();
+      const CallOutcome e = CallProducer([owned, ms](RdKafka::Producer& p) {
+        return p.send_offsets_to_transaction(owned->offsets, owned->meta.get(), ms);
+      });
+      error = e.str();
     }
     RdKafka::TopicPartition::destroy(offsets);
     bool fatal = false;
     if (error.empty()) {
-      std::unique_ptr<RdKafka::Error> e =
-          InSlices([&](int ms) { return producer->commit_transaction(ms); });
-      if (e) {
-        error = e->str();
-        fatal = e->is_fatal();
-      }
+      const CallOutcome e =
+          InSlices([](RdKafka::Producer& p, int ms) { return p.commit_transaction(ms); });
+      error = e.str();
+      fatal = e.fatal();
     }
     txn_open = false;
     if (error.empty()) {
@@ -429,10 +542,19 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
     errors.fetch_add(1, std::memory_order_relaxed);
     broken = false;
     if (stopping.load()) {
-      // Stopping: the offsets did not commit either, so the next owner of these partitions
-      // reads the lines again from the last committed groups. What is left of the
-      // transaction (if the abort does not get through in time either) the broker aborts
-      // when that owner's producer fences this transactional.id, or at transaction.timeout.ms.
+      // Stopping. A call left behind (CallProducer) leaves the transaction to the broker,
+      // which commits or aborts it whole. Otherwise the offsets did not commit either, so the
+      // next owner of these partitions reads the lines again from the last committed groups;
+      // what is left of the transaction (if the abort does not get through in time either)
+      // the broker aborts when that owner's producer fences this transactional.id, or at
+      // transaction.timeout.ms.
+      if (abandoned) {
+        spdlog::warn(
+            "input {}: the last transaction did not finish by the shutdown deadline; the "
+            "broker commits or aborts it whole (events, changelog and offsets together)",
+            name);
+        return false;
+      }
       spdlog::warn(
           "input {}: the last transaction did not commit by the shutdown deadline and is "
           "aborted; its lines are read again by the next owner of their partitions: {}",
@@ -536,6 +658,10 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
         error = "timed out reading the changelog";
         break;
       }
+      if (stopping.load()) {
+        error = "stopping";
+        break;
+      }
       std::unique_ptr<RdKafka::Message> m(restorer->consume(500));
       if (m->err() == RdKafka::ERR__PARTITION_EOF) {
         end = m->offset();
@@ -617,6 +743,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
       }
       const bool pending = end >= 0 && end < high;
       if (pending) {
+        if (stopping.load()) return "stopping";
         if (SteadyClock::now() + kRestoreRetry >= wait_until) {
           return "a transaction on the changelog stayed open (readable up to offset " +
                  std::to_string(end) + " of " + std::to_string(high) + ") for " +
@@ -714,6 +841,8 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
   bool RestoreOrRecover(Partition& p, std::int64_t committed, std::string_view why) {
     const std::string error = Restore(p, committed, why);
     if (error.empty()) return true;
+    // A restore cut short by a stop is no reason to recover: the next owner restores it.
+    if (stopping.load()) return false;
     errors.fetch_add(1, std::memory_order_relaxed);
     if (options.input.changelog_recovery == KafkaInputOptions::ChangelogRecovery::kStop) {
       spdlog::error(
@@ -736,6 +865,12 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
 
   // After a failed transaction: every partition back to its last commit.
   void Rewind() {
+    if (stopping.load()) {
+      // No restore now (it reads the changelog from a broker that may not answer): the next
+      // owner of these partitions reads their lines again from the last commit.
+      parts.clear();
+      return;
+    }
     for (auto it = parts.begin(); it != parts.end();) {
       Partition& p = it->second;
       const std::int64_t committed = p.committed_offset;
@@ -759,17 +894,21 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
   // transaction holds them), retried until they come or the input stops (false).
   bool CommittedOffsets(RdKafka::KafkaConsumer& c,
                         std::vector<RdKafka::TopicPartition*>& partitions) {
+    // In calls of at most a second, so that a stop need not wait out librdkafka's timeout.
+    auto bound = SteadyClock::now() + std::chrono::milliseconds(kTxnTimeoutMs);
     while (true) {
-      RdKafka::ErrorCode e = c.committed(partitions, kTxnTimeoutMs);
+      RdKafka::ErrorCode e = c.committed(partitions, std::min(TxnTimeoutMs(), kCallSliceMs));
       for (const auto* tp : partitions) {
         if (e == RdKafka::ERR_NO_ERROR && tp->err() != RdKafka::ERR_NO_ERROR) e = tp->err();
       }
       if (e == RdKafka::ERR_NO_ERROR) return true;
-      errors.fetch_add(1, std::memory_order_relaxed);
       if (stopping.load()) {
-        spdlog::error("input {}: kafka committed offsets: {}; stopping", name, RdKafka::err2str(e));
+        spdlog::warn("input {}: kafka committed offsets: {}; stopping", name, RdKafka::err2str(e));
         return false;
       }
+      if (e == RdKafka::ERR__TIMED_OUT && SteadyClock::now() < bound) continue;
+      bound = SteadyClock::now() + std::chrono::milliseconds(kTxnTimeoutMs);
+      errors.fetch_add(1, std::memory_order_relaxed);
       spdlog::warn(
           "input {}: kafka committed offsets: {} (a transaction of a member that died may hold "
           "them until the broker aborts it); retrying",
@@ -780,7 +919,13 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
   void rebalance_cb(RdKafka::KafkaConsumer* c, RdKafka::ErrorCode err,
                     std::vector<RdKafka::TopicPartition*>& partitions) override {
     rebalances.fetch_add(1, std::memory_order_relaxed);
-    if (err == RdKafka::ERR__ASSIGN_PARTITIONS) {
+    if (err == RdKafka::ERR__ASSIGN_PARTITIONS && stopping.load()) {
+      // Not restored nor consumed (their records are not folded): the next owner takes them
+      // from their last commit.
+      std::unique_ptr<RdKafka::Error> e(c->incremental_assign(partitions));
+      if (e) spdlog::error("input {}: kafka assign: {}", name, e->str());
+      for (const auto* tp : partitions) stopped_parts.emplace_back(tp->topic(), tp->partition());
+    } else if (err == RdKafka::ERR__ASSIGN_PARTITIONS) {
       // Our own open transaction would hold the changelog's last stable offset back, and a
       // restore reads only up to it: it is committed first.
       if (txn_open && !CommitTransaction()) Rewind();
@@ -949,27 +1094,83 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
         next_commit =
             SteadyClock::now() + std::chrono::microseconds(options.input.commit_interval_us);
       }
-      producer->poll(0);
+      if (!abandoned) producer->poll(0);
     }
     // Leaving the group revokes every partition: their groups are summarised and committed
     // in rebalance_cb.
     const bool left = Close(*consumer, "consumer");
     if (txn_open) CommitTransaction();
-    Close(*restorer, "changelog reader");
-    if (left) spdlog::info("input {}: left consumer group {}", name, options.input.group_id);
+    if (!Close(*restorer, "changelog reader")) {
+      LeaveBehind(changelog_handle);
+      LeaveBehind(restorer);
+    }
+    if (left) {
+      spdlog::info("input {}: left consumer group {}", name, options.input.group_id);
+    } else {
+      LeaveBehind(consumer);
+    }
   }
 
-  // Closes `c`, serving its callbacks (rebalance_cb) on this thread. Not the queue-based
-  // close: polling that queue through the C++ callback API aborts inside librdkafka 2.0
-  // (rd_kafka_q_serve: res != RD_KAFKA_OP_RES_PASS) when an event arrives that no callback
-  // serves, as KafkaScaleTest saw on SIGTERM. So a hung broker can hold this close until
-  // librdkafka's own timeouts end it.
+  // A consumer whose close did not end by the stop deadline is not destroyed: librdkafka
+  // 2.0's destroy waits for that close (for a broker that does not answer). It stays, with
+  // the event callback its threads call, reachable until the process exits.
+  template <typename T>
+  void LeaveBehind(std::unique_ptr<T>& client) {
+    static std::mutex mu;
+    static auto* kept = new std::vector<std::shared_ptr<void>>();
+    std::lock_guard lock(mu);
+    kept->push_back(std::shared_ptr<void>(client.release(), [](void*) {}));
+    kept->push_back(events);
+  }
+
+  // Closes `c` by the stop deadline, serving its rebalance events on this thread. The close
+  // queue is polled with the C event API: polled through the C++ callback API, librdkafka
+  // 2.0 aborts (rd_kafka_q_serve: res != RD_KAFKA_OP_RES_PASS) on an event no callback
+  // serves. A close not done by the deadline (a hung broker) is left to the client's
+  // destruction, which does not wait for it (RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE).
   bool Close(RdKafka::KafkaConsumer& c, const char* what) {
-    if (const RdKafka::ErrorCode e = c.close(); e != RdKafka::ERR_NO_ERROR) {
-      spdlog::warn("input {}: kafka {} close: {}", name, what, RdKafka::err2str(e));
+    rd_kafka_t* rk = c.c_ptr();
+    rd_kafka_queue_t* queue = rd_kafka_queue_new(rk);
+    if (rd_kafka_error_t* e = rd_kafka_consumer_close_queue(rk, queue); e != nullptr) {
+      spdlog::warn("input {}: kafka {} close: {}", name, what, rd_kafka_error_string(e));
+      rd_kafka_error_destroy(e);
+      rd_kafka_queue_destroy(queue);
       return false;
     }
-    return true;
+    bool closed = false;
+    while (true) {
+      closed = rd_kafka_consumer_closed(rk) != 0;
+      if (closed) break;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(StopDeadline() -
+                                                                              SteadyClock::now());
+      if (left.count() <= 0) break;
+      rd_kafka_event_t* event = rd_kafka_queue_poll(
+          queue, static_cast<int>(std::min<std::int64_t>(left.count(), kPollMs)));
+      if (event == nullptr) continue;
+      if (rd_kafka_event_type(event) == RD_KAFKA_EVENT_REBALANCE) {
+        std::vector<RdKafka::TopicPartition*> partitions;
+        const rd_kafka_topic_partition_list_t* list = rd_kafka_event_topic_partition_list(event);
+        for (int i = 0; list != nullptr && i < list->cnt; ++i) {
+          partitions.push_back(
+              RdKafka::TopicPartition::create(list->elems[i].topic, list->elems[i].partition));
+        }
+        rebalance_cb(&c, static_cast<RdKafka::ErrorCode>(rd_kafka_event_error(event)), partitions);
+        RdKafka::TopicPartition::destroy(partitions);
+      } else if (rd_kafka_event_type(event) == RD_KAFKA_EVENT_ERROR) {
+        errors.fetch_add(1, std::memory_order_relaxed);
+        LogThrottled(std::string("kafka ") + what +
+                     " close: " + rd_kafka_event_error_string(event));
+      }
+      // Records fetched before the close (RD_KAFKA_EVENT_FETCH) are not folded: their
+      // offsets are not committed.
+      rd_kafka_event_destroy(event);
+    }
+    rd_kafka_queue_destroy(queue);
+    if (!closed) {
+      errors.fetch_add(1, std::memory_order_relaxed);
+      spdlog::warn("input {}: kafka {} did not close by the shutdown deadline", name, what);
+    }
+    return closed;
   }
 
   const std::string name;
@@ -991,10 +1192,14 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, EventSin
   std::shared_ptr<std::atomic<std::int64_t>> restore_us_gauge;
   std::string transactional_id;
   std::int64_t txn_timeout_ms = 60'000;  // the producer's transaction.timeout.ms
+  // Before the clients, which call it until they are destroyed.
+  std::shared_ptr<EventForward<Impl>> events = std::make_shared<EventForward<Impl>>();
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
   std::unique_ptr<RdKafka::KafkaConsumer> restorer;
   std::unique_ptr<RdKafka::Topic> changelog_handle;  // the restorer's, see ReadChangelogPartitions
-  std::unique_ptr<RdKafka::Producer> producer;
+  std::shared_ptr<RdKafka::Producer> producer;
+  std::shared_ptr<Waker> waker = std::make_shared<Waker>();
+  bool abandoned = false;  // a producer call was left behind at the stop deadline
   std::atomic<bool> stopping{false};
   // Set before `stopping`; the earliest of the Stop calls' deadlines.
   std::atomic<SteadyClock::rep> stop_deadline{SteadyClock::duration::max().count()};
@@ -1036,7 +1241,11 @@ void KafkaExactlyOnce::Stop(std::chrono::steady_clock::time_point deadline) {
   auto old = impl_->stop_deadline.load();
   while (at < old && !impl_->stop_deadline.compare_exchange_weak(old, at)) {
   }
-  impl_->stopping.store(true);
+  {
+    std::lock_guard lock(impl_->waker->mu);  // a producer call's wait sees it
+    impl_->stopping.store(true);
+  }
+  impl_->waker->cv.notify_all();
 }
 
 void KafkaExactlyOnce::Join() {

@@ -39,9 +39,11 @@ class KafkaExactlyOnce {
 
   void Start();
   // Thread-safe: consuming stops; leaving the group summarises every partition's groups and
-  // commits them with the offsets in a last transaction. One that has not committed by
-  // `deadline` is aborted: its offsets are not committed either, so the next owner reads those
-  // lines again from the last committed groups (nothing lost, nothing counted twice).
+  // commits them with the offsets in a last transaction. Join() returns by `deadline` (plus
+  // up to a second) whatever the broker does: a transaction not committed by then is
+  // aborted, or left to the broker, which commits or aborts it whole; either way the next
+  // owner reads from the last committed groups and offsets (nothing lost, nothing counted
+  // twice).
   void Stop(std::chrono::steady_clock::time_point deadline);
   void Join();
 

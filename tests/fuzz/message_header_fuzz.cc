@@ -1,7 +1,9 @@
-// Fuzz target: ParseMessageHeader (the application's own header at the start of a message).
-// Never reads outside the line; the body starts inside the line's first kMaxHeaderBytes at a
-// non-space byte; the level and logger are bytes of the header; every level found maps to a
-// syslog severity; the same bytes elsewhere in memory parse to the same offsets.
+// Fuzz target: ParseMessageHeader (the application's own header at the start of a message)
+// and HeaderLearner (a scope's learned header, over the input's lines). Never reads outside
+// the line; the body starts inside the line's first kMaxHeaderBytes at a non-space byte; the
+// level and logger are bytes of the header (a logger may also end the line, log4j's
+// "(package.Class)"); every level the grammar finds maps to a syslog severity; the same bytes
+// elsewhere in memory parse to the same offsets.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,6 +19,26 @@ bool Within(std::string_view part, std::string_view line, std::size_t end) {
          (part.data() >= line.data() && part.data() + part.size() <= line.data() + end);
 }
 
+// The input's lines, each an exact-size copy, through one scope's learner (its learned
+// header must hold to the same bounds as the grammar's).
+void LearnLines(std::string_view input) {
+  logfold::HeaderLearner learner;
+  for (std::size_t start = 0; start <= input.size();) {
+    std::size_t end = input.find('\n', start);
+    if (end == std::string_view::npos) end = input.size();
+    const std::string copy(input.substr(start, end - start));
+    const std::string_view line(copy);
+    const logfold::MessageHeader h = learner.Parse(1, line);
+    FUZZ_CHECK(h.body <= logfold::kMaxHeaderBytes && (h.body == 0 || h.body < line.size()),
+               "a learned header is a short prefix that leaves a message");
+    FUZZ_CHECK(h.body == 0 || (line[h.body] != ' ' && line[h.body] != '\t'),
+               "a learned header's message starts at a word");
+    FUZZ_CHECK(Within(h.level, line, line.size()) && Within(h.logger, line, line.size()),
+               "a learned level and logger are bytes of the line");
+    start = end + 1;
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -27,12 +49,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(h.body <= logfold::kMaxHeaderBytes, "the header is a short prefix");
   if (h.body == 0) {
     FUZZ_CHECK(h.level.empty() && h.logger.empty(), "no header, no level or logger");
+    LearnLines(line);
     return 0;
   }
   FUZZ_CHECK(h.body < line.size(), "a header leaves a message");
   FUZZ_CHECK(line[h.body] != ' ' && line[h.body] != '\t', "the message starts at a word");
   FUZZ_CHECK(Within(h.level, line, h.body), "the level is in the header");
-  FUZZ_CHECK(Within(h.logger, line, h.body), "the logger is in the header");
+  FUZZ_CHECK(Within(h.logger, line, h.body) ||
+                 (Within(h.logger, line, line.size()) &&
+                  h.logger.data() + h.logger.size() + 1 == line.data() + line.size()),
+             "the logger is in the header or ends the line");
   const int severity = logfold::LevelSeverity(h.level);
   FUZZ_CHECK(severity >= -1 && severity <= 7, "a syslog severity");
   FUZZ_CHECK(h.level.empty() || severity >= 0, "every level found has a severity");
@@ -43,5 +69,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           h2.logger.size() == h.logger.size() &&
           (h.level.empty() || h2.level.data() - again.data() == h.level.data() - line.data()),
       "the same bytes parse the same");
+  LearnLines(line);
   return 0;
 }

@@ -1,7 +1,8 @@
 // The kafka input in exactly-once mode against a real broker (tests/support/kafka_broker.h):
 // a logfold is kill -9ed at random points ten times while a producer writes a known number of
 // lines to a 3-partition topic, restarted each time, and the committed output (read with
-// isolation.level=read_committed) accounts for every line exactly once. Also: a changelog
+// isolation.level=read_committed) accounts for every line exactly once. Also: a stop while
+// the broker hangs ends within the shutdown deadline and the count stays exact; a changelog
 // that does not match the committed offsets stops the partition with a clear error.
 // Skipped without the broker's jars and under TSan. scripts/kafka-eos-soak runs the kill test
 // longer (LOGFOLD_EOS_KILLS, LOGFOLD_EOS_LINES).
@@ -238,6 +239,53 @@ TEST_F(KafkaExactlyOnceTest, EventsCarryTheEventIdOfTheirFirstLine) {
   int summaries = 0;
   for (const Json& e : events) summaries += e.value("kind", "") == "summary";
   EXPECT_GT(summaries, 0);
+}
+
+// A stop while the broker hangs (SIGSTOP: connections open, nothing answered) ends within
+// the shutdown deadline: the last transaction's calls and the close of the consumer are left
+// behind. The transaction left open ends as a whole once the broker resumes (the restart's
+// producer fences it), so the restarted instance counts every line exactly once.
+TEST_F(KafkaExactlyOnceTest, StopsWithinItsDeadlineWhenTheBrokerHangs) {
+  ProduceHostLines(broker_.brokers());
+  Json config = Json::parse(daemon_test::ReadFile(WriteConfig(dir_, "a")));
+  config["workers"]["shutdown_timeout"] = "4s";
+  daemon_test::WriteFile(dir_ / "hang.json", config.dump(2));
+  {
+    DaemonProcess d(dir_);
+    ASSERT_TRUE(d.Start(dir_ / "hang.json", milliseconds(30000))) << d.Stderr();
+    ASSERT_TRUE(
+        d.WaitMetricAtLeast("logfold_received_total", {}, 300, milliseconds(30000 * kSlowdown)))
+        << d.Stderr();
+    // Open groups (3 s window) wait for the last transaction, which cannot commit.
+    ASSERT_TRUE(broker_.Signal(SIGSTOP));
+    const auto start = std::chrono::steady_clock::now();
+    ASSERT_TRUE(d.Signal(SIGTERM));
+    // The bound plus slack for the process's own exit (a loaded box, sanitizers).
+    const std::optional<int> code = d.WaitExit(milliseconds(4000 + 3000 * kSlowdown));
+    const auto took =
+        std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
+    ASSERT_TRUE(broker_.Signal(SIGCONT));
+    ASSERT_TRUE(code.has_value()) << "still running after " << took.count() << " ms\n"
+                                  << d.Stderr();
+    EXPECT_EQ(*code, 0) << d.Stderr();
+    std::printf("stopped in %lld ms with the broker hung (shutdown_timeout 4 s)\n",
+                static_cast<long long>(took.count()));
+  }
+  TempDir again;
+  DaemonProcess d(again);
+  ASSERT_TRUE(d.Start(dir_ / "hang.json", milliseconds(30000))) << d.Stderr();
+  std::uint64_t accounted = 0;
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        accounted = LinesAccounted(ReadCommitted(broker_.brokers(), "events", 2));
+        return accounted >= 300;
+      },
+      milliseconds(60000 * kSlowdown), milliseconds(500)))
+      << "accounted " << accounted << "\n"
+      << d.Stderr();
+  ASSERT_TRUE(d.Signal(SIGTERM));
+  EXPECT_EQ(d.WaitExit(milliseconds(30000)), 0) << d.Stderr();
+  EXPECT_EQ(LinesAccounted(ReadCommitted(broker_.brokers(), "events", 2)), 300u) << d.Stderr();
 }
 
 // The changelog lost (deleted and recreated empty) while offsets are committed: the partitions

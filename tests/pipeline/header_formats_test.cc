@@ -306,6 +306,50 @@ const std::vector<HeaderFormat>& Formats() {
          return Format("[%5d.%06d] %s", r.Int(0, 99999), r.Int(0, 999999), m.c_str());
        },
        false},
+      // The formats of real programs run here (tests/pipeline/message_header_test.cc holds
+      // their own lines).
+      {"clickhouse-server",
+       [](Rng& r, int l, const char* tag, const std::string& m) {
+         static const char* level[] = {"<Information>", "<Warning>", "<Error>"};
+         const std::string query = r.Int(0, 1) ? r.Uuid() : "";
+         return Format("2026.11.27 %s.%06d [ %d ] {%s} %s %s: %s", Time(r, "%d:%d:%d").c_str(),
+                       r.Int(0, 999999), r.Int(1, 60), query.c_str(), level[l], tag, m.c_str());
+       }},
+      {"chromium",
+       [](Rng& r, int l, const char* tag, const std::string& m) {
+         static const char* level[] = {"INFO", "WARNING", "ERROR"};
+         return Format("[%d:%d:1127/%02d%02d%02d.%06d:%s:%s.cc(%d)] %s", r.Int(100, 99999),
+                       r.Int(100, 99999), r.Int(0, 23), r.Int(0, 59), r.Int(0, 59),
+                       r.Int(0, 999999), level[l], tag, r.Int(1, 900), m.c_str());
+       }},
+      {"mariadb",
+       [](Rng& r, int l, const char*, const std::string& m) {
+         static const char* level[] = {"Note", "Warning", "ERROR"};
+         return Format("2026-11-27 %s %d [%s] %s", Time(r, "%d:%d:%d").c_str(), r.Int(0, 400),
+                       level[l], m.c_str());
+       }},
+      {"postgresql",
+       [](Rng& r, int l, const char*, const std::string& m) {
+         static const char* level[] = {"INFO", "WARNING", "ERROR"};
+         return Format("2026-11-27 %s.%03d UTC [%d] %s:  %s", Time(r, "%d:%d:%d").c_str(),
+                       r.Int(0, 999), r.Int(100, 99999), level[l], m.c_str());
+       }},
+      {"python, thread with spaces",
+       [](Rng& r, int l, const char* tag, const std::string& m) {
+         static const char* level[] = {"INFO    ", "WARNING ", "ERROR   "};
+         return Format("2026-11-27 %s %s[Worker pool %d] app.%s - %s",
+                       Time(r, "%d:%d:%d,%d").c_str(), level[l], r.Int(0, 9), tag, m.c_str());
+       }},
+      // One message written at a level word no grammar knows ("AUDIT"): the scope's
+      // confirmed header shape strips its header too.
+      {"logback, an unknown level word",
+       [](Rng& r, int l, const char* tag, const std::string& m) {
+         static const char* level[] = {"INFO ", "WARN ", "ERROR"};
+         const char* word = std::string_view(tag) == "Auth" ? "AUDIT" : level[l];
+         return Format("2026-11-27 %s %s [main] c.e.%s: %s", Time(r, "%d:%d:%d.%d").c_str(), word,
+                       tag, m.c_str());
+       },
+       false},
   };
   return formats;
 }
@@ -340,6 +384,40 @@ TEST(HeaderFormatsTest, WholeLinesFoldAsTheirBareMessages) {
       }
     }
   }
+}
+
+// A group whose header the scope's learned shape decided carries that header's level and
+// logger in its summary too (the first line is parsed again when the summary is written).
+TEST(HeaderFormatsTest, SummariesCarryTheLearnedLevelAndLogger) {
+  class Summaries : public EventSink {
+   public:
+    void OnEvent(const Event& e) override {
+      if (e.kind == EventKind::kSummary && e.count_total > 0) {
+        seen[std::string(e.template_text)] = {std::string(e.level), std::string(e.logger)};
+      }
+    }
+    std::map<std::string, std::pair<std::string, std::string>> seen;
+  } sink;
+  WindowMerger merger{MergerOptions{}};
+  LogRecord r;
+  r.hostname = "host";
+  r.app_name = "app";
+  TimeUs t = kT0;
+  for (int i = 0; i < 12; ++i) {
+    r.message = Format("2026-11-27 10:00:%02d,123 INFO  [main] c.e.Jobs: job %d done", i, i);
+    merger.Add(r, t++, sink);
+  }
+  for (int i = 0; i < 3; ++i) {
+    r.message = Format("2026-11-27 10:01:%02d,123 AUDIT [main] c.e.Auth: user u%d logged in", i, i);
+    merger.Add(r, t++, sink);
+  }
+  merger.FlushAll(sink);
+  ASSERT_EQ(sink.seen.count("user <*> logged in"), 1u);
+  EXPECT_EQ(sink.seen["user <*> logged in"].first, "AUDIT");
+  EXPECT_EQ(sink.seen["user <*> logged in"].second, "c.e.Auth");
+  ASSERT_EQ(sink.seen.count("job <*> done"), 1u);
+  EXPECT_EQ(sink.seen["job <*> done"].first, "INFO");
+  EXPECT_EQ(sink.seen["job <*> done"].second, "c.e.Jobs");
 }
 
 }  // namespace

@@ -247,5 +247,271 @@ TEST(MessageHeaderTest, ALongLeadingBracketIsNotAField) {
   EXPECT_EQ(ParseMessageHeader(line).body, 0u);
 }
 
+// Lines written by the programs themselves, run on the build machine (Kafka 3.9's broker
+// through log4j 1 (reload4j) with its own pattern and with a thread pattern, logback 1.3,
+// log4j 2.23, java.util.logging (JDK 17), clickhouse-server 18.16, headless Chromium, CPython 3
+// logging, Go's log and klog v2, nginx 1.22, Apache httpd 2.4, PostgreSQL 15, MariaDB 10.11,
+// Redis 7.0, journalctl 252); the Loghub lines of programs that cannot run here (Thunderbird's
+// syslog, HealthApp, Windows CBS, Android logcat) are their published samples. Expected: what
+// the program adds before the message is out of the body.
+TEST(MessageHeaderTest, RealPrograms) {
+  // Kafka's "[%d] %p %m (%c)": the logger at the end is recognised, and stays in the body.
+  Expect(
+      {"[2026-11-27 23:17:20,843] INFO [Broker id=1] Transitioning 1 partition(s) to local "
+       "leaders. (state.change.logger)",
+       "Transitioning 1 partition(s) to local leaders. (state.change.logger)", "INFO",
+       "state.change.logger"});
+  Expect(
+      {"2026-11-27 23:17:08.342 INFO  [main] kafka.server.ControllerServer - "
+       "[ControllerServer id=1] Starting controller",
+       "[ControllerServer id=1] Starting controller", "INFO", "kafka.server.ControllerServer"});
+  // Java: logback 1.3's default pattern, log4j 2.23 with two patterns, java.util.logging with
+  // a one-line format and its default two-line one (the first line names the class and
+  // method), threads named with spaces.
+  Expect(
+      {"23:50:07.861 [pool-1 worker 3] WARN com.example.orders.OrderService -- Retrying "
+       "payment for order 1042 (attempt 2 of 5)",
+       "Retrying payment for order 1042 (attempt 2 of 5)", "WARN",
+       "com.example.orders.OrderService"});
+  Expect(
+      {"2026-11-27 23:50:13.258 [HTTP request handler 12] INFO  "
+       "com.example.orders.OrderService - Order 1042 accepted for customer c-77",
+       "Order 1042 accepted for customer c-77", "INFO", "com.example.orders.OrderService"});
+  Expect(
+      {"2026-11-27T23:50:13,258 ERROR [pool-1 worker 3] OrderService:11 - Failed to reserve "
+       "stock for item sku-991: timeout",
+       "Failed to reserve stock for item sku-991: timeout", "ERROR", "OrderService:11"});
+  Expect(
+      {"2026-11-27 23:50:15.367 SEVERE com.example.orders.OrderService - Failed to reserve "
+       "stock for item sku-991: timeout",
+       "Failed to reserve stock for item sku-991: timeout", "SEVERE",
+       "com.example.orders.OrderService"});
+  Expect({"Nov 27, 2026 11:50:17 PM JulApp main", "JulApp main", "", ""});
+  Expect({"WARNING: Retrying payment for order 1042 (attempt 2 of 5)",
+          "Retrying payment for order 1042 (attempt 2 of 5)", "WARNING", ""});
+  // clickhouse-server: thread number padded in brackets, query id in braces, Poco's level.
+  Expect({"2026.11.27 23:14:31.558907 [ 2 ] {} <Information> Application: starting up",
+          "starting up", "Information", "Application"});
+  Expect(
+      {"2026.11.27 23:14:31.790751 [ 20 ] {d90279e4-db06-41b3-b7de-3e509a538b0e} "
+       "<Information> executeQuery: Read 1 rows, 1.00 B in 0.001 sec., 1244 rows/sec., "
+       "1.22 KiB/sec.",
+       "Read 1 rows, 1.00 B in 0.001 sec., 1244 rows/sec., 1.22 KiB/sec.", "Information",
+       "executeQuery"});
+  Expect(
+      {"2026.11.27 23:14:31.529030 [ 2 ] {} <Information> : Starting ClickHouse 18.16.1 "
+       "with revision 54412",
+       "Starting ClickHouse 18.16.1 with revision 54412", "Information", ""});
+  // Chromium: pid, tid, time, level and caller in one bracket.
+  Expect(
+      {"[10453:10487:1127/231320.614667:ERROR:dbus/bus.cc:405] Failed to connect to the "
+       "bus: Failed to connect to socket /run/dbus/system_bus_socket: No such file or "
+       "directory",
+       "Failed to connect to the bus: Failed to connect to socket "
+       "/run/dbus/system_bus_socket: No such file or directory",
+       "ERROR", "dbus/bus.cc:405"});
+  Expect(
+      {"[10453:10453:1127/231320.825987:WARNING:device/bluetooth/dbus/"
+       "bluez_dbus_manager.cc:209] Floss manager service not available, cannot set Floss "
+       "enable/disable.",
+       "Floss manager service not available, cannot set Floss enable/disable.", "WARNING",
+       "device/bluetooth/dbus/bluez_dbus_manager.cc:209"});
+  // Python logging: BASIC_FORMAT and common formats.
+  Expect({"WARNING:myapp.db:Connection from 10.0.3.7 port 51234 closed",
+          "Connection from 10.0.3.7 port 51234 closed", "WARNING", "myapp.db"});
+  Expect(
+      {"2026-11-27 23:11:54,317 - myapp.db - WARNING - Connection from 10.0.3.7 port 51234 "
+       "closed",
+       "Connection from 10.0.3.7 port 51234 closed", "WARNING", "myapp.db"});
+  Expect({"2026-11-27 23:11:54,333 WARNING myapp.db: Connection from 10.0.3.7 port 51234 closed",
+          "Connection from 10.0.3.7 port 51234 closed", "WARNING", "myapp.db"});
+  Expect(
+      {"2026-11-27 23:11:54,334 [WARNING] myapp.db: Connection from 10.0.3.7 port 51234 "
+       "closed",
+       "Connection from 10.0.3.7 port 51234 closed", "WARNING", "myapp.db"});
+  Expect(
+      {"2026-11-27 23:11:54,334 WARNING  [Worker pool 0] myapp.db - Connection from "
+       "10.0.3.7 port 51234 closed",
+       "Connection from 10.0.3.7 port 51234 closed", "WARNING", "myapp.db"});
+  Expect(
+      {"[2026-11-27 23:11:54,334] {app.py:3} WARNING - Connection from 10.0.3.7 port 51234 "
+       "closed",
+       "Connection from 10.0.3.7 port 51234 closed", "WARNING", "app.py:3"});
+  Expect(
+      {"2026-11-27 23:11:54,335 8329 WARNING myapp.db [-] Connection from 10.0.3.7 port "
+       "51234 closed",
+       "Connection from 10.0.3.7 port 51234 closed", "WARNING", "myapp.db"});
+  // Django's "verbose" ("%(levelname)s %(asctime)s %(module)s %(process)d %(thread)d"): the
+  // level and time are found; module, pid and thread id stay in the body (not done).
+  Expect(
+      {"WARNING 2026-11-27 23:11:54,334 app 8329 140417425880768 Connection from 10.0.3.7 "
+       "port 51234 closed",
+       "app 8329 140417425880768 Connection from 10.0.3.7 port 51234 closed", "WARNING", ""});
+  // Go: log's default and Lshortfile flags, klog.
+  Expect({"2026/11/27 23:13:17 Connection from 10.0.3.7 port 51234 closed",
+          "Connection from 10.0.3.7 port 51234 closed", "", ""});
+  Expect({"2026/11/27 23:13:17.150431 main.go:15: Connection from 10.0.3.7 port 51234 closed",
+          "Connection from 10.0.3.7 port 51234 closed", "", "main.go:15"});
+  Expect({"W1127 23:13:17.150501   10380 main.go:21] Request a1b2c3 completed in 12 ms",
+          "Request a1b2c3 completed in 12 ms", "W", "main.go:21"});
+  // nginx: the pid#tid is taken for the logger; the connection number "*1" is the message's.
+  Expect(
+      {"2026/11/27 23:13:32 [error] 10884#10884: *1 open() \"/tmp/hs/ng/www/missing1.html\" "
+       "failed (2: No such file or directory), client: 127.0.0.1, server: , request: \"GET "
+       "/missing1.html HTTP/1.1\", host: \"127.0.0.1:18089\"",
+       "*1 open() \"/tmp/hs/ng/www/missing1.html\" failed (2: No such file or directory), "
+       "client: 127.0.0.1, server: , request: \"GET /missing1.html HTTP/1.1\", host: "
+       "\"127.0.0.1:18089\"",
+       "error", "10884#10884"});
+  // Apache httpd 2.4.
+  Expect(
+      {"[Fri Nov 27 23:13:54.785332 2026] [core:info] [pid 11448:tid 11478] [client "
+       "127.0.0.1:54168] AH00128: File does not exist: /tmp/hs/ap/www/missing1.html",
+       "AH00128: File does not exist: /tmp/hs/ap/www/missing1.html", "info", ""});
+  Expect(
+      {"[Fri Nov 27 23:13:54.872359 2026] [proxy:error] [pid 11447:tid 11452] "
+       "(111)Connection refused: AH00957: http: attempt to connect to 127.0.0.1:9 "
+       "(127.0.0.1:9) failed",
+       "(111)Connection refused: AH00957: http: attempt to connect to 127.0.0.1:9 "
+       "(127.0.0.1:9) failed",
+       "error", ""});
+  // PostgreSQL: "LOG" is no level word the grammar knows; it is taken for the logger.
+  Expect(
+      {"2026-11-27 23:14:06.621 UTC [12005] ERROR:  relation \"nosuch\" does not exist at "
+       "character 15",
+       "relation \"nosuch\" does not exist at character 15", "ERROR", ""});
+  Expect(
+      {"2026-11-27 23:14:06.492 UTC [11992] LOG:  database system is ready to accept "
+       "connections",
+       "database system is ready to accept connections", "", "LOG"});
+  // MariaDB: thread id, then "[Note]" / "[Warning]".
+  Expect(
+      {"2026-11-27 23:14:20 4 [Warning] Access denied for user 'bad'@'localhost' (using "
+       "password: YES)",
+       "Access denied for user 'bad'@'localhost' (using password: YES)", "Warning", ""});
+  Expect(
+      {"2026-11-27 23:14:14 0 [Note] InnoDB: Using io_uring", "Using io_uring", "Note", "InnoDB"});
+  // Redis: "pid:role" before the time, then its level mark ("*", "#", "." or "-"), which
+  // ends the header but is not taken for a level.
+  Expect({"10948:M 27 Nov 2026 23:13:34.614 * Ready to accept connections",
+          "Ready to accept connections", "", ""});
+  Expect({"10948:M 27 Nov 2026 23:13:34.613 * monotonic clock: POSIX clock_gettime",
+          "monotonic clock: POSIX clock_gettime", "", ""});
+  Expect({"5993:M 27 Nov 2026 23:08:04.629 - DB 0: 20 keys (0 volatile) in 32 slots HT.",
+          "DB 0: 20 keys (0 volatile) in 32 slots HT.", "", ""});
+  // journalctl 252 (-o short-iso and short-precise) of entries written into a journal file
+  // with systemd-journal-remote (there is no journald here).
+  Expect(
+      {"2026-11-27T23:51:25+0000 web-01 kernel: usb 1-1: new high-speed USB device number 2 "
+       "using xhci_hcd",
+       "usb 1-1: new high-speed USB device number 2 using xhci_hcd", "", "kernel"});
+  Expect({"2026-11-27T23:51:25+0000 web-01 cron[2211]: (root) CMD (run-parts /etc/cron.hourly)",
+          "(root) CMD (run-parts /etc/cron.hourly)", "", "cron[2211]"});
+  Expect(
+      {"Nov 27 23:51:25.244655 web-01 sshd[1240]: Failed password for invalid user admin "
+       "from 10.0.0.9 port 40022 ssh2",
+       "Failed password for invalid user admin from 10.0.0.9 port 40022 ssh2", "", "sshd[1240]"});
+  // Loghub's published samples of programs that do not run here.
+  Expect(
+      {"- 1131566461 2005.11.09 dn228 Nov 9 12:01:01 dn228/dn228 crond(pam_unix)[2915]: "
+       "session closed for user root",
+       "session closed for user root", "", "crond(pam_unix)[2915]"});
+  Expect({"20171223-22:15:29:606|Step_LSC|30002312|onStandStepChanged 3579",
+          "onStandStepChanged 3579", "", "Step_LSC"});
+  Expect(
+      {"2016-09-28 04:30:30, Info                  CBS    Loaded Servicing Stack "
+       "v6.1.7601.23505 with Core: C:\\Windows\\winsxs\\amd64",
+       "Loaded Servicing Stack v6.1.7601.23505 with Core: C:\\Windows\\winsxs\\amd64", "Info",
+       "CBS"});
+  Expect(
+      {"03-17 16:13:38.811  1702  2395 D WindowManager: printFreezingDisplayLogsopening app "
+       "wtoken = AppWindowToken",
+       "printFreezingDisplayLogsopening app wtoken = AppWindowToken", "D", "WindowManager"});
+}
+
+// Words that are levels only in brackets ("[Note]", "<Information>") begin bare messages.
+TEST(MessageHeaderTest, BracketOnlyLevelsAreMessageWordsBare) {
+  Expect({"Note: the server is starting", "", "", ""});
+  Expect({"Information about the disk follows", "", "", ""});
+  // A dotted name in parentheses ending the line is a trailing logger only after a level
+  // header, and only with three or more parts.
+  Expect({"2026-11-27 23:17:20,843 INFO Reading (app.conf)", "Reading (app.conf)", "INFO", ""});
+  Expect({"Reading (a.b.c)", "", "", ""});
+}
+
+// HeaderLearner: lines of one scope (the same id) teach it their header shape.
+MessageHeader Learn(HeaderLearner& learner, std::uint64_t scope, std::string_view line) {
+  return learner.Parse(scope, line);
+}
+
+std::string LogbackLine(int i) {
+  return "2024-05-09 12:34:" + std::to_string(10 + i) + ",789 INFO  [main] c.e.Foo: request " +
+         std::to_string(i) + " done";
+}
+
+TEST(HeaderLearnerTest, AnUnknownLevelWordTakesTheScopesConfirmedShape) {
+  HeaderLearner learner;
+  const std::string_view audit =
+      "2024-05-09 12:35:00,001 AUDIT [main] c.e.Foo: user admin logged in";
+  // The grammar alone takes "AUDIT" for a logger and stops after the thread.
+  EXPECT_EQ(audit.substr(ParseMessageHeader(audit).body), "c.e.Foo: user admin logged in");
+  EXPECT_EQ(audit.substr(Learn(learner, 7, audit).body), "c.e.Foo: user admin logged in");
+  for (int i = 0; i < 8; ++i) {
+    const std::string line = LogbackLine(i);
+    EXPECT_EQ(line.substr(Learn(learner, 7, line).body), "request " + std::to_string(i) + " done");
+  }
+  const MessageHeader h = Learn(learner, 7, audit);
+  EXPECT_EQ(audit.substr(h.body), "user admin logged in");
+  EXPECT_EQ(h.level, "AUDIT");
+  EXPECT_EQ(h.logger, "c.e.Foo");
+  // Another scope has confirmed nothing: the grammar's answer.
+  EXPECT_EQ(audit.substr(Learn(learner, 8, audit).body), "c.e.Foo: user admin logged in");
+}
+
+TEST(HeaderLearnerTest, AGuessTheScopeHasNotConfirmedIsNoHeader) {
+  HeaderLearner learner;
+  for (int i = 0; i < 8; ++i) Learn(learner, 1, LogbackLine(i));
+  // Time fields and a plain word: the grammar guesses a header ...
+  const std::string_view guess = "2024-05-09 12:35:00 something odd happened";
+  EXPECT_EQ(guess.substr(ParseMessageHeader(guess).body), "something odd happened");
+  // ... which this scope's lines do not show.
+  EXPECT_EQ(Learn(learner, 1, guess).body, 0u);
+  // A line with a level the grammar knows keeps the grammar's header.
+  const std::string_view other = "2024-05-09 12:35:00 ERROR disk full";
+  EXPECT_EQ(other.substr(Learn(learner, 1, other).body), "disk full");
+}
+
+TEST(HeaderLearnerTest, AFewMessagesStartingWithALevelWordConfirmNothing) {
+  HeaderLearner learner;
+  // Bare messages, a few of which begin with a level word: the scope's lines mostly have no
+  // header, so nothing is stripped from the others.
+  for (int i = 0; i < 40; ++i) {
+    const std::string line = i % 8 == 0 ? "ERROR task " + std::to_string(i) + " failed"
+                                        : "Progress of task " + std::to_string(i) + " is 0.5";
+    const MessageHeader h = Learn(learner, 3, line);
+    if (i % 8 == 0) {
+      EXPECT_EQ(line.substr(h.body), "task " + std::to_string(i) + " failed");
+    } else {
+      EXPECT_EQ(h.body, 0u) << line;
+    }
+  }
+}
+
+TEST(HeaderLearnerTest, MemoryIsAFixedTableAllocatedOnTheFirstHeader) {
+  HeaderLearner learner;
+  for (std::uint64_t scope = 0; scope < 5000; ++scope) Learn(learner, scope, "plain text");
+  EXPECT_EQ(learner.MemoryUsage(), 0u);
+  for (std::uint64_t scope = 0; scope < 5000; ++scope) {
+    Learn(learner, scope * 0x9E3779B97F4A7C15ULL, LogbackLine(static_cast<int>(scope % 40)));
+  }
+  const std::size_t used = learner.MemoryUsage();
+  EXPECT_GT(used, 0u);
+  EXPECT_LE(used, HeaderLearner::kEntries * 32);
+  for (std::uint64_t scope = 5000; scope < 50000; ++scope) {
+    Learn(learner, scope * 0x9E3779B97F4A7C15ULL, LogbackLine(static_cast<int>(scope % 40)));
+  }
+  EXPECT_EQ(learner.MemoryUsage(), used);
+}
+
 }  // namespace
 }  // namespace logfold

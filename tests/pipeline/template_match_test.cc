@@ -40,6 +40,14 @@ class TemplateMatchTest : public ::testing::Test {
     if (matcher_.RuledOut(line_.View(message_), template_)) {
       EXPECT_FALSE(r.accepted) << "RuledOut rejected a line that fits: " << message;
     }
+    // Nor may a change at a position where the line rejects any change.
+    for (std::size_t i = 0; i < line_.tokens.size() && template_.size() == line_.tokens.size();
+         ++i) {
+      if (!(template_.flags(i) & kWild) && template_.hash(i) != line_.hashes[i] &&
+          matcher_.RejectsAnyChangeAt(line_.View(message_), i)) {
+        EXPECT_FALSE(r.accepted) << "a change at " << i << " fits: " << message;
+      }
+    }
     return r;
   }
 
@@ -190,6 +198,30 @@ TEST_F(TemplateMatchTest, MarkDifferencesMarksOverlapOnly) {
   matcher_.MarkDifferences(line_.View(message_), {template_message_, template_});
   // beta/delta: another word (wild); 1/2: same class, other text (varied only).
   EXPECT_EQ(Marks(), (MarkList{{1, kVaried | kWild}, {2, kVaried}}));
+}
+
+// A plain word outside a value context rejects any change; a value, a compound name, a word
+// after a value key, a number or a host key, and a masked token do not.
+TEST_F(TemplateMatchTest, RejectsAnyChangeAtAPlainWordOutsideAValueContext) {
+  auto rigid = [this](const std::string& message, std::size_t i) {
+    message_ = message;
+    PrepareLine(tokenizer_, true, message_, line_);
+    return matcher_.RejectsAnyChangeAt(line_.View(message_), i);
+  };
+  EXPECT_TRUE(rigid("peer closed because of timeout now", 4));
+  EXPECT_TRUE(rigid("peer closed because of timeout now", 0));
+  EXPECT_FALSE(rigid("connection for alice closed", 2));       // after a value key
+  EXPECT_FALSE(rigid("connection closed reason=timeout", 3));  // after '='
+  EXPECT_FALSE(rigid("connection to gateway closed", 2));      // after a host key
+  EXPECT_FALSE(rigid("sent 12 bytes now", 2));                 // a unit
+  EXPECT_FALSE(rigid("loaded com.apple.fmfd now", 1));         // a compound name
+  EXPECT_FALSE(rigid("worker 12 stopped", 1));                 // a number
+  EXPECT_FALSE(rigid("worker stopped", 5));                    // past the line
+  // Where it holds, every template of the line's length that changes the word is rejected
+  // (the fixture's Match checks that on each call); the same line with another word there:
+  SetTemplate("peer closed because of timeout now");
+  EXPECT_FALSE(Match("peer closed because of shutdown now").accepted);
+  EXPECT_FALSE(Match("peer opened because of shutdown now").accepted);
 }
 
 // RuledOut is exact in one direction: over many pairs of near lines it never turns away one

@@ -354,6 +354,9 @@ class KafkaBroker {
     pid_ = -1;
   }
 
+  // SIGSTOP hangs the broker (connections stay open, nothing is answered); SIGCONT resumes it.
+  bool Signal(int signo) const { return pid_ > 0 && ::kill(pid_, signo) == 0; }
+
   std::string brokers() const { return "127.0.0.1:" + std::to_string(port_); }
   const std::string& error() const { return error_; }
   std::string Log() const {
