@@ -30,10 +30,11 @@ FLOORS_AVERAGE = {
 FLOOR_PRECISION_EACH = 0.98
 # The held-out set (tests/quality/unseen) at its figures when it was added (main 7a00e5d,
 # bench/RESULTS.md "Held-out logs"), rounded down: far below the eight above, which is what it
-# is for. No per-system precision floor yet: Nginx's access log starts at 0.448.
+# is for. No per-system precision floor yet: Nginx's access log starts at 0.448. Whole lines
+# since Redis's level mark ends its header (branch headers): GA 0.607, reduction 0.957.
 FLOORS_HELD_OUT = {
     "message": {"precision": 0.880, "GA": 0.606, "F1": 0.823, "reduction": 0.954},
-    "whole line": {"precision": 0.881, "GA": 0.602, "F1": 0.827, "reduction": 0.955},
+    "whole line": {"precision": 0.881, "GA": 0.606, "F1": 0.827, "reduction": 0.956},
 }
 HELD_OUT_SYSTEMS = 6
 
