@@ -132,6 +132,28 @@ bool Bracketed(std::string_view message, TokenAt at, std::size_t count, std::siz
   return message.substr(end_of(to - 1), after - end_of(to - 1)).find(close) != message.npos;
 }
 
+// Do tokens [from, to) (from > 0) make one value after a key's '=' (cmd=client|kill): the gap
+// before them is just "=", no gap between them holds white space, and white space or the
+// message's end follows them?
+template <typename TokenAt>
+bool KeyedValue(std::string_view message, TokenAt at, std::size_t count, std::size_t from,
+                std::size_t to) {
+  if (from == 0 || from >= to) return false;
+  const auto end_of = [&](std::size_t k) { return at(k).offset + at(k).length; };
+  if (at(from).offset != end_of(from - 1) + 1 || message[end_of(from - 1)] != '=') return false;
+  constexpr std::string_view kSpace = " \t";
+  for (std::size_t k = from; k + 1 < to; ++k) {
+    if (message.substr(end_of(k), at(k + 1).offset - end_of(k)).find_first_of(kSpace) !=
+        std::string_view::npos) {
+      return false;
+    }
+  }
+  const std::size_t end = end_of(to - 1);
+  const std::size_t after = to < count ? at(to).offset : message.size();
+  return end == message.size() ||
+         message.substr(end, after - end).find_first_of(kSpace) != std::string_view::npos;
+}
+
 }  // namespace
 
 void PrepareLine(const Tokenizer& tokenizer, bool infer_header, std::string_view message,
@@ -467,7 +489,14 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
             gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i, i) &&
         Bracketed(
             message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j, j);
-    if (!evidence || (!bracketed && (g_words > 1 || l_words > 1)))
+    // The text after a key's '=' up to the next white space is one value on both sides
+    // (cmd=ping and cmd=client|kill), however many pieces it is written in.
+    const bool keyed = seg_i < i && seg_j < j &&
+                       KeyedValue(
+                           gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i, i) &&
+                       KeyedValue(
+                           message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j, j);
+    if ((!evidence && !keyed) || (!bracketed && !keyed && (g_words > 1 || l_words > 1)))
       return reject(MatchReason::kStretchWithoutVariable);
     if (seg_i == i) {  // the line has extra tokens where the template has none
       marks_.push_back({static_cast<std::uint32_t>(seg_i - 1), kGapAfter});

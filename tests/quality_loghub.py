@@ -32,10 +32,11 @@ FLOOR_PRECISION_EACH = 0.98
 # branch `unseen` (bench/RESULTS.md "Held-out logs"), rounded down: GA far below the eight
 # above, which is what it is for. Reduction fell with those rules (0.955 -> 0.950): the lines
 # they split were over-merged. Each system's precision is >= 0.98 (PostgreSQL 0.987 worst).
-# Whole lines with Redis's level mark ending its header (branch headers): GA 0.616.
+# Whole lines with Redis's level mark ending its header (branch headers): GA 0.616; a key's
+# value in several pieces (PostgreSQL's user=, database=) then 0.6216 on both.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.997, "GA": 0.615, "F1": 0.854, "reduction": 0.948},
-    "whole line": {"precision": 0.997, "GA": 0.615, "F1": 0.869, "reduction": 0.949},
+    "message": {"precision": 0.997, "GA": 0.621, "F1": 0.866, "reduction": 0.948},
+    "whole line": {"precision": 0.997, "GA": 0.621, "F1": 0.882, "reduction": 0.950},
 }
 HELD_OUT_SYSTEMS = 6
 
