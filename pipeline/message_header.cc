@@ -136,7 +136,7 @@ bool IsLevelWord(std::string_view w, bool bracketed) {
 
 bool IsLevelLetter(char c) { return std::string_view("VDIWEFA").find(c) != std::string_view::npos; }
 
-bool IsLevelMark(char c) { return c == '*' || c == '#' || c == '.' || c == '!' || c == '+'; }
+bool IsLevelMark(char c) { return c == '*' || c == '#' || c == '.'; }
 
 bool AllDigits(std::string_view w) {
   return !w.empty() && std::all_of(w.begin(), w.end(), IsDigit);
@@ -817,8 +817,9 @@ MessageHeader HeaderLearner::Parse(std::uint64_t scope, std::string_view line) {
     e = &entries_[Slot(scope)];
   }
   // A sure header of a shape that cannot be written down (a pipe-separated header, too many
-  // fields) does not vote.
-  if (vote && (!sure || shape != 0)) {
+  // fields) does not vote, and a line without a header votes only in its own scope's slot:
+  // scopes without headers, most of a syslog stream, take no slot from those with one.
+  if (vote && (!sure || shape != 0) && (shape != 0 || e->scope == scope)) {
     if (e->scope == scope && e->shape == shape) {
       if (e->confirm < kMaxConfirm) ++e->confirm;
     } else if (e->confirm <= 1) {  // another shape (or scope) outvoted this one

@@ -53,9 +53,11 @@ struct WindowMerger::Impl {
   // that match none of each other (one long prefix, a unique last word) every open group of
   // the cluster lies within max_distance of a new line, which would confirm them all.
   static constexpr std::size_t kMaxIndexCandidates = 32;
-  // A line whose lookup read this many index entries (its block values' runs) is in a crowd
-  // too, even with few candidates within distance (see Open).
-  static constexpr std::size_t kCrowdedIndexReads = 1024;
+  // A line whose lookup read this many index entries (its block values' runs), and
+  // kCrowdedDensity times what a lookup reads where fingerprints are spread evenly, is in a
+  // crowd too, even with few candidates within distance (see Open and CrowdedReads).
+  static constexpr std::size_t kCrowdedIndexReads = 128;
+  static constexpr std::size_t kCrowdedDensity = 4;
 
   // Per-position flags of a group's template (pipeline/template_match.h).
   static constexpr std::uint8_t kWild = TemplateFlag::kWild;
@@ -167,7 +169,7 @@ struct WindowMerger::Impl {
   std::vector<std::uint32_t> tried;
   std::size_t scan_budget = 0;  // bucket-scan candidates left for the current line
   // The current line's lookup found kMaxIndexCandidates SimHash candidates or read
-  // kCrowdedIndexReads entries.
+  // CrowdedReads() entries.
   bool crowded = false;
   std::vector<std::uint8_t> skip;
   std::vector<Token> group_tokens;
@@ -372,6 +374,19 @@ struct WindowMerger::Impl {
       __builtin_prefetch(next);
       __builtin_prefetch(next + sizeof(Group) - 1);
     }
+  }
+
+  // Index entries a lookup must read to be a crowd's. Spread evenly, each of the k+1 blocks'
+  // runs holds about size / 2^bits entries (bits = 64 / (k+1)): 61 reads at 100 k groups,
+  // k = 4, which grows with max_groups; a crowd (one long prefix, varying words) shares its
+  // block values and reads far more. The index's size over all scopes bounds the query's
+  // scope's from above, so this errs towards indexing. A fixed 1,024 let a crowd that never
+  // folds keep ~1.4 k entries per lookup (bench/RESULTS.md "A long fixed prefix").
+  std::size_t CrowdedReads() const {
+    const auto blocks = static_cast<unsigned>(index.max_distance() + 1);
+    const unsigned bits = std::min(64u / blocks, 63u);
+    const std::size_t even = (index.size() * blocks) >> bits;
+    return std::max(kCrowdedIndexReads, kCrowdedDensity * even);
   }
 
   GroupExtras& Extras(Group& g) {

@@ -497,6 +497,18 @@ TEST(HeaderLearnerTest, AFewMessagesStartingWithALevelWordConfirmNothing) {
   }
 }
 
+TEST(HeaderLearnerTest, ScopesWithoutHeadersTakeNoSlotFromOnesWithAHeader) {
+  HeaderLearner learner;
+  for (int i = 0; i < 8; ++i) Learn(learner, 7, LogbackLine(i));
+  // Many more scopes than slots, of lines without a header (most of a syslog stream).
+  for (std::uint64_t scope = 100; scope < 20000; ++scope) {
+    Learn(learner, scope * 0x9E3779B97F4A7C15ULL, "plain text without a header");
+  }
+  const std::string_view audit =
+      "2024-05-09 12:35:00,001 AUDIT [main] c.e.Foo: user admin logged in";
+  EXPECT_EQ(audit.substr(Learn(learner, 7, audit).body), "user admin logged in");
+}
+
 TEST(HeaderLearnerTest, MemoryIsAFixedTableAllocatedOnTheFirstHeader) {
   HeaderLearner learner;
   for (std::uint64_t scope = 0; scope < 5000; ++scope) Learn(learner, scope, "plain text");
