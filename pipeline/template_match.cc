@@ -261,7 +261,10 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
   const Token& t = line.tokens[i];
   const std::size_t prev_end =
       i == 0 ? line.body : line.tokens[i - 1].offset + line.tokens[i - 1].length;
-  for (std::size_t p = prev_end; p < t.offset; ++p) {
+  // A bracket glued to the word before it qualifies that word (query[A], query[MX]): a
+  // different word there is a different kind of thing, not a value.
+  const bool subscript = i > 0 && t.offset == prev_end + 1 && line.message[prev_end] == '[';
+  for (std::size_t p = subscript ? t.offset : prev_end; p < t.offset; ++p) {
     const char c = line.message[p];
     if (c == '=' || c == '\'' || c == '"' || c == '[' || c == '(' || c == '{' || c == '<') {
       return true;

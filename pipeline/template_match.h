@@ -154,14 +154,26 @@ class TemplateMatcher {
   void MarkDifferences(const MatchLine& line, const MatchTemplate& tmpl);
 
   std::span<const TemplateMark> marks() const { return marks_; }
-  bool IsProtectedWord(std::string_view word) const { return protected_words_.Contains(word); }
+  // A word that begins with a digit is a number the tokenizer kept as a word, an enumeration
+  // value such as an HTTP status: protected like the listed words.
+  bool IsProtectedWord(std::string_view word) const {
+    return (!word.empty() && word[0] >= '0' && word[0] <= '9') || protected_words_.Contains(word);
+  }
+  // A name in capitals (A, MX, SIGTERM, NXDOMAIN): by convention an enumeration's constant.
+  static bool IsConstantName(std::string_view word) {
+    bool upper = false;
+    for (char c : word) {
+      if (c >= 'a' && c <= 'z') return false;
+      upper |= c >= 'A' && c <= 'Z';
+    }
+    return upper;
+  }
 
  private:
   MatchResult MatchAligned(const MatchLine& line, const MatchTemplate& tmpl);
   bool InValueContext(const MatchLine& line, std::size_t i) const;
   bool IsProtected(std::string_view message, const Token& t) const {
-    return t.cls == TokenClass::kWord &&
-           protected_words_.Contains(message.substr(t.offset, t.length));
+    return t.cls == TokenClass::kWord && IsProtectedWord(message.substr(t.offset, t.length));
   }
 
   WordSet protected_words_;

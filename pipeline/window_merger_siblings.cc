@@ -69,9 +69,11 @@ std::uint32_t WindowMerger::Impl::FindSibling(std::uint64_t scope, std::size_t p
       g.tokens.hash(position) != value) {
     return kNil;
   }
-  // A group of a protected word keeps it: it neither takes the others' lines nor retires.
+  // A group of a protected word or a name in capitals keeps it: it neither takes the others'
+  // lines nor retires.
   const Token t = g.tokens.token(position);
-  if (matcher.IsProtectedWord(g.first.message().substr(t.offset, t.length))) return kNil;
+  const std::string_view word = g.first.message().substr(t.offset, t.length);
+  if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word)) return kNil;
   return slot;
 }
 
@@ -135,9 +137,11 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
       decision.sibling_position = static_cast<int>(i);
     }
     if (variable_at != n || e.distinct < k) continue;
-    // A protected word never takes a learned slot (checked only here: most lines that open a
-    // group have no position with enough values, and the lookup costs a hash a word).
-    if (matcher.IsProtectedWord(r.message.substr(t.offset, t.length))) continue;
+    // A protected word or a name in capitals (an enumeration's constant: MX, SIGTERM) never
+    // takes a learned slot (checked only here: most lines that open a group have no position
+    // with enough values, and the lookup costs a hash a word).
+    const std::string_view word = r.message.substr(t.offset, t.length);
+    if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word)) continue;
     const bool was_variable = e.variable;
     if (!e.variable && e.sightings <= 2u * e.distinct) e.variable = true;
     if (e.variable) {

@@ -194,6 +194,24 @@ TEST(SiblingVariablesTest, ManyRepeatsBeforeNewValuesMarkAnEnumeration) {
   EXPECT_NE(s.merger->last_decision().path, MergeDecision::kSibling);
 }
 
+// A name written in capitals is a constant of an enumeration (record types, signals, states),
+// however many of them come: never a learned variable. The same position in lower case is.
+TEST(SiblingVariablesTest, NamesInCapitalsStayAnEnumeration) {
+  Stream s(6);
+  std::set<std::uint64_t> groups;
+  for (const char* type : {"A", "MX", "TXT", "AAAA", "PTR", "SRV", "NS", "ANY", "CAA", "SOA"}) {
+    groups.insert(s.Add(std::string("lookup ") + type + " for www.example.org answered"));
+  }
+  EXPECT_EQ(groups.size(), 10u);
+  EXPECT_EQ(s.sink.template_of[s.Add("lookup SOA for www.example.org answered")],
+            "lookup SOA for www.example.org answered");
+  std::set<std::uint64_t> lower;
+  for (const std::string& service : kServices) {
+    lower.insert(s.Add("lookup " + service + " for www.example.org answered"));
+  }
+  EXPECT_LT(lower.size(), kServices.size());
+}
+
 TEST(SiblingVariablesTest, ProtectedWordsNeverTakeTheSlot) {
   Stream s(3);
   std::set<std::uint64_t> groups;
@@ -203,11 +221,11 @@ TEST(SiblingVariablesTest, ProtectedWordsNeverTakeTheSlot) {
   EXPECT_EQ(groups.size(), 6u);
   // A plain word there makes the position a variable, but the protected words' groups keep
   // their lines and none of them becomes <*>.
-  const std::uint64_t foo = s.Add("request method FOO accepted");
+  const std::uint64_t foo = s.Add("request method foo accepted");
   EXPECT_EQ(groups.count(foo), 0u);
   EXPECT_EQ(s.merger->last_decision().path, MergeDecision::kNew);
   EXPECT_EQ(s.sink.template_of[foo], "request method <*> accepted");
-  EXPECT_EQ(s.Add("request method BAR accepted"), foo);
+  EXPECT_EQ(s.Add("request method bar accepted"), foo);
   const std::uint64_t get = s.Add("request method GET accepted");
   EXPECT_NE(get, foo);
   EXPECT_EQ(s.sink.template_of[get], "request method GET accepted");
