@@ -140,7 +140,7 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
     // A protected word or a name in capitals (an enumeration's constant: MX, SIGTERM) never
     // takes a learned slot (checked only here: most lines that open a group have no position
     // with enough values, and the lookup costs a hash a word).
-    const std::string_view word = r.message.substr(t.offset, t.length);
+    const std::string_view word = std::string_view(r.message).substr(t.offset, t.length);
     if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word)) continue;
     const bool was_variable = e.variable;
     if (!e.variable && e.sightings <= 2u * e.distinct) e.variable = true;
