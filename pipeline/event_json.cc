@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -69,13 +70,15 @@ std::uint64_t Load8(const char* p) {
   return v;
 }
 
-// Does any of the eight bytes of v need a look: a control byte (< 0x20), a byte >= 0x80
-// (UTF-8 to validate), '"' or '\\'? (The classic has-zero-byte test, exact for "any".)
-bool NeedsLook(std::uint64_t v) {
+// Which of the eight bytes of v need a look: a control byte (< 0x20), a byte >= 0x80
+// (UTF-8 to validate), '"' or '\\'? The high bit of each such byte (the classic has-zero-byte
+// test: exact for "any" and for the lowest such byte, which is all that is used; borrows may
+// flag bytes above it).
+std::uint64_t LookMask(std::uint64_t v) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
   auto has_zero = [](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
-  return ((v & kHigh) | ((v - 0x20 * kOnes) & ~v & kHigh) | has_zero(v ^ ('"' * kOnes)) |
-          has_zero(v ^ ('\\' * kOnes))) != 0;
+  return (v & kHigh) | ((v - 0x20 * kOnes) & ~v & kHigh) | has_zero(v ^ ('"' * kOnes)) |
+         has_zero(v ^ ('\\' * kOnes));
 }
 
 void AppendUint(std::uint64_t v, std::string& out) {
@@ -111,6 +114,10 @@ void CivilFromDays(std::int64_t z, std::int64_t& y, int& m, int& d) {
 
 bool IsValidUtf8(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
+    if (i + 8 <= s.size() && (Load8(s.data() + i) & 0x8080808080808080ULL) == 0) {
+      i += 8;  // eight ASCII bytes
+      continue;
+    }
     if (static_cast<unsigned char>(s[i]) < 0x80) {
       ++i;
       continue;
@@ -250,8 +257,19 @@ void AppendJsonString(std::string_view s, std::string& out) {
     if (end > run_start) out.append(s.data() + run_start, end - run_start);
   };
   for (std::size_t i = 0; i < s.size();) {
-    // Eight bytes at a time while none needs a look (most text is plain ASCII).
-    while (i + 8 <= s.size() && !NeedsLook(Load8(s.data() + i))) i += 8;
+    // Eight bytes at a time while none needs a look (most text is plain ASCII), then straight
+    // to the first that does (a flood of random text has a '"' or '\\' every ~50 bytes).
+    while (i + 8 <= s.size()) {
+      const std::uint64_t look = LookMask(Load8(s.data() + i));
+      if (look == 0) {
+        i += 8;
+      } else {
+        if constexpr (std::endian::native == std::endian::little) {
+          i += static_cast<std::size_t>(std::countr_zero(look)) / 8;
+        }
+        break;
+      }
+    }
     if (i >= s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {

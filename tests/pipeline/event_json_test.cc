@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -345,6 +346,23 @@ TEST(JsonStringTest, InvalidUtf8BytesBecomeReplacementCharacters) {
     json parsed;
     ASSERT_NO_THROW(parsed = json::parse(out)) << out;
     EXPECT_EQ(parsed.get<std::string>(), c.want) << out;
+  }
+}
+
+TEST(JsonStringTest, RandomTextWithQuotesAndControlsRoundTrips) {
+  // Bytes needing an escape at every offset within and across the eight-byte blocks the
+  // writer skips over.
+  std::mt19937 rng(7);
+  const std::string specials = "\"\\\n\x01\t";
+  for (int round = 0; round < 2000; ++round) {
+    std::string s(rng() % 40, 'x');
+    for (char& c : s) {
+      c = rng() % 6 == 0 ? specials[rng() % specials.size()] : static_cast<char>(32 + rng() % 95);
+    }
+    const std::string out = JsonString(s);
+    json parsed;
+    ASSERT_NO_THROW(parsed = json::parse(out)) << out;
+    ASSERT_EQ(parsed.get<std::string>(), s) << out;
   }
 }
 
