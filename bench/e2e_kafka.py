@@ -14,7 +14,8 @@ of it, alternating kcat and logfold:
            output holds no unwritten byte; CPU of the process over the same span. Accounting
            (first events + summary counts after SIGTERM) must equal the corpus.
   base     with --kafka-base BINARY: the same as logfold with that binary, run between kcat
-           and logfold in each round, so that before and after are measured on the same load.
+           and logfold in each round, so that before and after are measured on the same load
+           (and in exactly-once mode after logfold's exactly-once run).
   eos      the same input in exactly-once mode (exactly_once, commit_interval 1s, a new
            changelog topic and events topic each run, events to that topic in transactions):
            wall from the first line received until every line was received and a transaction
@@ -270,7 +271,7 @@ def run(e2e, a, corpus, lines, runs, workdir, raw, failures):
     try:
         e2e.log("kafka: filling topic bench (%d partitions) with %d lines" % (PARTITIONS, lines))
         fill_topic(broker, corpus, workdir)
-        kc, base, lf, eos = [], [], [], []
+        kc, base, lf, eos, eos_base = [], [], [], [], []
         for i in range(runs):
             e2e.log("kafka run %d/%d: kcat" % (i + 1, runs))
             kc.append(kcat_read(broker, lines))
@@ -281,12 +282,16 @@ def run(e2e, a, corpus, lines, runs, workdir, raw, failures):
             lf.append(logfold_read(e2e, a.logfold, broker, lines, workdir))
             e2e.log("kafka run %d/%d: logfold exactly-once" % (i + 1, runs))
             eos.append(logfold_eos_read(e2e, a.logfold, broker, lines, workdir))
+            if a.kafka_base:
+                e2e.log("kafka run %d/%d: logfold base exactly-once" % (i + 1, runs))
+                eos_base.append(logfold_eos_read(e2e, a.kafka_base, broker, lines, workdir))
     finally:
         broker.stop()
-    raw["kafka"] = {"kcat": kc, "logfold": lf, "logfold_base": base, "logfold_eos": eos}
+    raw["kafka"] = {"kcat": kc, "logfold": lf, "logfold_base": base, "logfold_eos": eos,
+                    "logfold_base_eos": eos_base}
     keys = ["lines_per_s", "seconds", "cpu_s", "lines_per_cpu_s"]
     readers = [("logfold", lf), ("logfold exactly-once", eos)] + (
-        [("logfold base", base)] if base else [])
+        [("logfold base", base), ("logfold base exactly-once", eos_base)] if base else [])
     table = []
     for name, rows in readers + [("kcat -C > /dev/null", kc)]:
         s = e2e.summarize(rows, keys)
@@ -311,6 +316,6 @@ def run(e2e, a, corpus, lines, runs, workdir, raw, failures):
                     % (PARTITIONS, lines, runs),
                     ["reader", "lines/s", "wall s", "CPU s", "lines/CPU-s", "loss per run",
                      "lines/s per run"], table)
-    for r in lf + base + eos:
+    for r in lf + base + eos + eos_base:
         if r["loss"] != 0:
             failures.append("kafka run lost %d lines" % r["loss"])
