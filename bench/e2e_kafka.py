@@ -127,11 +127,9 @@ def kcat_read(broker, lines):
             "lines_per_cpu_s": lines / max(cpu, 0.01)}
 
 
-def logfold_read(e2e, binary, broker, lines, workdir):
-    group = "bench-" + uuid.uuid4().hex[:8]
-    server = e2e.Logfold(binary, workdir, [{
-        "name": "kafka", "type": "kafka", "brokers": broker.brokers, "topics": ["bench"],
-        "group_id": group}])
+def timed_read(e2e, server, lines, done, what, accounted):
+    """Times `server` from its first line received until done(metrics), then stops it; the
+    row with `accounted()` (called after the stop) checked against `lines`."""
     try:
         t0 = cpu0 = None
 
@@ -144,21 +142,29 @@ def logfold_read(e2e, binary, broker, lines, workdir):
             return False
         e2e.wait_for(started, 120, "logfold to join the group and receive", interval=0.005)
 
-        def done():
+        def finished():
             server.check_alive()
-            m = server.metrics()
-            return (m.get("logfold_lines_processed_total", 0) >= lines
-                    and m.get("logfold_sink_buffered_bytes", 0) == 0)
-        e2e.wait_for(done, 900, "logfold to process every line")
+            return done(server.metrics())
+        e2e.wait_for(finished, 900, what)
         secs = time.monotonic() - t0
         cpu = e2e.proc_cpu_seconds(server.proc.pid) - cpu0
         usage = server.usage()
     finally:
         server.stop()
-    accounted = server.accounted()
     return {"lines": lines, "seconds": secs, "lines_per_s": lines / secs, "cpu_s": cpu,
             "lines_per_cpu_s": lines / max(cpu, 0.01), "peak_rss_mib": usage["peak_rss_mib"],
-            "loss": lines - accounted}
+            "loss": lines - accounted()}
+
+
+def logfold_read(e2e, binary, broker, lines, workdir):
+    group = "bench-" + uuid.uuid4().hex[:8]
+    server = e2e.Logfold(binary, workdir, [{
+        "name": "kafka", "type": "kafka", "brokers": broker.brokers, "topics": ["bench"],
+        "group_id": group}])
+    return timed_read(e2e, server, lines,
+                      lambda m: (m.get("logfold_lines_processed_total", 0) >= lines
+                                 and m.get("logfold_sink_buffered_bytes", 0) == 0),
+                      "logfold to process every line", server.accounted)
 
 
 def create_topic(broker, topic, compact):
@@ -229,38 +235,17 @@ def logfold_eos_read(e2e, binary, broker, lines, workdir):
         "changelog_topic": changelog, "transactional_id": "bench-" + run_id}],
         outputs=[{"name": "out", "type": "kafka", "brokers": broker.brokers, "topic": events}])
     commit = 'logfold_kafka_transactions_total{input="kafka",proto="kafka",result="commit"}'
-    try:
-        t0 = cpu0 = None
+    commits_at_end = None
 
-        def started():
-            nonlocal t0, cpu0
-            server.check_alive()
-            if server.metrics().get("logfold_received_total", 0) > 0:
-                t0, cpu0 = time.monotonic(), e2e.proc_cpu_seconds(server.proc.pid)
-                return True
+    def done(m):
+        nonlocal commits_at_end
+        if commits_at_end is None:
+            if m.get("logfold_received_total", 0) >= lines:
+                commits_at_end = m.get(commit, 0)
             return False
-        e2e.wait_for(started, 120, "logfold to join the group and receive", interval=0.005)
-        commits_at_end = None
-
-        def done():
-            nonlocal commits_at_end
-            server.check_alive()
-            m = server.metrics()
-            if commits_at_end is None:
-                if m.get("logfold_received_total", 0) >= lines:
-                    commits_at_end = m.get(commit, 0)
-                return False
-            return m.get(commit, 0) > commits_at_end
-        e2e.wait_for(done, 900, "logfold to receive every line and commit")
-        secs = time.monotonic() - t0
-        cpu = e2e.proc_cpu_seconds(server.proc.pid) - cpu0
-        usage = server.usage()
-    finally:
-        server.stop()
-    accounted = committed_accounted(broker, events)
-    return {"lines": lines, "seconds": secs, "lines_per_s": lines / secs, "cpu_s": cpu,
-            "lines_per_cpu_s": lines / max(cpu, 0.01), "peak_rss_mib": usage["peak_rss_mib"],
-            "loss": lines - accounted}
+        return m.get(commit, 0) > commits_at_end
+    return timed_read(e2e, server, lines, done, "logfold to receive every line and commit",
+                      lambda: committed_accounted(broker, events))
 
 
 def run(e2e, a, corpus, lines, runs, workdir, raw, failures):

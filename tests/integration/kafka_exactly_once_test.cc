@@ -34,27 +34,18 @@ namespace logfold {
 namespace {
 
 using daemon_test::DaemonProcess;
+using daemon_test::EnvInt;
 using daemon_test::Json;
 using daemon_test::LinesAccounted;
 using daemon_test::TempDir;
 using daemon_test::WaitUntil;
 using kafka_test::CreateCompactedTopic;
 using kafka_test::KafkaBroker;
+using kafka_test::kSlowdown;
 using kafka_test::ReadCommitted;
 using kafka_test::ReadTopic;
 using kafka_test::RestoredGroups;
 using std::chrono::milliseconds;
-
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr int kSlowdown = 3;
-#else
-constexpr int kSlowdown = 1;
-#endif
-
-int EnvInt(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
-}
 
 // Checks that every event has an event_id, that no two events share one (exactly once: no
 // event twice), and that each names a line of `lines` (by stream and offset, as
@@ -103,9 +94,7 @@ class KafkaExactlyOnceTest : public ::testing::Test {
     }
     ASSERT_TRUE(broker_.Start()) << broker_.error();
     std::string error;
-    ASSERT_TRUE(kafka_test::CreateTopic(broker_.brokers(), "logs", 3, error)) << error;
-    ASSERT_TRUE(kafka_test::CreateTopic(broker_.brokers(), "events", 2, error)) << error;
-    ASSERT_TRUE(CreateCompactedTopic(broker_.brokers(), "changelog", 3, error)) << error;
+    ASSERT_TRUE(kafka_test::CreateExactlyOnceTopics(broker_.brokers(), 3, 2, error)) << error;
   }
 
   // An exactly-once instance; `id` is its static group member id and transactional id, so a
