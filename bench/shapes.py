@@ -6,7 +6,10 @@ Shapes (each line unique; deterministic for a seed):
   random   random printable 20-120-byte lines (adversarial.py's flood text)
   tokens   10-40 short letter tokens ("qa b xyz ..."), every line a sentence of words
   digits   digit-heavy lines: numbers, hex and digit-bearing words with a few separators
-  prefix   one fixed 8-word prefix, then a unique last word
+  prefix   one fixed 9-word prefix, then a unique last word (a free argument: folds once
+           the merger has learned the position, engine.variable_after_values)
+  prefix2  the same frame with two unique words in every line, so that no two lines are
+           siblings and none folds: the per-line cost of a crowd that never folds
   long     1-4 KB lines of random printable words
   corpus   bench/gen_corpus.py --seed 5 (the syslog corpus: the speed that must not drop)
 
@@ -25,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import adversarial  # noqa: E402  (garbage(): the flood benchmark's text)
 
-SHAPES = ["random", "tokens", "digits", "prefix", "long", "corpus"]
+SHAPES = ["random", "tokens", "digits", "prefix", "prefix2", "long", "corpus"]
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 PRINTABLE = "".join(chr(c) for c in range(33, 127))
 
@@ -64,6 +67,13 @@ def prefix_lines(n, rng):
             for _ in range(n)]
 
 
+def prefix2_lines(n, rng):
+    def word():
+        return "".join(rng.choice(LETTERS) for _ in range(rng.randint(6, 14)))
+    return ["session manager closed connection %s remote peer because of %s" % (word(), word())
+            for _ in range(n)]
+
+
 def long_lines(n, rng):
     lines = []
     for _ in range(n):
@@ -95,6 +105,7 @@ def write_inputs(directory, n, n_long, seed):
                         "tokens": lambda: token_lines(count, rng),
                         "digits": lambda: digit_lines(count, rng),
                         "prefix": lambda: prefix_lines(count, rng),
+                        "prefix2": lambda: prefix2_lines(count, rng),
                         "long": lambda: long_lines(count, rng)}[shape]
                 with open(path + ".tmp", "w") as f:
                     f.write("\n".join(make()) + "\n")

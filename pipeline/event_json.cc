@@ -3,13 +3,24 @@
 #include "pipeline/event_json.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 
 namespace logfold {
 namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
+// "00" to "ff": a byte's two hex digits at 2 x byte.
+constexpr std::array<char, 512> kHexPairs = [] {
+  std::array<char, 512> pairs{};
+  for (int i = 0; i < 256; ++i) {
+    pairs[2 * i] = kHex[i >> 4];
+    pairs[2 * i + 1] = kHex[i & 15];
+  }
+  return pairs;
+}();
 
 // Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid.
 std::size_t Utf8SequenceLength(std::string_view s, std::size_t i) {
@@ -290,26 +301,32 @@ void AppendJsonTime(TimeUs us, std::string& out) {
   std::int64_t secs = us / 1'000'000;
   std::int64_t frac = us % 1'000'000;
   if (frac < 0) frac += 1'000'000, secs -= 1;
-  std::int64_t days = secs / 86400, rem = secs % 86400;
-  if (rem < 0) rem += 86400, days -= 1;
-  std::int64_t year;
-  int month, day;
-  CivilFromDays(days, year, month, day);
-  if (year < 0 || year > 9999) year = year < 0 ? 0 : 9999;  // RFC 3339 has 4-digit years
-  char buf[30] = "\"0000-00-00T00:00:00.000000Z\"";
-  PutDigits(buf + 1, year, 4);
-  PutDigits(buf + 6, month, 2);
-  PutDigits(buf + 9, day, 2);
-  PutDigits(buf + 12, rem / 3600, 2);
-  PutDigits(buf + 15, rem / 60 % 60, 2);
-  PutDigits(buf + 18, rem % 60, 2);
+  // Events come in bursts within one second (and an event's time is often its received
+  // time): the date and the time of day are formatted once per second and thread.
+  thread_local std::int64_t buf_secs = INT64_MIN;
+  thread_local char buf[30] = "\"0000-00-00T00:00:00.000000Z\"";
+  if (secs != buf_secs) {
+    std::int64_t days = secs / 86400, rem = secs % 86400;
+    if (rem < 0) rem += 86400, days -= 1;
+    std::int64_t year;
+    int month, day;
+    CivilFromDays(days, year, month, day);
+    if (year < 0 || year > 9999) year = year < 0 ? 0 : 9999;  // RFC 3339 has 4-digit years
+    PutDigits(buf + 1, year, 4);
+    PutDigits(buf + 6, month, 2);
+    PutDigits(buf + 9, day, 2);
+    PutDigits(buf + 12, rem / 3600, 2);
+    PutDigits(buf + 15, rem / 60 % 60, 2);
+    PutDigits(buf + 18, rem % 60, 2);
+    buf_secs = secs;
+  }
   PutDigits(buf + 21, frac, 6);
   out.append(buf, 29);
 }
 
 void AppendHex64(std::uint64_t v, std::string& out) {
   char buf[16];
-  for (int i = 15; i >= 0; --i, v >>= 4) buf[i] = kHex[v & 15];
+  for (int i = 7; i >= 0; --i, v >>= 8) std::memcpy(buf + 2 * i, &kHexPairs[2 * (v & 0xff)], 2);
   out.append(buf, 16);
 }
 

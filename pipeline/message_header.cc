@@ -136,7 +136,7 @@ bool IsLevelWord(std::string_view w, bool bracketed) {
 
 bool IsLevelLetter(char c) { return std::string_view("VDIWEFA").find(c) != std::string_view::npos; }
 
-bool IsLevelMark(char c) { return c == '*' || c == '#' || c == '.' || c == '!' || c == '+'; }
+bool IsLevelMark(char c) { return c == '*' || c == '#' || c == '.'; }
 
 bool AllDigits(std::string_view w) {
   return !w.empty() && std::all_of(w.begin(), w.end(), IsDigit);
@@ -370,6 +370,8 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
   } else if (IsCalendarName(w) && !f.colon) {
     f.kind = Kind::kTime;
     f.evidence = true;
+  } else if (previous == Kind::kTime && (w == "AM" || w == "PM") && !f.colon) {
+    f.kind = Kind::kTime;  // "Nov 27, 2026 11:50:17 PM" (java.util.logging's SimpleFormatter)
   } else if (IsLevelWord(w, tabbed) ||
              (w.size() == 1 && previous == Kind::kTime && IsLevelLetter(w[0]))) {
     f.kind = Kind::kLevel;
@@ -579,7 +581,10 @@ bool ApplyShape(std::string_view line, std::uint64_t shape, MessageHeader& h) {
 // The grammar; `sure` is set when the header holds a level word or ends at a terminator (a
 // name with ':', a separator, a bracket after a logger), and left false when the header is
 // only time fields and names ending at the first plain word, which is a guess.
-MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shape) {
+// `shape` (if not null) is set for a sure header when `always`, or when it has no level and
+// `without_level`.
+MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shape, bool always,
+                          bool without_level) {
   MessageHeader none;
   sure = false;
   const std::string_view whole = line;
@@ -776,7 +781,7 @@ done:
   while (body < line.size() && IsSpace(line[body])) ++body;
   if (body == 0 || body >= line.size()) return none;
   h.body = static_cast<std::uint32_t>(body);
-  if (shape != nullptr && sure && start == 0) {
+  if (shape != nullptr && sure && start == 0 && (always || (without_level && h.level.empty()))) {
     *shape = ShapeOf(line, std::span<const Field>(fields.data(), n), h);
   }
   if (h.logger.empty() && !h.level.empty()) h.logger = TrailingLogger(whole);
@@ -787,34 +792,58 @@ done:
 
 MessageHeader ParseMessageHeader(std::string_view line) {
   bool sure = false;
-  return ParseHeader(line, sure, nullptr);
+  return ParseHeader(line, sure, nullptr, false, false);
 }
 
 MessageHeader HeaderLearner::Parse(std::uint64_t scope, std::string_view line) {
+  // Every line votes while its scope's shape is not confirmed, one line in kVoteEvery after
+  // that (the shape of a header costs as much again as a fifth of the grammar): a sure header
+  // for its shape, any other line for "no header" (0). A shape is confirmed while it leads
+  // the scope's recent votes by kConfirmed, so a few messages that happen to begin with a
+  // level word ("ERROR ...") confirm nothing.
+  Entry* e = entries_.empty() ? nullptr : &entries_[Slot(scope)];
+  const bool vote = e == nullptr || e->scope != scope || e->confirm < kConfirmed ||
+                    ++votes_skipped_ % kVoteEvery == 0;
   bool sure = false;
   std::uint64_t shape = 0;
-  const MessageHeader h = ParseHeader(line, sure, &shape);
-  if (entries_.empty()) {
+  // The shape is needed for a vote, and to compare a level-less header with the scope's
+  // confirmed shape where that has a level.
+  const bool compare = e != nullptr && e->scope == scope && e->confirm >= kConfirmed &&
+                       ((e->shape >> kLevelShift) & 31) != 0;
+  const MessageHeader h = ParseHeader(line, sure, &shape, vote, compare);
+  if (e == nullptr) {
     if (!sure) return h;  // no scope has shown a header yet: nothing to learn or apply
     entries_.resize(kEntries);
+    e = &entries_[Slot(scope)];
   }
-  // Every line votes: a sure header for its shape, any other line for "no header" (0). A
-  // shape is confirmed while it leads the scope's recent lines by kConfirmed votes, so a few
-  // messages that happen to begin with a level word ("ERROR ...") confirm nothing.
-  Entry& e = entries_[(scope ^ (scope >> 29)) & (kEntries - 1)];
   // A sure header of a shape that cannot be written down (a pipe-separated header, too many
-  // fields) does not vote.
-  if (sure && shape == 0) return h;
-  const std::uint64_t vote = shape;
-  if (e.scope == scope && e.shape == vote) {
-    if (e.confirm < kMaxConfirm) ++e.confirm;
-  } else if (e.confirm <= 1) {  // another shape (or scope) outvoted this one
-    e = Entry{scope, vote, 1};
-  } else {
-    --e.confirm;
+  // fields) does not vote, and a line without a header votes only in its own scope's slot:
+  // scopes without headers, most of a syslog stream, take no slot from those with one.
+  if (vote && (!sure || shape != 0) && (shape != 0 || e->scope == scope)) {
+    if (e->scope == scope && e->shape == shape) {
+      if (e->confirm < kMaxConfirm) ++e->confirm;
+    } else if (e->confirm <= 1) {  // another shape (or scope) outvoted this one
+      *e = Entry{scope, shape, 1};
+    } else {
+      --e->confirm;
+    }
   }
-  if (e.scope != scope || e.shape == 0 || e.confirm < kConfirmed || e.shape == vote) return h;
-  if (sure && !h.level.empty()) return h;
+  return Decide(*e, scope, line, h, sure, shape);
+}
+
+MessageHeader HeaderLearner::Peek(std::uint64_t scope, std::string_view line) const {
+  bool sure = false;
+  std::uint64_t shape = 0;
+  const MessageHeader h = ParseHeader(line, sure, &shape, false, true);
+  if (entries_.empty()) return h;
+  return Decide(entries_[Slot(scope)], scope, line, h, sure, shape);
+}
+
+MessageHeader HeaderLearner::Decide(const Entry& e, std::uint64_t scope, std::string_view line,
+                                    const MessageHeader& h, bool sure, std::uint64_t shape) {
+  if (e.scope != scope || e.shape == 0 || e.confirm < kConfirmed) return h;
+  // (A sure level-less header's shape is not taken when the scope's has no level either.)
+  if (sure && (!h.level.empty() || shape == e.shape || shape == 0)) return h;
   // The grammar found no header, guessed, or found one without a level: the scope's
   // confirmed shape where it fits (a level word the grammar does not know in the level's
   // place); else a guess is no header.

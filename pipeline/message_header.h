@@ -35,30 +35,40 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 MessageHeader ParseMessageHeader(std::string_view line);
 
 // HeaderLearner: each scope's header, learned from its own lines. The rule, for any log: the
-// header shape (the coarse kind of each field: number, stamp, word, bracketed, mark, tagged
-// name, mixed; their count; which holds the level and the logger) that leads a scope's recent
-// lines by kConfirmed votes (each line votes for the shape of a header the grammar is sure of
-// - a level word or a terminator - or else for "no header") is stripped from the scope's
-// lines that fit it where the grammar finds no header, only guesses (time fields and names
-// up to a plain word), or finds one without a level (an unknown level word: "2024-05-09
-// 12:34:56 AUDIT [main] Foo: msg"); a guess that does not fit it is no header. A fixed table
-// of kEntries scopes (a scope takes a slot over by outvoting its holder), allocated when the
-// first header is seen. Not thread-safe: the merger's thread owns it.
+// header shape (the kind the grammar gave each field - time, level, bracket, name, caller,
+// separator... - and whether it ends with ':', their count, which holds the level and the
+// logger) that leads a scope's recent votes by kConfirmed (a line votes for the shape of a
+// header the grammar is sure of - a level word or a terminator - or else for "no header")
+// is stripped from the scope's lines that fit it where the grammar finds no header, only
+// guesses (time fields and names up to a plain word), or finds one without a level where the
+// shape has one (an unknown level word: "2024-05-09 12:34:56 AUDIT [main] Foo: msg"); a
+// guess that does not fit it is no header. Every line votes until the scope's shape is
+// confirmed, one in kVoteEvery after that. A fixed table of kEntries scopes (a scope with a
+// header takes a slot over by outvoting its holder; lines without one vote only in their own
+// scope's slot), allocated when the first header is seen. Not thread-safe: the merger's
+// thread owns it.
 class HeaderLearner {
  public:
   static constexpr std::size_t kEntries = 1024;
-  static constexpr std::uint32_t kConfirmed = 4, kMaxConfirm = 64;
+  static constexpr std::uint32_t kConfirmed = 4, kMaxConfirm = 64, kVoteEvery = 8;
 
+  // The header of `line`, a line of `scope`, which votes for its shape.
   MessageHeader Parse(std::uint64_t scope, std::string_view line);
+  // The same decision without a vote (a group's first line, parsed again for its summary).
+  MessageHeader Peek(std::uint64_t scope, std::string_view line) const;
   std::size_t MemoryUsage() const { return entries_.capacity() * sizeof(Entry); }
 
  private:
   struct Entry {
     std::uint64_t scope = 0;
-    std::uint64_t shape = 0;  // 0: none
+    std::uint64_t shape = 0;  // 0: no header
     std::uint32_t confirm = 0;
   };
+  static std::size_t Slot(std::uint64_t scope) { return (scope ^ (scope >> 29)) & (kEntries - 1); }
+  static MessageHeader Decide(const Entry& e, std::uint64_t scope, std::string_view line,
+                              const MessageHeader& h, bool sure, std::uint64_t shape);
   std::vector<Entry> entries_;
+  std::uint32_t votes_skipped_ = 0;
 };
 
 // The syslog severity (0 emerg .. 7 debug) a header's level word stands for, case-insensitive:

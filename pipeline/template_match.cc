@@ -132,6 +132,28 @@ bool Bracketed(std::string_view message, TokenAt at, std::size_t count, std::siz
   return message.substr(end_of(to - 1), after - end_of(to - 1)).find(close) != message.npos;
 }
 
+// Do tokens [from, to) (from > 0) make one value after a key's '=' (cmd=client|kill): the gap
+// before them is just "=", no gap between them holds white space, and white space or the
+// message's end follows them?
+template <typename TokenAt>
+bool KeyedValue(std::string_view message, TokenAt at, std::size_t count, std::size_t from,
+                std::size_t to) {
+  if (from == 0 || from >= to) return false;
+  const auto end_of = [&](std::size_t k) { return at(k).offset + at(k).length; };
+  if (at(from).offset != end_of(from - 1) + 1 || message[end_of(from - 1)] != '=') return false;
+  constexpr std::string_view kSpace = " \t";
+  for (std::size_t k = from; k + 1 < to; ++k) {
+    if (message.substr(end_of(k), at(k + 1).offset - end_of(k)).find_first_of(kSpace) !=
+        std::string_view::npos) {
+      return false;
+    }
+  }
+  const std::size_t end = end_of(to - 1);
+  const std::size_t after = to < count ? at(to).offset : message.size();
+  return end == message.size() ||
+         message.substr(end, after - end).find_first_of(kSpace) != std::string_view::npos;
+}
+
 }  // namespace
 
 void PrepareLine(const Tokenizer& tokenizer, bool infer_header, std::string_view message,
@@ -261,7 +283,10 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
   const Token& t = line.tokens[i];
   const std::size_t prev_end =
       i == 0 ? line.body : line.tokens[i - 1].offset + line.tokens[i - 1].length;
-  for (std::size_t p = prev_end; p < t.offset; ++p) {
+  // A bracket glued to the word before it qualifies that word (query[A], query[MX]): a
+  // different word there is a different kind of thing, not a value.
+  const bool subscript = i > 0 && t.offset == prev_end + 1 && line.message[prev_end] == '[';
+  for (std::size_t p = subscript ? t.offset : prev_end; p < t.offset; ++p) {
     const char c = line.message[p];
     if (c == '=' || c == '\'' || c == '"' || c == '[' || c == '(' || c == '{' || c == '<') {
       return true;
@@ -372,6 +397,23 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
   return true;
 }
 
+bool TemplateMatcher::RejectsAnyChangeAt(const MatchLine& line, std::size_t i) const {
+  if (i >= line.tokens.size()) return false;
+  const Token& t = line.tokens[i];
+  // Match's branch for a changed non-wild token, with every test that reads the template
+  // decided by the line alone: a plain word is never the same variable as anything, a
+  // host-port token after a host key could take its place, and a unit after two numbers may
+  // change.
+  if (t.cls != TokenClass::kWord || IsCompoundName(line.message, t)) return false;
+  if (i > 0) {
+    const Token& prev = line.tokens[i - 1];
+    if (IsNumber(prev.cls) || IsHostKey(line.message.substr(prev.offset, prev.length))) {
+      return false;
+    }
+  }
+  return !InValueContext(line, i);
+}
+
 // Lines whose token counts differ a little: a variable that spans several tokens
 // ("0 bytes" / "1190 bytes (1.16 KB)"). Aligns the line with the template on equal tokens
 // (longest common subsequence, words weighing more than masked tokens); each unaligned
@@ -447,7 +489,14 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
             gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i, i) &&
         Bracketed(
             message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j, j);
-    if (!evidence || (!bracketed && (g_words > 1 || l_words > 1)))
+    // The text after a key's '=' up to the next white space is one value on both sides
+    // (cmd=ping and cmd=client|kill), however many pieces it is written in.
+    const bool keyed = seg_i < i && seg_j < j &&
+                       KeyedValue(
+                           gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i, i) &&
+                       KeyedValue(
+                           message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j, j);
+    if ((!evidence && !keyed) || (!bracketed && !keyed && (g_words > 1 || l_words > 1)))
       return reject(MatchReason::kStretchWithoutVariable);
     if (seg_i == i) {  // the line has extra tokens where the template has none
       marks_.push_back({static_cast<std::uint32_t>(seg_i - 1), kGapAfter});

@@ -142,19 +142,38 @@ class TemplateMatcher {
   // only where Match rejects (exact, so that skipping Match on it changes no result).
   bool RuledOut(const MatchLine& line, const GroupTokens& tmpl) const;
 
+  // Does Match reject every template of the line's token count whose position i is not wild
+  // and holds another token than the line's? True when the line's token there is a plain
+  // word (not a compound name) outside a value context, not after a number or a host key:
+  // Match turns such a change away whatever the template holds there. One check then rules
+  // out a crowd of lines that differ from this one in that word (exact, like RuledOut).
+  bool RejectsAnyChangeAt(const MatchLine& line, std::size_t i) const;
+
   // Without confirmation (plain SimHash), marks the overlapping positions whose text differs,
   // so the template still shows what varied.
   void MarkDifferences(const MatchLine& line, const MatchTemplate& tmpl);
 
   std::span<const TemplateMark> marks() const { return marks_; }
-  bool IsProtectedWord(std::string_view word) const { return protected_words_.Contains(word); }
+  // A word that begins with a digit is a number the tokenizer kept as a word, an enumeration
+  // value such as an HTTP status: protected like the listed words.
+  bool IsProtectedWord(std::string_view word) const {
+    return (!word.empty() && word[0] >= '0' && word[0] <= '9') || protected_words_.Contains(word);
+  }
+  // A name in capitals (A, MX, SIGTERM, NXDOMAIN): by convention an enumeration's constant.
+  static bool IsConstantName(std::string_view word) {
+    bool upper = false;
+    for (char c : word) {
+      if (c >= 'a' && c <= 'z') return false;
+      upper |= c >= 'A' && c <= 'Z';
+    }
+    return upper;
+  }
 
  private:
   MatchResult MatchAligned(const MatchLine& line, const MatchTemplate& tmpl);
   bool InValueContext(const MatchLine& line, std::size_t i) const;
   bool IsProtected(std::string_view message, const Token& t) const {
-    return t.cls == TokenClass::kWord &&
-           protected_words_.Contains(message.substr(t.offset, t.length));
+    return t.cls == TokenClass::kWord && IsProtectedWord(message.substr(t.offset, t.length));
   }
 
   WordSet protected_words_;

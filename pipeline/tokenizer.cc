@@ -596,6 +596,21 @@ bool IsHostKeyWord(std::string_view w) {
   }
 }
 
+// An HTTP status: three digits, 100 to 599.
+bool IsHttpStatus(std::string_view s) {
+  return s.size() == 3 && s[0] >= '1' && s[0] <= '5' && IsDigit(s[1]) && IsDigit(s[2]);
+}
+
+// Is message[gap, start) the place of an HTTP status after `prev`: right after the protocol
+// that ends a request line or a status line (`"GET / HTTP/1.1" 200`, `HTTP/1.0 503`), only
+// quotes and spaces between?
+bool IsStatusPlace(std::string_view message, const Token& prev, std::size_t gap,
+                   std::size_t start) {
+  const std::string_view p = message.substr(prev.offset, prev.length);
+  return p.size() > 5 && p.substr(0, 5) == "HTTP/" &&
+         message.substr(gap, start - gap).find_first_not_of("\" ") == std::string_view::npos;
+}
+
 // A short host name: a letter, then letters, digits, '-' and '.' (node-246, dn228).
 bool IsShortHostName(std::string_view s) {
   if (!IsAlpha(s.front()) || s.back() == '.' || s.back() == '-') return false;
@@ -617,6 +632,8 @@ inline bool MayHaveContext(std::string_view message, const Token& prev, std::str
               (text.size() <= 5 && ((c | 0x20) == 't' || (c | 0x20) == 'f' || (c | 0x20) == 'n')));
     }
     case TokenClass::kInteger:
+      if (IsHttpStatus(text)) return true;
+      [[fallthrough]];
     case TokenClass::kDateTime:
       return prev.cls == TokenClass::kWord && message[prev.offset] >= 'A' &&
              message[prev.offset] <= 'Z';
@@ -645,6 +662,9 @@ TokenClass InContext(std::string_view message, std::vector<Token>& out, std::str
       }
       return cls;
     case TokenClass::kInteger:
+      // An HTTP status is an enumeration (a burst of 500s must not hide among 200s): a word.
+      if (IsHttpStatus(text) && IsStatusPlace(message, prev, gap, start)) return TokenClass::kWord;
+      [[fallthrough]];
     case TokenClass::kDateTime:
       // Names just before a number or a time are its date: "Mon Jun 12", "Sun, 06 Nov".
       for (std::size_t k = out.size(), next = start; k-- > 0;) {

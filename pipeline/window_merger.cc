@@ -74,6 +74,8 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
 
   ResetDecision();
   crowded = false;
+  rigid_at = kNil;
+  sibling_hint_count = 0;
   bool shape_in_table = false;
   // A retired group's shapes stay in the table until it closes, but it takes no more lines.
   if (const std::uint32_t slot = exact.Find(shape); slot != kNil && !groups[slot].retired) {
@@ -99,7 +101,7 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   const std::uint64_t fp = fingerprinter.FingerprintFromHashes(line.tokens, line.hashes, {});
   decision.fingerprint = fp;
   const std::size_t index_reads = index.FindWithin(scope, fp, candidates, kMaxIndexCandidates);
-  crowded = candidates.size() >= kMaxIndexCandidates || index_reads >= kCrowdedIndexReads;
+  crowded = candidates.size() >= kMaxIndexCandidates || index_reads >= CrowdedReads();
   tried.clear();
   // Cold groups: load every candidate's group and tokens at once, not one after another.
   for (const GroupIndex::Candidate& c : candidates) __builtin_prefetch(&groups[c.group]);
@@ -265,7 +267,7 @@ void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint
   g.max_distance = 0;
   NoteHost(g, r);
   // A line in a crowd (kMaxIndexCandidates SimHash neighbours it fits none of, or a lookup
-  // that read kCrowdedIndexReads entries) is one the index answers only with the crowd's
+  // that read CrowdedReads() entries) is one the index answers only with the crowd's
   // nearest members anyway; indexing it too would only lengthen the index's runs of one
   // block value, which every later line of the crowd scans, and which inserts and erases
   // shift (a flood of one prefix and unique last words grew them to the whole merger). Its

@@ -91,10 +91,13 @@ void WindowMerger::Impl::EmitSummary(std::uint32_t slot, SummaryReason reason, b
   e.last_seen_us = g.last_seen;
   e.max_distance = g.max_distance;
   if (g.extras != nullptr) e.origin = g.extras->since_origin;
-  // The grammar alone parses the first line again; where the scope's learned shape decided
-  // its header differently, the level and logger are not known here.
+  // The first line's header again, as its scope decides it now; if the scope's learned shape
+  // has changed since the group opened, and the header with it, the level and logger are not
+  // known here.
   if (g.body != 0) {
-    if (const MessageHeader h = ParseMessageHeader(first_record.message); h.body == g.body) {
+    MessageHeader h = ParseMessageHeader(first_record.message);  // most groups: the grammar's
+    if (h.body != g.body) h = headers.Peek(ScopeHash(first_record), first_record.message);
+    if (h.body == g.body) {
       e.level = h.level;
       e.logger = h.logger;
     }

@@ -53,15 +53,20 @@ struct WindowMerger::Impl {
   // that match none of each other (one long prefix, a unique last word) every open group of
   // the cluster lies within max_distance of a new line, which would confirm them all.
   static constexpr std::size_t kMaxIndexCandidates = 32;
-  // A line whose lookup read this many index entries (its block values' runs) is in a crowd
-  // too, even with few candidates within distance (see Open).
-  static constexpr std::size_t kCrowdedIndexReads = 1024;
+  // A line whose lookup read this many index entries (its block values' runs), and
+  // kCrowdedDensity times what a lookup reads where fingerprints are spread evenly, is in a
+  // crowd too, even with few candidates within distance (see Open and CrowdedReads).
+  static constexpr std::size_t kCrowdedIndexReads = 128;
+  static constexpr std::size_t kCrowdedDensity = 4;
 
   // Per-position flags of a group's template (pipeline/template_match.h).
   static constexpr std::uint8_t kWild = TemplateFlag::kWild;
   static constexpr std::uint8_t kVaried = TemplateFlag::kVaried;
   static constexpr std::uint8_t kGapAfter = TemplateFlag::kGapAfter;
   static constexpr std::size_t kMaxSlots = 8;  // variable slots with statistics per group
+  // Word positions of a line that always add sibling evidence when it would open a group
+  // (bounds that work); later positions only where a candidate shows a sibling there.
+  static constexpr std::size_t kMaxSiblingPositions = 8;
 
   // What a group rarely needs, allocated only when it does: the hosts seen (only when the
   // scope leaves out the host) and shape keys beyond the first.
@@ -160,13 +165,26 @@ struct WindowMerger::Impl {
   std::vector<std::uint32_t> tried;
   std::size_t scan_budget = 0;  // bucket-scan candidates left for the current line
   // The current line's lookup found kMaxIndexCandidates SimHash candidates or read
-  // kCrowdedIndexReads entries.
+  // CrowdedReads() entries.
   bool crowded = false;
   std::vector<std::uint8_t> skip;
   std::vector<Token> group_tokens;
   // The latest candidate Fits ruled out without Confirm, kNil once Confirm ran after it: its
   // rejection reason is filled in only if the line opens a group (explain shows the last).
   std::uint32_t unexplained = kNil;
+  // A line position where Match rejects any change (TemplateMatcher::RejectsAnyChangeAt),
+  // found from a candidate rejected there; kNil until one is.
+  std::uint32_t rigid_at = kNil;
+  // Word positions past the first kMaxSiblingPositions where a rejected candidate of the
+  // line's token count differed from the line and only there, with the candidate's value:
+  // where its sibling evidence is kept (window_merger_siblings.cc).
+  static constexpr std::size_t kMaxSiblingHints = 2;
+  struct SiblingHint {
+    std::uint32_t position;
+    std::uint64_t value;
+  };
+  SiblingHint sibling_hints[kMaxSiblingHints];
+  std::size_t sibling_hint_count = 0;
   // Stream-learned variables (window_merger_siblings.cc): evidence per sibling key, and
   // scratch for a sibling's shape key.
   SiblingTable siblings;
@@ -310,14 +328,21 @@ struct WindowMerger::Impl {
   }
 
   // Confirm for a SimHash or bucket candidate: most are ruled out cheaply first (a line that
-  // opens a group in a busy scope is confirmed against up to 64 + 12 x 16 groups).
+  // opens a group in a busy scope is confirmed against up to 64 + 12 x 16 groups). A crowd
+  // of near-duplicates differs from the line in one plain word: once Match has rejected one
+  // of them there (rigid_at), the others are ruled out by that position alone.
   bool Fits(std::uint32_t slot, std::string_view message) {
-    if (matcher.RuledOut(line.View(message), groups[slot].tokens)) {
+    const GroupTokens& t = groups[slot].tokens;
+    if ((rigid_at != kNil && ChangesRigidWord(t)) || matcher.RuledOut(line.View(message), t)) {
       unexplained = slot;
       return false;
     }
     unexplained = kNil;
-    return Confirm(groups[slot], message);
+    return ConfirmCandidate(slot, message);
+  }
+  bool ChangesRigidWord(const GroupTokens& t) const {
+    return t.size() == line.tokens.size() && !(t.flags(rigid_at) & kWild) &&
+           t.hash(rigid_at) != line.hashes[rigid_at];
   }
 
   // At max_groups every new line evicts the least recently active group, whose index
@@ -339,6 +364,19 @@ struct WindowMerger::Impl {
       __builtin_prefetch(next);
       __builtin_prefetch(next + sizeof(Group) - 1);
     }
+  }
+
+  // Index entries a lookup must read to be a crowd's. Spread evenly, each of the k+1 blocks'
+  // runs holds about size / 2^bits entries (bits = 64 / (k+1)): 61 reads at 100 k groups,
+  // k = 4, which grows with max_groups; a crowd (one long prefix, varying words) shares its
+  // block values and reads far more. The index's size over all scopes bounds the query's
+  // scope's from above, so this errs towards indexing. A fixed 1,024 let a crowd that never
+  // folds keep ~1.4 k entries per lookup (bench/RESULTS.md "A long fixed prefix").
+  std::size_t CrowdedReads() const {
+    const auto blocks = static_cast<unsigned>(index.max_distance() + 1);
+    const unsigned bits = std::min(64u / blocks, 63u);
+    const std::size_t even = (index.size() * blocks) >> bits;
+    return std::max(kCrowdedIndexReads, kCrowdedDensity * even);
   }
 
   GroupExtras& Extras(Group& g) {
@@ -373,6 +411,7 @@ struct WindowMerger::Impl {
   bool SettleBySiblings(const LogRecord& r, std::uint64_t scope, std::uint64_t fp,
                         std::uint64_t shape, bool shape_in_table, TimeUs now, EventSink& sink);
   std::uint32_t FindSibling(std::uint64_t scope, std::size_t position, std::uint64_t value);
+  bool ConfirmCandidate(std::uint32_t slot, std::string_view message);
   void Retire(std::uint32_t slot);
 
   // --- templates, events and slot statistics (window_merger_events.cc) ----------------------

@@ -18,10 +18,40 @@ void AppendDecimal(std::uint32_t v, std::string& out) {
   while (n > 0) out += buf[--n];
 }
 
-// Word positions of one line that add evidence (bounds the work of a line that opens a group).
-constexpr std::size_t kMaxSiblingPositions = 8;
-
 }  // namespace
+
+// Confirm for a candidate (Fits), learning from a rejection of the line's token count: whether
+// every candidate that changes the rejected word is rejected too (rigid_at), and, when the
+// candidate differs from the line in that word only, past the first kMaxSiblingPositions
+// words, that the position has a sibling and which value it holds there.
+bool WindowMerger::Impl::ConfirmCandidate(std::uint32_t slot, std::string_view message) {
+  const MatchResult result = matcher.Match(line.View(message), TemplateOf(groups[slot]));
+  if (result.accepted) return true;
+  decision.reason.assign(MatchReasonText(result.reason));
+  const std::uint32_t p = result.position;
+  const GroupTokens& t = groups[slot].tokens;
+  const std::size_t n = line.tokens.size();
+  if (p == MatchResult::kNoPosition || t.size() != n) return false;
+  if (rigid_at == kNil && result.reason == MatchReason::kPlainWordOutOfContext &&
+      matcher.RejectsAnyChangeAt(line.View(message), p)) {
+    rigid_at = p;
+  }
+  if (opt.variable_after_values == 0 || sibling_hint_count == kMaxSiblingHints ||
+      line.tokens[p].cls != TokenClass::kWord) {
+    return false;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i != p && t.hash(i) != line.hashes[i]) return false;
+  }
+  for (std::size_t h = 0; h < sibling_hint_count; ++h) {
+    if (sibling_hints[h].position == p) return false;
+  }
+  std::size_t words_before = 0;
+  for (std::size_t i = 0; i < p; ++i) words_before += line.tokens[i].cls == TokenClass::kWord;
+  // The first words keep their evidence anyway (SettleBySiblings).
+  if (words_before >= kMaxSiblingPositions) sibling_hints[sibling_hint_count++] = {p, t.hash(p)};
+  return false;
+}
 
 // The open group whose first line is the current line with `value` at `position`, if it is
 // still open and still takes lines; kNil otherwise. Found through its shape in the exact table
@@ -39,9 +69,11 @@ std::uint32_t WindowMerger::Impl::FindSibling(std::uint64_t scope, std::size_t p
       g.tokens.hash(position) != value) {
     return kNil;
   }
-  // A group of a protected word keeps it: it neither takes the others' lines nor retires.
+  // A group of a protected word or a name in capitals keeps it: it neither takes the others'
+  // lines nor retires.
   const Token t = g.tokens.token(position);
-  if (matcher.IsProtectedWord(g.first.message().substr(t.offset, t.length))) return kNil;
+  const std::string_view word = g.first.message().substr(t.offset, t.length);
+  if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word)) return kNil;
   return slot;
 }
 
@@ -78,22 +110,39 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
   std::size_t variable_at = n;
   std::uint64_t variable_key = 0;
   bool flipped_now = false;
-  std::size_t positions = 0;
-  for (std::size_t i = 0; i < n && positions < kMaxSiblingPositions; ++i) {
+  // The positions that add evidence: the first kMaxSiblingPositions words, then later ones
+  // (a long fixed prefix, then the argument) only where a candidate of the line's token count
+  // differed from it there alone, with that sibling's value (bounded by kMaxSiblingHints).
+  std::uint32_t at[kMaxSiblingPositions + kMaxSiblingHints];
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < n && count < kMaxSiblingPositions; ++i) {
+    if (line.tokens[i].cls == TokenClass::kWord) at[count++] = static_cast<std::uint32_t>(i);
+  }
+  const std::size_t first_words = count;
+  for (std::size_t h = 0; h < sibling_hint_count; ++h) at[count++] = sibling_hints[h].position;
+  for (std::size_t c = 0; c < count; ++c) {
+    const std::size_t i = at[c];
     const Token& t = line.tokens[i];
-    if (t.cls != TokenClass::kWord) continue;
-    ++positions;
     const std::uint64_t key = SiblingKeys::Key(sum, line.hashes[i], i);
     SiblingTable::Entry& e = siblings.Touch(key);
+    // A hinted position's sibling opened its group before this position was watched.
+    if (c >= first_words) {
+      const std::uint64_t sibling = sibling_hints[c - first_words].value;
+      if (e.distinct < SiblingTable::kMaxValues && !SiblingTable::Holds(e, sibling)) {
+        SiblingTable::Note(e, sibling);
+      }
+    }
     SiblingTable::Note(e, line.hashes[i]);
     if (e.distinct > decision.sibling_values) {
       decision.sibling_values = e.distinct;
       decision.sibling_position = static_cast<int>(i);
     }
     if (variable_at != n || e.distinct < k) continue;
-    // A protected word never takes a learned slot (checked only here: most lines that open a
-    // group have no position with enough values, and the lookup costs a hash a word).
-    if (matcher.IsProtectedWord(r.message.substr(t.offset, t.length))) continue;
+    // A protected word or a name in capitals (an enumeration's constant: MX, SIGTERM) never
+    // takes a learned slot (checked only here: most lines that open a group have no position
+    // with enough values, and the lookup costs a hash a word).
+    const std::string_view word = r.message.substr(t.offset, t.length);
+    if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word)) continue;
     const bool was_variable = e.variable;
     if (!e.variable && e.sightings <= 2u * e.distinct) e.variable = true;
     if (e.variable) {

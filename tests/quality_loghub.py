@@ -28,12 +28,15 @@ FLOORS_AVERAGE = {
     "whole line": {"precision": 0.998, "GA": 0.974, "F1": 0.997, "reduction": 0.952},
 }
 FLOOR_PRECISION_EACH = 0.98
-# The held-out set (tests/quality/unseen) at its figures when it was added (main 7a00e5d,
-# bench/RESULTS.md "Held-out logs"), rounded down: far below the eight above, which is what it
-# is for. No per-system precision floor yet: Nginx's access log starts at 0.448.
+# The held-out set (tests/quality/unseen) at its figures after the enumeration rules of
+# branch `unseen` (bench/RESULTS.md "Held-out logs"), rounded down: GA far below the eight
+# above, which is what it is for. Reduction fell with those rules (0.955 -> 0.950): the lines
+# they split were over-merged. Each system's precision is >= 0.98 (PostgreSQL 0.987 worst).
+# Whole lines with Redis's level mark ending its header (branch headers): GA 0.616; a key's
+# value in several pieces (PostgreSQL's user=, database=) then 0.6216 on both.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.880, "GA": 0.606, "F1": 0.823, "reduction": 0.954},
-    "whole line": {"precision": 0.881, "GA": 0.602, "F1": 0.827, "reduction": 0.955},
+    "message": {"precision": 0.997, "GA": 0.621, "F1": 0.866, "reduction": 0.948},
+    "whole line": {"precision": 0.997, "GA": 0.621, "F1": 0.882, "reduction": 0.950},
 }
 HELD_OUT_SYSTEMS = 6
 
@@ -90,8 +93,8 @@ def main():
     for name, scorer in scorers.items():
         score(name, scorer, cmd, data, failures, FLOORS_AVERAGE[name], FLOOR_PRECISION_EACH, 8)
     for name, scorer in scorers.items():
-        score("held-out " + name, scorer, cmd, held_out, failures, FLOORS_HELD_OUT[name], None,
-              HELD_OUT_SYSTEMS)
+        score("held-out " + name, scorer, cmd, held_out, failures, FLOORS_HELD_OUT[name],
+              FLOOR_PRECISION_EACH, HELD_OUT_SYSTEMS)
     for f in failures:
         print("FAIL: " + f)
     return 1 if failures else 0

@@ -36,6 +36,15 @@ inline TokenClass InContext(std::string_view message, std::vector<Token>& before
         IsDateName(text(t)) && spaces_and_commas(gap(prev, t.offset)))
       return TokenClass::kDateTime;
   } else if (t.cls == TokenClass::kInteger || t.cls == TokenClass::kDateTime) {
+    // An HTTP status (three digits, 100-599) right after the protocol ending a request or
+    // status line ("HTTP/1.1" 200), with only quotes and spaces between, is a word.
+    const std::string_view s = text(t);
+    if (t.cls == TokenClass::kInteger && s.size() == 3 && s[0] >= '1' && s[0] <= '5' &&
+        std::isdigit(static_cast<unsigned char>(s[1])) &&
+        std::isdigit(static_cast<unsigned char>(s[2])) && text(prev).size() > 5 &&
+        text(prev).substr(0, 5) == "HTTP/" &&
+        gap(prev, t.offset).find_first_not_of("\" ") == std::string_view::npos)
+      return TokenClass::kWord;
     std::size_t next = t.offset;
     for (std::size_t k = before.size(); k > 0; --k) {
       Token& b = before[k - 1];

@@ -460,6 +460,15 @@ TEST(JsonTimeTest, EpochAndFractions) {
   EXPECT_EQ(JsonTime(253'402'300'799'999'999), "\"9999-12-31T23:59:59.999999Z\"");
 }
 
+TEST(JsonTimeTest, ASecondSeenBeforeIsFormattedAgainAfterAnother) {
+  // The date and time of day are kept per second: each change of second must redo them.
+  EXPECT_EQ(JsonTime(kT0 + 5), "\"2024-03-01T00:00:00.000005Z\"");
+  EXPECT_EQ(JsonTime(kT0 + 86'400'000'000 + 7), "\"2024-03-02T00:00:00.000007Z\"");
+  EXPECT_EQ(JsonTime(kT0 + 9), "\"2024-03-01T00:00:00.000009Z\"");
+  EXPECT_EQ(JsonTime(kT0 - 1'000'000 + 9), "\"2024-02-29T23:59:59.000009Z\"");
+  EXPECT_EQ(JsonTime(kT0 - 1'000'000 + 10), "\"2024-02-29T23:59:59.000010Z\"");
+}
+
 TEST(JsonTimeTest, NegativeTimesRoundTowardsThePast) {
   EXPECT_EQ(JsonTime(-1), "\"1969-12-31T23:59:59.999999Z\"");
   EXPECT_EQ(JsonTime(-1'000'000), "\"1969-12-31T23:59:59.000000Z\"");

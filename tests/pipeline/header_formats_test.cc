@@ -386,5 +386,39 @@ TEST(HeaderFormatsTest, WholeLinesFoldAsTheirBareMessages) {
   }
 }
 
+// A group whose header the scope's learned shape decided carries that header's level and
+// logger in its summary too (the first line is parsed again when the summary is written).
+TEST(HeaderFormatsTest, SummariesCarryTheLearnedLevelAndLogger) {
+  class Summaries : public EventSink {
+   public:
+    void OnEvent(const Event& e) override {
+      if (e.kind == EventKind::kSummary && e.count_total > 0) {
+        seen[std::string(e.template_text)] = {std::string(e.level), std::string(e.logger)};
+      }
+    }
+    std::map<std::string, std::pair<std::string, std::string>> seen;
+  } sink;
+  WindowMerger merger{MergerOptions{}};
+  LogRecord r;
+  r.hostname = "host";
+  r.app_name = "app";
+  TimeUs t = kT0;
+  for (int i = 0; i < 12; ++i) {
+    r.message = Format("2026-11-27 10:00:%02d,123 INFO  [main] c.e.Jobs: job %d done", i, i);
+    merger.Add(r, t++, sink);
+  }
+  for (int i = 0; i < 3; ++i) {
+    r.message = Format("2026-11-27 10:01:%02d,123 AUDIT [main] c.e.Auth: user u%d logged in", i, i);
+    merger.Add(r, t++, sink);
+  }
+  merger.FlushAll(sink);
+  ASSERT_EQ(sink.seen.count("user <*> logged in"), 1u);
+  EXPECT_EQ(sink.seen["user <*> logged in"].first, "AUDIT");
+  EXPECT_EQ(sink.seen["user <*> logged in"].second, "c.e.Auth");
+  ASSERT_EQ(sink.seen.count("job <*> done"), 1u);
+  EXPECT_EQ(sink.seen["job <*> done"].first, "INFO");
+  EXPECT_EQ(sink.seen["job <*> done"].second, "c.e.Jobs");
+}
+
 }  // namespace
 }  // namespace logfold

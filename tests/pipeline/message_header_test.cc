@@ -248,11 +248,12 @@ TEST(MessageHeaderTest, ALongLeadingBracketIsNotAField) {
 }
 
 // Lines written by the programs themselves, run on the build machine (Kafka 3.9's broker
-// through log4j 1 (reload4j) with its own pattern and with a thread pattern, clickhouse-server
-// 18.16, headless Chromium, CPython 3 logging, Go's log and klog v2, nginx 1.22, Apache httpd
-// 2.4, PostgreSQL 15, MariaDB 10.11, Redis 7.0); the Loghub lines of programs that cannot run
-// here (Thunderbird's syslog, HealthApp, Windows CBS, Android logcat) are their published
-// samples. Expected: what the program adds before the message is out of the body.
+// through log4j 1 (reload4j) with its own pattern and with a thread pattern, logback 1.3,
+// log4j 2.23, java.util.logging (JDK 17), clickhouse-server 18.16, headless Chromium, CPython 3
+// logging, Go's log and klog v2, nginx 1.22, Apache httpd 2.4, PostgreSQL 15, MariaDB 10.11,
+// Redis 7.0, journalctl 252); the Loghub lines of programs that cannot run here (Thunderbird's
+// syslog, HealthApp, Windows CBS, Android logcat) are their published samples. Expected: what
+// the program adds before the message is out of the body.
 TEST(MessageHeaderTest, RealPrograms) {
   // Kafka's "[%d] %p %m (%c)": the logger at the end is recognised, and stays in the body.
   Expect(
@@ -264,6 +265,30 @@ TEST(MessageHeaderTest, RealPrograms) {
       {"2026-11-27 23:17:08.342 INFO  [main] kafka.server.ControllerServer - "
        "[ControllerServer id=1] Starting controller",
        "[ControllerServer id=1] Starting controller", "INFO", "kafka.server.ControllerServer"});
+  // Java: logback 1.3's default pattern, log4j 2.23 with two patterns, java.util.logging with
+  // a one-line format and its default two-line one (the first line names the class and
+  // method), threads named with spaces.
+  Expect(
+      {"23:50:07.861 [pool-1 worker 3] WARN com.example.orders.OrderService -- Retrying "
+       "payment for order 1042 (attempt 2 of 5)",
+       "Retrying payment for order 1042 (attempt 2 of 5)", "WARN",
+       "com.example.orders.OrderService"});
+  Expect(
+      {"2026-11-27 23:50:13.258 [HTTP request handler 12] INFO  "
+       "com.example.orders.OrderService - Order 1042 accepted for customer c-77",
+       "Order 1042 accepted for customer c-77", "INFO", "com.example.orders.OrderService"});
+  Expect(
+      {"2026-11-27T23:50:13,258 ERROR [pool-1 worker 3] OrderService:11 - Failed to reserve "
+       "stock for item sku-991: timeout",
+       "Failed to reserve stock for item sku-991: timeout", "ERROR", "OrderService:11"});
+  Expect(
+      {"2026-11-27 23:50:15.367 SEVERE com.example.orders.OrderService - Failed to reserve "
+       "stock for item sku-991: timeout",
+       "Failed to reserve stock for item sku-991: timeout", "SEVERE",
+       "com.example.orders.OrderService"});
+  Expect({"Nov 27, 2026 11:50:17 PM JulApp main", "JulApp main", "", ""});
+  Expect({"WARNING: Retrying payment for order 1042 (attempt 2 of 5)",
+          "Retrying payment for order 1042 (attempt 2 of 5)", "WARNING", ""});
   // clickhouse-server: thread number padded in brackets, query id in braces, Poco's level.
   Expect({"2026.11.27 23:14:31.558907 [ 2 ] {} <Information> Application: starting up",
           "starting up", "Information", "Application"});
@@ -374,6 +399,18 @@ TEST(MessageHeaderTest, RealPrograms) {
           "monotonic clock: POSIX clock_gettime", "", ""});
   Expect({"5993:M 27 Nov 2026 23:08:04.629 - DB 0: 20 keys (0 volatile) in 32 slots HT.",
           "DB 0: 20 keys (0 volatile) in 32 slots HT.", "", ""});
+  // journalctl 252 (-o short-iso and short-precise) of entries written into a journal file
+  // with systemd-journal-remote (there is no journald here).
+  Expect(
+      {"2026-11-27T23:51:25+0000 web-01 kernel: usb 1-1: new high-speed USB device number 2 "
+       "using xhci_hcd",
+       "usb 1-1: new high-speed USB device number 2 using xhci_hcd", "", "kernel"});
+  Expect({"2026-11-27T23:51:25+0000 web-01 cron[2211]: (root) CMD (run-parts /etc/cron.hourly)",
+          "(root) CMD (run-parts /etc/cron.hourly)", "", "cron[2211]"});
+  Expect(
+      {"Nov 27 23:51:25.244655 web-01 sshd[1240]: Failed password for invalid user admin "
+       "from 10.0.0.9 port 40022 ssh2",
+       "Failed password for invalid user admin from 10.0.0.9 port 40022 ssh2", "", "sshd[1240]"});
   // Loghub's published samples of programs that do not run here.
   Expect(
       {"- 1131566461 2005.11.09 dn228 Nov 9 12:01:01 dn228/dn228 crond(pam_unix)[2915]: "
@@ -458,6 +495,18 @@ TEST(HeaderLearnerTest, AFewMessagesStartingWithALevelWordConfirmNothing) {
       EXPECT_EQ(h.body, 0u) << line;
     }
   }
+}
+
+TEST(HeaderLearnerTest, ScopesWithoutHeadersTakeNoSlotFromOnesWithAHeader) {
+  HeaderLearner learner;
+  for (int i = 0; i < 8; ++i) Learn(learner, 7, LogbackLine(i));
+  // Many more scopes than slots, of lines without a header (most of a syslog stream).
+  for (std::uint64_t scope = 100; scope < 20000; ++scope) {
+    Learn(learner, scope * 0x9E3779B97F4A7C15ULL, "plain text without a header");
+  }
+  const std::string_view audit =
+      "2024-05-09 12:35:00,001 AUDIT [main] c.e.Foo: user admin logged in";
+  EXPECT_EQ(audit.substr(Learn(learner, 7, audit).body), "user admin logged in");
 }
 
 TEST(HeaderLearnerTest, MemoryIsAFixedTableAllocatedOnTheFirstHeader) {

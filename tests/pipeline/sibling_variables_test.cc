@@ -97,6 +97,59 @@ TEST(SiblingVariablesTest, FreeArgumentFoldsAfterKDistinctValues) {
   EXPECT_NE(s.Add("xinetd: starting chargen"), anchor);
 }
 
+// Past the first kMaxSiblingPositions words, evidence is kept where a candidate group differs
+// from the line in that word alone: a free argument after a long fixed prefix folds too.
+TEST(SiblingVariablesTest, ArgumentAfterALongPrefixFoldsAfterKDistinctValues) {
+  // (The words before the argument introduce no value: Match alone keeps the lines apart.)
+  const std::string prefix = "session manager closed connection for remote peer because of ";
+  Stream s(6);
+  std::set<std::uint64_t> before;
+  for (std::size_t i = 0; i < 5; ++i) before.insert(s.Add(prefix + kServices[i]));
+  EXPECT_EQ(before.size(), 5u);
+  const std::uint64_t anchor = s.Add(prefix + kServices[5]);
+  EXPECT_EQ(s.merger->last_decision().path, MergeDecision::kSibling);
+  EXPECT_EQ(s.merger->last_decision().sibling_position, 9);
+  EXPECT_EQ(s.merger->last_decision().sibling_values, 6u);
+  EXPECT_EQ(anchor, *s.sink.order.begin());
+  EXPECT_EQ(s.sink.template_of[anchor], prefix + "<*>");
+  for (std::size_t i = 6; i < kServices.size(); ++i) {
+    EXPECT_EQ(s.Add(prefix + kServices[i]), anchor) << kServices[i];
+  }
+  EXPECT_EQ(s.Add(prefix + kServices[1]), anchor);
+  // The same words in the middle of a longer line: the position is found there as well.
+  const std::string head = "worker pool of the session manager closed connection with ";
+  const std::string tail = " because the remote peer went away";
+  std::set<std::uint64_t> middle;
+  for (std::size_t i = 0; i < 8; ++i) {
+    middle.insert(s.Add(head + kServices[i] + tail));
+    if (i == 5) {
+      EXPECT_EQ(s.merger->last_decision().sibling_position, 9);
+    }
+  }
+  EXPECT_EQ(middle.size(), 5u) << "five groups before the flip; the rest join the first";
+  EXPECT_EQ(s.sink.template_of[s.sink.order.back()], head + "<*>" + tail);
+}
+
+TEST(SiblingVariablesTest, LongPrefixWithTwoChangingWordsNeverFolds) {
+  // Two plain words change in every line: no two lines are siblings, and every line is a
+  // group of its own (the crowd is turned away by one check at a rejected word: that check
+  // is exact, template_match_test's fixture verifies it on every match).
+  Stream s(6);
+  // Letter words unique to each line (digits would make them variables).
+  auto word = [](std::size_t n, char first) {
+    std::string w(1, first);
+    for (; n > 0; n /= 26) w += static_cast<char>('a' + n % 26);
+    return w;
+  };
+  std::set<std::uint64_t> groups;
+  constexpr std::size_t kLines = 200;
+  for (std::size_t i = 0; i < kLines; ++i) {
+    groups.insert(s.Add("worker " + word(i, 'q') + " closed the connection because of " +
+                        word(i, 'z') + " at once"));
+  }
+  EXPECT_EQ(groups.size(), kLines);
+}
+
 TEST(SiblingVariablesTest, OffMeansEverySingleWordValueSplits) {
   Stream s(0);
   std::set<std::uint64_t> groups;
@@ -141,6 +194,24 @@ TEST(SiblingVariablesTest, ManyRepeatsBeforeNewValuesMarkAnEnumeration) {
   EXPECT_NE(s.merger->last_decision().path, MergeDecision::kSibling);
 }
 
+// A name written in capitals is a constant of an enumeration (record types, signals, states),
+// however many of them come: never a learned variable. The same position in lower case is.
+TEST(SiblingVariablesTest, NamesInCapitalsStayAnEnumeration) {
+  Stream s(6);
+  std::set<std::uint64_t> groups;
+  for (const char* type : {"A", "MX", "TXT", "AAAA", "PTR", "SRV", "NS", "ANY", "CAA", "SOA"}) {
+    groups.insert(s.Add(std::string("lookup ") + type + " for www.example.org answered"));
+  }
+  EXPECT_EQ(groups.size(), 10u);
+  EXPECT_EQ(s.sink.template_of[s.Add("lookup SOA for www.example.org answered")],
+            "lookup SOA for www.example.org answered");
+  std::set<std::uint64_t> lower;
+  for (const std::string& service : kServices) {
+    lower.insert(s.Add("lookup " + service + " for www.example.org answered"));
+  }
+  EXPECT_LT(lower.size(), kServices.size());
+}
+
 TEST(SiblingVariablesTest, ProtectedWordsNeverTakeTheSlot) {
   Stream s(3);
   std::set<std::uint64_t> groups;
@@ -150,11 +221,11 @@ TEST(SiblingVariablesTest, ProtectedWordsNeverTakeTheSlot) {
   EXPECT_EQ(groups.size(), 6u);
   // A plain word there makes the position a variable, but the protected words' groups keep
   // their lines and none of them becomes <*>.
-  const std::uint64_t foo = s.Add("request method FOO accepted");
+  const std::uint64_t foo = s.Add("request method foo accepted");
   EXPECT_EQ(groups.count(foo), 0u);
   EXPECT_EQ(s.merger->last_decision().path, MergeDecision::kNew);
   EXPECT_EQ(s.sink.template_of[foo], "request method <*> accepted");
-  EXPECT_EQ(s.Add("request method BAR accepted"), foo);
+  EXPECT_EQ(s.Add("request method bar accepted"), foo);
   const std::uint64_t get = s.Add("request method GET accepted");
   EXPECT_NE(get, foo);
   EXPECT_EQ(s.sink.template_of[get], "request method GET accepted");

@@ -40,6 +40,14 @@ class TemplateMatchTest : public ::testing::Test {
     if (matcher_.RuledOut(line_.View(message_), template_)) {
       EXPECT_FALSE(r.accepted) << "RuledOut rejected a line that fits: " << message;
     }
+    // Nor may a change at a position where the line rejects any change.
+    for (std::size_t i = 0; i < line_.tokens.size() && template_.size() == line_.tokens.size();
+         ++i) {
+      if (!(template_.flags(i) & kWild) && template_.hash(i) != line_.hashes[i] &&
+          matcher_.RejectsAnyChangeAt(line_.View(message_), i)) {
+        EXPECT_FALSE(r.accepted) << "a change at " << i << " fits: " << message;
+      }
+    }
     return r;
   }
 
@@ -143,6 +151,20 @@ TEST_F(TemplateMatchTest, MultiTokenVariableAligns) {
   EXPECT_TRUE(gap);
 }
 
+// The text after a key's '=' up to the next white space is one value, written in one piece
+// or several (cmd=ping, cmd=client|kill); words outside it or spread over spaces are not.
+TEST_F(TemplateMatchTest, KeyedValueInSeveralPiecesAligns) {
+  SetTemplate("client closed id=7 flags=N cmd=ping user=default resp=2");
+  const MatchResult r = Match("client closed id=9 flags=N cmd=client|kill user=default resp=2");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  EXPECT_EQ(r.reason, MatchReason::kFitsAligned);
+  EXPECT_TRUE(Match("client closed id=9 flags=N cmd=config|set|x user=default resp=2").accepted);
+  // Two words after '=' with a space between are not one value.
+  EXPECT_FALSE(Match("client closed id=9 flags=N cmd=client kill user=default resp=2").accepted);
+  // A protected word inside still rejects.
+  EXPECT_FALSE(Match("client closed id=9 flags=N cmd=client|error user=default resp=2").accepted);
+}
+
 TEST_F(TemplateMatchTest, ExtraFieldAtTheEndIsAnotherMessage) {
   SetTemplate("login succeeded for account 42 via web");
   const MatchResult r = Match("login succeeded for account 42 via web user=alice");
@@ -190,6 +212,30 @@ TEST_F(TemplateMatchTest, MarkDifferencesMarksOverlapOnly) {
   matcher_.MarkDifferences(line_.View(message_), {template_message_, template_});
   // beta/delta: another word (wild); 1/2: same class, other text (varied only).
   EXPECT_EQ(Marks(), (MarkList{{1, kVaried | kWild}, {2, kVaried}}));
+}
+
+// A plain word outside a value context rejects any change; a value, a compound name, a word
+// after a value key, a number or a host key, and a masked token do not.
+TEST_F(TemplateMatchTest, RejectsAnyChangeAtAPlainWordOutsideAValueContext) {
+  auto rigid = [this](const std::string& message, std::size_t i) {
+    message_ = message;
+    PrepareLine(tokenizer_, true, message_, line_);
+    return matcher_.RejectsAnyChangeAt(line_.View(message_), i);
+  };
+  EXPECT_TRUE(rigid("peer closed because of timeout now", 4));
+  EXPECT_TRUE(rigid("peer closed because of timeout now", 0));
+  EXPECT_FALSE(rigid("connection for alice closed", 2));       // after a value key
+  EXPECT_FALSE(rigid("connection closed reason=timeout", 3));  // after '='
+  EXPECT_FALSE(rigid("connection to gateway closed", 2));      // after a host key
+  EXPECT_FALSE(rigid("sent 12 bytes now", 2));                 // a unit
+  EXPECT_FALSE(rigid("loaded com.apple.fmfd now", 1));         // a compound name
+  EXPECT_FALSE(rigid("worker 12 stopped", 1));                 // a number
+  EXPECT_FALSE(rigid("worker stopped", 5));                    // past the line
+  // Where it holds, every template of the line's length that changes the word is rejected
+  // (the fixture's Match checks that on each call); the same line with another word there:
+  SetTemplate("peer closed because of timeout now");
+  EXPECT_FALSE(Match("peer closed because of shutdown now").accepted);
+  EXPECT_FALSE(Match("peer opened because of shutdown now").accepted);
 }
 
 // RuledOut is exact in one direction: over many pairs of near lines it never turns away one

@@ -86,6 +86,29 @@ TEST(TokenizerSplitTest, KeyValueExposesTheValueAsItsOwnToken) {
   EXPECT_EQ(tokens[5].cls, TokenClass::kFloat);
 }
 
+// An HTTP status is an enumeration, so it stays a word (hashed by its text) where a status
+// stands: after the protocol that ends a quoted request line or a status line.
+TEST(TokenizerContextTest, HttpStatusIsAWordWhereAStatusStands) {
+  auto class_of = [](std::string_view msg, std::string_view token) {
+    const std::vector<Token> tokens = Tok(msg);
+    for (const Token& t : tokens) {
+      if (msg.substr(t.offset, t.length) == token) return t.cls;
+    }
+    ADD_FAILURE() << "no token " << token << " in " << msg;
+    return TokenClass::kCount_;
+  };
+  EXPECT_EQ(class_of("\"GET /a HTTP/1.1\" 404 153", "404"), TokenClass::kWord);
+  EXPECT_EQ(class_of("\"GET /a HTTP/1.1\" 404 153", "153"), TokenClass::kInteger);
+  EXPECT_EQ(class_of("HTTP/1.0 503 Service Unavailable", "503"), TokenClass::kWord);
+  // Not a status: out of 100-599, not three digits, or not where a status stands (a status
+  // key keeps its number a variable: its fingerprint is pinned).
+  EXPECT_EQ(class_of("HTTP/1.1 600 odd", "600"), TokenClass::kInteger);
+  EXPECT_EQ(class_of("HTTP/1.1 2000 odd", "2000"), TokenClass::kInteger);
+  EXPECT_EQ(class_of("done status=500 in 3 ms", "500"), TokenClass::kInteger);
+  EXPECT_EQ(class_of("sent 200 bytes to peer", "200"), TokenClass::kInteger);
+  EXPECT_EQ(class_of("\"GET /a HTTP/1.1\" - 200", "200"), TokenClass::kInteger);
+}
+
 TEST(TokenizerSplitTest, TrailingColonDotBangQuestionAreStripped) {
   const std::string_view msg = "Error: disk full. Retry! Why? ok:. 10.0.0.1: done...";
   const std::vector<Token> tokens = Tok(msg);

@@ -187,25 +187,34 @@ NGINX = System(
          lambda m: "\"<*>\" %s <*> <*> <*>" % m.group(2)),
     ])
 
+def with_method(template):
+    """nginx's `request: "%V"` holds the request line: its method is part of the event (GET and
+    PATCH are different events, as in the access log); an invalid one is `<*>`."""
+    def label(m):
+        r = re.search(r'request: "([A-Z]+) ', m.group(0))
+        return template.format((r.group(1) + " <*>") if r else "<*>")
+    return label
+
+
 NGINX_ERROR = System(
     r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d \[\w+\] \d+#\d+: (?P<content>.*)$",
     rules=[
         (r"\*\d+ client \S+ closed keepalive connection",
          "*<*> client <*> closed keepalive connection"),
         (r"\*\d+ open\(\) \"\S+\" failed \(2: No such file or directory\), .*",
-         "*<*> open() <*> failed (2: No such file or directory), client: <*>, server: <*>, request: <*>, host: <*>"),
+         with_method('*<*> open() <*> failed (2: No such file or directory), client: <*>, server: <*>, request: "{}", host: <*>')),
         (r"\*\d+ open\(\) \"\S+\" failed \(13: Permission denied\), .*",
-         "*<*> open() <*> failed (13: Permission denied), client: <*>, server: <*>, request: <*>, host: <*>"),
+         with_method('*<*> open() <*> failed (13: Permission denied), client: <*>, server: <*>, request: "{}", host: <*>')),
         (r"\*\d+ directory index of \"\S+\" is forbidden, .*",
-         "*<*> directory index of <*> is forbidden, client: <*>, server: <*>, request: <*>, host: <*>"),
+         with_method('*<*> directory index of <*> is forbidden, client: <*>, server: <*>, request: "{}", host: <*>')),
         (r"\*\d+ connect\(\) failed \(111: Connection refused\) while connecting to upstream, .*",
-         "*<*> connect() failed (111: Connection refused) while connecting to upstream, client: <*>, server: <*>, request: <*>, upstream: <*>, host: <*>"),
+         with_method('*<*> connect() failed (111: Connection refused) while connecting to upstream, client: <*>, server: <*>, request: "{}", upstream: <*>, host: <*>')),
         (r"\*\d+ upstream timed out \(110: Connection timed out\) while connecting to upstream, .*",
          "*<*> upstream timed out (110: Connection timed out) while connecting to upstream, <*>"),
         (r"\*\d+ client intended to send too large body: \d+ bytes, .*",
-         "*<*> client intended to send too large body: <*> bytes, client: <*>, server: <*>, request: <*>, host: <*>"),
+         with_method('*<*> client intended to send too large body: <*> bytes, client: <*>, server: <*>, request: "{}", host: <*>')),
         (r"\*\d+ client sent invalid method while reading client request line, .*",
-         "*<*> client sent invalid method while reading client request line, client: <*>, server: <*>, request: <*>"),
+         with_method('*<*> client sent invalid method while reading client request line, client: <*>, server: <*>, request: "{}"')),
         (r"\*\d+ limiting requests, excess: \S+ by zone \"\S+\", .*",
          "*<*> limiting requests, excess: <*> by zone <*>, <*>"),
         (r"\*\d+ (.*)", lambda m: "*<*> OTHER " + m.group(1)),
