@@ -76,6 +76,27 @@ bool IsCompoundName(std::string_view message, const Token& t) {
   return w.find_first_of(".-/") != std::string_view::npos;
 }
 
+// A DNS name: three or more dot-separated labels of letters, digits and '-', the last of
+// lower-case letters (www.example.org, svc.corp.example); it names a host, which varies.
+bool IsDnsWord(std::string_view message, const Token& t) {
+  const std::string_view w = message.substr(t.offset, t.length);
+  const std::size_t last = w.rfind('.');
+  if (last == std::string_view::npos || last + 2 > w.size() ||
+      std::count(w.begin(), w.end(), '.') < 2) {
+    return false;
+  }
+  for (std::size_t k = 0; k < w.size(); ++k) {
+    const char c = w[k];
+    const bool lower = c >= 'a' && c <= 'z';
+    if (k > last ? !lower
+                 : !(lower || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                     (c == '.' && k > 0 && w[k - 1] != '.'))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool IsNumber(TokenClass cls) { return cls == TokenClass::kInteger || cls == TokenClass::kFloat; }
 
 // A differing word is taken as a variable only with enough agreeing words around it.
@@ -338,8 +359,10 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // has there (from node-246 / from combo): that slot holds hosts. Two plain words there
     // are still an action or a state (to spawn / to destroy).
     const bool host_slot =
-        (lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && i > 0 &&
-        IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length));
+        ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && i > 0 &&
+         IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))) ||
+        ((lt.cls == TokenClass::kHostPort || IsDnsWord(message, lt)) &&
+         (gt.cls == TokenClass::kHostPort || IsDnsWord(gmsg, gt)));
     if (!host_slot && !InValueContext(line, i)) {
       // Out of a value context only a compound name may change (com.apple.x, host-1.example):
       // a plain word, an identifier or a constant is an action or a state (spawn vs

@@ -165,6 +165,18 @@ TEST_F(TemplateMatchTest, KeyedValueInSeveralPiecesAligns) {
   EXPECT_FALSE(Match("client closed id=9 flags=N cmd=client|error user=default resp=2").accepted);
 }
 
+// A DNS name (three or more labels, the last lower-case letters) names a host: it may change
+// anywhere, digits or not. Two labels, or a Java class name, are still words.
+TEST_F(TemplateMatchTest, DnsNameMayChangeAnywhere) {
+  SetTemplate("upstream lookup www.example.org was forwarded to 10.0.0.1 at once");
+  EXPECT_TRUE(Match("upstream lookup api.github.com was forwarded to 10.0.0.1 at once").accepted);
+  EXPECT_TRUE(
+      Match("upstream lookup host-1.lab.internal was forwarded to 10.0.0.1 at once").accepted);
+  EXPECT_FALSE(Match("upstream lookup example.org was forwarded to 10.0.0.1 at once").accepted);
+  SetTemplate("loaded com.example.Reader from the class path at once");
+  EXPECT_FALSE(Match("loaded com.example.Writer from the class path at once").accepted);
+}
+
 TEST_F(TemplateMatchTest, ExtraFieldAtTheEndIsAnotherMessage) {
   SetTemplate("login succeeded for account 42 via web");
   const MatchResult r = Match("login succeeded for account 42 via web user=alice");
