@@ -76,6 +76,27 @@ bool IsCompoundName(std::string_view message, const Token& t) {
   return w.find_first_of(".-/") != std::string_view::npos;
 }
 
+// A DNS name: three or more dot-separated labels of letters, digits and '-', the last of
+// lower-case letters (www.example.org, svc.corp.example); it names a host, which varies.
+bool IsDnsWord(std::string_view message, const Token& t) {
+  const std::string_view w = message.substr(t.offset, t.length);
+  const std::size_t last = w.rfind('.');
+  if (last == std::string_view::npos || last + 2 > w.size() ||
+      std::count(w.begin(), w.end(), '.') < 2) {
+    return false;
+  }
+  for (std::size_t k = 0; k < w.size(); ++k) {
+    const char c = w[k];
+    const bool lower = c >= 'a' && c <= 'z';
+    if (k > last ? !lower
+                 : !(lower || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                     (c == '.' && k > 0 && w[k - 1] != '.'))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool IsNumber(TokenClass cls) { return cls == TokenClass::kInteger || cls == TokenClass::kFloat; }
 
 // A differing word is taken as a variable only with enough agreeing words around it.
@@ -130,6 +151,28 @@ bool Bracketed(std::string_view message, TokenAt at, std::size_t count, std::siz
   }
   const std::size_t after = to < count ? at(to).offset : message.size();
   return message.substr(end_of(to - 1), after - end_of(to - 1)).find(close) != message.npos;
+}
+
+// Do tokens [from, to) (from > 0) make one value after a key's '=' (cmd=client|kill): the gap
+// before them is just "=", no gap between them holds white space, and white space or the
+// message's end follows them?
+template <typename TokenAt>
+bool KeyedValue(std::string_view message, TokenAt at, std::size_t count, std::size_t from,
+                std::size_t to) {
+  if (from == 0 || from >= to) return false;
+  const auto end_of = [&](std::size_t k) { return at(k).offset + at(k).length; };
+  if (at(from).offset != end_of(from - 1) + 1 || message[end_of(from - 1)] != '=') return false;
+  constexpr std::string_view kSpace = " \t";
+  for (std::size_t k = from; k + 1 < to; ++k) {
+    if (message.substr(end_of(k), at(k + 1).offset - end_of(k)).find_first_of(kSpace) !=
+        std::string_view::npos) {
+      return false;
+    }
+  }
+  const std::size_t end = end_of(to - 1);
+  const std::size_t after = to < count ? at(to).offset : message.size();
+  return end == message.size() ||
+         message.substr(end, after - end).find_first_of(kSpace) != std::string_view::npos;
 }
 
 }  // namespace
@@ -316,8 +359,10 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // has there (from node-246 / from combo): that slot holds hosts. Two plain words there
     // are still an action or a state (to spawn / to destroy).
     const bool host_slot =
-        (lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && i > 0 &&
-        IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length));
+        ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && i > 0 &&
+         IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))) ||
+        ((lt.cls == TokenClass::kHostPort || IsDnsWord(message, lt)) &&
+         (gt.cls == TokenClass::kHostPort || IsDnsWord(gmsg, gt)));
     if (!host_slot && !InValueContext(line, i)) {
       // Out of a value context only a compound name may change (com.apple.x, host-1.example):
       // a plain word, an identifier or a constant is an action or a state (spawn vs
@@ -467,7 +512,14 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
             gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i, i) &&
         Bracketed(
             message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j, j);
-    if (!evidence || (!bracketed && (g_words > 1 || l_words > 1)))
+    // The text after a key's '=' up to the next white space is one value on both sides
+    // (cmd=ping and cmd=client|kill), however many pieces it is written in.
+    const bool keyed = seg_i < i && seg_j < j &&
+                       KeyedValue(
+                           gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i, i) &&
+                       KeyedValue(
+                           message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j, j);
+    if ((!evidence && !keyed) || (!bracketed && !keyed && (g_words > 1 || l_words > 1)))
       return reject(MatchReason::kStretchWithoutVariable);
     if (seg_i == i) {  // the line has extra tokens where the template has none
       marks_.push_back({static_cast<std::uint32_t>(seg_i - 1), kGapAfter});

@@ -97,11 +97,18 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
                                           std::uint64_t shape, bool shape_in_table, TimeUs now,
                                           EventSink& sink) {
   const std::size_t n = line.tokens.size();
-  // key(i) = the line's key with position i left out: one term per position, summed.
+  // key(i) = the line's key with position i left out: one term per position, summed. The
+  // positions that add evidence: the first kMaxSiblingPositions words, then later ones (a
+  // long fixed prefix, then the argument) only where a candidate of the line's token count
+  // differed from it there alone, with that sibling's value (bounded by kMaxSiblingHints).
   std::uint64_t sum = SiblingKeys::Base(scope, n);
-  int words = 0;
+  std::uint32_t at[kMaxSiblingPositions + kMaxSiblingHints];
+  std::size_t words = 0, count = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    words += line.tokens[i].cls == TokenClass::kWord;
+    if (line.tokens[i].cls == TokenClass::kWord) {
+      ++words;
+      if (count < kMaxSiblingPositions) at[count++] = static_cast<std::uint32_t>(i);
+    }
     sum += SiblingKeys::Term(line.hashes[i], i);
   }
   if (words < 2) return false;  // a word alone, or among variables only, is no context
@@ -110,14 +117,6 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
   std::size_t variable_at = n;
   std::uint64_t variable_key = 0;
   bool flipped_now = false;
-  // The positions that add evidence: the first kMaxSiblingPositions words, then later ones
-  // (a long fixed prefix, then the argument) only where a candidate of the line's token count
-  // differed from it there alone, with that sibling's value (bounded by kMaxSiblingHints).
-  std::uint32_t at[kMaxSiblingPositions + kMaxSiblingHints];
-  std::size_t count = 0;
-  for (std::size_t i = 0; i < n && count < kMaxSiblingPositions; ++i) {
-    if (line.tokens[i].cls == TokenClass::kWord) at[count++] = static_cast<std::uint32_t>(i);
-  }
   const std::size_t first_words = count;
   for (std::size_t h = 0; h < sibling_hint_count; ++h) at[count++] = sibling_hints[h].position;
   for (std::size_t c = 0; c < count; ++c) {
@@ -141,7 +140,7 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
     // A protected word or a name in capitals (an enumeration's constant: MX, SIGTERM) never
     // takes a learned slot (checked only here: most lines that open a group have no position
     // with enough values, and the lookup costs a hash a word).
-    const std::string_view word = r.message.substr(t.offset, t.length);
+    const std::string_view word = std::string_view(r.message).substr(t.offset, t.length);
     if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word)) continue;
     const bool was_variable = e.variable;
     if (!e.variable && e.sightings <= 2u * e.distinct) e.variable = true;

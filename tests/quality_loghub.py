@@ -32,12 +32,18 @@ FLOOR_PRECISION_EACH = 0.98
 # branch `unseen` (bench/RESULTS.md "Held-out logs"), rounded down: GA far below the eight
 # above, which is what it is for. Reduction fell with those rules (0.955 -> 0.950): the lines
 # they split were over-merged. Each system's precision is >= 0.98 (PostgreSQL 0.987 worst).
-# Whole lines with Redis's level mark ending its header (branch headers): GA 0.616.
+# Whole lines with Redis's level mark ending its header (branch headers): GA 0.616; a key's
+# value in several pieces (PostgreSQL's user=, database=) then 0.6216 on both; DNS names
+# without digits (dnsmasq) 0.6348 / 0.6671. Then dpkg's log joined, a system no rule was
+# developed on (GA 0.035: package names split every event; whole-line precision 0.963: the
+# header inference takes the action word for part of the header, reported, not fixed here).
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.997, "GA": 0.615, "F1": 0.854, "reduction": 0.948},
-    "whole line": {"precision": 0.997, "GA": 0.615, "F1": 0.869, "reduction": 0.949},
+    "message": {"precision": 0.997, "GA": 0.549, "F1": 0.831, "reduction": 0.908},
+    "whole line": {"precision": 0.992, "GA": 0.576, "F1": 0.858, "reduction": 0.919},
 }
-HELD_OUT_SYSTEMS = 6
+# Per-system precision floors where a system starts below FLOOR_PRECISION_EACH.
+FLOOR_PRECISION_HELD_OUT = {"Dpkg": 0.962}
+HELD_OUT_SYSTEMS = 7
 
 
 def score(name, scorer, cmd, data, failures, floors_average, floor_each, systems):
@@ -53,9 +59,10 @@ def score(name, scorer, cmd, data, failures, floors_average, floor_each, systems
     for ds, r in sorted(result["datasets"].items()):
         print("%-12s %6.3f %6.3f %6.3f %6.3f %6.3f" % (
             ds, r["GA"], r["precision"], r["recall"], r["F1"], r["reduction"]))
-        if floor_each is not None and r["precision"] < floor_each:
-            failures.append("%s: %s precision %.4f < %.3f" % (name, ds, r["precision"],
-                                                              floor_each))
+        floor = floor_each.get(ds, FLOOR_PRECISION_EACH) if isinstance(floor_each, dict) \
+            else floor_each
+        if r["precision"] < floor:
+            failures.append("%s: %s precision %.4f < %.3f" % (name, ds, r["precision"], floor))
     avg = result["average"]
     print("%-12s %6.3f %6.3f %6.3f %6.3f %6.3f" % (
         "average", avg["GA"], avg["precision"], avg["recall"], avg["F1"], avg["reduction"]))
@@ -93,7 +100,7 @@ def main():
         score(name, scorer, cmd, data, failures, FLOORS_AVERAGE[name], FLOOR_PRECISION_EACH, 8)
     for name, scorer in scorers.items():
         score("held-out " + name, scorer, cmd, held_out, failures, FLOORS_HELD_OUT[name],
-              FLOOR_PRECISION_EACH, HELD_OUT_SYSTEMS)
+              FLOOR_PRECISION_HELD_OUT, HELD_OUT_SYSTEMS)
     for f in failures:
         print("FAIL: " + f)
     return 1 if failures else 0

@@ -151,6 +151,32 @@ TEST_F(TemplateMatchTest, MultiTokenVariableAligns) {
   EXPECT_TRUE(gap);
 }
 
+// The text after a key's '=' up to the next white space is one value, written in one piece
+// or several (cmd=ping, cmd=client|kill); words outside it or spread over spaces are not.
+TEST_F(TemplateMatchTest, KeyedValueInSeveralPiecesAligns) {
+  SetTemplate("client closed id=7 flags=N cmd=ping user=default resp=2");
+  const MatchResult r = Match("client closed id=9 flags=N cmd=client|kill user=default resp=2");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  EXPECT_EQ(r.reason, MatchReason::kFitsAligned);
+  EXPECT_TRUE(Match("client closed id=9 flags=N cmd=config|set|x user=default resp=2").accepted);
+  // Two words after '=' with a space between are not one value.
+  EXPECT_FALSE(Match("client closed id=9 flags=N cmd=client kill user=default resp=2").accepted);
+  // A protected word inside still rejects.
+  EXPECT_FALSE(Match("client closed id=9 flags=N cmd=client|error user=default resp=2").accepted);
+}
+
+// A DNS name (three or more labels, the last lower-case letters) names a host: it may change
+// anywhere, digits or not. Two labels, or a Java class name, are still words.
+TEST_F(TemplateMatchTest, DnsNameMayChangeAnywhere) {
+  SetTemplate("upstream lookup www.example.org was forwarded to 10.0.0.1 at once");
+  EXPECT_TRUE(Match("upstream lookup api.github.com was forwarded to 10.0.0.1 at once").accepted);
+  EXPECT_TRUE(
+      Match("upstream lookup host-1.lab.internal was forwarded to 10.0.0.1 at once").accepted);
+  EXPECT_FALSE(Match("upstream lookup example.org was forwarded to 10.0.0.1 at once").accepted);
+  SetTemplate("loaded com.example.Reader from the class path at once");
+  EXPECT_FALSE(Match("loaded com.example.Writer from the class path at once").accepted);
+}
+
 TEST_F(TemplateMatchTest, ExtraFieldAtTheEndIsAnotherMessage) {
   SetTemplate("login succeeded for account 42 via web");
   const MatchResult r = Match("login succeeded for account 42 via web user=alice");

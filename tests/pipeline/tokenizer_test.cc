@@ -590,7 +590,7 @@ TEST(TokenizerKernelTest, EveryKernelGivesTheDefinitionsTokens) {
       "from",   "to",  "node-246", "dn228",        "true",        "False", "null",
       "key=",   "=",   ":",        "()",           "[]",          "{}",    "\"\"",
       "''",     "(a",  "b)",       "overlap:true", "12-Jun-2005", "x",     "host",
-      "rhost=", "1.5"};
+      "rhost=", "1.5", "HTTP/1.1", "404",          "\"",          "599"};
   for (int i = 0; i < 3000; ++i) {
     std::string line;
     const std::size_t words = rng() % 30;

@@ -441,6 +441,18 @@ SSHD = System(
         (r"(.*)", lambda m: "OTHER " + m.group(1)),
     ])
 
+# dpkg's log: one format string per action; the package state after "status" and the action
+# word are enumerations, so each state and each action is its own event.
+DPKG = System(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?P<content>.*)$",
+    rules=[
+        (r"status ([a-z-]+) \S+ \S+", lambda m: "status %s <*> <*>" % m.group(1)),
+        (r"(install|upgrade) \S+ \S+ \S+", lambda m: "%s <*> <*> <*>" % m.group(1)),
+        (r"(configure|trigproc|remove|purge) \S+ \S+ \S+", lambda m: "%s <*> <*> <*>" % m.group(1)),
+        (r"startup (archives|packages) ([\w-]+)", lambda m: "startup %s %s" % (m.group(1), m.group(2))),
+        (r"conffile \S+ \w+", "conffile <*> <*>"),
+    ])
+
 # produce/pyapp_server.py: Python `logging` with "%(asctime)s %(levelname)-8s [%(threadName)s]
 # %(name)s: %(message)s"; the thread name may hold spaces ("Thread-12 (process_request_thread)").
 # Traceback lines are lines of their own: "Traceback ..." and `File "...", line N, in f` are one
@@ -562,6 +574,7 @@ SYSTEMS = {
     "Redis": REDIS,
     "Dnsmasq": DNSMASQ,
     "Sshd": SSHD,
+    "Dpkg": DPKG,
     "PyApp": PYAPP,
     "ApacheError": APACHE,
 }
