@@ -507,6 +507,12 @@ APACHE = System(
     r"^\[[^\]]+\] \[(?P<field>\w+:\w+)\] \[pid \d+(?::tid \d+)?\] (?P<content>.*)$",
     continuation=r"^[^\[]",
     rules=[
+        # mod_log appends the request's referer to any message: the same event.
+        (r"(.*), referer: \S+", lambda m: APACHE.label(m.group(1))),
+        (r"\(32\)Broken pipe: " + CL + r"AH02651: Error writing request body to script \S+",
+         "(32)Broken pipe: [client <*>] AH02651: Error writing request body to script <*>"),
+        (r"\(104\)Connection reset by peer: " + CL + r"AH00574: ap_content_length_filter: apr_bucket_read\(\) failed",
+         "(104)Connection reset by peer: [client <*>] AH00574: ap_content_length_filter: apr_bucket_read() failed"),
         (CL + r"AH00128: File does not exist: \S+", "[client <*>] AH00128: File does not exist: <*>"),
         (r"\(13\)Permission denied: " + CL + r"AH00132: file permissions deny server access: \S+",
          "(13)Permission denied: [client <*>] AH00132: file permissions deny server access: <*>"),
@@ -556,6 +562,8 @@ APACHE = System(
         (r"AH00484: server reached MaxRequestWorkers setting, .*", "AH00484: server reached MaxRequestWorkers setting, <*>"),
         (r"AH10159: server is within MinSpareThreads of MaxRequestWorkers, .*",
          "AH10159: server is within MinSpareThreads of MaxRequestWorkers, <*>"),
+        (r"AH03490: scoreboard is full, not at MaxRequestWorkers\.Increase ServerLimit\.",
+         "AH03490: scoreboard is full, not at MaxRequestWorkers.Increase ServerLimit."),
         (r"AH00169: caught SIGTERM, shutting down", "AH00169: caught SIGTERM, shutting down"),
         (r"AH00492: caught SIGWINCH, shutting down gracefully", "AH00492: caught SIGWINCH, shutting down gracefully"),
         (r"AH00491: caught SIGTERM, shutting down", "AH00491: caught SIGTERM, shutting down"),
@@ -577,6 +585,8 @@ SYSTEMS = {
     "Dpkg": DPKG,
     "PyApp": PYAPP,
     "ApacheError": APACHE,
+    # Apache's `combined` access log has nginx's layout: the same rules.
+    "ApacheAccess": NGINX,
 }
 
 

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Produces ApacheError/ApacheError_raw.log: a real Apache httpd 2.4's error log (LogLevel info,
-# mod_auth_basic/mod_proxy at debug) while curl requests static files, missing and forbidden
+# Produces ApacheError/ApacheError_raw.log and ApacheAccess/ApacheAccess_raw.log: a real Apache
+# httpd 2.4's error log (LogLevel info, mod_auth_basic/mod_proxy at debug) and its access log
+# (`combined`) while curl requests static files, missing and forbidden
 # paths, password-protected pages with good, wrong and unknown users, a dead proxy backend,
 # CGI scripts that fail, bad requests; graceful restarts and a stop.
 # Usage: apache.sh OUTDIR   (as root; listens on 127.0.0.1:58081)
@@ -8,7 +9,7 @@ set -eu
 out=$1
 w=$(mktemp -d /tmp/unseen-apache.XXXXXX)
 chmod 755 "$w"
-mkdir -p "$out/ApacheError" "$w/htdocs/files" "$w/htdocs/secret" "$w/htdocs/private" "$w/cgi" "$w/run"
+mkdir -p "$out/ApacheError" "$out/ApacheAccess" "$w/htdocs/files" "$w/htdocs/secret" "$w/htdocs/private" "$w/cgi" "$w/run"
 for i in $(seq 1 20); do echo "file $i" >"$w/htdocs/files/f$i.txt"; done
 echo ok >"$w/htdocs/index.html"
 echo hidden >"$w/htdocs/private/p.txt"; chmod 000 "$w/htdocs/private/p.txt"
@@ -46,7 +47,8 @@ LoadModule reqtimeout_module $m/mod_reqtimeout.so
 TypesConfig /etc/mime.types
 ErrorLog $out/ApacheError/ApacheError_raw.log
 LogLevel info auth_basic:debug proxy:debug proxy_http:debug
-CustomLog $w/access.log combined
+LogFormat "%h %l %u %t \"%r\" %>s %O \"%{Referer}i\" \"%{User-Agent}i\"" combined
+CustomLog $out/ApacheAccess/ApacheAccess_raw.log combined
 DocumentRoot $w/htdocs
 DirectoryIndex index.html
 StartServers 1
@@ -77,7 +79,7 @@ ScriptAlias /cgi-bin/ $w/cgi/
 ProxyPass /api http://127.0.0.1:58099/
 ProxyTimeout 2
 CONF
-: >"$out/ApacheError/ApacheError_raw.log"
+: >"$out/ApacheError/ApacheError_raw.log"; : >"$out/ApacheAccess/ApacheAccess_raw.log"
 u=http://127.0.0.1:58081
 c() { curl -s -m 4 -o /dev/null "$@" || true; }
 apache2 -f "$w/httpd.conf" -k start
@@ -86,6 +88,11 @@ for round in 1 2 3; do
   for i in $(seq 1 40); do
     c $u/files/f$((i % 20 + 1)).txt
     c $u/files/missing$i.txt
+    [ $((i % 3)) = 2 ] && c -I -A "Mozilla/5.0 (X11; Linux x86_64) probe/$i" $u/files/f$((i % 7 + 1)).txt
+    [ $((i % 6)) = 1 ] && c -X POST -d "a=$i" -e "http://unseen.local/form$i" $u/cgi-bin/ok.sh
+    [ $((i % 7)) = 3 ] && c -X PUT -d "x" $u/files/f1.txt
+    [ $((i % 8)) = 5 ] && c -X DELETE -A "cleanup-bot/1.$i" $u/files/f2.txt
+    [ $((i % 9)) = 4 ] && c -X OPTIONS $u/
     [ $((i % 2)) = 0 ] && c $u/private/p.txt
     [ $((i % 3)) = 0 ] && c -u alice:s3cret $u/secret/s.txt
     [ $((i % 3)) = 1 ] && c -u alice:wrong$i $u/secret/s.txt
