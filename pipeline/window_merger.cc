@@ -123,6 +123,7 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
     // Same token count first, then lengths a multi-token variable could explain.
     const auto n = static_cast<std::int64_t>(line.tokens.size());
     scan_budget = kMaxScanPerLine;
+    line_digest.SetLine(line.View(r.message));
     for (std::int64_t delta = 0;
          delta <= static_cast<std::int64_t>(kMaxTokenCountChange) && scan_budget > 0;
          delta = delta > 0 ? -delta : -delta + 1) {
@@ -168,20 +169,29 @@ std::uint32_t WindowMerger::Impl::ScanBucket(std::uint64_t key, std::size_t limi
                                              std::string_view message) {
   const List* b = buckets.Lookup(key);
   if (b == nullptr) return kNil;
-  std::uint32_t batch[std::max(kMaxBucketScan, kMaxOtherLengthScan)];
+  constexpr std::size_t kBatch = std::max(kMaxBucketScan, kMaxOtherLengthScan);
+  std::uint32_t batch[kBatch];
+  bool unread[kBatch];  // ruled out by the digest in its bucket link
   std::size_t count = 0, scanned = 0;
   for (std::uint32_t slot = b->tail; slot != kNil && scanned < limit;
        slot = bucket_links[slot].prev, ++scanned) {
     if (std::find(tried.begin(), tried.end(), slot) != tried.end()) continue;
-    __builtin_prefetch(&groups[slot]);
+    unread[count] = line_digest.RulesOut(bucket_links[slot].digest);
+    if (!unread[count]) __builtin_prefetch(&groups[slot]);
     batch[count++] = slot;
   }
-  for (std::size_t i = 0; i < count; ++i) groups[batch[i]].tokens.Prefetch();
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!unread[i]) groups[batch[i]].tokens.Prefetch();
+  }
   for (std::size_t i = 0; i < count; ++i) {
     const std::uint32_t slot = batch[i];
     --scan_budget;
     ++stats.candidates_checked;
     ++decision.candidates;
+    if (unread[i]) {
+      unexplained = slot;  // as Fits after RuledOut
+      continue;
+    }
     if (Fits(slot, message)) return slot;
   }
   return kNil;
@@ -228,8 +238,9 @@ void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
 }
 
 // A wild position left the group's fingerprint: it moves in the index (a retired group is in
-// none).
+// none), and its scan digest is redone.
 void WindowMerger::Impl::Reindex(std::uint32_t slot) {
+  SetScanDigest(slot);
   Group& g = groups[slot];
   const std::uint64_t updated = GroupFingerprint(g);
   if (updated == g.fingerprint) return;
@@ -259,6 +270,7 @@ void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint
     fp = GroupFingerprint(g);
     g.fingerprint = fp;
   }
+  SetScanDigest(slot);
   if (template_slot == slot) template_slot = kNil;
   g.count_total = 1;
   g.count_since = 0;

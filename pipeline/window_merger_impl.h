@@ -108,7 +108,7 @@ struct WindowMerger::Impl {
     SampleRecord last;       // the latest line that joined; empty until one does
     std::unique_ptr<GroupExtras> extras;
   };
-  // Every open group costs this much plus its 8 bytes of bucket links and its blocks: keep it
+  // Every open group costs this much plus its 16 bytes of bucket link and its blocks: keep it
   // from growing unnoticed (bench/RESULTS.md "groupmem" has what a group is made of).
   static_assert(sizeof(Group) <= 136);
 
@@ -133,6 +133,9 @@ struct WindowMerger::Impl {
   // groups do not.
   struct BucketLink {
     std::uint32_t prev = kNil, next = kNil;
+    // RuledOutDigest::Of the group's tokens (SetScanDigest): a bucket scan, which reads
+    // this link anyway, rules most groups out with it unread.
+    std::uint64_t digest = 0;
   };
   std::vector<BucketLink> bucket_links;
   std::vector<std::uint32_t> free_slots;
@@ -162,6 +165,7 @@ struct WindowMerger::Impl {
   // Scratch reused for every line.
   PreparedLine line;  // the line's tokens, hashes and own header (timestamp, level, ...)
   std::vector<GroupIndex::Candidate> candidates;
+  RuledOutDigest line_digest;  // of the line, for the bucket scans
   std::vector<std::uint32_t> tried;
   std::size_t scan_budget = 0;  // bucket-scan candidates left for the current line
   // The current line's lookup found kMaxIndexCandidates SimHash candidates or read
@@ -246,7 +250,8 @@ struct WindowMerger::Impl {
   }
   // The bucket lists: as Append and Unlink, over bucket_links.
   void BucketAppend(List& list, std::uint32_t slot) {
-    bucket_links[slot] = {list.tail, kNil};
+    bucket_links[slot].prev = list.tail;
+    bucket_links[slot].next = kNil;
     if (list.tail != kNil)
       bucket_links[list.tail].next = slot;
     else
@@ -263,7 +268,7 @@ struct WindowMerger::Impl {
       bucket_links[l.next].prev = l.prev;
     else
       list.tail = l.prev;
-    bucket_links[slot] = {};
+    bucket_links[slot].prev = bucket_links[slot].next = kNil;
   }
   // Appends to the bucket of `key`, creating it.
   void AppendToBucket(std::uint64_t key, std::uint32_t slot) {
@@ -305,6 +310,11 @@ struct WindowMerger::Impl {
 
   // --- confirmation (pipeline/template_match.h) -------------------------------------------
   MatchTemplate TemplateOf(const Group& g) const { return {g.first.message(), g.tokens}; }
+
+  // After the group's tokens or wild flags change (Open, Reindex, ImportGroup).
+  void SetScanDigest(std::uint32_t slot) {
+    bucket_links[slot].digest = RuledOutDigest::Of(groups[slot].tokens);
+  }
 
   // Does the line fit group g's template? On success matcher.marks() holds the template flags
   // the line adds, by group position; on failure the decision's reason says why.

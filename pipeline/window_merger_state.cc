@@ -64,6 +64,7 @@ void WindowMerger::Impl::ImportGroup(const GroupState& s, bool resume, EventSink
       g.tokens.AddFlags(i, s.token_flags[i] & kAllFlags);
     }
   }
+  SetScanDigest(slot);
   if (template_slot == slot) template_slot = kNil;
   g.fingerprint = GroupFingerprint(g);
   g.count_total = std::max<std::uint64_t>(s.count_total, 1);

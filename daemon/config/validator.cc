@@ -56,8 +56,33 @@ void Validator::ExactlyOnceOutputs(const Json& root, const Config& /*config*/) {
   }
 }
 
+// An at-least-once kafka input reads again from its committed offsets after a restart, which
+// lie before every line of the open groups a state directory restores (and before every line
+// its journal replays): those lines would be counted twice. Exactly-once mode keeps its
+// groups in its changelog and does not use the state directory.
+void Validator::KafkaInputsWithState(const Json& root) {
+  if (!root.is_object() || !root.contains("state") || !root["state"].is_object()) return;
+  const Json& state = root["state"];
+  if (!state.contains("directory") || !state["directory"].is_string() ||
+      state["directory"].get<std::string>().empty()) {
+    return;
+  }
+  if (!root.contains("inputs") || !root["inputs"].is_array()) return;
+  const Json& inputs = root["inputs"];
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Json& in = inputs[i];
+    if (!in.is_object() || !in.contains("type") || in["type"] != "kafka") continue;
+    if (in.contains("exactly_once") && in["exactly_once"] == true) continue;
+    Error(Join(Index("inputs", i), "type"),
+          "an at-least-once kafka input cannot be combined with state.directory (after a "
+          "restart it reads the restored groups' lines again from its committed offsets, "
+          "counting them twice); use exactly_once, or no state directory");
+  }
+}
+
 void Validator::Document(const Json& root, Config& config) {
   ExactlyOnceOutputs(root, config);
+  KafkaInputsWithState(root);
   Walk(root, "",
        {
            {"log", [&](const Json& v, const std::string& p) { Log(v, p, config.log); }},

@@ -219,6 +219,7 @@ class Validator {
 
   void Outputs(const Json& v, const std::string& path, Config& config);
   void ExactlyOnceOutputs(const Json& root, const Config& config);
+  void KafkaInputsWithState(const Json& root);
 
   void Output(const Json& v, const std::string& path, Config& config);
   // An output's `select`: which events it receives.

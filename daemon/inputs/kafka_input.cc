@@ -14,12 +14,13 @@
 #include <mutex>
 #include <stdexcept>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "daemon/inputs/blocking_delivery.h"
-#include "daemon/inputs/kafka_fetch_waker.h"
 #include "daemon/inputs/kafka_partitions.h"
+#include "daemon/runtime/kafka_fetch_waker.h"
 #include "daemon/runtime/thread_name.h"
 #include "daemon/runtime/wall_clock.h"
 
@@ -64,13 +65,6 @@ struct Polled {
     size = 0;
   }
 };
-
-// A numeric property as the client will use it (its default unless set).
-std::size_t NumericProperty(RdKafka::Conf& conf, const std::string& key) {
-  std::string value;
-  if (conf.get(key, value) != RdKafka::Conf::CONF_OK) return 0;
-  return static_cast<std::size_t>(std::strtoull(value.c_str(), nullptr, 10));
-}
 
 void Set(RdKafka::Conf& conf, const std::string& key, const std::string& value) {
   std::string err;
@@ -148,8 +142,7 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
             RdKafka::Conf::CONF_OK) {
       throw std::runtime_error("kafka: " + err);
     }
-    queue_limit_records = NumericProperty(*conf, "queued.min.messages");
-    queue_limit_bytes = NumericProperty(*conf, "queued.max.messages.kbytes") * 1024;
+    std::tie(queue_limit_records, queue_limit_bytes) = KafkaFetchWaker::QueueLimits(*conf);
     consumer.reset(RdKafka::KafkaConsumer::create(conf.get(), err));
     if (!consumer) throw std::runtime_error("kafka consumer: " + err);
     queue.reset(rd_kafka_queue_get_consumer(consumer->c_ptr()));

@@ -20,12 +20,14 @@
 #include <stdexcept>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "daemon/config/config.h"
 #include "daemon/kafka_eos/changelog_codec.h"
+#include "daemon/runtime/kafka_fetch_waker.h"
 #include "daemon/runtime/kafka_stream.h"
 #include "daemon/runtime/thread_name.h"
 #include "daemon/runtime/wall_clock.h"
@@ -172,6 +174,10 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, EventSink {
             "logfold_kafka_scope_split_total",
             "Kafka records whose scope (engine.scope) was last seen on another partition",
             Labels(name))),
+        fetch_wakeups(metrics.GetCounter(
+            "logfold_kafka_fetch_wakeups_total",
+            "Requests sent to wake the client's fetcher after its full queue drained",
+            Labels(name))),
         assigned_gauge(std::make_shared<std::atomic<std::int64_t>>(0)),
         restore_us_gauge(std::make_shared<std::atomic<std::int64_t>>(0)) {
     metrics.AddGauge("logfold_kafka_assigned_partitions", "Partitions assigned to this member",
@@ -200,6 +206,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, EventSink {
             RdKafka::Conf::CONF_OK) {
       throw std::runtime_error("kafka: " + err);
     }
+    std::tie(queue_limit_records, queue_limit_bytes) = KafkaFetchWaker::QueueLimits(*conf);
     consumer.reset(RdKafka::KafkaConsumer::create(conf.get(), err));
     if (!consumer) throw std::runtime_error("kafka consumer: " + err);
 
@@ -1068,12 +1075,21 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, EventSink {
     auto next_commit =
         SteadyClock::now() + std::chrono::microseconds(options.input.commit_interval_us);
     TimeUs last_flush = WallClockNowUs();
+    // The consumer's queue: its length tells the fetch waker how much the client prefetched.
+    rd_kafka_queue_t* queue = rd_kafka_queue_get_consumer(consumer->c_ptr());
+    KafkaFetchWaker fetch_waker(*consumer, queue_limit_records, queue_limit_bytes, fetch_wakeups,
+                                name);
+    double record_bytes = 0;  // recent average record value size
     while (!stopping.load()) {
       std::unique_ptr<RdKafka::Message> m(consumer->consume(kPollMs));
+      const std::size_t queued_before = m != nullptr ? rd_kafka_queue_length(queue) : 0;
+      std::size_t round_records = 0, round_bytes = 0;
       for (std::size_t n = 1; m != nullptr; ++n) {
         const RdKafka::ErrorCode err = m->err();
         if (err == RdKafka::ERR_NO_ERROR) {
           Fold(*m);
+          ++round_records;
+          round_bytes += m->len();
         } else if (err == RdKafka::ERR__TIMED_OUT) {
           break;
         } else if (err != RdKafka::ERR__PARTITION_EOF) {
@@ -1084,6 +1100,16 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, EventSink {
         if (n == kMaxBatch) break;  // before consume() takes one more
         m.reset(consumer->consume(0));
       }
+      if (round_records > 0) {
+        const double average =
+            static_cast<double>(round_bytes) / static_cast<double>(round_records);
+        record_bytes = record_bytes == 0 ? average : 0.9 * record_bytes + 0.1 * average;
+      }
+      fetch_waker.Observe(queued_before, rd_kafka_queue_length(queue), record_bytes, [this] {
+        KafkaFetchWaker::Partitions assigned;
+        for (const auto& [key, p] : parts) assigned.push_back(key);
+        return assigned;
+      });
       const TimeUs now = WallClockNowUs();
       if (now - last_flush >= kFlushIntervalUs) {
         FlushDue(now);
@@ -1096,6 +1122,8 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, EventSink {
       }
       if (!abandoned) producer->poll(0);
     }
+    fetch_waker.Stop();
+    rd_kafka_queue_destroy(queue);
     // Leaving the group revokes every partition: their groups are summarised and committed
     // in rebalance_cb.
     const bool left = Close(*consumer, "consumer");
@@ -1187,6 +1215,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, EventSink {
   Metrics::Counter& restored_groups;
   Metrics::Counter& resets;
   Metrics::Counter& scope_split;
+  Metrics::Counter& fetch_wakeups;
   // Shared with the gauges, which may outlive this input inside Metrics.
   std::shared_ptr<std::atomic<std::int64_t>> assigned_gauge;
   std::shared_ptr<std::atomic<std::int64_t>> restore_us_gauge;
@@ -1196,6 +1225,8 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, EventSink {
   std::shared_ptr<EventForward<Impl>> events = std::make_shared<EventForward<Impl>>();
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
   std::unique_ptr<RdKafka::KafkaConsumer> restorer;
+  std::size_t queue_limit_records = 0;               // the consumer's queued.min.messages
+  std::size_t queue_limit_bytes = 0;                 // and queued.max.messages.kbytes, in bytes
   std::unique_ptr<RdKafka::Topic> changelog_handle;  // the restorer's, see ReadChangelogPartitions
   std::shared_ptr<RdKafka::Producer> producer;
   std::shared_ptr<Waker> waker = std::make_shared<Waker>();

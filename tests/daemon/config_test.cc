@@ -1246,6 +1246,32 @@ TEST(ConfigKafkaTest, ExactlyOnceNeedsAChangelogAndOneKafkaOutput) {
   EXPECT_EQ(config.inputs[0].kafka.changelog_topic, "cl");
 }
 
+// An at-least-once kafka input reads again from its committed offsets after a restart: the
+// groups a state directory restores (or its journal replays) would count those lines twice,
+// and the journal does not keep the partitions' salts and the lines' origins either.
+TEST(ConfigKafkaTest, AnAtLeastOnceKafkaInputIsRefusedWithAStateDirectory) {
+  EXPECT_THAT(Errors(R"({"inputs": [{"name": "k", "type": "kafka", "brokers": "b:9092",
+                                     "topics": ["t"]}],
+                         "outputs": [{"name": "o", "type": "stdout"}],
+                         "state": {"directory": "/var/lib/logfold", "journal": true}})"),
+              ElementsAre(E("inputs[0].type",
+                            "an at-least-once kafka input cannot be combined with "
+                            "state.directory (after a restart it reads the restored groups' "
+                            "lines again from its committed offsets, counting them twice); use "
+                            "exactly_once, or no state directory")));
+  Config config;
+  std::vector<ConfigError> errors;
+  EXPECT_TRUE(ParseConfig(R"({"inputs": [{"name": "k", "type": "kafka", "brokers": "b:9092",
+                                          "topics": ["t"], "exactly_once": true,
+                                          "changelog_topic": "cl"},
+                                         {"name": "u", "type": "udp", "port": 5514}],
+                              "outputs": [{"name": "o", "type": "kafka", "brokers": "b:9092",
+                                           "topic": "e"}],
+                              "state": {"directory": "/var/lib/logfold"}})",
+                          config, errors));
+  EXPECT_TRUE(errors.empty());
+}
+
 // A kafka input's librdkafka properties are tried on a real client configuration: a name or
 // value librdkafka refuses is reported at its own key, and logfold's own settings are refused.
 TEST(ConfigKafkaTest, PropertiesAreValidatedByLibrdkafkaAtTheirOwnPath) {

@@ -25,13 +25,8 @@ using daemon_test::Json;
 using daemon_test::TempDir;
 using daemon_test::WaitUntil;
 using kafka_test::KafkaBroker;
+using kafka_test::kSlowdown;
 using std::chrono::milliseconds;
-
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr int kSlowdown = 3;
-#else
-constexpr int kSlowdown = 1;
-#endif
 
 const std::string kSourceDir = LOGFOLD_SOURCE_DIR;
 constexpr int kPartitions = 4;

@@ -34,27 +34,18 @@ namespace logfold {
 namespace {
 
 using daemon_test::DaemonProcess;
+using daemon_test::EnvInt;
 using daemon_test::Json;
 using daemon_test::LinesAccounted;
 using daemon_test::TempDir;
 using daemon_test::WaitUntil;
 using kafka_test::CreateCompactedTopic;
 using kafka_test::KafkaBroker;
+using kafka_test::kSlowdown;
 using kafka_test::ReadCommitted;
 using kafka_test::ReadTopic;
 using kafka_test::RestoredGroups;
 using std::chrono::milliseconds;
-
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr int kSlowdown = 3;
-#else
-constexpr int kSlowdown = 1;
-#endif
-
-int EnvInt(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
-}
 
 // Checks that every event has an event_id, that no two events share one (exactly once: no
 // event twice), and that each names a line of `lines` (by stream and offset, as
@@ -103,9 +94,7 @@ class KafkaExactlyOnceTest : public ::testing::Test {
     }
     ASSERT_TRUE(broker_.Start()) << broker_.error();
     std::string error;
-    ASSERT_TRUE(kafka_test::CreateTopic(broker_.brokers(), "logs", 3, error)) << error;
-    ASSERT_TRUE(kafka_test::CreateTopic(broker_.brokers(), "events", 2, error)) << error;
-    ASSERT_TRUE(CreateCompactedTopic(broker_.brokers(), "changelog", 3, error)) << error;
+    ASSERT_TRUE(kafka_test::CreateExactlyOnceTopics(broker_.brokers(), 3, 2, error)) << error;
   }
 
   // An exactly-once instance; `id` is its static group member id and transactional id, so a
@@ -286,6 +275,39 @@ TEST_F(KafkaExactlyOnceTest, StopsWithinItsDeadlineWhenTheBrokerHangs) {
   ASSERT_TRUE(d.Signal(SIGTERM));
   EXPECT_EQ(d.WaitExit(milliseconds(30000)), 0) << d.Stderr();
   EXPECT_EQ(LinesAccounted(ReadCommitted(broker_.brokers(), "events", 2)), 300u) << d.Stderr();
+}
+
+// As in at-least-once mode (KafkaTest.AFetcherStoppedByAFullQueueIsWokenOnceTheQueueDrained):
+// every fetch answer fills the client's queue (queued.min.messages 10, two small batches), and
+// librdkafka would look again only a second later; reading 6000 records would take about five
+// minutes unless the input wakes the fetcher once the queue drained.
+TEST_F(KafkaExactlyOnceTest, AFetcherStoppedByAFullQueueIsWokenOnceTheQueueDrained) {
+  std::string error;
+  ASSERT_TRUE(kafka_test::CreateTopic(broker_.brokers(), "small", 1, error)) << error;
+  std::vector<std::string> values, keys;
+  for (int i = 0; i < 6000; ++i) {
+    values.push_back("<14>1 2026-11-25T10:00:00Z h" + std::to_string(i % 20) + " app - - - n " +
+                     std::to_string(i));
+    keys.push_back("h" + std::to_string(i % 20));
+  }
+  ASSERT_EQ(
+      kafka_test::Produce(broker_.brokers(), "small", values, keys, {{"batch.num.messages", "10"}}),
+      0u);
+  Json config = Json::parse(daemon_test::ReadFile(WriteConfig(dir_, "a")));
+  config["inputs"][0]["topics"] = {"small"};
+  config["inputs"][0]["properties"]["queued.min.messages"] = "10";
+  config["inputs"][0]["properties"]["max.partition.fetch.bytes"] = "2048";
+  daemon_test::WriteFile(dir_ / "small.json", config.dump(2));
+  DaemonProcess d(dir_);
+  ASSERT_TRUE(d.Start(dir_ / "small.json", milliseconds(30000))) << d.Stderr();
+  EXPECT_TRUE(d.WaitMetricAtLeast("logfold_received_total", {}, static_cast<double>(values.size()),
+                                  milliseconds(60000 * kSlowdown)))
+      << "received " << d.Metric("logfold_received_total", {}) << " of " << values.size() << "\n"
+      << d.Stderr();
+  EXPECT_GE(d.Metric("logfold_kafka_fetch_wakeups_total", {}), 1);
+  ASSERT_TRUE(d.Signal(SIGTERM));
+  EXPECT_EQ(d.WaitExit(milliseconds(30000)), 0) << d.Stderr();
+  EXPECT_EQ(LinesAccounted(ReadCommitted(broker_.brokers(), "events", 2)), values.size());
 }
 
 // The changelog lost (deleted and recreated empty) while offsets are committed: the partitions

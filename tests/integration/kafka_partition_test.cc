@@ -22,13 +22,8 @@ using daemon_test::LinesAccounted;
 using daemon_test::TempDir;
 using daemon_test::WaitUntil;
 using kafka_test::KafkaBroker;
+using kafka_test::kSlowdown;
 using std::chrono::milliseconds;
-
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr int kSlowdown = 3;
-#else
-constexpr int kSlowdown = 1;
-#endif
 
 // Produces `values` to one partition of `topic` and waits for every acknowledgement.
 bool ProduceToPartition(const std::string& brokers, const std::string& topic,

@@ -31,17 +31,12 @@ using daemon_test::TempDir;
 using daemon_test::WaitUntil;
 using kafka_test::HaveOmkafka;
 using kafka_test::KafkaBroker;
+using kafka_test::kSlowdown;
 using kafka_test::ReadmeOmkafka;
 using kafka_test::RsyslogdPath;
 using kafka_test::RsyslogProcess;
 using kafka_test::Snippet;
 using std::chrono::milliseconds;
-
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr int kSlowdown = 3;
-#else
-constexpr int kSlowdown = 1;
-#endif
 
 constexpr int kPartitions = 6;
 constexpr int kHosts = 40;

@@ -38,15 +38,14 @@ using daemon_test::LinesAccounted;
 using daemon_test::TempDir;
 using daemon_test::WaitUntil;
 using kafka_test::KafkaBroker;
+using kafka_test::kSlowdown;
 using std::chrono::milliseconds;
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr int kSlowdown = 3;
 // The sanitizer pass looks for memory errors on these paths, not for more kill points: it
 // stays within CI's time with fewer.
 constexpr int kDefaultKills = 4;
 #else
-constexpr int kSlowdown = 1;
 constexpr int kDefaultKills = 10;
 #endif
 
@@ -87,11 +86,8 @@ class KafkaScaleTest : public ::testing::Test {
     }
     ASSERT_TRUE(broker_.Start()) << broker_.error();
     std::string error;
-    ASSERT_TRUE(kafka_test::CreateTopic(broker_.brokers(), "logs", kPartitions, error)) << error;
-    ASSERT_TRUE(kafka_test::CreateTopic(broker_.brokers(), "events", kEventPartitions, error))
-        << error;
-    ASSERT_TRUE(
-        kafka_test::CreateCompactedTopic(broker_.brokers(), "changelog", kPartitions, error))
+    ASSERT_TRUE(kafka_test::CreateExactlyOnceTopics(broker_.brokers(), kPartitions,
+                                                    kEventPartitions, error))
         << error;
   }
 

@@ -26,13 +26,8 @@ using daemon_test::LinesAccounted;
 using daemon_test::TempDir;
 using daemon_test::WaitUntil;
 using kafka_test::KafkaBroker;
+using kafka_test::kSlowdown;
 using std::chrono::milliseconds;
-
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr int kSlowdown = 3;
-#else
-constexpr int kSlowdown = 1;
-#endif
 
 // RFC 5424 lines from `hosts` hosts, a few message shapes each with a varying number, so the
 // engine folds them; keys are the hosts (producers key by engine.scope).

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,15 @@ class TemplateMatchTest : public ::testing::Test {
     PrepareLine(tokenizer_, true, message_, line_);
     const MatchResult r = matcher_.Match(line_.View(message_), {template_message_, template_});
     // The cheap pre-check may only turn away lines that Match rejects.
-    if (matcher_.RuledOut(line_.View(message_), template_)) {
+    const bool ruled_out = matcher_.RuledOut(line_.View(message_), template_);
+    if (ruled_out) {
       EXPECT_FALSE(r.accepted) << "RuledOut rejected a line that fits: " << message;
+    }
+    // The digest may only turn away lines that RuledOut does.
+    RuledOutDigest digest;
+    digest.SetLine(line_.View(message_));
+    if (digest.RulesOut(RuledOutDigest::Of(template_))) {
+      EXPECT_TRUE(ruled_out) << "the digest rules out a line RuledOut keeps: " << message;
     }
     // Nor may a change at a position where the line rejects any change.
     for (std::size_t i = 0; i < line_.tokens.size() && template_.size() == line_.tokens.size();
@@ -273,6 +281,56 @@ TEST_F(TemplateMatchTest, RuledOutNeverRejectsAFit) {
     for (const std::string& l : lines) accepted += Match(l).accepted;
   }
   EXPECT_GT(accepted, static_cast<int>(lines.size()));  // not only each line with itself
+}
+
+// The digest is exact in one direction too: over many random pairs of lines of one token
+// count (words, numbers and digit words from a small vocabulary, so 6-bit hashes collide), and
+// templates with random wild positions, it rules out only what RuledOut does, and most of it.
+TEST_F(TemplateMatchTest, DigestRulesOutOnlyWhatRuledOutDoes) {
+  const std::vector<std::string> vocabulary = {
+      "session", "opened", "closed", "for",   "user", "alice", "bob",      "from", "port",
+      "to",      "a",      "b",      "xyz",   "qa",   "error", "done",     "job",  "in",
+      "ms",      "12",     "7",      "0x1f",  "a1b2", "v2",    "10.0.0.1", "x9",   "node-3",
+      "ok",      "the",    "of",     "queue", "file", "path",  "on",       "at",   "by"};
+  std::mt19937 rng(19);
+  auto pick = [&](std::size_t n) {
+    return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+  };
+  auto join = [](const std::vector<std::string>& words) {
+    std::string s;
+    for (const std::string& w : words) s += (s.empty() ? "" : " ") + w;
+    return s;
+  };
+  int checked = 0, ruled_out = 0, by_digest = 0;
+  for (int round = 0; round < 6000; ++round) {
+    const std::size_t n = 1 + pick(12);
+    std::vector<std::string> words(n);
+    for (std::string& w : words) w = vocabulary[pick(vocabulary.size())];
+    SetTemplate(join(words));
+    if (template_.size() != n) continue;  // a run of values collapsed: another count
+    for (std::size_t i = 0; i < n; ++i) {
+      if (pick(5) == 0) template_.AddFlags(i, kWild | kVaried);
+    }
+    const std::uint64_t of = RuledOutDigest::Of(template_);
+    // A near line: the template's words with 0 to 4 of them replaced.
+    for (std::size_t k = pick(5); k > 0; --k) words[pick(n)] = vocabulary[pick(vocabulary.size())];
+    message_ = join(words);
+    PrepareLine(tokenizer_, true, message_, line_);
+    if (line_.tokens.size() != n) continue;
+    RuledOutDigest digest;
+    digest.SetLine(line_.View(message_));
+    const bool exact = matcher_.RuledOut(line_.View(message_), template_);
+    const bool cheap = digest.RulesOut(of);
+    ++checked;
+    ruled_out += exact;
+    by_digest += cheap;
+    if (cheap) {
+      EXPECT_TRUE(exact) << template_message_ << " | " << message_;
+    }
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(ruled_out, checked / 4);
+  EXPECT_GT(by_digest, ruled_out / 2);  // it does its job, not only never errs
 }
 
 }  // namespace

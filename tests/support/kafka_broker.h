@@ -58,6 +58,14 @@ inline std::string WhyBrokerTestsCannotRun() {
 #endif
 }
 
+// How many times longer the tests' waits may take: under a sanitizer the daemon runs
+// several times slower. In the header, so that the sanitizer macros are the including test's.
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+inline constexpr int kSlowdown = 3;
+#else
+inline constexpr int kSlowdown = 1;
+#endif
+
 inline std::uint16_t FreePort() {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return 0;
@@ -152,6 +160,16 @@ inline bool CreateTopic(const std::string& brokers, const std::string& topic, in
 inline bool CreateCompactedTopic(const std::string& brokers, const std::string& topic,
                                  int partitions, std::string& error) {
   return CreateTopic(brokers, topic, partitions, error, {{"cleanup.policy", "compact"}});
+}
+
+// The topics of the exactly-once tests: "logs" (the input, `partitions`), "events" (the
+// output, `output_partitions`) and the compacted "changelog" (as many partitions as the
+// input). False with the reason in `error`.
+inline bool CreateExactlyOnceTopics(const std::string& brokers, int partitions,
+                                    int output_partitions, std::string& error) {
+  return CreateTopic(brokers, "logs", partitions, error) &&
+         CreateTopic(brokers, "events", output_partitions, error) &&
+         CreateCompactedTopic(brokers, "changelog", partitions, error);
 }
 
 // Produces each value (keyed by `keys[i % keys.size()]` when keys are given) to `topic`,

@@ -1,8 +1,9 @@
 // KafkaFetchWaker: when a wake-up is due, and the thread that sends it (a ListOffsets request
 // for the assigned partitions, which librdkafka sends to each partition's leader).
-#include "daemon/inputs/kafka_fetch_waker.h"
+#include "daemon/runtime/kafka_fetch_waker.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "daemon/runtime/thread_name.h"
 
@@ -33,6 +34,15 @@ KafkaFetchWaker::KafkaFetchWaker(RdKafka::KafkaConsumer& consumer, std::size_t l
 }
 
 KafkaFetchWaker::~KafkaFetchWaker() { Stop(); }
+
+std::pair<std::size_t, std::size_t> KafkaFetchWaker::QueueLimits(const RdKafka::Conf& conf) {
+  const auto number = [&](const std::string& key) -> std::size_t {
+    std::string value;
+    if (conf.get(key, value) != RdKafka::Conf::CONF_OK) return 0;
+    return static_cast<std::size_t>(std::strtoull(value.c_str(), nullptr, 10));
+  };
+  return {number("queued.min.messages"), number("queued.max.messages.kbytes") * 1024};
+}
 
 void KafkaFetchWaker::Stop() {
   {

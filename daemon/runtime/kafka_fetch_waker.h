@@ -1,7 +1,7 @@
 // KafkaFetchWaker: wakes a kafka consumer's fetcher once the records it had queued, up to its
 // queue limits, have been drained, so that it does not sleep out its second before fetching on.
-#ifndef LOGFOLD_DAEMON_INPUTS_KAFKA_FETCH_WAKER_H_
-#define LOGFOLD_DAEMON_INPUTS_KAFKA_FETCH_WAKER_H_
+#ifndef LOGFOLD_DAEMON_RUNTIME_KAFKA_FETCH_WAKER_H_
+#define LOGFOLD_DAEMON_RUNTIME_KAFKA_FETCH_WAKER_H_
 
 #include <librdkafka/rdkafkacpp.h>
 
@@ -39,6 +39,10 @@ class KafkaFetchWaker {
   KafkaFetchWaker(const KafkaFetchWaker&) = delete;
   KafkaFetchWaker& operator=(const KafkaFetchWaker&) = delete;
 
+  // The limits of a consumer made from `conf`, as the constructor takes them:
+  // queued.min.messages, and queued.max.messages.kbytes in bytes (their defaults unless set).
+  static std::pair<std::size_t, std::size_t> QueueLimits(const RdKafka::Conf& conf);
+
   // Consumer thread, after each round of consuming: the client's queue held `queued_before`
   // records when the round began and holds `queued_after` now, of `record_bytes` on average;
   // `assigned()` gives the partitions whose leaders a wake-up goes to (called only when one
@@ -74,4 +78,4 @@ class KafkaFetchWaker {
 
 }  // namespace logfold
 
-#endif  // LOGFOLD_DAEMON_INPUTS_KAFKA_FETCH_WAKER_H_
+#endif  // LOGFOLD_DAEMON_RUNTIME_KAFKA_FETCH_WAKER_H_
