@@ -37,13 +37,15 @@ FLOOR_PRECISION_EACH = 0.98
 # without digits (dnsmasq) 0.6348 / 0.6671. Then dpkg's log joined, a system no rule was
 # developed on (GA 0.035: package names split every event; whole-line precision 0.963: the
 # header inference takes the action word for part of the header, reported, not fixed here).
+# Then PyApp, ApacheError and ApacheAccess joined (branch unseen2), none looked at by any rule:
+# averages over the ten 0.579 / 0.589 GA, floors 0.001 below each printed figure.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.997, "GA": 0.549, "F1": 0.831, "reduction": 0.908},
-    "whole line": {"precision": 0.992, "GA": 0.576, "F1": 0.858, "reduction": 0.919},
+    "message": {"precision": 0.997, "GA": 0.578, "F1": 0.847, "reduction": 0.925},
+    "whole line": {"precision": 0.994, "GA": 0.588, "F1": 0.859, "reduction": 0.932},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH.
 FLOOR_PRECISION_HELD_OUT = {"Dpkg": 0.962}
-HELD_OUT_SYSTEMS = 7
+HELD_OUT_SYSTEMS = 10
 
 
 def score(name, scorer, cmd, data, failures, floors_average, floor_each, systems):

@@ -453,6 +453,128 @@ DPKG = System(
         (r"conffile \S+ \w+", "conffile <*> <*>"),
     ])
 
+# produce/pyapp_server.py: Python `logging` with "%(asctime)s %(levelname)-8s [%(threadName)s]
+# %(name)s: %(message)s"; the thread name may hold spaces ("Thread-12 (process_request_thread)").
+# Traceback lines are lines of their own: "Traceback ..." and `File "...", line N, in f` are one
+# event each (one format string of the traceback module), each echoed source line and each
+# exception type is its own event (they name a different failure).
+PYAPP = System(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (?P<field>[A-Z]+) +\[[^\]]*\] [\w.]+: (?P<content>.*)$",
+    continuation=r"^(Traceback |  |\w+(Error|Exception): )",
+    rules=[
+        (r"Traceback \(most recent call last\):", "Traceback (most recent call last):"),
+        (r"File \"\S+\", line \d+, in \w+", "File <*>, line <*>, in <*>"),
+        (r"(\w+Error): (.*)", lambda m: m.group(1) + ": " + re.sub(r"'[^']*'|\d+", V, m.group(2))),
+        (r"(raise .*|int\(.*)", lambda m: m.group(1)),
+        (r"\S+ - \"(GET|HEAD|POST|PUT|DELETE|PATCH) \S+ HTTP/[\d.]+\" (\d+) -",
+         lambda m: "<*> - \"%s <*> HTTP/<*>\" %s -" % (m.group(1), m.group(2))),
+        (r"\S+ - \"[^\"]*\" (\d+) -", lambda m: "<*> - \"<*>\" %s -" % m.group(1)),
+        (r"\S+ - code (\d+), message (Unsupported method|Bad request syntax) \(.*\)",
+         lambda m: "<*> - code %s, message %s (<*>)" % (m.group(1), m.group(2))),
+        (r"user \S+ authenticated", "user <*> authenticated"),
+        (r"user \S+ (created|updated|deleted) key \S+", lambda m: "user <*> %s key <*>" % m.group(1)),
+        (r"user \S+ tried to delete missing key \S+", "user <*> tried to delete missing key <*>"),
+        (r"cache hit for key \S+ \(\d+ bytes\)", "cache hit for key <*> (<*> bytes)"),
+        (r"cache miss for key \S+", "cache miss for key <*>"),
+        (r"missing bearer token from \S+ for (\w+) \S+",
+         lambda m: "missing bearer token from <*> for %s <*>" % m.group(1)),
+        (r"invalid token for user \S+ from \S+", "invalid token for user <*> from <*>"),
+        (r"malformed JSON body for \S+: .*", "malformed JSON body for <*>: <*>"),
+        (r"request body too large: \d+ bytes \(limit \d+\) from \S+",
+         "request body too large: <*> bytes (limit <*>) from <*>"),
+        (r"unhandled error while serving \S+", "unhandled error while serving <*>"),
+        (r"no route for (\w+) \S+", lambda m: "no route for %s <*>" % m.group(1)),
+        (r"queued job \S+ of kind (\w+) \(queue depth \d+\)",
+         lambda m: "queued job <*> of kind %s (queue depth <*>)" % m.group(1)),
+        (r"compacted store: \d+ keys kept", "compacted store: <*> keys kept"),
+        (r"exported \d+ keys to \S+", "exported <*> keys to <*>"),
+        (r"slept \S+ s", "slept <*> s"),
+        (r"job \S+ failed", "job <*> failed"),
+        (r"job \S+ done in \S+ ms", "job <*> done in <*> ms"),
+        (r"unknown job kind \S+, dropped", "unknown job kind <*>, dropped"),
+        (r"listening on \S+ with \d+ workers", "listening on <*> with <*> workers"),
+        (r"shutting down after \d+ keys", "shutting down after <*> keys"),
+        (r"stopped", "stopped"),
+    ])
+
+# Apache httpd 2.4 error log: "[date] [module:level] [pid P:tid T] " then the message, which may
+# start with "(errno)Reason: ", "file.c(line): " (debug) and "[client ip:port] ", and carries
+# the message's AH number. A CGI script's stderr is copied into the log without a header: a line
+# of its own, one event per text.
+CL = r"\[client \S+\] "
+SRC = r"\w+\.c\(\d+\): "
+APACHE = System(
+    r"^\[[^\]]+\] \[(?P<field>\w+:\w+)\] \[pid \d+(?::tid \d+)?\] (?P<content>.*)$",
+    continuation=r"^[^\[]",
+    rules=[
+        # mod_log appends the request's referer to any message: the same event.
+        (r"(.*), referer: \S+", lambda m: APACHE.label(m.group(1))),
+        (r"\(32\)Broken pipe: " + CL + r"AH02651: Error writing request body to script \S+",
+         "(32)Broken pipe: [client <*>] AH02651: Error writing request body to script <*>"),
+        (r"\(104\)Connection reset by peer: " + CL + r"AH00574: ap_content_length_filter: apr_bucket_read\(\) failed",
+         "(104)Connection reset by peer: [client <*>] AH00574: ap_content_length_filter: apr_bucket_read() failed"),
+        (CL + r"AH00128: File does not exist: \S+", "[client <*>] AH00128: File does not exist: <*>"),
+        (r"\(13\)Permission denied: " + CL + r"AH00132: file permissions deny server access: \S+",
+         "(13)Permission denied: [client <*>] AH00132: file permissions deny server access: <*>"),
+        (CL + r"AH01617: user \S+: authentication failure for \"\S+\": (.*)",
+         lambda m: "[client <*>] AH01617: user <*>: authentication failure for <*>: " + m.group(1)),
+        (CL + r"AH01618: user \S+ not found: \S+", "[client <*>] AH01618: user <*> not found: <*>"),
+        (CL + r"AH01631: user \S+: authorization failure for \"\S+\":",
+         "[client <*>] AH01631: user <*>: authorization failure for <*>:"),
+        (CL + r"AH01630: client denied by server configuration: \S+",
+         "[client <*>] AH01630: client denied by server configuration: <*>"),
+        (CL + r"AH01114: HTTP: failed to make connection to backend: \S+",
+         "[client <*>] AH01114: HTTP: failed to make connection to backend: <*>"),
+        (r"\(111\)Connection refused: AH00957: http: attempt to connect to \S+ \(\S+\) failed",
+         "(111)Connection refused: AH00957: http: attempt to connect to <*> (<*>) failed"),
+        (SRC + CL + r"AH00944: connecting \S+ to \S+", "<*> [client <*>] AH00944: connecting <*> to <*>"),
+        (SRC + CL + r"AH00947: connecting \S+ to \S+ \(\S+\)",
+         "<*> [client <*>] AH00947: connecting <*> to <*> (<*>)"),
+        (SRC + r"(?:" + CL + r")?AH00942: http: has acquired connection for \(\S+\)",
+         "<*> AH00942: http: has acquired connection for (<*>)"),
+        (SRC + r"AH00943: http: has released connection for \(\S+\)",
+         "<*> AH00943: http: has released connection for (<*>)"),
+        (SRC + r"(" + CL + r")?(AH\d+): http: \S+ resolved to \S+",
+         lambda m: "<*> %s%s: http: <*> resolved to <*>" % ("[client <*>] " if m.group(1) else "", m.group(2))),
+        (SRC + CL + r"AH01143: Running scheme http handler \(attempt \d+\)",
+         "<*> [client <*>] AH01143: Running scheme http handler (attempt <*>)"),
+        (SRC + r"AH02337: initializing worker \S+ (shared|local)",
+         lambda m: "<*> AH02337: initializing worker <*> " + m.group(1)),
+        (SRC + r"AH00925: initializing worker \S+ (shared|local)",
+         lambda m: "<*> AH00925: initializing worker <*> " + m.group(1)),
+        (SRC + r"AH00927: initializing worker \S+ (shared|local)",
+         lambda m: "<*> AH00927: initializing worker <*> " + m.group(1)),
+        (SRC + r"AH00930: initialized pool in child \d+ for \(\S+\) min=\d+ max=\d+ smax=\d+",
+         "<*> AH00930: initialized pool in child <*> for (<*>) min=<*> max=<*> smax=<*>"),
+        (CL + r"End of script output before headers: \S+",
+         "[client <*>] End of script output before headers: <*>"),
+        (CL + r"malformed header from script '\S+': Bad header: .*",
+         "[client <*>] malformed header from script <*>: Bad header: <*>"),
+        (CL + r"AH01264: stderr from \S+: script not found or unable to stat",
+         "[client <*>] AH01264: stderr from <*>: script not found or unable to stat"),
+        (CL + r"(AH\d+): invalid URI path \(\S+\)", lambda m: "[client <*>] %s: invalid URI path (<*>)" % m.group(1)),
+        (r"AH00490: Server built: \S+", "AH00490: Server built: <*>"),
+        (r"AH00094: Command line: .*", "AH00094: Command line: <*>"),
+        (r"AH00489: Apache/\S+ \(Debian\) configured -- resuming normal operations",
+         "AH00489: Apache/<*> (Debian) configured -- resuming normal operations"),
+        (r"AH00493: SIGUSR1 received\.  Doing graceful restart",
+         "AH00493: SIGUSR1 received.  Doing graceful restart"),
+        (r"AH00484: server reached MaxRequestWorkers setting, .*", "AH00484: server reached MaxRequestWorkers setting, <*>"),
+        (r"AH10159: server is within MinSpareThreads of MaxRequestWorkers, .*",
+         "AH10159: server is within MinSpareThreads of MaxRequestWorkers, <*>"),
+        (r"AH03490: scoreboard is full, not at MaxRequestWorkers\.Increase ServerLimit\.",
+         "AH03490: scoreboard is full, not at MaxRequestWorkers.Increase ServerLimit."),
+        (r"AH00169: caught SIGTERM, shutting down", "AH00169: caught SIGTERM, shutting down"),
+        (r"AH00492: caught SIGWINCH, shutting down gracefully", "AH00492: caught SIGWINCH, shutting down gracefully"),
+        (r"AH00491: caught SIGTERM, shutting down", "AH00491: caught SIGTERM, shutting down"),
+        (r"AH00558: .*", "AH00558: <*>"),
+        (r"AH02282: .*", "AH02282: <*>"),
+        (r"AH01909: .*", "AH01909: <*>"),
+        (r"oops from script", "oops from script"),
+        (r"not a header", "not a header"),
+        (r"AH00096: removed PID file \S+ \(pid=\d+\)", "AH00096: removed PID file <*> (pid=<*>)"),
+    ])
+
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
     "Nginx": NGINX,
@@ -461,6 +583,10 @@ SYSTEMS = {
     "Dnsmasq": DNSMASQ,
     "Sshd": SSHD,
     "Dpkg": DPKG,
+    "PyApp": PYAPP,
+    "ApacheError": APACHE,
+    # Apache's `combined` access log has nginx's layout: the same rules.
+    "ApacheAccess": NGINX,
 }
 
 
