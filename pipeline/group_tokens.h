@@ -21,7 +21,8 @@ class GroupTokens {
   // Replaces the contents with `tokens` and their `hashes` (same size), all flags clear.
   void Assign(std::span<const Token> tokens, std::span<const std::uint64_t> hashes) {
     const auto n = static_cast<std::uint32_t>(tokens.size());
-    if (block_ == nullptr || Capacity() < n) {
+    // A block far larger than needed (a reused one) is not kept for a short line.
+    if (block_ == nullptr || Capacity() < n || Capacity() > 4 * n + 32) {
       // Raw storage: operator new implicitly creates the header, hash and token objects.
       block_.reset(::operator new(Words(n) * sizeof(std::uint64_t)));
       Header() = {n, n};

@@ -9,14 +9,15 @@ namespace logfold {
 
 void SampleRecord::FreeBlock::operator()(Header* h) const { ::operator delete(h); }
 
-void SampleRecord::Assign(const LogRecord& r) {
+void SampleRecord::Assign(const LogRecord& r, bool tight) {
   const std::string* fields[kFieldCount] = {&r.hostname, &r.app_name,   &r.tag,
                                             &r.procid,   &r.msgid,      &r.structured_data,
                                             &r.message,  &r.json_fields};
   std::size_t total = 0;
   for (const std::string* f : fields) total += f->size();
   // Lines are at most max_message_size (16 MiB) long, so offsets fit 32 bits.
-  if (block_ == nullptr || block_->capacity < total) {
+  if (block_ == nullptr || block_->capacity < total ||
+      (tight && block_->capacity > 4 * total + 256)) {
     void* memory = ::operator new(sizeof(Header) + total);
     block_.reset(new (memory) Header{});
     block_->capacity = static_cast<std::uint32_t>(total);

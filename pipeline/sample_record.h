@@ -16,8 +16,9 @@ namespace logfold {
 class SampleRecord {
  public:
   // Copies every field of `r` that events show; the raw line is left out (no event writes
-  // it). Reuses the block when the new text fits in it.
-  void Assign(const LogRecord& r);
+  // it). Reuses the block when the new text fits in it, unless `tight` and the block is far
+  // larger than the text (a closed group's block, kept for the group that takes its slot).
+  void Assign(const LogRecord& r, bool tight = false);
   // Assigns every field of `out` (raw cleared), reusing its buffers.
   void CopyTo(LogRecord& out) const;
   // Frees the block.

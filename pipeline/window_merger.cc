@@ -254,14 +254,17 @@ void WindowMerger::Impl::Reindex(std::uint32_t slot) {
 void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint64_t fp,
                               std::uint64_t shape, TimeUs now, EventSink& sink,
                               std::uint32_t wild_at) {
-  if (live >= opt.max_groups && lru.head != kNil) Close(lru.head, SummaryReason::kEvicted, sink);
+  // free_slots is a stack: NewSlot hands back the slot just evicted, blocks and all.
+  if (live >= opt.max_groups && lru.head != kNil) {
+    Close(lru.head, SummaryReason::kEvicted, sink, /*reuse=*/true);
+  }
   const std::uint32_t slot = NewSlot();
   Group& g = groups[slot];
   g.live = true;
   g.id = merger_detail::Mix(opt.id_seed, ++next_id);
   g.scope = scope;
   g.fingerprint = fp;
-  g.first.Assign(r);
+  g.first.Assign(r, /*tight=*/true);
   g.body = static_cast<std::uint16_t>(line.header.body);
   g.tokens.Assign(line.tokens, line.hashes);
   g.retired = false;
@@ -312,7 +315,8 @@ void WindowMerger::Impl::LeaveBucket(std::uint32_t slot) {
   }
 }
 
-void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSink& sink) {
+void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSink& sink,
+                               bool reuse) {
   Group& g = groups[slot];
   if (g.count_since > 0 && !opt.annotate) EmitSummary(slot, reason, true, sink);
   exact.EraseIf(g.shape, slot);
@@ -327,8 +331,10 @@ void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSi
   Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
   g.live = false;
   // A closed group's memory goes back at once: a burst of groups must not stay allocated.
-  g.tokens.Reset();
-  g.first.Reset();
+  if (!reuse) {
+    g.tokens.Reset();
+    g.first.Reset();
+  }
   g.last.Reset();
   g.extras.reset();
   if (template_slot == slot) template_slot = kNil;

@@ -102,6 +102,20 @@ TEST(SampleRecordTest, ReusesItsBlockAndGrowsWhenNeeded) {
   EXPECT_TRUE(s.empty());
 }
 
+TEST(SampleRecordTest, TightAssignDropsABlockFarLargerThanTheText) {
+  SampleRecord s;
+  s.Assign(FullRecord(std::string(2000, 'a')));
+  const std::size_t big = s.MemoryUsage();
+  s.Assign(FullRecord(std::string(1900, 'b')), /*tight=*/true);
+  EXPECT_EQ(s.MemoryUsage(), big);  // near the block's size: kept
+  const LogRecord shorter = FullRecord("short");
+  s.Assign(shorter, /*tight=*/true);
+  EXPECT_LT(s.MemoryUsage(), big / 4);
+  LogRecord out;
+  s.CopyTo(out);
+  ExpectSameButRaw(shorter, out);
+}
+
 TEST(GroupTokensTest, KeepsTokensHashesAndFlagsPerPosition) {
   const std::vector<Token> tokens = {{0, 6, TokenClass::kWord},
                                      {7, 33'554'431, TokenClass::kDigitWord},  // 2^25 - 1
