@@ -119,6 +119,25 @@ bool IsCalendarName(std::string_view w) {
                                  : std::span<const std::string_view>(kLongCalendar));
 }
 
+// A time field that may follow names in a header ("dn228 Nov 9 12:01:01", BGL's
+// "R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872"): a calendar name, a clock (two digits, ':', two
+// digits) or a date opening with a four-digit year; a package version after names ("2.11.2-2",
+// "1:1.0.9-1") is message text, not a time.
+bool IsStampAfterName(std::string_view w) {
+  if (IsCalendarName(w)) return true;
+  if (w.size() >= 5 && IsDigit(w[0]) && IsDigit(w[1]) && IsDigit(w[2]) && IsDigit(w[3]) &&
+      !IsDigit(w[4])) {
+    return true;
+  }
+  for (std::size_t i = 2; i + 2 < w.size(); ++i) {
+    if (w[i] == ':' && IsDigit(w[i - 1]) && IsDigit(w[i - 2]) && IsDigit(w[i + 1]) &&
+        IsDigit(w[i + 2])) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool IsLevelName(std::string_view w) {
   return w.size() >= 3 && w.size() <= 8 && InList(w, kLevels);
 }
@@ -667,7 +686,8 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
           break;
         }
         if (names > 2 || level_field || last_fixed == Kind::kBracket ||
-            (bracketed_time && !f.bracketed)) {
+            (bracketed_time && !f.bracketed) ||
+            (names > 0 && !f.bracketed && !IsStampAfterName(f.core()))) {
           goto done;
         }
         names = 0;

@@ -391,6 +391,12 @@ TEST(MessageHeaderTest, RealPrograms) {
        "Access denied for user 'bad'@'localhost' (using password: YES)", "Warning", ""});
   Expect(
       {"2026-11-27 23:14:14 0 [Note] InnoDB: Using io_uring", "Using io_uring", "Note", "InnoDB"});
+  // dpkg 1.21 (/var/log/dpkg.log): the time, then the message; a package version after the
+  // action and package names is not a second time field (it would make the names a header).
+  Expect({"2025-06-24 14:36:53 configure libxau6:amd64 1:1.0.9-1 <none>",
+          "configure libxau6:amd64 1:1.0.9-1 <none>", "", ""});
+  Expect({"2025-06-24 14:36:25 trigproc man-db:amd64 2.11.2-2 <none>",
+          "trigproc man-db:amd64 2.11.2-2 <none>", "", ""});
   // Redis: "pid:role" before the time, then its level mark ("*", "#", "." or "-"), which
   // ends the header but is not taken for a level.
   Expect({"10948:M 27 Nov 2026 23:13:34.614 * Ready to accept connections",
