@@ -175,7 +175,7 @@ std::uint32_t WindowMerger::Impl::ScanBucket(std::uint64_t key, std::size_t limi
   std::size_t count = 0, scanned = 0;
   for (std::uint32_t slot = b->tail; slot != kNil && scanned < limit;
        slot = bucket_links[slot].prev, ++scanned) {
-    if (std::find(tried.begin(), tried.end(), slot) != tried.end()) continue;
+    if (!tried.empty() && std::find(tried.begin(), tried.end(), slot) != tried.end()) continue;
     unread[count] = line_digest.RulesOut(bucket_links[slot].digest);
     if (!unread[count]) __builtin_prefetch(&groups[slot]);
     batch[count++] = slot;
