@@ -20,6 +20,7 @@
 
 #include "daemon/inputs/blocking_delivery.h"
 #include "daemon/inputs/kafka_partitions.h"
+#include "daemon/runtime/kafka_consumer_close.h"
 #include "daemon/runtime/kafka_fetch_waker.h"
 #include "daemon/runtime/thread_name.h"
 #include "daemon/runtime/wall_clock.h"
@@ -75,7 +76,7 @@ void Set(RdKafka::Conf& conf, const std::string& key, const std::string& value) 
 
 }  // namespace
 
-struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::OffsetCommitCb {
+struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::OffsetCommitCb {
   // One Checkpoint call's answer, shared with the callback that may outlive a wait.
   struct Answer {
     std::mutex mu;
@@ -133,10 +134,11 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
       Set(*conf, "auto.offset.reset", "earliest");  // a new group reads what is there
     }
     if (options.properties.count("client.id") == 0) Set(*conf, "client.id", "logfold-" + name);
+    events->owner = this;
     std::string err;
     if (conf->set("rebalance_cb", static_cast<RdKafka::RebalanceCb*>(this), err) !=
             RdKafka::Conf::CONF_OK ||
-        conf->set("event_cb", static_cast<RdKafka::EventCb*>(this), err) !=
+        conf->set("event_cb", static_cast<RdKafka::EventCb*>(events.get()), err) !=
             RdKafka::Conf::CONF_OK ||
         conf->set("offset_commit_cb", static_cast<RdKafka::OffsetCommitCb*>(this), err) !=
             RdKafka::Conf::CONF_OK) {
@@ -148,7 +150,12 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
     queue.reset(rd_kafka_queue_get_consumer(consumer->c_ptr()));
   }
 
-  // ---- librdkafka callbacks, on the consumer thread (inside its polls and close()) ----
+  ~Impl() {
+    std::lock_guard lock(events->mu);
+    events->owner = nullptr;
+  }
+
+  // ---- librdkafka callbacks, on the consumer thread (inside its polls and its close) ----
 
   void rebalance_cb(RdKafka::KafkaConsumer* c, RdKafka::ErrorCode err,
                     std::vector<RdKafka::TopicPartition*>& partitions) override {
@@ -198,7 +205,8 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
     assigned_gauge->store(static_cast<std::int64_t>(delivered.size()));
   }
 
-  void event_cb(RdKafka::Event& event) override {
+  // Through `events`, on librdkafka's threads as well (its log callback).
+  void OnKafkaEvent(RdKafka::Event& event) {
     if (event.type() == RdKafka::Event::EVENT_ERROR) {
       errors.fetch_add(1, std::memory_order_relaxed);
       LogThrottled(std::string("kafka: ") + RdKafka::err2str(event.err()) + ": " + event.str());
@@ -257,7 +265,9 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
 
   // Stores `offsets` (those past what was stored before) for librdkafka to commit; with
   // `now`, commits them at once as well (a revoke, inside the rebalance callback, where the
-  // group's generation is still ours).
+  // group's generation is still ours). A stop's revoke does not wait for the broker's answer
+  // (it may not come before the stop deadline): the commit is sent ahead of the group leave,
+  // and offsets it does not commit are read again by the next owner.
   void Commit(const Offsets& offsets, bool now) {
     std::vector<RdKafka::TopicPartition*> list;
     for (const auto& [key, offset] : offsets) {
@@ -268,9 +278,12 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
     }
     if (list.empty()) return;
     RdKafka::ErrorCode err = consumer->offsets_store(list);
-    if (err == RdKafka::ERR_NO_ERROR && now) err = consumer->commitSync(list);
+    const bool async = now && stopping.load();
+    if (err == RdKafka::ERR_NO_ERROR && now) {
+      err = async ? consumer->commitAsync(list) : consumer->commitSync(list);
+    }
     if (err == RdKafka::ERR_NO_ERROR) {
-      if (now) commits.fetch_add(1, std::memory_order_relaxed);
+      if (now && !async) commits.fetch_add(1, std::memory_order_relaxed);
       for (const auto* p : list) stored[{p->topic(), p->partition()}] = p->offset();
     } else {
       errors.fetch_add(1, std::memory_order_relaxed);
@@ -439,12 +452,28 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
     }
     waker.Stop();
     polled.Release();
+    queue.reset();
     // Leaving the group revokes every partition through rebalance_cb: open groups are
     // summarised and the offsets committed there, bounded by the stop deadline.
-    if (const RdKafka::ErrorCode err = consumer->close(); err != RdKafka::ERR_NO_ERROR) {
-      spdlog::warn("input {}: kafka close: {}", name, RdKafka::err2str(err));
+    const bool closed = CloseConsumerBy(
+        *consumer, [this] { return StopDeadline(); },
+        [this](RdKafka::ErrorCode err, std::vector<RdKafka::TopicPartition*>& partitions) {
+          rebalance_cb(consumer.get(), err, partitions);
+        },
+        [this](const std::string& error) {
+          errors.fetch_add(1, std::memory_order_relaxed);
+          LogThrottled("kafka close: " + error);
+        });
+    if (closed) {
+      spdlog::info("input {}: left consumer group {}", name, options.group_id);
+      return;
     }
-    spdlog::info("input {}: left consumer group {}", name, options.group_id);
+    // Not destroyed: librdkafka 2.0's destroy would wait for the close. The offsets not
+    // committed are read again by the partitions' next owner.
+    errors.fetch_add(1, std::memory_order_relaxed);
+    spdlog::warn("input {}: kafka consumer did not close by the shutdown deadline", name);
+    KeepUntilExit(std::shared_ptr<void>(consumer.release(), [](void*) {}));
+    KeepUntilExit(events);
   }
 
   const std::string name;
@@ -462,6 +491,8 @@ struct KafkaInput::Impl : RdKafka::RebalanceCb, RdKafka::EventCb, RdKafka::Offse
   std::shared_ptr<std::atomic<std::int64_t>> assigned_gauge;
   std::shared_ptr<std::atomic<std::int64_t>> lag_gauge;
   KafkaPartitions partition_info;  // consumer thread only; stream ids and per-partition lag
+  // Before the consumer, whose threads call it until it is destroyed (see KeepUntilExit).
+  std::shared_ptr<KafkaEventForward<Impl>> events = std::make_shared<KafkaEventForward<Impl>>();
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
   struct QueueDeleter {
     void operator()(rd_kafka_queue_t* q) const { rd_kafka_queue_destroy(q); }

@@ -27,6 +27,7 @@
 
 #include "daemon/config/config.h"
 #include "daemon/kafka_eos/changelog_codec.h"
+#include "daemon/runtime/kafka_consumer_close.h"
 #include "daemon/runtime/kafka_fetch_waker.h"
 #include "daemon/runtime/kafka_stream.h"
 #include "daemon/runtime/thread_name.h"
@@ -83,19 +84,6 @@ std::uint64_t GroupDigest(const GroupState& g) {
                                   static_cast<std::uint64_t>(g.max_distance)};
   return XXH3_64bits(fields, sizeof fields);
 }
-
-// librdkafka's threads call a client's event callback until the client is destroyed, which for
-// a producer left behind at a stop (CallProducer) may be after the input: they call this,
-// which forwards to the input while it exists.
-template <typename Owner>
-struct EventForward : RdKafka::EventCb {
-  void event_cb(RdKafka::Event& event) override {
-    std::lock_guard lock(mu);
-    if (owner != nullptr) owner->OnKafkaEvent(event);
-  }
-  std::mutex mu;
-  Owner* owner = nullptr;
-};
 
 // A producer call on a thread of its own, and what it returned; under Waker::mu.
 struct CallState {
@@ -1139,61 +1127,26 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, EventSink {
     }
   }
 
-  // A consumer whose close did not end by the stop deadline is not destroyed: librdkafka
+  // A client whose close did not end by the stop deadline is not destroyed: librdkafka
   // 2.0's destroy waits for that close (for a broker that does not answer). It stays, with
   // the event callback its threads call, reachable until the process exits.
   template <typename T>
   void LeaveBehind(std::unique_ptr<T>& client) {
-    static std::mutex mu;
-    static auto* kept = new std::vector<std::shared_ptr<void>>();
-    std::lock_guard lock(mu);
-    kept->push_back(std::shared_ptr<void>(client.release(), [](void*) {}));
-    kept->push_back(events);
+    KeepUntilExit(std::shared_ptr<void>(client.release(), [](void*) {}));
+    KeepUntilExit(events);
   }
 
-  // Closes `c` by the stop deadline, serving its rebalance events on this thread. The close
-  // queue is polled with the C event API: polled through the C++ callback API, librdkafka
-  // 2.0 aborts (rd_kafka_q_serve: res != RD_KAFKA_OP_RES_PASS) on an event no callback
-  // serves. A close not done by the deadline (a hung broker) is left to the client's
-  // destruction, which does not wait for it (RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE).
+  // Closes `c` by the stop deadline, serving its rebalance events on this thread.
   bool Close(RdKafka::KafkaConsumer& c, const char* what) {
-    rd_kafka_t* rk = c.c_ptr();
-    rd_kafka_queue_t* queue = rd_kafka_queue_new(rk);
-    if (rd_kafka_error_t* e = rd_kafka_consumer_close_queue(rk, queue); e != nullptr) {
-      spdlog::warn("input {}: kafka {} close: {}", name, what, rd_kafka_error_string(e));
-      rd_kafka_error_destroy(e);
-      rd_kafka_queue_destroy(queue);
-      return false;
-    }
-    bool closed = false;
-    while (true) {
-      closed = rd_kafka_consumer_closed(rk) != 0;
-      if (closed) break;
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(StopDeadline() -
-                                                                              SteadyClock::now());
-      if (left.count() <= 0) break;
-      rd_kafka_event_t* event = rd_kafka_queue_poll(
-          queue, static_cast<int>(std::min<std::int64_t>(left.count(), kPollMs)));
-      if (event == nullptr) continue;
-      if (rd_kafka_event_type(event) == RD_KAFKA_EVENT_REBALANCE) {
-        std::vector<RdKafka::TopicPartition*> partitions;
-        const rd_kafka_topic_partition_list_t* list = rd_kafka_event_topic_partition_list(event);
-        for (int i = 0; list != nullptr && i < list->cnt; ++i) {
-          partitions.push_back(
-              RdKafka::TopicPartition::create(list->elems[i].topic, list->elems[i].partition));
-        }
-        rebalance_cb(&c, static_cast<RdKafka::ErrorCode>(rd_kafka_event_error(event)), partitions);
-        RdKafka::TopicPartition::destroy(partitions);
-      } else if (rd_kafka_event_type(event) == RD_KAFKA_EVENT_ERROR) {
-        errors.fetch_add(1, std::memory_order_relaxed);
-        LogThrottled(std::string("kafka ") + what +
-                     " close: " + rd_kafka_event_error_string(event));
-      }
-      // Records fetched before the close (RD_KAFKA_EVENT_FETCH) are not folded: their
-      // offsets are not committed.
-      rd_kafka_event_destroy(event);
-    }
-    rd_kafka_queue_destroy(queue);
+    const bool closed = CloseConsumerBy(
+        c, [this] { return StopDeadline(); },
+        [this, &c](RdKafka::ErrorCode err, std::vector<RdKafka::TopicPartition*>& partitions) {
+          rebalance_cb(&c, err, partitions);
+        },
+        [this, what](const std::string& error) {
+          errors.fetch_add(1, std::memory_order_relaxed);
+          LogThrottled(std::string("kafka ") + what + " close: " + error);
+        });
     if (!closed) {
       errors.fetch_add(1, std::memory_order_relaxed);
       spdlog::warn("input {}: kafka {} did not close by the shutdown deadline", name, what);
@@ -1222,7 +1175,7 @@ struct KafkaExactlyOnce::Impl : RdKafka::RebalanceCb, EventSink {
   std::string transactional_id;
   std::int64_t txn_timeout_ms = 60'000;  // the producer's transaction.timeout.ms
   // Before the clients, which call it until they are destroyed.
-  std::shared_ptr<EventForward<Impl>> events = std::make_shared<EventForward<Impl>>();
+  std::shared_ptr<KafkaEventForward<Impl>> events = std::make_shared<KafkaEventForward<Impl>>();
   std::unique_ptr<RdKafka::KafkaConsumer> consumer;
   std::unique_ptr<RdKafka::KafkaConsumer> restorer;
   std::size_t queue_limit_records = 0;               // the consumer's queued.min.messages
