@@ -246,19 +246,11 @@ TEST_F(KafkaExactlyOnceTest, StopsWithinItsDeadlineWhenTheBrokerHangs) {
         d.WaitMetricAtLeast("logfold_received_total", {}, 300, milliseconds(30000 * kSlowdown)))
         << d.Stderr();
     // Open groups (3 s window) wait for the last transaction, which cannot commit.
-    ASSERT_TRUE(broker_.Signal(SIGSTOP));
-    const auto start = std::chrono::steady_clock::now();
-    ASSERT_TRUE(d.Signal(SIGTERM));
-    // The bound plus slack for the process's own exit (a loaded box, sanitizers).
-    const std::optional<int> code = d.WaitExit(milliseconds(4000 + 3000 * kSlowdown));
-    const auto took =
-        std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
-    ASSERT_TRUE(broker_.Signal(SIGCONT));
-    ASSERT_TRUE(code.has_value()) << "still running after " << took.count() << " ms\n"
-                                  << d.Stderr();
-    EXPECT_EQ(*code, 0) << d.Stderr();
-    std::printf("stopped in %lld ms with the broker hung (shutdown_timeout 4 s)\n",
-                static_cast<long long>(took.count()));
+    const kafka_test::StopAtAHungBroker stop =
+        kafka_test::StopWhileTheBrokerHangs(d, broker_, milliseconds(4000));
+    ASSERT_TRUE(stop.code.has_value()) << "still running after " << stop.took.count() << " ms\n"
+                                       << d.Stderr();
+    EXPECT_EQ(*stop.code, 0) << d.Stderr();
   }
   TempDir again;
   DaemonProcess d(again);

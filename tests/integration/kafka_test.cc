@@ -308,21 +308,13 @@ TEST_F(KafkaTest, StopsWithinItsDeadlineWhenTheBrokerHangs) {
     ASSERT_TRUE(d.WaitMetricAtLeast("logfold_received_total", {"input=\"kafka-in\""}, total,
                                     milliseconds(60000 * kSlowdown)))
         << d.Stderr();
-    ASSERT_TRUE(broker_.Signal(SIGSTOP));
-    const auto start = std::chrono::steady_clock::now();
-    ASSERT_TRUE(d.Signal(SIGTERM));
-    // The bound plus slack for the process's own exit (a loaded box, sanitizers).
-    const std::optional<int> code = d.WaitExit(milliseconds(4000 + 3000 * kSlowdown));
-    const auto took =
-        std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
-    ASSERT_TRUE(broker_.Signal(SIGCONT));
-    ASSERT_TRUE(code.has_value()) << "still running after " << took.count() << " ms\n"
-                                  << d.Stderr();
-    EXPECT_EQ(*code, 0) << d.Stderr();
+    const kafka_test::StopAtAHungBroker stop =
+        kafka_test::StopWhileTheBrokerHangs(d, broker_, milliseconds(4000));
+    ASSERT_TRUE(stop.code.has_value()) << "still running after " << stop.took.count() << " ms\n"
+                                       << d.Stderr();
+    EXPECT_EQ(*stop.code, 0) << d.Stderr();
     EXPECT_NE(d.Stderr().find("did not close by the shutdown deadline"), std::string::npos)
         << d.Stderr();
-    std::printf("stopped in %lld ms with the broker hung (shutdown_timeout 4 s)\n",
-                static_cast<long long>(took.count()));
   }
   const std::vector<Json> first = ReadEvents(first_events);
   EXPECT_EQ(LinesAccounted(first), values.size()) << "the stop summarises the open groups";

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -469,6 +470,33 @@ class KafkaBroker {
   std::uint16_t port_ = 0, controller_port_ = 0;
   pid_t pid_ = -1;
 };
+
+// SIGTERMs `daemon` while `broker` is paused (SIGSTOP), waits up to `shutdown_timeout` plus slack
+// for the exit, then resumes the broker: the exit code if it exited in time, and how long it took.
+struct StopAtAHungBroker {
+  std::optional<int> code;
+  std::chrono::milliseconds took{0};
+};
+inline StopAtAHungBroker StopWhileTheBrokerHangs(daemon_test::DaemonProcess& daemon,
+                                                 const KafkaBroker& broker,
+                                                 std::chrono::milliseconds shutdown_timeout) {
+  StopAtAHungBroker stop;
+  if (!broker.Signal(SIGSTOP)) return stop;
+  const auto start = std::chrono::steady_clock::now();
+  if (daemon.Signal(SIGTERM)) {
+    // The bound plus slack for the process's own exit (a loaded box, sanitizers).
+    stop.code = daemon.WaitExit(shutdown_timeout + std::chrono::milliseconds(3000 * kSlowdown));
+  }
+  stop.took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  broker.Signal(SIGCONT);
+  if (stop.code.has_value()) {
+    std::printf("stopped in %lld ms with the broker hung (shutdown_timeout %lld ms)\n",
+                static_cast<long long>(stop.took.count()),
+                static_cast<long long>(shutdown_timeout.count()));
+  }
+  return stop;
+}
 
 }  // namespace kafka_test
 }  // namespace logfold
