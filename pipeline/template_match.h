@@ -50,8 +50,8 @@ class TemplateMatcher;
 // A line prepared the way the merger matches it: the tokens of its body (after its own header
 // when header inference is on; offsets relative to the whole message), their hashes, runs of
 // values of one kind ("1 2 3", "node-1, node-2") collapsed into one token, and so is a
-// double-quoted text after its first word ("GET /a?b=1 HTTP/1.1": GET and one path token),
-// unless it holds one of the matcher's protected words.
+// double-quoted text from its first variable, after at most one plain word ("GET /a?b=1
+// HTTP/1.1": GET and one path token), unless it holds one of the matcher's protected words.
 struct PreparedLine {
   std::vector<Token> tokens;
   std::vector<std::uint64_t> hashes;
