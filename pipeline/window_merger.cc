@@ -62,8 +62,9 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   PrefetchEviction();
   ++stats.lines;
   std::uint64_t scope = ScopeHash(r);
-  PrepareLine(tokenizer, opt.infer_header ? headers.Parse(scope, r.message) : MessageHeader{},
-              r.message, line);
+  PrepareLine(tokenizer, matcher,
+              opt.infer_header ? headers.Parse(scope, r.message) : MessageHeader{}, r.message,
+              line);
   // The level separates events: the same text at INFO and at FATAL is two groups (the level
   // is out of the template, so it keys the line's scope within the merger instead).
   if (const int severity = LevelSeverity(line.header.level); severity >= 0) {

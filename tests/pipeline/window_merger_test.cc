@@ -1253,6 +1253,25 @@ TEST(WindowMergerTest, AVariableLengthListIsOneSlot) {
   EXPECT_EQ(GroupsFor({"link en0 up", "link awdl0 up"}), 2u);
 }
 
+// A double-quoted text is one slot whatever its number of words: access-log lines with user
+// agents, referers and request targets of any length and depth fold into one group; another
+// method or another status does not join it.
+TEST(WindowMergerTest, AQuotedTextOfAnyLengthIsOneSlot) {
+  const std::vector<std::string> gets = {
+      "\"GET /static/page2.html HTTP/1.1\" 200 7 \"-\" \"Wget/1.21.3\"",
+      "\"GET / HTTP/1.1\" 200 6 \"http://example.com/from/1\" \"python-requests/2.28.1\"",
+      "\"GET /static/page5.html?ref=mail&id=4 HTTP/1.1\" 200 7 \"-\" \"Mozilla/5.0 (X11; Linux "
+      "x86_64; rv:109.0) Gecko/20100101 Firefox/115.0\"",
+      "\"GET /docs/ HTTP/1.1\" 200 153 \"-\" \"-\"",
+      "\"GET /api/v1/users/2 HTTP/1.1\" 200 8 \"http://example.com/a?b=c&d=e\" \"Mozilla/5.0 "
+      "(Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0\""};
+  EXPECT_EQ(GroupsFor(gets), 1u);
+  std::vector<std::string> mixed = gets;
+  mixed.push_back("\"DELETE /static/page2.html HTTP/1.1\" 200 7 \"-\" \"Wget/1.21.3\"");
+  mixed.push_back("\"GET /static/page2.html HTTP/1.1\" 500 7 \"-\" \"Wget/1.21.3\"");
+  EXPECT_EQ(GroupsFor(mixed), 3u);
+}
+
 }  // namespace
 }  // namespace logfold
 
