@@ -352,6 +352,8 @@ std::string_view MatchReasonText(MatchReason reason) {
       return "an unaligned stretch without a variable, or with several plain words";
     case MatchReason::kTooFewAligned:
       return "fewer than two words align";
+    case MatchReason::kNothingKept:
+      return "no token keeps the group's value: a line made of variables alone is no template";
   }
   return "unknown";
 }
@@ -417,7 +419,7 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   if (g.size() != n) return MatchAligned(line, tmpl);
   const std::string_view message = line.message;
   const std::string_view gmsg = tmpl.message;
-  int word_diffs = 0, anchors = 0, words_out_of_context = 0;
+  int word_diffs = 0, anchors = 0, words_out_of_context = 0, kept = 0;
   std::size_t out_of_context_at = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const Token& lt = line.tokens[i];
@@ -430,6 +432,7 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       continue;
     }
     if (line.hashes[i] == g.hash(i)) {
+      ++kept;
       if (lt.cls == TokenClass::kWord) {
         ++anchors;
       } else if (!(flags & kVaried) &&  // else already marked: skip the compare
@@ -474,6 +477,9 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     return Reject(MatchReason::kWordOutOfContextUnsupported, out_of_context_at);
   }
   if (!Enough(anchors, word_diffs)) return Reject(MatchReason::kTooFewAgreeingWords);
+  // A variable needs something fixed beside it: where every token would vary (a message that
+  // is one name, `A::A` / `A::~A` / `B::~B`), nothing says the lines are one event.
+  if (kept == 0 && n > 0) return Reject(MatchReason::kNothingKept);
   return {true, MatchReason::kFits, MatchResult::kNoPosition};
 }
 

@@ -77,6 +77,7 @@ enum class MatchReason : std::uint8_t {
   kExtraTokensAtEnd,
   kStretchWithoutVariable,
   kTooFewAligned,
+  kNothingKept,
 };
 // One sentence saying what the reason means (the text `logfold explain` prints).
 std::string_view MatchReasonText(MatchReason reason);

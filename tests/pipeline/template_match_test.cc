@@ -147,6 +147,27 @@ TEST_F(TemplateMatchTest, TooFewAgreeingWords) {
   EXPECT_EQ(r.position, MatchResult::kNoPosition);
 }
 
+// A variable needs a token that stays: a message that is one name (a function's name, each
+// its own log call) does not fold with another name, however the group varied before. A lone
+// number does fold with another number: its masked class stays.
+TEST_F(TemplateMatchTest, LineMadeOfVariablesOnlyNeedsAKeptToken) {
+  SetTemplate("MutablePO2TS::MutablePO2TS");
+  MatchResult r = Match("MutablePO2TS::~MutablePO2TS");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kNothingKept);
+  template_.AddFlags(0, kWild | kVaried);
+  r = Match("AccountReconcilor::~AccountReconcilor");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kNothingKept);
+  SetTemplate("17");
+  EXPECT_TRUE(Match("42").accepted);
+  // One kept token is enough: beside a fixed word, the varied name is a variable.
+  SetTemplate("MutablePO2TS::MutablePO2TS done");
+  template_.AddFlags(0, kWild | kVaried);
+  r = Match("AccountReconcilor::~AccountReconcilor done");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+}
+
 TEST_F(TemplateMatchTest, MultiTokenVariableAligns) {
   SetTemplate("transfer of file report done after 0 bytes in total for job 7");
   const MatchResult r =
