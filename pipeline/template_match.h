@@ -230,10 +230,16 @@ class TemplateMatcher {
   bool IsProtectedWord(std::string_view word) const {
     return (!word.empty() && word[0] >= '0' && word[0] <= '9') || protected_words_.Contains(word);
   }
-  // A name in capitals (A, MX, SIGTERM, NXDOMAIN): by convention an enumeration's constant.
+  // A name in capitals (A, MX, SIGTERM, NXDOMAIN), or a qualified name whose last part is
+  // (net::ERR_TIMED_OUT, Status.NOT_FOUND): by convention an enumeration's constant.
   static bool IsConstantName(std::string_view word) {
+    std::size_t last = 0;  // where the last part begins: after a separator something follows
+    for (std::size_t k = 0; k + 1 < word.size(); ++k) {
+      const auto separator = [](char c) { return c == ':' || c == '.' || c == '/'; };
+      if (separator(word[k]) && !separator(word[k + 1])) last = k + 1;
+    }
     bool upper = false;
-    for (char c : word) {
+    for (char c : word.substr(last)) {
       if (c >= 'a' && c <= 'z') return false;
       upper |= c >= 'A' && c <= 'Z';
     }

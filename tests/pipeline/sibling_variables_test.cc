@@ -212,6 +212,24 @@ TEST(SiblingVariablesTest, NamesInCapitalsStayAnEnumeration) {
   EXPECT_LT(lower.size(), kServices.size());
 }
 
+// So is a qualified name whose last part is in capitals (net::ERR_TIMED_OUT): the
+// enumeration's namespace does not make its constants values. A lower-case last part is.
+TEST(SiblingVariablesTest, QualifiedNamesInCapitalsStayAnEnumeration) {
+  Stream s(6);
+  std::set<std::uint64_t> groups;
+  for (const char* error :
+       {"ERR_TIMED_OUT", "ERR_CONNECTION_REFUSED", "ERR_NAME_NOT_RESOLVED", "ERR_FILE_NOT_FOUND",
+        "ERR_TOO_MANY_REDIRECTS", "ERR_INVALID_HTTP_RESPONSE", "ERR_SSL_PROTOCOL_ERROR"}) {
+    groups.insert(s.Add(std::string("Page load failed: net::") + error));
+  }
+  EXPECT_EQ(groups.size(), 7u);
+  std::set<std::uint64_t> lower;
+  for (const std::string& service : kServices) {
+    lower.insert(s.Add("Page load failed: net::" + service));
+  }
+  EXPECT_LT(lower.size(), kServices.size());
+}
+
 TEST(SiblingVariablesTest, ProtectedWordsNeverTakeTheSlot) {
   Stream s(3);
   std::set<std::uint64_t> groups;
