@@ -53,15 +53,20 @@ FLOOR_PRECISION_EACH = 0.98
 # Then Kafka's server log and headless Chromium's log joined (branch unseen3), sealed: averages
 # over the fifteen GA 0.722 / 0.705, precision 0.989 / 0.995 (Chromium 0.867 / 0.943), F1
 # 0.892 / 0.900, reduction 0.910 / 0.913. Floors 0.001 below.
+# Then a line made of variables alone fits no template and a qualified name in capitals is a
+# constant (branch overmerge, developed on Chromium): Chromium's message precision 0.867 ->
+# 0.988, held-out message averages GA 0.724, precision 0.997, F1 0.895. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.988, "GA": 0.721, "F1": 0.891, "reduction": 0.909},
+    "message": {"precision": 0.996, "GA": 0.723, "F1": 0.894, "reduction": 0.909},
     "whole line": {"precision": 0.994, "GA": 0.704, "F1": 0.899, "reduction": 0.912},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.867, whole line 0.943) folds single-token messages of different statements
 # (`MutablePO2TS::~MutablePO2TS`, `AccountReconcilor::~AccountReconcilor`) and two net::ERR_
-# codes of one statement; bench/RESULTS.md.
-FLOOR_PRECISION_HELD_OUT = {"Chromium": 0.866}
+# codes of one statement; bench/RESULTS.md. Branch overmerge split those (message 0.988); the
+# whole line stays 0.943 (each header is one path-like token that keeps its class, so the
+# name is not alone there): the floor is the lower, whole-line figure, 0.001 below.
+FLOOR_PRECISION_HELD_OUT = {"Chromium": 0.942}
 HELD_OUT_SYSTEMS = 15
 
 
