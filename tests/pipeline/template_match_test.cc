@@ -142,6 +142,23 @@ TEST_F(TemplateMatchTest, NamesAndVersionsMadeOfPartsAreOneKind) {
   EXPECT_FALSE(Match("link state of awdl0 changed to up at 12:30:01 after 3 tries").accepted);
 }
 
+// Two message codes are two events, with or without the client field before them; the
+// same code with another client and address is one.
+TEST_F(TemplateMatchTest, MessageCodesAreTwoEvents) {
+  SetTemplate("proxy_util.c(2941): AH10480: http: 127.0.0.1 resolved to 127.0.0.1:58099");
+  EXPECT_TRUE(
+      Match("proxy_util.c(2941): AH10480: http: 10.0.0.2 resolved to 10.0.0.2:80").accepted);
+  EXPECT_FALSE(
+      Match("proxy_util.c(2941): AH10479: http: 127.0.0.1 resolved to 127.0.0.1:58099").accepted);
+  EXPECT_FALSE(Match("proxy_util.c(2936): [client 127.0.0.1:41792] AH10479: http: 127.0.0.1 "
+                     "resolved to 127.0.0.1:58099")
+                   .accepted);
+  // A name with a short number before the ':' stays a variable.
+  SetTemplate("CPU0: Core temperature above threshold, cpu clock throttled (total events 1)");
+  EXPECT_TRUE(Match("CPU3: Core temperature above threshold, cpu clock throttled (total events 7)")
+                  .accepted);
+}
+
 TEST_F(TemplateMatchTest, DigitWordThatChangesOnlyDigitsFits) {
   SetTemplate("Receiving block blk_-1608999687919862906 src: /10.250.19.102:54106");
   const MatchResult r = Match("Receiving block blk_7503483334202473044 src: /10.250.10.6:40524");
