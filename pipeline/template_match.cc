@@ -199,16 +199,98 @@ bool KeyedValue(std::string_view message, TokenAt at, std::size_t count, std::si
          message.substr(end, after - end).find_first_of(kSpace) != std::string_view::npos;
 }
 
-}  // namespace
-
-void PrepareLine(const Tokenizer& tokenizer, bool infer_header, std::string_view message,
-                 PreparedLine& out) {
-  PrepareLine(tokenizer, infer_header ? ParseMessageHeader(message) : MessageHeader{}, message,
-              out);
+// Is the double quote at `p` escaped (an odd number of backslashes right before it)?
+bool EscapedQuote(std::string_view message, std::size_t p) {
+  std::size_t backslashes = 0;
+  while (p > backslashes && message[p - 1 - backslashes] == '\\') ++backslashes;
+  return backslashes % 2 == 1;
 }
 
-void PrepareLine(const Tokenizer& tokenizer, const MessageHeader& header, std::string_view message,
-                 PreparedLine& out) {
+// The first unescaped double quote at or after `from`, or npos.
+std::size_t NextQuote(std::string_view message, std::size_t from) {
+  std::size_t p = message.find('"', from);
+  while (p != std::string_view::npos && EscapedQuote(message, p)) p = message.find('"', p + 1);
+  return p;
+}
+
+// A double-quoted text inside a message (a request line, a user agent, a referer, a client's
+// string) is a value whose number of words varies from line to line. Inside each pair of
+// double quotes: a word beginning with '/' is a path (a request target, digits or not), a lone
+// '-' is an empty value (the placeholder of a missing field), and the tokens from a leading
+// variable to the closing quote are one token of that variable's class and hash, as a list
+// is. One plain word may come first and stays a token of its own: it may be an action ("GET"
+// vs "DELETE"). A text holding a protected word keeps its tokens, and a quoted text that is
+// the whole message is left alone (the text is then the event). Single quotes pair nothing:
+// a single quote is also an apostrophe in free text.
+void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message, std::size_t body,
+                        std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
+  std::size_t open = NextQuote(message, body);
+  if (open == std::string_view::npos) return;
+  const std::size_t n = tokens.size();
+  std::size_t read = 0, kept = 0;  // tokens [read, n) are yet to be moved to [kept, ...)
+  auto keep_until = [&](std::size_t end) {
+    for (; read < end; ++read, ++kept) {
+      tokens[kept] = tokens[read];
+      hashes[kept] = hashes[read];
+    }
+  };
+  auto word = [&](std::size_t k) {
+    return tokens[k].cls == TokenClass::kWord ? message.substr(tokens[k].offset, tokens[k].length)
+                                              : std::string_view();
+  };
+  auto reclass = [&](std::size_t k, TokenClass cls) {
+    tokens[k].cls = cls;
+    hashes[k] = Fingerprinter::TokenHash(message, tokens[k]);
+  };
+  while (open != std::string_view::npos) {
+    const std::size_t close = NextQuote(message, open + 1);
+    if (close == std::string_view::npos) break;
+    if (message.find_first_not_of(" \t", body) == open &&
+        message.find_last_not_of(" \t") == close) {
+      break;  // the whole message
+    }
+    std::size_t first = read;  // the tokens inside the pair: [first, end)
+    while (first < n && tokens[first].offset <= open) ++first;
+    std::size_t end = first;
+    while (end < n && tokens[end].offset < close) ++end;
+    for (std::size_t k = first; k < end; ++k) {
+      const std::string_view w = word(k);
+      if (w.starts_with('/')) {
+        reclass(k, TokenClass::kPath);
+      } else if (w == "-" && end - first == 1) {
+        reclass(k, TokenClass::kEmpty);
+      }
+    }
+    const std::size_t from = first + (first < end && tokens[first].cls == TokenClass::kWord);
+    bool collapse = end - from >= 2 && IsVariableClass(tokens[from].cls);
+    for (std::size_t k = from; collapse && k < end; ++k) {
+      const std::string_view w = word(k);
+      collapse = w.empty() || !matcher.IsProtectedWord(w);
+    }
+    if (collapse) {
+      keep_until(from + 1);
+      const Token& last = tokens[end - 1];
+      tokens[kept - 1].length = last.offset + last.length - tokens[kept - 1].offset;
+      read = end;
+    }
+    open = NextQuote(message, close + 1);
+  }
+  if (kept == read) return;  // nothing collapsed
+  keep_until(n);
+  tokens.resize(kept);
+  hashes.resize(kept);
+}
+
+}  // namespace
+
+void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, bool infer_header,
+                 std::string_view message, PreparedLine& out) {
+  PrepareLine(tokenizer, matcher, infer_header ? ParseMessageHeader(message) : MessageHeader{},
+              message, out);
+}
+
+void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
+                 const MessageHeader& header, std::string_view message, PreparedLine& out) {
   std::vector<Token>& tokens = out.tokens;
   std::vector<std::uint64_t>& hashes = out.hashes;
   // Token offsets stay relative to the whole message, which groups keep.
@@ -220,6 +302,7 @@ void PrepareLine(const Tokenizer& tokenizer, const MessageHeader& header, std::s
     for (Token& t : tokens) t.offset += out.header.body;
   }
   Fingerprinter::TokenHashes(message, tokens, hashes);
+  CollapseQuotedText(matcher, message, out.header.body, tokens, hashes);
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
   // however long it is: consecutive variable tokens of the same masked shape that begin alike
   // (a digit or sign, a letter, or the same other byte), separated only by spaces or commas,
@@ -331,6 +414,15 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
   // A bracket glued to the word before it qualifies that word (query[A], query[MX]): a
   // different word there is a different kind of thing, not a value.
   const bool subscript = i > 0 && t.offset == prev_end + 1 && line.message[prev_end] == '[';
+  // A plain word that opens a double-quoted text of several tokens heads it: an action
+  // ("GET" in "GET /a HTTP/1.1", "compress" in "compress the old logs"), not a value.
+  if (t.offset > prev_end && line.message[t.offset - 1] == '"' && i + 1 < line.tokens.size()) {
+    const std::size_t end = t.offset + t.length;
+    if (line.message.substr(end, line.tokens[i + 1].offset - end).find('"') ==
+        std::string_view::npos) {
+      return false;
+    }
+  }
   for (std::size_t p = subscript ? t.offset : prev_end; p < t.offset; ++p) {
     const char c = line.message[p];
     if (c == '=' || c == '\'' || c == '"' || c == '[' || c == '(' || c == '{' || c == '<') {

@@ -45,20 +45,24 @@ struct MatchTemplate {
   const GroupTokens& tokens;
 };
 
+class TemplateMatcher;
+
 // A line prepared the way the merger matches it: the tokens of its body (after its own header
-// when header inference is on; offsets relative to the whole message), their hashes, and runs
-// of values of one kind ("1 2 3", "node-1, node-2") collapsed into one token.
+// when header inference is on; offsets relative to the whole message), their hashes, runs of
+// values of one kind ("1 2 3", "node-1, node-2") collapsed into one token, and so is a
+// double-quoted text from its first variable, after at most one plain word ("GET /a?b=1
+// HTTP/1.1": GET and one path token), unless it holds one of the matcher's protected words.
 struct PreparedLine {
   std::vector<Token> tokens;
   std::vector<std::uint64_t> hashes;
   MessageHeader header;
   MatchLine View(std::string_view message) const { return {message, tokens, hashes, header.body}; }
 };
-void PrepareLine(const Tokenizer& tokenizer, bool infer_header, std::string_view message,
-                 PreparedLine& out);
+void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, bool infer_header,
+                 std::string_view message, PreparedLine& out);
 // The same with the header already found (by a scope's HeaderLearner).
-void PrepareLine(const Tokenizer& tokenizer, const MessageHeader& header, std::string_view message,
-                 PreparedLine& out);
+void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
+                 const MessageHeader& header, std::string_view message, PreparedLine& out);
 
 enum class MatchReason : std::uint8_t {
   kFits,         // accepted: same token count, every difference a variable

@@ -41,8 +41,8 @@ void WindowMerger::Impl::ExportGroups(const std::function<void(const GroupState&
 void WindowMerger::Impl::ImportGroup(const GroupState& s, bool resume, EventSink& sink) {
   if (s.first == nullptr) return;
   if (live >= opt.max_groups && lru.head != kNil) Close(lru.head, SummaryReason::kEvicted, sink);
-  // As Add prepares a line: after its header, lists collapsed.
-  PrepareLine(tokenizer, opt.infer_header, s.first->message, line);
+  // As Add prepares a line: after its header, lists and quoted texts collapsed.
+  PrepareLine(tokenizer, matcher, opt.infer_header, s.first->message, line);
   const std::vector<Token>& tokens = line.tokens;
   const bool flags_fit = s.token_flags.size() == tokens.size();
   const std::uint32_t slot = NewSlot();

@@ -76,13 +76,13 @@ std::string TokenText(std::string_view message, const Token& t) {
 void PrintTemplateMatch(const LogRecord& a, const LogRecord& b, const MergerOptions& o,
                         std::FILE* out) {
   const Tokenizer tokenizer(o.tokenizer);
-  PreparedLine line_a, line_b;
-  PrepareLine(tokenizer, o.infer_header, a.message, line_a);
-  PrepareLine(tokenizer, o.infer_header, b.message, line_b);
-  GroupTokens tmpl;
-  tmpl.Assign(line_a.tokens, line_a.hashes);
   TemplateMatcher matcher;
   matcher.SetWords(o.protected_words, o.value_keys);
+  PreparedLine line_a, line_b;
+  PrepareLine(tokenizer, matcher, o.infer_header, a.message, line_a);
+  PrepareLine(tokenizer, matcher, o.infer_header, b.message, line_b);
+  GroupTokens tmpl;
+  tmpl.Assign(line_a.tokens, line_a.hashes);
   const MatchResult m = matcher.Match(line_b.View(b.message), {a.message, tmpl});
   std::fprintf(out,
                "template match (B against the template of A's group, %zu vs %zu tokens): %s — %s\n",
@@ -220,6 +220,7 @@ int RunExplain(const std::vector<std::string>& args, std::FILE* out, std::FILE* 
   const std::uint64_t fa = PrintLine("A", a, mo, out);
   const std::uint64_t fb = PrintLine("B", b, mo, out);
   WindowMerger merger(mo);
+  merger.ExplainRejections(true);
   NullSink sink;
   merger.Add(a, 0, sink);
   std::uint64_t group_a = 0;

@@ -29,13 +29,13 @@ class TemplateMatchTest : public ::testing::Test {
 
   void SetTemplate(const std::string& first) {
     template_message_ = first;
-    PrepareLine(tokenizer_, true, template_message_, template_line_);
+    PrepareLine(tokenizer_, matcher_, true, template_message_, template_line_);
     template_.Assign(template_line_.tokens, template_line_.hashes);
   }
 
   MatchResult Match(const std::string& message) {
     message_ = message;
-    PrepareLine(tokenizer_, true, message_, line_);
+    PrepareLine(tokenizer_, matcher_, true, message_, line_);
     const MatchResult r = matcher_.Match(line_.View(message_), {template_message_, template_});
     // The cheap pre-check may only turn away lines that Match rejects.
     const bool ruled_out = matcher_.RuledOut(line_.View(message_), template_);
@@ -242,8 +242,8 @@ TEST_F(TemplateMatchTest, ListsOfValuesCollapseIntoOneToken) {
   PreparedLine a, b;
   const std::string ma = "removed nodes 1 2 3 from ring";
   const std::string mb = "removed nodes 4, 5, 6, 7, 8 from ring";
-  PrepareLine(tokenizer_, true, ma, a);
-  PrepareLine(tokenizer_, true, mb, b);
+  PrepareLine(tokenizer_, matcher_, true, ma, a);
+  PrepareLine(tokenizer_, matcher_, true, mb, b);
   ASSERT_EQ(a.tokens.size(), 5u);
   ASSERT_EQ(b.tokens.size(), 5u);
   EXPECT_EQ(ma.substr(a.tokens[2].offset, a.tokens[2].length), "1 2 3");
@@ -251,22 +251,86 @@ TEST_F(TemplateMatchTest, ListsOfValuesCollapseIntoOneToken) {
   EXPECT_TRUE(Match(mb).accepted);
 }
 
+// A double-quoted text is one slot whatever its number of words (a user agent, a referer, a
+// request target with a query string), after its first word when that is a plain word.
+TEST_F(TemplateMatchTest, QuotedTextOfAnyLengthIsOneSlot) {
+  PreparedLine a, b;
+  const std::string ma = "\"GET /static/page2.html HTTP/1.1\" 200 7 \"-\" \"Wget/1.21.3\"";
+  const std::string mb =
+      "\"GET /search?q=a&b=2 HTTP/1.1\" 200 7 \"http://example.com/from/1\" \"Mozilla/5.0 (X11; "
+      "Linux x86_64; rv:109.0) Gecko/20100101 Firefox/115.0\"";
+  PrepareLine(tokenizer_, matcher_, true, ma, a);
+  PrepareLine(tokenizer_, matcher_, true, mb, b);
+  ASSERT_EQ(a.tokens.size(), 6u);
+  ASSERT_EQ(b.tokens.size(), 6u);
+  EXPECT_EQ(mb.substr(b.tokens[0].offset, b.tokens[0].length), "GET");
+  // The request target is a path, digits or not, and the rest of the text joins it.
+  EXPECT_EQ(ma.substr(a.tokens[1].offset, a.tokens[1].length), "/static/page2.html HTTP/1.1");
+  EXPECT_EQ(a.tokens[1].cls, TokenClass::kPath);
+  EXPECT_EQ(mb.substr(b.tokens[1].offset, b.tokens[1].length), "/search?q=a&b=2 HTTP/1.1");
+  EXPECT_EQ(b.hashes[1], a.hashes[1]);
+  EXPECT_EQ(mb.substr(b.tokens[5].offset, b.tokens[5].length),
+            "Mozilla/5.0 (X11; Linux x86_64; rv:109.0) Gecko/20100101 Firefox/115.0");
+  // A quoted "-" is an empty value, as "" is.
+  EXPECT_EQ(a.tokens[4].cls, TokenClass::kEmpty);
+  SetTemplate(ma);
+  EXPECT_TRUE(Match(mb).accepted);
+  EXPECT_TRUE(Match("\"GET / HTTP/1.0\" 200 7 \"-\" \"-\"").accepted);
+}
+
+// The nearest lines that must not fold: another method (the text's first word), another status
+// after the request line, and a quoted text that differs in a protected word.
+TEST_F(TemplateMatchTest, QuotedTextKeepsItsFirstWordAndProtectedWords) {
+  SetTemplate("\"GET /static/page2.html HTTP/1.1\" 200 7 \"-\" \"Wget/1.21.3\"");
+  EXPECT_FALSE(
+      Match("\"DELETE /static/page2.html HTTP/1.1\" 200 7 \"-\" \"Wget/1.21.3\"").accepted);
+  EXPECT_FALSE(Match("\"GET /static/page2.html HTTP/1.1\" 500 7 \"-\" \"Wget/1.21.3\"").accepted);
+  // A plain first word that is no protected word still heads its text: an action.
+  SetTemplate("job 7 ran \"compress /var/log/old 3 times\" in 3 s");
+  EXPECT_TRUE(Match("job 8 ran \"compress /var/log/x.1 and /var/log/x.2\" in 5 s").accepted);
+  EXPECT_FALSE(Match("job 8 ran \"rotate /var/log/old 3 times\" in 3 s").accepted);
+  // A text holding a protected word keeps its words, so they never fold into the slot.
+  SetTemplate("job 7 said \"disk /dev/sda1 nearly at capacity\" after 3 s");
+  EXPECT_TRUE(Match("job 7 said \"disk /dev/sdb2 is nearly at capacity now\" after 3 s").accepted);
+  EXPECT_FALSE(Match("job 7 said \"disk /dev/sda1 write failed\" after 3 s").accepted);
+  EXPECT_FALSE(Match("job 7 said \"disk /dev/sda1 error\" after 3 s").accepted);
+  // A text of plain words is no value: its words stay tokens.
+  SetTemplate("job 7 said \"the disk is nearly at capacity\" after 3 s");
+  EXPECT_FALSE(Match("job 7 said \"the disk was replaced\" after 3 s").accepted);
+}
+
+// A quoted text that is the whole message is the event, and single quotes (apostrophes in free
+// text) pair nothing: neither is a slot. An escaped quote does not end a text.
+TEST_F(TemplateMatchTest, OnlyADoubleQuotedTextInsideAMessageIsASlot) {
+  PreparedLine p;
+  const std::string whole = "\"/usr/sbin/cron started by the system\"";
+  PrepareLine(tokenizer_, matcher_, true, whole, p);
+  EXPECT_EQ(p.tokens.size(), 5u);
+  const std::string single = "reader said '/etc/x.conf can't be parsed by it' at 3";
+  PrepareLine(tokenizer_, matcher_, true, single, p);
+  EXPECT_EQ(p.tokens.size(), 11u);
+  const std::string escaped = "client sent \"/a \\\"hi\\\" twice\" at 3";
+  PrepareLine(tokenizer_, matcher_, true, escaped, p);
+  ASSERT_EQ(p.tokens.size(), 5u);
+  EXPECT_EQ(escaped.substr(p.tokens[2].offset, p.tokens[2].length), "/a \\\"hi\\\" twice");
+}
+
 TEST_F(TemplateMatchTest, HeaderIsLeftOutOfTheTokens) {
   PreparedLine p;
   const std::string m = "2024-03-01 12:00:00,123 INFO [main] Server: started on port 80";
-  PrepareLine(tokenizer_, true, m, p);
+  PrepareLine(tokenizer_, matcher_, true, m, p);
   ASSERT_GT(p.header.body, 0u);
   ASSERT_FALSE(p.tokens.empty());
   EXPECT_GE(p.tokens[0].offset, p.header.body);
   PreparedLine whole;
-  PrepareLine(tokenizer_, false, m, whole);
+  PrepareLine(tokenizer_, matcher_, false, m, whole);
   EXPECT_GT(whole.tokens.size(), p.tokens.size());
 }
 
 TEST_F(TemplateMatchTest, MarkDifferencesMarksOverlapOnly) {
   SetTemplate("alpha beta 1 gamma");
   message_ = "alpha delta 2 gamma extra";
-  PrepareLine(tokenizer_, true, message_, line_);
+  PrepareLine(tokenizer_, matcher_, true, message_, line_);
   matcher_.MarkDifferences(line_.View(message_), {template_message_, template_});
   // beta/delta: another word (wild); 1/2: same class, other text (varied only).
   EXPECT_EQ(Marks(), (MarkList{{1, kVaried | kWild}, {2, kVaried}}));
@@ -277,7 +341,7 @@ TEST_F(TemplateMatchTest, MarkDifferencesMarksOverlapOnly) {
 TEST_F(TemplateMatchTest, RejectsAnyChangeAtAPlainWordOutsideAValueContext) {
   auto rigid = [this](const std::string& message, std::size_t i) {
     message_ = message;
-    PrepareLine(tokenizer_, true, message_, line_);
+    PrepareLine(tokenizer_, matcher_, true, message_, line_);
     return matcher_.RejectsAnyChangeAt(line_.View(message_), i);
   };
   EXPECT_TRUE(rigid("peer closed because of timeout now", 4));
@@ -353,7 +417,7 @@ TEST_F(TemplateMatchTest, DigestRulesOutOnlyWhatRuledOutDoes) {
     // A near line: the template's words with 0 to 4 of them replaced.
     for (std::size_t k = pick(5); k > 0; --k) words[pick(n)] = vocabulary[pick(vocabulary.size())];
     message_ = join(words);
-    PrepareLine(tokenizer_, true, message_, line_);
+    PrepareLine(tokenizer_, matcher_, true, message_, line_);
     if (line_.tokens.size() != n) continue;
     RuledOutDigest digest;
     digest.SetLine(line_.View(message_));

@@ -805,6 +805,7 @@ TEST(WindowMergerTest, LinesOfNearbyLengthAlignOnAMultiTokenVariable) {
 
 TEST(WindowMergerTest, LastDecisionExplainsThePath) {
   Harness h;
+  h.merger.ExplainRejections(true);
   h.Add("job 1 done", kT0);
   EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kNew);
   EXPECT_EQ(h.merger.last_decision().fingerprint, Fingerprint("job 1 done"));
@@ -844,11 +845,24 @@ TEST(WindowMergerTest, ConfirmationLimitsOnChangedAndAlignedWords) {
 // A candidate ruled out by the cheap counts still explains itself with the full check's reason.
 TEST(WindowMergerTest, LastDecisionReasonOfACandidateRuledOutEarly) {
   Harness h;
+  h.merger.ExplainRejections(true);
   h.Add("alpha beta error gamma delta", kT0);
   h.Add("alpha beta info zeta omega", kT0 + 1);
   EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kNew);
   EXPECT_GE(h.merger.last_decision().candidates, 1u);
   EXPECT_EQ(h.merger.last_decision().reason, "a protected word differs");
+}
+
+// Unless asked to explain, a merger skips the full match that would name that reason; the
+// decision itself and what it counted are the same.
+TEST(WindowMergerTest, RejectionOfACandidateRuledOutEarlyIsExplainedOnlyWhenAsked) {
+  Harness h;
+  h.Add("alpha beta error gamma delta", kT0);
+  h.Add("alpha beta info zeta omega", kT0 + 1);
+  EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kNew);
+  EXPECT_GE(h.merger.last_decision().candidates, 1u);
+  EXPECT_EQ(h.merger.last_decision().reason, "");
+  EXPECT_EQ(h.merger.stats().groups_opened, 2u);
 }
 
 // Closing groups out of the middle of a scope's bucket keeps the scan newest-opened first.
@@ -1276,6 +1290,25 @@ TEST(WindowMergerTest, AVariableLengthListIsOneSlot) {
             1u);
   // Values of different kinds are not one list, and names with other letters still differ.
   EXPECT_EQ(GroupsFor({"link en0 up", "link awdl0 up"}), 2u);
+}
+
+// A double-quoted text is one slot whatever its number of words: access-log lines with user
+// agents, referers and request targets of any length and depth fold into one group; another
+// method or another status does not join it.
+TEST(WindowMergerTest, AQuotedTextOfAnyLengthIsOneSlot) {
+  const std::vector<std::string> gets = {
+      "\"GET /static/page2.html HTTP/1.1\" 200 7 \"-\" \"Wget/1.21.3\"",
+      "\"GET / HTTP/1.1\" 200 6 \"http://example.com/from/1\" \"python-requests/2.28.1\"",
+      "\"GET /static/page5.html?ref=mail&id=4 HTTP/1.1\" 200 7 \"-\" \"Mozilla/5.0 (X11; Linux "
+      "x86_64; rv:109.0) Gecko/20100101 Firefox/115.0\"",
+      "\"GET /docs/ HTTP/1.1\" 200 153 \"-\" \"-\"",
+      "\"GET /api/v1/users/2 HTTP/1.1\" 200 8 \"http://example.com/a?b=c&d=e\" \"Mozilla/5.0 "
+      "(Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0\""};
+  EXPECT_EQ(GroupsFor(gets), 1u);
+  std::vector<std::string> mixed = gets;
+  mixed.push_back("\"DELETE /static/page2.html HTTP/1.1\" 200 7 \"-\" \"Wget/1.21.3\"");
+  mixed.push_back("\"GET /static/page2.html HTTP/1.1\" 500 7 \"-\" \"Wget/1.21.3\"");
+  EXPECT_EQ(GroupsFor(mixed), 3u);
 }
 
 }  // namespace
