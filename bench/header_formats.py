@@ -377,6 +377,8 @@ def main():
     ap.add_argument("--formats", default=",".join(ALL_FORMATS))
     ap.add_argument("--short", action="store_true")
     ap.add_argument("--limit", type=int, help="only the first LIMIT lines of each system")
+    ap.add_argument("--score-only", action="store_true",
+                    help="score the files an earlier run wrote to --out")
     ap.add_argument("--json")
     a = ap.parse_args()
     if not os.path.isdir(a.shared):
@@ -404,7 +406,7 @@ def main():
         data_dirs[fmt] = os.path.join(a.out, fmt)
     message_dir = os.path.join(a.out, "message")
     java_jobs = {}
-    for name, csv_path, _ in sysinfo:
+    for name, csv_path, _ in [] if a.score_only else sysinfo:
         recs = records(name, csv_path, limit)
         rec_path = os.path.join(work, name + ".tsv")
         write_records(recs, rec_path)

@@ -82,6 +82,17 @@ LogRecordView LogRecordView::Rebased(std::string_view copy) const {
   return v;
 }
 
+namespace {
+
+// Most header fields are empty in most lines (all of them for raw lines) and were empty in the
+// record's previous line too: skip std::string::assign's call for those.
+inline void AssignField(std::string& out, std::string_view value) {
+  if (value.empty() && out.empty()) return;
+  out.assign(value);
+}
+
+}  // namespace
+
 void LogRecordView::CopyTo(LogRecord& out) const {
   out.raw.assign(raw);
   out.flavor = flavor;
@@ -91,12 +102,12 @@ void LogRecordView::CopyTo(LogRecord& out) const {
   out.has_timestamp = has_timestamp;
   out.timestamp_us = timestamp_us;
   out.arrival_us = arrival_us;
-  out.hostname.assign(hostname);
-  out.app_name.assign(app_name);
-  out.tag.assign(tag);
-  out.procid.assign(procid);
-  out.msgid.assign(msgid);
-  out.structured_data.assign(structured_data);
+  AssignField(out.hostname, hostname);
+  AssignField(out.app_name, app_name);
+  AssignField(out.tag, tag);
+  AssignField(out.procid, procid);
+  AssignField(out.msgid, msgid);
+  AssignField(out.structured_data, structured_data);
   out.message.assign(message);
   out.json_fields.clear();
   out.origin = origin;

@@ -274,6 +274,16 @@ std::size_t WordEnd(std::string_view line, std::size_t p) {
   return p;
 }
 
+// Does a separator field (" - ", " | ", " -- ") follow the word ending at line[q]?
+bool SeparatorFollows(std::string_view line, std::size_t q) {
+  if (q >= line.size() || line[q] != ' ') return false;
+  std::size_t r = q + 1;
+  const char c = r < line.size() ? line[r] : '\0';
+  if (c != '-' && c != '|') return false;
+  while (r < line.size() && line[r] == c) ++r;
+  return r - q - 1 <= 3 && (r == line.size() || line[r] == ' ');
+}
+
 // Reads the field starting at line[p] (not a space) into f; false if it cannot be one.
 bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
   f = Field{p, p, line.data() + p, 0, Kind::kOther, false, false, false, 0, nullptr, 0};
@@ -394,7 +404,10 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
   } else if (IsLevelWord(w, tabbed) ||
              (w.size() == 1 && previous == Kind::kTime && IsLevelLetter(w[0]))) {
     f.kind = Kind::kLevel;
-  } else if (!f.colon && IsSourceLocation(w)) {
+  } else if (!f.colon && IsSourceLocation(w) &&
+             (w.front() == '{' || tabbed || SeparatorFollows(line, q))) {
+    // A caller in braces, in a tab-separated column or before a separator: a bare one
+    // between spaces is as likely a host and port opening the message ("example.com:443").
     f.kind = Kind::kSource;
   } else {
     // A name: a host, program or logger ("chrome.exe *64"). Quotes or '=' make it message
@@ -866,9 +879,12 @@ MessageHeader HeaderLearner::Decide(const Entry& e, std::uint64_t scope, std::st
   if (sure && (!h.level.empty() || shape == e.shape || shape == 0)) return h;
   // The grammar found no header, guessed, or found one without a level: the scope's
   // confirmed shape where it fits (a level word the grammar does not know in the level's
-  // place); else a guess is no header.
+  // place); else the grammar's answer. A guess stays a guess where the shape does not fit:
+  // were it no header there, the same message would keep its stamp while the scope's shape
+  // is confirmed and lose it while it is not (a burst of "word: ..." messages after a bare
+  // time confirms a program's shape), and split.
   if (MessageHeader learned; ApplyShape(line, e.shape, learned)) return learned;
-  return sure ? h : MessageHeader{};
+  return h;
 }
 
 int LevelSeverity(std::string_view level) {

@@ -24,14 +24,15 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // write before the message (time fields: numbers, dates, times, month and weekday names, the
 // kernel's "[  12.345678]"; one level: a level word, or a level letter alone, fused with a
 // date ("I0509") or with a tag ("D/Tag( 12):"); bracketed fields such as a thread; a caller
-// such as "run.go:42"; at most two or three names such as a host and a program), holding a
-// time of day, a date or a level, and ending at a name followed by ':' (or ']', or a lone
-// " : "), a separator (" - ", " | ", " -- ", " --- "; after the time fields, unless a level or
-// a logger and another separator follow), a level mark alone after the time fields ("*", "#",
-// Redis), a bracketed field after a logger, a
-// component in its own column after the level, or else at the first plain word that follows the
-// time and level fields. Time fields followed by fields joined by '|' without spaces end at the
-// first field holding a space. Anything that does not fit leaves the line without a header.
+// such as "run.go:42" in braces, in a tab-separated column or before a separator (bare, it may
+// be a host and port opening the message); at most two or three names such as a host and a
+// program), holding a time of day, a date or a level, and ending at a name followed by ':' (or ']',
+// or a lone " : "), a separator (" - ", " | ", " -- ", " --- "; after the time fields, unless a
+// level or a logger and another separator follow), a level mark alone after the time fields ("*",
+// "#", Redis), a bracketed field after a logger, a component in its own column after the level, or
+// else at the first plain word that follows the time and level fields. Time fields followed by
+// fields joined by '|' without spaces end at the first field holding a space. Anything that does
+// not fit leaves the line without a header.
 MessageHeader ParseMessageHeader(std::string_view line);
 
 // HeaderLearner: each scope's header, learned from its own lines. The rule, for any log: the
@@ -42,7 +43,7 @@ MessageHeader ParseMessageHeader(std::string_view line);
 // is stripped from the scope's lines that fit it where the grammar finds no header, only
 // guesses (time fields and names up to a plain word), or finds one without a level where the
 // shape has one (an unknown level word: "2024-05-09 12:34:56 AUDIT [main] Foo: msg"); a
-// guess that does not fit it is no header. Every line votes until the scope's shape is
+// guess that does not fit it stays the grammar's guess. Every line votes until the scope's shape is
 // confirmed, one in kVoteEvery after that. A fixed table of kEntries scopes (a scope with a
 // header takes a slot over by outvoting its holder; lines without one vote only in their own
 // scope's slot), allocated when the first header is seen. Not thread-safe: the merger's

@@ -144,7 +144,9 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   }
   decision.path = MergeDecision::kNew;
   if (decision.candidates == 0) decision.reason = "no candidate group in scope";
-  if (unexplained != kNil) Confirm(groups[unexplained], r.message);  // sets its reason
+  if (explain_rejections && unexplained != kNil) {
+    Confirm(groups[unexplained], r.message);  // sets its reason
+  }
   if (opt.confirm && opt.variable_after_values > 0 &&
       SettleBySiblings(r, scope, fp, shape, shape_in_table, now, sink)) {
     return;
@@ -433,6 +435,7 @@ TimeUs WindowMerger::NextDeadline() const {
 
 std::size_t WindowMerger::open_groups() const { return impl_->live; }
 const MergeDecision& WindowMerger::last_decision() const { return impl_->decision; }
+void WindowMerger::ExplainRejections(bool on) { impl_->explain_rejections = on; }
 const MergerStats& WindowMerger::stats() const { return impl_->stats; }
 const MergerOptions& WindowMerger::options() const { return impl_->opt; }
 std::size_t WindowMerger::MemoryUsage() const { return impl_->MemoryUsage(); }

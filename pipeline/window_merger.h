@@ -178,6 +178,11 @@ class WindowMerger {
 
   std::size_t open_groups() const;
   const MergeDecision& last_decision() const;
+  // Whether last_decision() names, for a line that opened a group, why the last candidate
+  // the cheap checks ruled out did not fit (off by default). Finding that reason runs the full
+  // match against that candidate, a cold group, for every such line: in a flood of unique
+  // lines that is every line, and only `logfold explain` reads it.
+  void ExplainRejections(bool on);
   const MergerStats& stats() const;
   const MergerOptions& options() const;
   // Approximate heap bytes held for open groups (samples included).

@@ -159,6 +159,7 @@ struct WindowMerger::Impl {
   bool track_hosts = false;
   MergerStats stats;
   MergeDecision decision;
+  bool explain_rejections = false;  // see WindowMerger::ExplainRejections
   TimeUs latest = INT64_MIN;
   std::uint64_t next_id = 0;
 

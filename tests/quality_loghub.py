@@ -46,13 +46,17 @@ FLOOR_PRECISION_EACH = 0.98
 # A double-quoted text as one slot (branch quoted, developed on Nginx, ApacheAccess and PyApp:
 # user agents, referers and request targets of any length) raised the averages to GA 0.752 /
 # 0.737, F1 0.919 / 0.911, reduction 0.929 / 0.930; floors 0.001 below.
+# Then MariaDB's error and general logs and ClickHouse's log joined (branch unseen3), sealed: no
+# rule developed on them (the quoted-text rule leaves all three identical). Averages over the
+# thirteen: GA 0.743 / 0.713, F1 0.918 / 0.909, reduction 0.922 / 0.922 (MariaDB's error log,
+# 322 lines of 61 events, has few repeats: ideal reduction 0.811). Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.997, "GA": 0.751, "F1": 0.918, "reduction": 0.928},
-    "whole line": {"precision": 0.998, "GA": 0.736, "F1": 0.910, "reduction": 0.929},
+    "message": {"precision": 0.997, "GA": 0.742, "F1": 0.917, "reduction": 0.921},
+    "whole line": {"precision": 0.998, "GA": 0.712, "F1": 0.908, "reduction": 0.921},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH (none now).
 FLOOR_PRECISION_HELD_OUT = {}
-HELD_OUT_SYSTEMS = 10
+HELD_OUT_SYSTEMS = 13
 
 
 def score(name, scorer, cmd, data, failures, floors_average, floor_each, systems):

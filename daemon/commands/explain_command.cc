@@ -220,6 +220,7 @@ int RunExplain(const std::vector<std::string>& args, std::FILE* out, std::FILE* 
   const std::uint64_t fa = PrintLine("A", a, mo, out);
   const std::uint64_t fb = PrintLine("B", b, mo, out);
   WindowMerger merger(mo);
+  merger.ExplainRejections(true);
   NullSink sink;
   merger.Add(a, 0, sink);
   std::uint64_t group_a = 0;

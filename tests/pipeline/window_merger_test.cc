@@ -805,6 +805,7 @@ TEST(WindowMergerTest, LinesOfNearbyLengthAlignOnAMultiTokenVariable) {
 
 TEST(WindowMergerTest, LastDecisionExplainsThePath) {
   Harness h;
+  h.merger.ExplainRejections(true);
   h.Add("job 1 done", kT0);
   EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kNew);
   EXPECT_EQ(h.merger.last_decision().fingerprint, Fingerprint("job 1 done"));
@@ -844,11 +845,24 @@ TEST(WindowMergerTest, ConfirmationLimitsOnChangedAndAlignedWords) {
 // A candidate ruled out by the cheap counts still explains itself with the full check's reason.
 TEST(WindowMergerTest, LastDecisionReasonOfACandidateRuledOutEarly) {
   Harness h;
+  h.merger.ExplainRejections(true);
   h.Add("alpha beta error gamma delta", kT0);
   h.Add("alpha beta info zeta omega", kT0 + 1);
   EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kNew);
   EXPECT_GE(h.merger.last_decision().candidates, 1u);
   EXPECT_EQ(h.merger.last_decision().reason, "a protected word differs");
+}
+
+// Unless asked to explain, a merger skips the full match that would name that reason; the
+// decision itself and what it counted are the same.
+TEST(WindowMergerTest, RejectionOfACandidateRuledOutEarlyIsExplainedOnlyWhenAsked) {
+  Harness h;
+  h.Add("alpha beta error gamma delta", kT0);
+  h.Add("alpha beta info zeta omega", kT0 + 1);
+  EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kNew);
+  EXPECT_GE(h.merger.last_decision().candidates, 1u);
+  EXPECT_EQ(h.merger.last_decision().reason, "");
+  EXPECT_EQ(h.merger.stats().groups_opened, 2u);
 }
 
 // Closing groups out of the middle of a scope's bucket keeps the scan newest-opened first.

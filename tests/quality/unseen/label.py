@@ -23,6 +23,12 @@ LIMIT = 2000
 V = "<*>"
 
 
+def sql_shape_spaced(sql):
+    """sql_shape after spaces around comparison signs are made one (`qty=1` and `qty = -1`
+    are the same statement's shape): for MariaDB's logs, whose statements are typed both ways."""
+    return sql_shape(re.sub(r"\s*([=<>]+)\s*", r" \1 ", sql))
+
+
 def sql_shape(sql):
     """SQL texts are one event when equal after literals (numbers, strings) and identifiers
     holding a digit become placeholders: the statement's shape, not its arguments."""
@@ -575,6 +581,218 @@ APACHE = System(
         (r"AH00096: removed PID file \S+ \(pid=\d+\)", "AH00096: removed PID file <*> (pid=<*>)"),
     ])
 
+# MariaDB 10.11's error log (log_warnings=4): "date time thread [Level] message"; InnoDB's
+# deadlock dump (innodb_print_all_deadlocks) continues over lines without a header, each a line
+# of its own: a record's field dump (` 0: len 4; hex ...; asc ...;;`) is one format string, the
+# transaction's SQL text is labelled by its shape (as PostgreSQL's).
+MARIADB_ERROR = System(
+    r"^\d{4}-\d\d-\d\d [ \d]\d:\d\d:\d\d \d+ \[(?P<field>\w+)\] (?P<content>.*)$",
+    continuation=r"^(?!\d{4}-\d\d-\d\d )",
+    rules=[
+        (r"Access denied for user '[^']*'@'[^']*' \(using password: (YES|NO)\)",
+         lambda m: "Access denied for user <*>@<*> (using password: %s)" % m.group(1)),
+        (r"Access denied for user '[^']*'@'[^']*' to database '[^']*'",
+         "Access denied for user <*>@<*> to database <*>"),
+        (r"Aborted connection \d+ to db: '[^']*' user: '[^']*' host: '[^']*' \((.*)\)",
+         lambda m: "Aborted connection <*> to db: <*> user: <*> host: <*> (%s)" % m.group(1)),
+        (r"Could not read packet: fd: \d+  state: \d+  read_length: \d+  errno: \d+  vio_errno: \d+  length: \d+",
+         "Could not read packet: fd: <*> state: <*> read_length: <*> errno: <*> vio_errno: <*> length: <*>"),
+        (r"Could not write packet: fd: \d+  state: \d+  errno: \d+  vio_errno: \d+  length: \d+",
+         "Could not write packet: fd: <*> state: <*> errno: <*> vio_errno: <*> length: <*>"),
+        (r"mariadbd: Got an error (reading|writing) communication packets",
+         lambda m: "mariadbd: Got an error %s communication packets" % m.group(1)),
+        (r"'(user|proxies_priv)' entry '.*' ignored in --skip-name-resolve mode\.",
+         lambda m: "'%s' entry <*> ignored in --skip-name-resolve mode." % m.group(1)),
+        (r"Starting MariaDB \S+ source revision \w+ server_uid \S+ as process \d+",
+         "Starting MariaDB <*> source revision <*> server_uid <*> as process <*>"),
+        (r"InnoDB: Compressed tables use zlib \S+", "InnoDB: Compressed tables use zlib <*>"),
+        (r"InnoDB: Number of transaction pools: \d+", "InnoDB: Number of transaction pools: <*>"),
+        (r"InnoDB: Using (\w+) instructions", "InnoDB: Using <*> instructions"),
+        (r"InnoDB: Using io_uring", "InnoDB: Using io_uring"),
+        (r"InnoDB: innodb_buffer_pool_size_max=\w+, innodb_buffer_pool_size=\w+",
+         "InnoDB: innodb_buffer_pool_size_max=<*>, innodb_buffer_pool_size=<*>"),
+        (r"InnoDB: Completed initialization of buffer pool", "InnoDB: Completed initialization of buffer pool"),
+        (r"InnoDB: File system buffers for log disabled \(block size=\d+ bytes\)",
+         "InnoDB: File system buffers for log disabled (block size=<*> bytes)"),
+        (r"InnoDB: End of log at LSN=\d+", "InnoDB: End of log at LSN=<*>"),
+        (r"InnoDB: \d+ rollback segments are active\.", "InnoDB: <*> rollback segments are active."),
+        (r"InnoDB: Setting file '\S+' size to \S+\. Physically writing the file full; Please wait \.\.\.",
+         "InnoDB: Setting file <*> size to <*>. Physically writing the file full; Please wait ..."),
+        (r"InnoDB: File '\S+' size is now \S+\.", "InnoDB: File <*> size is now <*>."),
+        (r"InnoDB: log sequence number \d+; transaction id \d+",
+         "InnoDB: log sequence number <*>; transaction id <*>"),
+        (r"InnoDB: Removed temporary tablespace data file: \"\S+\"",
+         "InnoDB: Removed temporary tablespace data file: <*>"),
+        (r"InnoDB: Loading buffer pool\(s\) from \S+", "InnoDB: Loading buffer pool(s) from <*>"),
+        (r"InnoDB: Dumping buffer pool\(s\) to \S+", "InnoDB: Dumping buffer pool(s) to <*>"),
+        (r"InnoDB: Buffer pool\(s\) (load|dump) completed at \d+ +\d+:\d\d:\d\d",
+         lambda m: "InnoDB: Buffer pool(s) %s completed at <*>" % m.group(1)),
+        (r"InnoDB: Starting crash recovery from checkpoint LSN=\d+",
+         "InnoDB: Starting crash recovery from checkpoint LSN=<*>"),
+        (r"InnoDB: To recover: \d+ pages", "InnoDB: To recover: <*> pages"),
+        (r"InnoDB: Starting shutdown\.\.\.", "InnoDB: Starting shutdown..."),
+        (r"InnoDB: FTS optimize thread exiting\.", "InnoDB: FTS optimize thread exiting."),
+        (r"InnoDB: Online DDL : (Start|End) of reading clustered index of the table and create temporary files|InnoDB: Online DDL : Start reading clustered index of the table and create temporary files",
+         lambda m: m.group(0)),
+        (r"InnoDB: Transactions deadlock detected, dumping detailed information\.",
+         "InnoDB: Transactions deadlock detected, dumping detailed information."),
+        (r"InnoDB:", "InnoDB:"),
+        (r"InnoDB: \*\*\* (WAITING FOR THIS LOCK TO BE GRANTED|CONFLICTING WITH):",
+         lambda m: m.group(0)),
+        (r"InnoDB: \*\*\* WE ROLL BACK TRANSACTION \(\d+\)", "InnoDB: *** WE ROLL BACK TRANSACTION (<*>)"),
+        (r"InnoDB: Transaction was aborted due to Deadlock", "InnoDB: Transaction was aborted due to Deadlock"),
+        (r"Shutdown completed; log sequence number \d+; transaction id \d+",
+         "Shutdown completed; log sequence number <*>; transaction id <*>"),
+        (r"Plugin '\w+' is disabled\.", "Plugin <*> is disabled."),
+        (r"Server socket created on IP: '\S+', port: '\d+'\.",
+         "Server socket created on IP: <*>, port: <*>."),
+        (r"Reading of all Master_info entries succeeded", "Reading of all Master_info entries succeeded"),
+        (r"Added new Master_info '' to hash table", "Added new Master_info '' to hash table"),
+        (r"mariadbd: ready for connections\.", "mariadbd: ready for connections."),
+        (r"Version: '\S+'  socket: '\S+'  port: \d+  .*", "Version: <*> socket: <*> port: <*> <*>"),
+        (r"Using PAUSE multiplier \d+", "Using PAUSE multiplier <*>"),
+        (r"mariadbd \(initiated by: .*\): Normal shutdown",
+         "mariadbd (initiated by: <*>): Normal shutdown"),
+        (r"mariadbd: Shutdown complete", "mariadbd: Shutdown complete"),
+        # the deadlock dump's lines without a header
+        (r"\*\*\* \(\d+\) TRANSACTION:", "*** (<*>) TRANSACTION:"),
+        (r"TRANSACTION \d+, ACTIVE \d+ sec (.*)", lambda m: "TRANSACTION <*>, ACTIVE <*> sec " + m.group(1)),
+        (r"mysql tables in use \d+, locked \d+", "mysql tables in use <*>, locked <*>"),
+        (r"LOCK WAIT \d+ lock struct\(s\), heap size \d+, \d+ row lock\(s\), undo log entries \d+",
+         "LOCK WAIT <*> lock struct(s), heap size <*>, <*> row lock(s), undo log entries <*>"),
+        (r"MariaDB thread id \d+, OS thread handle \d+, query id \d+ \S+ \S+ (\w+)",
+         lambda m: "MariaDB thread id <*>, OS thread handle <*>, query id <*> <*> <*> " + m.group(1)),
+        (r"RECORD LOCKS space id \d+ page no \d+ n bits \d+ index \S+ of table \S+ trx id \d+ lock_mode (\w+) locks rec but not gap( waiting)?",
+         lambda m: "RECORD LOCKS space id <*> page no <*> n bits <*> index <*> of table <*> trx id <*> lock_mode %s locks rec but not gap%s" % (m.group(1), m.group(2) or "")),
+        (r"Record lock, heap no \d+ PHYSICAL RECORD: n_fields \d+; compact format; info bits \d+",
+         "Record lock, heap no <*> PHYSICAL RECORD: n_fields <*>; compact format; info bits <*>"),
+        (r"\d+: len \d+; hex \w+; asc .*;;", "<*>: len <*>; hex <*>; asc <*>;;"),
+        (r"\d+: SQL NULL;", "<*>: SQL NULL;"),
+        (r"(UPDATE|INSERT|DELETE|SELECT) .*", lambda m: sql_shape_spaced(m.group(0))),
+    ])
+
+# MariaDB's general query log: "[yymmdd h:mm:ss]<tab>id Command<tab>argument" (the time only
+# when it changed). The command (Connect, Query, Quit, Init DB...) is the event's type; a
+# Query is labelled by its SQL text's shape (as PostgreSQL's statements); the server's banner
+# at each start has no header.
+MARIADB_GENERAL = System(
+    r"^(?:\d{6} [ \d]\d:\d\d:\d\d)?\t+ *\d+ (?P<content>[A-Z][a-z]+(?: DB)?\t.*)$",
+    continuation=r"^(mariadbd, Version|Tcp port|Time\s)",
+    rules=[
+        (r"Connect\t\S+@\S+ on \S* using (TCP/IP|Socket)",
+         lambda m: "Connect <*>@<*> on <*> using " + m.group(1)),
+        (r"(Connect|Init DB)\tAccess denied for user '[^']*'@'[^']*' \(using password: (YES|NO)\)",
+         lambda m: "%s Access denied for user <*>@<*> (using password: %s)" % (m.group(1), m.group(2))),
+        (r"(Connect|Init DB)\tAccess denied for user '[^']*'@'[^']*' to database '[^']*'",
+         lambda m: "%s Access denied for user <*>@<*> to database <*>" % m.group(1)),
+        (r"Init DB\t\S+", "Init DB <*>"),
+        (r"Quit\s*", "Quit"),
+        (r"Shutdown\s*", "Shutdown"),
+        (r"Query\t(.*)", lambda m: "Query " + sql_shape_spaced(m.group(1))),
+        (r"mariadbd, Version: \S+ \(.*\)\. started with:", "mariadbd, Version: <*> (<*>). started with:"),
+        (r"Tcp port: \d+  Unix socket: \S+", "Tcp port: <*> Unix socket: <*>"),
+        (r"Time\s+Id Command\s+Argument", "Time Id Command Argument"),
+    ])
+
+# clickhouse-server 18.16's own log (level debug): "date time [ thread ] {query id} <Level>
+# Logger: message", the logger a name or "db.table (Component)". An exception's text is the
+# event (its kind, with values as variables); where it is logged (a query's "(from ...) (in
+# query: ...)" or a handler's) is part of it. A stack trace's frames are one format string; each
+# node of a dumped query pipeline (lines without a header) is its own event by the node's type.
+CH_EXCEPTIONS = [
+    (r"Unknown user \S+", "Unknown user <*>"),
+    (r"Unknown identifier: \S+\. Note that there is no tables \(FROM clause\) in your query",
+     "Unknown identifier: <*>. Note that there is no tables (FROM clause) in your query"),
+    (r"Unknown identifier: \S+", "Unknown identifier: <*>"),
+    (r"Table \S+ doesn't exist\.", "Table <*> doesn't exist."),
+    (r"Number of arguments for function \w+ doesn't match: passed \d+, should be \d+",
+     "Number of arguments for function <*> doesn't match: passed <*>, should be <*>"),
+    (r"Cannot parse string '.*' as (\w+): syntax error at position \d+ \(parsed just '.*'\)",
+     lambda m: "Cannot parse string <*> as %s: syntax error at position <*> (parsed just <*>)" % m.group(1)),
+    (r"Bad get: has \w+, requested \w+", "Bad get: has <*>, requested <*>"),
+    (r"Query was cancelled", "Query was cancelled"),
+]
+
+
+def ch_exception(m):
+    text, rest = m.group(2), m.group(3)
+    for regex, template in CH_EXCEPTIONS:
+        e = re.fullmatch(regex, text)
+        if e:
+            kind = template(e) if callable(template) else template
+            break
+    else:
+        raise ValueError("no exception rule: %r" % text)
+    where = " (from <*>) (in query: <*>), Stack trace:" if "(in query: " in rest else ", Stack trace:"
+    return "Code: %s, e.displayText() = DB::Exception: %s, e.what() = DB::Exception%s" % (
+        m.group(1), kind, where)
+
+
+CLICKHOUSE = System(
+    r"^\d{4}\.\d\d\.\d\d \d\d:\d\d:\d\d\.\d+ \[ \d+ \] \{[^}]*\} <(?P<field>\w+)> [^:]*: (?P<content>.*)$",
+    continuation=r"^(?!\d{4}\.\d\d\.\d\d )",
+    rules=[
+        (r"Code: (\d+), e\.displayText\(\) = DB::Exception: (.*), e\.what\(\) = DB::Exception(.*)", ch_exception),
+        (r"Starting ClickHouse \S+ with revision \d+", "Starting ClickHouse <*> with revision <*>"),
+        (r"starting up", "starting up"),
+        (r"shutting down", "shutting down"),
+        (r"Set max number of file descriptors to \d+ \(was \d+\)\.",
+         "Set max number of file descriptors to <*> (was <*>)."),
+        (r"Initializing DateLUT\.", "Initializing DateLUT."),
+        (r"Configuration parameter '\w+' doesn't exist or exists and empty\. Will use '\S+' as replica host\.",
+         "Configuration parameter <*> doesn't exist or exists and empty. Will use <*> as replica host."),
+        (r"Loading metadata\.", "Loading metadata."),
+        (r"Loaded metadata\.", "Loaded metadata."),
+        (r"Listening tcp: \S+", "Listening tcp: <*>"),
+        (r"Listening http://\S+", "Listening http://<*>"),
+        (r"Listening interserver http: \S+", "Listening interserver http: <*>"),
+        (r"It looks like the process has no CAP_NET_ADMIN capability, .*",
+         "It looks like the process has no CAP_NET_ADMIN capability, <*>"),
+        (r"Available RAM = \S+ \w+; physical cores = \d+; threads = \d+\.",
+         "Available RAM = <*>; physical cores = <*>; threads = <*>."),
+        (r"Ready for connections\.", "Ready for connections."),
+        (r"Loading config `\S+'", "Loading config <*>"),
+        (r"Create BackgroundProcessingPool with \d+ threads", "Create BackgroundProcessingPool with <*> threads"),
+        (r"Connected ClickHouse client version \S+, revision: \d+, user: \S+\.",
+         "Connected ClickHouse client version <*>, revision: <*>, user: <*>."),
+        (r"Done processing connection\.", "Done processing connection."),
+        (r"Done processing query", "Done processing query"),
+        (r"Processed in \S+ sec\.", "Processed in <*> sec."),
+        (r"Peak memory usage \((for query|total)\): \S+ \w+\.",
+         lambda m: "Peak memory usage (%s): <*>." % m.group(1)),
+        (r"Query pipeline:", "Query pipeline:"),
+        (r"\(from \S+\) (.*)", lambda m: "(from <*>) " + sql_shape(m.group(1))),
+        (r"Read \d+ rows, \S+ \w+ in \S+ sec\., \d+ rows/sec\., \S+ \w+/sec\.",
+         "Read <*> rows, <*> in <*> sec., <*> rows/sec., <*>/sec."),
+        (r"Selected \d+ parts by date, \d+ parts by key, \d+ marks to read from \d+ ranges",
+         "Selected <*> parts by date, <*> parts by key, <*> marks to read from <*> ranges"),
+        (r"Key condition: .*", "Key condition: <*>"),
+        (r"Removing part from filesystem \S+", "Removing part from filesystem <*>"),
+        (r"Selected MergeAlgorithm: (\w+)", lambda m: "Selected MergeAlgorithm: " + m.group(1)),
+        (r"Merge sorted \d+ rows, containing \d+ columns \(\d+ merged, \d+ gathered\) in \S+ sec\., \S+ rows/sec\., \S+ MB/sec\.",
+         "Merge sorted <*> rows, containing <*> columns (<*> merged, <*> gathered) in <*> sec., <*> rows/sec., <*> MB/sec."),
+        (r"Selected \d+ parts from \S+ to \S+", "Selected <*> parts from <*> to <*>"),
+        (r"Merging \d+ parts: from \S+ to \S+ into \S+", "Merging <*> parts: from <*> to <*> into <*>"),
+        (r"Merge sorted \d+ blocks, \d+ rows in \S+ sec\., \S+ rows/sec\., \S+ MB/sec\.",
+         "Merge sorted <*> blocks, <*> rows in <*> sec., <*> rows/sec., <*> MB/sec."),
+        (r"Added mutation: \S+", "Added mutation: <*>"),
+        (r"MergeTreeWhereOptimizer: condition `.*` moved to PREWHERE",
+         "MergeTreeWhereOptimizer: condition <*> moved to PREWHERE"),
+        (r"Loading data parts", "Loading data parts"),
+        # fixed texts of the start and the stop: each its own event
+        ("|".join(re.escape(t) for t in [
+            "Received termination signal (Terminated)", "Received termination signal.",
+            "Waiting for current connections to close.", "Closed all listening sockets.",
+            "Closed connections.", "Shutting down storages.", "Shutted down storages.",
+            "Destroyed global context.", "Stop SignalListener thread", "Starting up tables."]),
+         lambda m: m.group(0)),
+        (r"Uninitializing subsystem: (.*)", lambda m: "Uninitializing subsystem: " + m.group(1)),
+        (r"Total \d+ tables\.", "Total <*> tables."),
+        (r"Loaded data parts \(\d+ items\)", "Loaded data parts (<*> items)"),
+        (r"\d+\. \S+\(.*\) \[0x[0-9a-f]+\]", "<*>. <*>(<*>) [<*>]"),
+        (r"([A-Z]\w+)( × \d+)?", lambda m: "pipeline " + m.group(1)),
+    ])
+
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
     "Nginx": NGINX,
@@ -587,6 +805,9 @@ SYSTEMS = {
     "ApacheError": APACHE,
     # Apache's `combined` access log has nginx's layout: the same rules.
     "ApacheAccess": NGINX,
+    "MariaDBError": MARIADB_ERROR,
+    "MariaDBGeneral": MARIADB_GENERAL,
+    "ClickHouse": CLICKHOUSE,
 }
 
 
