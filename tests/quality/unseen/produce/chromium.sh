@@ -47,6 +47,10 @@ for url in "$u/" "$u/scripterror" "$u/fetches" "$u/csp" "$u/mixed" "$u/nothing-h
 done
 kill $srv
 mkdir -p "$out/Chromium"
-# the Debian wrapper script's own shell noise is not Chromium's log
-grep -v '^/usr/bin/chromium: ' "$w/chromium.log" >"$out/Chromium/Chromium_raw.log"
+# the Debian wrapper script's own shell noise is not Chromium's log; the Google API key and
+# OAuth client Debian's package sets (logged at --v=1) become made-up values of the same shape
+grep -v '^/usr/bin/chromium: ' "$w/chromium.log" | sed -E \
+  -e 's/AIza[A-Za-z0-9_-]{35}/AIzaSyDq3vR0nT7wXk2LmPz9sQ1uHbYc4eFgJ5o/g' \
+  -e 's/[0-9]{12}\.apps\.googleusercontent\.com/123456789012.apps.googleusercontent.com/g' \
+  -e 's/kdloedMFGdGla2P1zacGjAQh/aBcDeFgHiJkLm1NoPqRsTuVw/g' >"$out/Chromium/Chromium_raw.log"
 rm -rf "$w"
