@@ -167,36 +167,47 @@ void WindowMerger::Impl::Decide(MergeDecision::Path path, std::uint32_t slot, st
 // The bucket's list (bucket_links, small and warm) is walked first and the candidates'
 // groups and tokens prefetched together: walking and confirming one by one waited for three
 // cold loads per candidate in turn (the link in the group, the group, its tokens), which made
-// RuledOut the top of a garbage flood's profile.
+// RuledOut the top of a garbage flood's profile. Groups the digest in their link rules out
+// are not kept for the second pass (in a flood of unique lines that is nearly all of them):
+// each candidate kept carries how many were ruled out just before it, so the counts and
+// `unexplained` are what they would be with every group visited in order.
 std::uint32_t WindowMerger::Impl::ScanBucket(std::uint64_t key, std::size_t limit,
                                              std::string_view message) {
   const List* b = buckets.Lookup(key);
   if (b == nullptr) return kNil;
   constexpr std::size_t kBatch = std::max(kMaxBucketScan, kMaxOtherLengthScan);
   std::uint32_t batch[kBatch];
-  bool unread[kBatch];  // ruled out by the digest in its bucket link
+  std::uint32_t ruled_out_before[kBatch];  // ruled out by the digest since the previous one
+  std::uint32_t last_ruled_out_before[kBatch];
   std::size_t count = 0, scanned = 0;
+  std::uint32_t ruled_out = 0, last_ruled_out = kNil;
   for (std::uint32_t slot = b->tail; slot != kNil && scanned < limit;
        slot = bucket_links[slot].prev, ++scanned) {
     if (!tried.empty() && std::find(tried.begin(), tried.end(), slot) != tried.end()) continue;
-    unread[count] = line_digest.RulesOut(bucket_links[slot].digest);
-    if (!unread[count]) __builtin_prefetch(&groups[slot]);
-    batch[count++] = slot;
-  }
-  for (std::size_t i = 0; i < count; ++i) {
-    if (!unread[i]) groups[batch[i]].tokens.Prefetch();
-  }
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::uint32_t slot = batch[i];
-    --scan_budget;
-    ++stats.candidates_checked;
-    ++decision.candidates;
-    if (unread[i]) {
-      unexplained = slot;  // as Fits after RuledOut
+    if (line_digest.RulesOut(bucket_links[slot].digest)) {
+      ++ruled_out;
+      last_ruled_out = slot;
       continue;
     }
-    if (Fits(slot, message)) return slot;
+    __builtin_prefetch(&groups[slot]);
+    ruled_out_before[count] = ruled_out;
+    last_ruled_out_before[count] = last_ruled_out;
+    ruled_out = 0;
+    batch[count++] = slot;
   }
+  for (std::size_t i = 0; i < count; ++i) groups[batch[i]].tokens.Prefetch();
+  const auto count_checked = [this](std::uint32_t n) {
+    scan_budget -= n;
+    stats.candidates_checked += n;
+    decision.candidates += n;
+  };
+  for (std::size_t i = 0; i < count; ++i) {
+    count_checked(ruled_out_before[i] + 1);
+    if (ruled_out_before[i] != 0) unexplained = last_ruled_out_before[i];  // as Fits after RuledOut
+    if (Fits(batch[i], message)) return batch[i];
+  }
+  count_checked(ruled_out);
+  if (ruled_out != 0) unexplained = last_ruled_out;
   return kNil;
 }
 
