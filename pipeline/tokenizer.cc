@@ -471,7 +471,9 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
     }
   }
   if (has(kShapeColon) && IsKeyedLiteral(t)) return TokenClass::kLiteral;
-  if (!(shape & kShapeDigit)) return TokenClass::kWord;
+  // A word beginning with '/' is a path, digits or not (/health, /usr/sbin/cron, a request
+  // target): it names a file or a resource, which varies.
+  if (!(shape & kShapeDigit)) return t.front() == '/' ? TokenClass::kPath : TokenClass::kWord;
   if (only(kShapeDigit | kShapeDash | kShapePlus) && IsInteger(t)) return TokenClass::kInteger;
   if (only(kShapeDigit | kShapeHexLetter | kShapeDash) && IsUuid(t)) return TokenClass::kUuid;
   if (only(kShapeDigit | kShapeHexLetter | kShapeColon | kShapeDash) && IsMac(t)) {

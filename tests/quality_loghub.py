@@ -50,13 +50,19 @@ FLOOR_PRECISION_EACH = 0.98
 # rule developed on them (the quoted-text rule leaves all three identical). Averages over the
 # thirteen: GA 0.743 / 0.713, F1 0.918 / 0.909, reduction 0.922 / 0.922 (MariaDB's error log,
 # 322 lines of 61 events, has few repeats: ideal reduction 0.811). Floors 0.001 below.
+# Then Kafka's server log and headless Chromium's log joined (branch unseen3), sealed: averages
+# over the fifteen GA 0.722 / 0.705, precision 0.989 / 0.995 (Chromium 0.867 / 0.943), F1
+# 0.892 / 0.900, reduction 0.910 / 0.913. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.997, "GA": 0.742, "F1": 0.917, "reduction": 0.921},
-    "whole line": {"precision": 0.998, "GA": 0.712, "F1": 0.908, "reduction": 0.921},
+    "message": {"precision": 0.988, "GA": 0.721, "F1": 0.891, "reduction": 0.909},
+    "whole line": {"precision": 0.994, "GA": 0.704, "F1": 0.899, "reduction": 0.912},
 }
-# Per-system precision floors where a system starts below FLOOR_PRECISION_EACH (none now).
-FLOOR_PRECISION_HELD_OUT = {}
-HELD_OUT_SYSTEMS = 13
+# Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
+# (message 0.867, whole line 0.943) folds single-token messages of different statements
+# (`MutablePO2TS::~MutablePO2TS`, `AccountReconcilor::~AccountReconcilor`) and two net::ERR_
+# codes of one statement; bench/RESULTS.md.
+FLOOR_PRECISION_HELD_OUT = {"Chromium": 0.866}
+HELD_OUT_SYSTEMS = 15
 
 
 def score(name, scorer, cmd, data, failures, floors_average, floor_each, systems):
