@@ -215,19 +215,22 @@ std::size_t NextQuote(std::string_view message, std::size_t from) {
 
 // A double-quoted text inside a message (a request line, a user agent, a referer, a client's
 // string) is a value whose number of words varies from line to line. Inside each pair of
-// double quotes: a word beginning with '/' is a path (a request target, digits or not), a lone
-// '-' is an empty value (the placeholder of a missing field), and the tokens from a leading
-// variable to the closing quote are one token of that variable's class and hash, as a list
-// is. One plain word may come first and stays a token of its own: it may be an action ("GET"
-// vs "DELETE"). A text holding a protected word keeps its tokens, and a quoted text that is
-// the whole message is left alone (the text is then the event). Single quotes pair nothing:
-// a single quote is also an apostrophe in free text.
+// double quotes: a lone '-' is an empty value (the placeholder of a missing field), and the
+// tokens from a leading variable (a request target is a path) to the closing quote are one
+// token of that variable's class and hash, as a list is. One plain word may come first and
+// stays a token of its own: it may be an action ("GET" vs "DELETE"). A text holding a protected
+// word keeps its tokens, and a quoted text that is the whole message is left alone (the text is
+// then the event). Single quotes pair nothing: a single quote is also an apostrophe in free text.
 void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message, std::size_t body,
                         std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
   std::size_t open = NextQuote(message, body);
   if (open == std::string_view::npos) return;
   const std::size_t n = tokens.size();
   std::size_t read = 0, kept = 0;  // tokens [read, n) are yet to be moved to [kept, ...)
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  std::size_t lead = body, tail = message.size();  // the message without its outer blanks
+  while (lead < tail && blank(message[lead])) ++lead;
+  while (tail > lead && blank(message[tail - 1])) --tail;
   auto keep_until = [&](std::size_t end) {
     for (; read < end; ++read, ++kept) {
       tokens[kept] = tokens[read];
@@ -238,28 +241,17 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
     return tokens[k].cls == TokenClass::kWord ? message.substr(tokens[k].offset, tokens[k].length)
                                               : std::string_view();
   };
-  auto reclass = [&](std::size_t k, TokenClass cls) {
-    tokens[k].cls = cls;
-    hashes[k] = Fingerprinter::TokenHash(message, tokens[k]);
-  };
   while (open != std::string_view::npos) {
     const std::size_t close = NextQuote(message, open + 1);
     if (close == std::string_view::npos) break;
-    if (message.find_first_not_of(" \t", body) == open &&
-        message.find_last_not_of(" \t") == close) {
-      break;  // the whole message
-    }
-    std::size_t first = read;  // the tokens inside the pair: [first, end)
+    if (open == lead && close + 1 == tail) break;  // the whole message
+    std::size_t first = read;                      // the tokens inside the pair: [first, end)
     while (first < n && tokens[first].offset <= open) ++first;
     std::size_t end = first;
     while (end < n && tokens[end].offset < close) ++end;
-    for (std::size_t k = first; k < end; ++k) {
-      const std::string_view w = word(k);
-      if (w.starts_with('/')) {
-        reclass(k, TokenClass::kPath);
-      } else if (w == "-" && end - first == 1) {
-        reclass(k, TokenClass::kEmpty);
-      }
+    if (end - first == 1 && word(first) == "-") {
+      tokens[first].cls = TokenClass::kEmpty;
+      hashes[first] = Fingerprinter::TokenHash(message, tokens[first]);
     }
     const std::size_t from = first + (first < end && tokens[first].cls == TokenClass::kWord);
     bool collapse = end - from >= 2 && IsVariableClass(tokens[from].cls);

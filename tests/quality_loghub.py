@@ -52,19 +52,25 @@ FLOOR_PRECISION_EACH = 0.98
 # rule developed on them (the quoted-text rule leaves all three identical). Averages over the
 # thirteen: GA 0.743 / 0.713, F1 0.918 / 0.909, reduction 0.922 / 0.922 (MariaDB's error log,
 # 322 lines of 61 events, has few repeats: ideal reduction 0.811). Floors 0.001 below.
+# Then Kafka's server log and headless Chromium's log joined (branch unseen3), sealed: averages
+# over the fifteen GA 0.722 / 0.705, precision 0.989 / 0.995 (Chromium 0.867 / 0.943), F1
+# 0.892 / 0.900, reduction 0.910 / 0.913. Floors 0.001 below.
 # Then (branch kinds, Dpkg unsealed) names and versions made of parts are one kind of variable,
 # a group the bucket scan finds moves to the bucket's newest end, and a message code before a
 # ':' (AH10479:) is a word: Dpkg GA 0.035 -> 0.944 (message) / 0.801 (whole line), Dnsmasq
-# 0.319 -> 0.512 (message), ApacheError message precision 0.989 -> 1.000; the three sealed
-# systems identical. Averages over the thirteen GA 0.8263 / 0.7776, precision 0.9989 / 0.999,
-# F1 0.957 / 0.9435, reduction 0.951 / 0.9495; floors 0.001 below.
+# 0.319 -> 0.512 (message), ApacheError message precision 0.989 -> 1.000. Averages over the
+# fifteen GA 0.8088 / 0.7733, precision 0.9903 / 0.9948, F1 0.9484 / 0.9385, reduction
+# 0.9407 / 0.9393; floors 0.001 below (precision floors kept).
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.997, "GA": 0.825, "F1": 0.956, "reduction": 0.950},
-    "whole line": {"precision": 0.998, "GA": 0.776, "F1": 0.942, "reduction": 0.948},
+    "message": {"precision": 0.988, "GA": 0.807, "F1": 0.947, "reduction": 0.939},
+    "whole line": {"precision": 0.994, "GA": 0.772, "F1": 0.937, "reduction": 0.938},
 }
-# Per-system precision floors where a system starts below FLOOR_PRECISION_EACH (none now).
-FLOOR_PRECISION_HELD_OUT = {}
-HELD_OUT_SYSTEMS = 13
+# Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
+# (message 0.867, whole line 0.943) folds single-token messages of different statements
+# (`MutablePO2TS::~MutablePO2TS`, `AccountReconcilor::~AccountReconcilor`) and two net::ERR_
+# codes of one statement; bench/RESULTS.md.
+FLOOR_PRECISION_HELD_OUT = {"Chromium": 0.866}
+HELD_OUT_SYSTEMS = 15
 
 
 def score(name, scorer, cmd, data, failures, floors_average, floor_each, systems):

@@ -258,9 +258,9 @@ void ExpectClasses(const std::vector<ClassCase>& cases) {
 TEST(TokenizerClassifyTest, Words) {
   ExpectClasses({{"hello", TokenClass::kWord},
                  {"Mar", TokenClass::kWord},
-                 {"deadbeef", TokenClass::kWord},  // hex letters only, no digit
-                 {"/var/log/syslog", TokenClass::kWord},
-                 {"user@host", TokenClass::kWord},  // no dot after '@'
+                 {"deadbeef", TokenClass::kWord},        // hex letters only, no digit
+                 {"var/log/syslog", TokenClass::kWord},  // no digit, no leading '/'
+                 {"user@host", TokenClass::kWord},       // no dot after '@'
                  {"-", TokenClass::kWord},
                  {"", TokenClass::kWord}});
 }
@@ -374,13 +374,19 @@ TEST(TokenizerClassifyTest, DatesAndTimes) {
   EXPECT_NE(Tokenizer::Classify("2024-03-01x"), TokenClass::kDateTime);
 }
 
-TEST(TokenizerClassifyTest, PathsHoldingDigits) {
+// A path holds a '/' and a digit, or begins with '/' (a file or a request target), digits or
+// not; a word with a '/' inside it and no digit is a word (and/or, TCP/IP).
+TEST(TokenizerClassifyTest, PathsHoldingDigitsOrBeginningWithASlash) {
   ExpectClasses({{"/var/log/x.1", TokenClass::kPath},
                  {"~/backup2", TokenClass::kPath},
                  {"pts/3", TokenClass::kPath},
                  {"HTTP/1.1", TokenClass::kPath},
-                 {"/dev/sda1", TokenClass::kPath}});
-  EXPECT_EQ(Tokenizer::Classify("/var/log/syslog"), TokenClass::kWord);
+                 {"/dev/sda1", TokenClass::kPath},
+                 {"/var/log/syslog", TokenClass::kPath},
+                 {"/health", TokenClass::kPath},
+                 {"/", TokenClass::kPath}});
+  EXPECT_EQ(Tokenizer::Classify("and/or"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("TCP/IP"), TokenClass::kWord);
 }
 
 TEST(TokenizerClassifyTest, Urls) {

@@ -793,6 +793,144 @@ CLICKHOUSE = System(
         (r"([A-Z]\w+)( × \d+)?", lambda m: "pipeline " + m.group(1)),
     ])
 
+# Apache Kafka 3.9's server log (log4j "[%d] %p %m (%c)%n", INFO): the broker's messages are
+# too many to list one by one (about 200 in a short run), so an event is the message's shape:
+# its log prefix ("[GroupCoordinator 1]: ", an instance's identity) and every variable become
+# <*> - numbers and anything holding a digit, quoted text, paths, 22-character ids, the names
+# produce/kafka.sh chose (topics, groups), and the arguments of a few shared helpers whose
+# format string takes a name ("Waiting for {}", "initializing {} with a snapshot", "{}: event
+# failed", a channel manager's name, a configuration's key and value) - and a run of variables separated by commas (a list,
+# "Set(a-0, a-1)") is one. Other words stay (states, listener types, error codes, results:
+# different events). The trailing logger "(%c)" is header, not event: one format string is
+# logged by many classes (a fetcher manager's, a thread's "Starting"). The multi-line
+# "KafkaConfig values:" dump's "\tkey = value" rows are one event (one format string for every
+# row, as dnsmasq's cache dump), its closing " (logger)" line another.
+KAFKA_NAMES = r"\b(orders|payments|audit|scratch|billing|reporting|missing-topic|__consumer_offsets|__cluster_metadata)\b"
+
+
+def kafka_shape(message):
+    s = re.sub(r"^\[[^\]]*\]:? ?", "[<*>] ", message)
+    # a configuration's key and value, letters only or not, are a format string's variables
+    s = re.sub(r"(which set configuration) \S+ to \S+", r"\1 <*> to <*>", s)
+    s = re.sub(r"(with new configuration :) .*", r"\1 <*>", s)
+    s = re.sub(r"^(\[<\*>\] (?:Finished w|W)aiting for) .*", r"\1 <*>", s)
+    s = re.sub(r"(initializing) .* (with a snapshot at offset)", r"\1 <*> \2", s)
+    s = re.sub(r"(for endpoint : ListenerName)\(\w+\)", r"\1(<*>)", s)
+    s = re.sub(r"(Node to controller channel manager for) \S+ (shutdown)", r"\1 <*> \2", s)
+    s = re.sub(r"^\[<\*>\] \w+: (event (?:unable|failed))", r"[<*>] <*>: \1", s)
+    s = re.sub(r"'[^']*'|\"[^\"]*\"", V, s)
+    s = re.sub(KAFKA_NAMES, V, s)
+    s = re.sub(r"(?<![\w<])[A-Za-z0-9_-]{22}(?![\w>])", V, s)
+    s = re.sub(r"/[\w./-]+", V, s)
+    s = re.sub(r"[\w.\-:@$]*\d[\w.\-:@$]*", V, s)
+    s = re.sub(r"(?:[\w.\-:@$/]*<\*>)+[\w.\-:@$/]*", V, s)
+    s = re.sub(r"<\*>(?:, ?<\*>)+", V, s)
+    return s
+
+
+class KafkaLog(System):
+    def content(self, line):
+        m = re.match(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\] [A-Z]+ (.*?)(?: \(([\w.$]+)\))?$", line)
+        if m:
+            return m.group(1), m.group(2) or "-"
+        if re.match(r"^\t[\w.]+ = ", line):
+            return line.strip(), "config row"
+        if re.match(r"^ \([\w.$]+\)$", line):
+            return line.strip(), "dump end"
+        if re.match(r"^[\w.]+(Exception|Error): ", line):
+            return line.strip(), "exception"
+        raise ValueError("no header: %r" % line)
+
+    def label(self, content, field=None):
+        if field == "config row":
+            return "<*> = <*>"
+        if field == "dump end":
+            return "(<*>)"
+        if field == "exception":
+            t, msg = content.split(": ", 1)
+            return t + ": " + kafka_shape(msg)
+        return kafka_shape(content)
+
+
+KAFKA = KafkaLog(r"^$", rules=[])
+
+# Headless Chromium's log (--enable-logging=stderr --v=1): "[pid:tid:MMDD/HHMMSS.us:LEVEL:
+# file.cc:line] message". Every LOG/VLOG statement names its source location in the header,
+# which is its format string: the event is that location, with the error code the message
+# holds (`Page load failed: net::ERR_NAME_NOT_RESOLVED` and `...ERR_TOO_MANY_REDIRECTS` are two
+# events of one statement); two locations that print the same text (after numbers, hex,
+# quoted text and dotted or CamelCase names become <*>) are one event, as no reader of the message could tell them apart. Lines
+# without a header: the histogram dump at exit ("Histogram: <name> recorded N samples...",
+# each bucket row, each gap row: one event each, one format string for every histogram), the
+# rows of a multi-line context dump ("  context_type: WEBUI": the field, and its value when an
+# enumeration in capitals), and a library's own line on stderr. A page's console message
+# ("[...:INFO:CONSOLE:1] "text", source: URL (1)") is the page script's statement: its text.
+class ChromiumLog(System):
+    HEADER = re.compile(r"^\[\d+:\d+:\d{4}/\d{6}\.\d+:(?P<field>[A-Z]+\d*):(?P<loc>[^\]:]+:\d+)\] ?(?P<content>.*)$")
+    ROWS = [
+        (r"Histogram: \S+ recorded \d+ samples, mean = \S+ \(flags = 0x[0-9a-f]+\)",
+         "Histogram: <*> recorded <*> samples, mean = <*> (flags = <*>)"),
+        (r"Histogram: \S+ recorded \d+ samples, mean = \S+", "Histogram: <*> recorded <*> samples, mean = <*>"),
+        (r"Histogram: \S+ recorded \d+ samples \(flags = 0x[0-9a-f]+\)",
+         "Histogram: <*> recorded <*> samples (flags = <*>)"),
+        (r"-?\d+ *[-O]* +\(\d+ = [\d.]+%\)( \{[\d.]+%\})?", "<*> <*> (<*> = <*>%) {<*>%}"),
+        (r"-?\d+ *\.\.\.", "<*> ..."),
+        (r" +([\w ]+): *([A-Z_]+)", lambda m: "%s: %s" % (m.group(1).strip(), m.group(2))),
+        (r" +([\w ]+):.*", lambda m: "%s: <*>" % m.group(1).strip()),
+        (r"\S+\.so[.\d]*: cannot open shared object file: No such file or directory",
+         "<*>: cannot open shared object file: No such file or directory"),
+    ]
+
+    @staticmethod
+    def shape(content):
+        s = re.sub(r"'[^']*'|\"[^\"]*\"", V, content)
+        s = re.sub(r"\S*\d\S*", V, s)
+        # dotted and CamelCase names (D-Bus signals, metric names) are a statement's arguments
+        return re.sub(r"\S*(?:[a-z]\.[A-Za-z]|[a-z][A-Z])\S*", V, s)
+
+    def prepare(self, lines):
+        """Locations printing the same text shape are one event: the first location's name."""
+        parent = {}
+
+        def find(x):
+            while parent.setdefault(x, x) != x:
+                x = parent[x]
+            return x
+        first = {}
+        for line in lines:
+            m = self.HEADER.match(line)
+            if m:
+                loc, sh = m.group("loc"), self.shape(m.group("content"))
+                if len(re.findall(r"[A-Za-z]{2,}", sh.replace(V, ""))) < 2:
+                    continue  # too little text left to say two statements print the same
+                other = first.setdefault(sh, loc)
+                a, b = sorted((find(loc), find(other)))
+                parent[b] = a
+        self.alias = {loc: find(loc) for loc in parent}
+
+    def content(self, line):
+        m = self.HEADER.match(line)
+        if m:
+            return m.group("content"), m.group("loc")
+        return line.rstrip(), None
+
+    def label(self, content, field=None):
+        if field is not None and field.startswith("CONSOLE:"):
+            # a page's console message: each script statement's text is its own event
+            text = re.match(r'"(.*)", source: ', content)
+            return "[CONSOLE] " + re.sub(r"\d+", V, text.group(1) if text else content)
+        if field is not None:
+            codes = re.findall(r"\bERR_[A-Z0-9_]+\b", content)
+            return " ".join(["[%s] <*>" % self.alias.get(field, field)] + codes)
+        for regex, template in self.ROWS:
+            m = re.fullmatch(regex, content)
+            if m:
+                return template(m) if callable(template) else template
+        raise ValueError("no rule: %r" % content)
+
+
+CHROMIUM = ChromiumLog(r"^$", rules=[])
+
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
     "Nginx": NGINX,
@@ -808,10 +946,14 @@ SYSTEMS = {
     "MariaDBError": MARIADB_ERROR,
     "MariaDBGeneral": MARIADB_GENERAL,
     "ClickHouse": CLICKHOUSE,
+    "Kafka": KAFKA,
+    "Chromium": CHROMIUM,
 }
 
 
 def label_lines(system, lines):
+    if hasattr(system, "prepare"):
+        system.prepare(lines)
     contents, templates, errors = [], [], []
     for i, line in enumerate(lines, 1):
         try:
