@@ -251,6 +251,9 @@ TEST_F(TemplateMatchTest, QuotedTextKeepsItsFirstWordAndProtectedWords) {
   SetTemplate("job 7 ran \"compress /var/log/old 3 times\" in 3 s");
   EXPECT_TRUE(Match("job 8 ran \"compress /var/log/x.1 and /var/log/x.2\" in 5 s").accepted);
   EXPECT_FALSE(Match("job 8 ran \"rotate /var/log/old 3 times\" in 3 s").accepted);
+  // A key's quoted value is a value from its first word.
+  SetTemplate("job 7 ran by=\"alice smith\" in 3 s");
+  EXPECT_TRUE(Match("job 8 ran by=\"bob smith\" in 5 s").accepted);
   // A text holding a protected word keeps its words, so they never fold into the slot.
   SetTemplate("job 7 said \"disk /dev/sda1 nearly at capacity\" after 3 s");
   EXPECT_TRUE(Match("job 7 said \"disk /dev/sdb2 is nearly at capacity now\" after 3 s").accepted);
