@@ -31,8 +31,9 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // level or a logger and another separator follow), a level mark alone after the time fields ("*",
 // "#", Redis), a bracketed field after a logger, a component in its own column after the level, or
 // else at the first plain word that follows the time and level fields. Time fields followed by
-// fields joined by '|' without spaces end at the first field holding a space. Anything that does
-// not fit leaves the line without a header.
+// fields joined by '|' without spaces end at the first field holding a space. Leading key=value
+// fields (logfmt) whose values are a time, a level or a caller end at the next field's value,
+// the message. Anything that does not fit leaves the line without a header.
 MessageHeader ParseMessageHeader(std::string_view line);
 
 // HeaderLearner: each scope's header, learned from its own lines. The rule, for any log: the

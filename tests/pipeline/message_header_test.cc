@@ -225,6 +225,23 @@ TEST(MessageHeaderTest, ABareCallerNeedsBracesATabOrASeparator) {
           "info", "server.go:42"});
 }
 
+TEST(MessageHeaderTest, KeyValueHeaders) {
+  // Go's log/slog TextHandler: the message is the value after the time and level fields.
+  Expect({"time=2026-11-28T00:16:47.448Z level=INFO msg=\"Deleting block blk_17 file /d/b\"",
+          "Deleting block blk_17 file /d/b\"", "INFO", ""});
+  Expect({"time=2026-11-28T00:16:47.448Z level=WARN msg=started", "started", "WARN", ""});
+  // logrus's text formatter (a quoted time), go-kit (a caller before the level).
+  Expect({"time=\"2026-11-28T00:16:47Z\" level=error msg=\"disk full\" dev=sda",
+          "disk full\" dev=sda", "error", ""});
+  Expect({"ts=2026-11-28T00:16:47.448Z caller=main.go:42 level=info msg=\"listening\"",
+          "listening\"", "info", "main.go:42"});
+  // The nearest lines that are no header: key=value pairs without a time or a level, a
+  // number that is no time, a message that only starts with a key.
+  Expect({"user=alice action=login result=ok", "", "", ""});
+  Expect({"ts=1700000000 msg=\"started\"", "", "", ""});
+  Expect({"level=high temperature in room 3", "", "", ""});
+}
+
 TEST(MessageHeaderTest, KernelMessages) {
   // The kernel's own stamp (seconds since boot); the subsystem is the message's.
   Expect({"[   12.345678] usb 1-1: new high-speed USB device number 2",
