@@ -284,6 +284,12 @@ bool SeparatorFollows(std::string_view line, std::size_t q) {
   return r - q - 1 <= 3 && (r == line.size() || line[r] == ' ');
 }
 
+// Is what follows line[p] (after spaces) a single word?
+bool OneWordAfter(std::string_view line, std::size_t p) {
+  while (p < line.size() && IsSpace(line[p])) ++p;
+  return p < line.size() && WordEnd(line, p) == line.size();
+}
+
 // Reads the field starting at line[p] (not a space) into f; false if it cannot be one.
 bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
   f = Field{p, p, line.data() + p, 0, Kind::kOther, false, false, false, 0, nullptr, 0};
@@ -830,6 +836,10 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
                                       : channel_level.empty()   ? 0u
                                                                 : 1u;
           if (names + 1 > allowed || (names == 0 && IsMessageCode(f.core()))) goto done;
+          // A message of one word after it ("frame: 0x2044", "button report: 0x80"): the
+          // name is the message's key, not a logger, else every such line folds into "<*>";
+          // unless it stands right after the level, the tag's own column ("D Tag: word").
+          if (!(names == 0 && last_fixed == Kind::kLevel) && OneWordAfter(line, f.end)) goto done;
           if (h.level.empty()) h.level = channel_level;
           h.logger = f.core();
           body = f.end;

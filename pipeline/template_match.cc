@@ -407,8 +407,10 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
   // different word there is a different kind of thing, not a value.
   const bool subscript = i > 0 && t.offset == prev_end + 1 && line.message[prev_end] == '[';
   // A plain word that opens a double-quoted text of several tokens heads it: an action
-  // ("GET" in "GET /a HTTP/1.1", "compress" in "compress the old logs"), not a value.
-  if (t.offset > prev_end && line.message[t.offset - 1] == '"' && i + 1 < line.tokens.size()) {
+  // ("GET" in "GET /a HTTP/1.1", "compress" in "compress the old logs"), not a value; unless
+  // the text is a key's value (name="alice smith").
+  if (t.offset > prev_end && line.message[t.offset - 1] == '"' && i + 1 < line.tokens.size() &&
+      line.message.substr(prev_end, t.offset - prev_end).find('=') == std::string_view::npos) {
     const std::size_t end = t.offset + t.length;
     if (line.message.substr(end, line.tokens[i + 1].offset - end).find('"') ==
         std::string_view::npos) {

@@ -225,6 +225,18 @@ TEST(MessageHeaderTest, ABareCallerNeedsBracesATabOrASeparator) {
           "info", "server.go:42"});
 }
 
+TEST(MessageHeaderTest, ANameBeforeAOneWordMessageIsTheMessagesKey) {
+  // "word: value" after a thread or a bare time is the message's own key when one word
+  // follows: taken for a logger it would leave "<*>", into which every such line folds.
+  Expect({"[2026-11-28 01:15:52 +0000] [1883] [INFO] [main]   frame:      0x204402031940",
+          "frame:      0x204402031940", "INFO", ""});
+  Expect({"2026/11/28 02:36:20 button report: 0x8002be0", "button report: 0x8002be0", "", ""});
+  // The nearest headers that keep their logger or program: more than one word follows.
+  Expect({"[2026-11-28 01:15:52 +0000] [1883] [INFO] [main] c.x.Y: retry 3", "retry 3", "INFO",
+          "c.x.Y"});
+  Expect({"Nov 28 00:16:47 host-3 app[9206]: started in 3 ms", "started in 3 ms", "", "app[9206]"});
+}
+
 TEST(MessageHeaderTest, KeyValueHeaders) {
   // Go's log/slog TextHandler: the message is the value after the time and level fields.
   Expect({"time=2026-11-28T00:16:47.448Z level=INFO msg=\"Deleting block blk_17 file /d/b\"",

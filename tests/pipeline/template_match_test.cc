@@ -289,6 +289,9 @@ TEST_F(TemplateMatchTest, QuotedTextKeepsItsFirstWordAndProtectedWords) {
   SetTemplate("job 7 ran \"compress /var/log/old 3 times\" in 3 s");
   EXPECT_TRUE(Match("job 8 ran \"compress /var/log/x.1 and /var/log/x.2\" in 5 s").accepted);
   EXPECT_FALSE(Match("job 8 ran \"rotate /var/log/old 3 times\" in 3 s").accepted);
+  // A key's quoted value is a value from its first word.
+  SetTemplate("job 7 ran by=\"alice smith\" in 3 s");
+  EXPECT_TRUE(Match("job 8 ran by=\"bob smith\" in 5 s").accepted);
   // A text holding a protected word keeps its words, so they never fold into the slot.
   SetTemplate("job 7 said \"disk /dev/sda1 nearly at capacity\" after 3 s");
   EXPECT_TRUE(Match("job 7 said \"disk /dev/sdb2 is nearly at capacity now\" after 3 s").accepted);
@@ -313,6 +316,30 @@ TEST_F(TemplateMatchTest, OnlyADoubleQuotedTextInsideAMessageIsASlot) {
   PrepareLine(tokenizer_, matcher_, true, escaped, p);
   ASSERT_EQ(p.tokens.size(), 5u);
   EXPECT_EQ(escaped.substr(p.tokens[2].offset, p.tokens[2].length), "/a \\\"hi\\\" twice");
+}
+
+// Whatever quotes, escapes and words a line holds, its prepared tokens stay in order inside the
+// message, a collapsed text spans whole tokens, and the line fits the template it makes.
+TEST_F(TemplateMatchTest, QuotedTextsOfRandomLinesKeepTheTokensSound) {
+  const std::vector<std::string> pieces = {"\"",    "\\", " ",     "GET", "/a",   "-", "x=1",
+                                           "error", "3",  "\"-\"", "(",   "word", "'", "\"\""};
+  std::mt19937 rng(7);
+  for (int round = 0; round < 3000; ++round) {
+    std::string m;
+    const int n = 1 + static_cast<int>(rng() % 14);
+    for (int k = 0; k < n; ++k) m += pieces[rng() % pieces.size()];
+    PreparedLine p;
+    PrepareLine(tokenizer_, matcher_, true, m, p);
+    ASSERT_EQ(p.tokens.size(), p.hashes.size()) << m;
+    std::size_t end = 0;
+    for (const Token& t : p.tokens) {
+      ASSERT_GE(t.offset, end) << m;
+      ASSERT_LE(t.offset + std::size_t{t.length}, m.size()) << m;
+      end = t.offset + t.length;
+    }
+    SetTemplate(m);
+    EXPECT_TRUE(Match(m).accepted) << m;
+  }
 }
 
 TEST_F(TemplateMatchTest, HeaderIsLeftOutOfTheTokens) {
@@ -376,6 +403,9 @@ TEST_F(TemplateMatchTest, RuledOutNeverRejectsAFit) {
       "copied 10 files to /srv/a",
       "copied 10 files (2 MB) to /srv/a",
       "copied files to /srv/a now",
+      "\"GET /index.html HTTP/1.1\" 200 12 \"-\" \"curl/8.0\"",
+      "\"GET /a?b=1 HTTP/1.1\" 200 12 \"http://x/y\" \"Mozilla/5.0 (X11; Linux) Gecko/1\"",
+      "\"DELETE /a HTTP/1.1\" 200 12 \"-\" \"-\"",
   };
   int accepted = 0;
   for (const std::string& t : lines) {
