@@ -16,6 +16,9 @@ header inference that works scores the same on both. The tools a format needs th
 Usage: header_formats.py --logfold build/logfold [--shared DIR] [--out DIR] [--formats a,b]
        [--short] [--json FILE]
 --short: the Python formats only, the first 400 lines of each system (a quick check).
+--check: exit 1 when a format's whole lines score below the bare messages (average GA by more
+than 0.01, average precision by more than 0.005); exit 77 when ../shared's scorers are absent
+(CTest `header_formats_short` runs `--short --check`).
 """
 import argparse
 import csv
@@ -377,12 +380,16 @@ def main():
     ap.add_argument("--formats", default=",".join(ALL_FORMATS))
     ap.add_argument("--short", action="store_true")
     ap.add_argument("--limit", type=int, help="only the first LIMIT lines of each system")
+    ap.add_argument("--check", action="store_true")
     ap.add_argument("--score-only", action="store_true",
                     help="score the files an earlier run wrote to --out")
     ap.add_argument("--json")
     a = ap.parse_args()
     if not os.path.isdir(a.shared):
         a.shared = os.path.join(ROOT, "..", "shared")
+    if not os.path.isfile(os.path.join(a.shared, "eval", "score_wholeline.py")):
+        print("SKIP: no scorers under %s" % a.shared)
+        return 77
     formats = list(PY_FORMATS) if a.short else a.formats.split(",")
     limit = 400 if a.short else a.limit
     os.makedirs(a.out, exist_ok=True)
@@ -479,7 +486,7 @@ def main():
         print("skipped %s: %s" % (k, v))
     print("%-22s %6s %6s %6s %6s | %s" % ("format", "GA", "dGA", "P", "dP",
                                            "systems whose whole-line GA or P is lower by >0.005"))
-    worst = []
+    failures = []
     for fmt in formats:
         if not all(os.path.getsize(os.path.join(data_dirs[fmt], n, n + "_2k.log")) > 0
                    for n, _, _ in sysinfo if os.path.exists(
@@ -504,7 +511,9 @@ def main():
         print("%-22s %6.3f %+6.3f %6.3f %+6.3f | %s%s" % (
             fmt, ga, ga - mga, pr, pr - mpr, " ".join(bad),
             " (%d systems unscored)" % missing if missing else ""))
-        worst.append((ga - mga, fmt))
+        if ga < mga - 0.01 or pr < mpr - 0.005:
+            failures.append("%s: whole lines GA %.3f / precision %.3f, bare messages %.3f / %.3f"
+                            % (fmt, ga, pr, mga, mpr))
     names = sorted(message)
     print("%-22s %6.3f %6s %6.3f" % ("message (bare)", sum(message[n]["GA"] for n in names) /
                                      len(names), "", sum(message[n]["precision"] for n in names) /
@@ -513,7 +522,9 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump(result, f, indent=1)
-    return 0
+    for f in failures:
+        print("FAIL: " + f)
+    return 1 if a.check and failures else 0
 
 
 if __name__ == "__main__":

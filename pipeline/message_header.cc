@@ -121,12 +121,12 @@ bool IsCalendarName(std::string_view w) {
 
 // A time field that may follow names in a header ("dn228 Nov 9 12:01:01", BGL's
 // "R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872"): a calendar name, a clock (two digits, ':', two
-// digits) or a date opening with a four-digit year; a package version after names ("2.11.2-2",
-// "1:1.0.9-1") is message text, not a time.
+// digits) or a date opening with a four-digit year and a two-digit month; a package version
+// after names ("2.11.2-2", "1:1.0.9-1", "2022.1-1") is message text, not a time.
 bool IsStampAfterName(std::string_view w) {
   if (IsCalendarName(w)) return true;
-  if (w.size() >= 5 && IsDigit(w[0]) && IsDigit(w[1]) && IsDigit(w[2]) && IsDigit(w[3]) &&
-      !IsDigit(w[4])) {
+  if (w.size() >= 7 && IsDigit(w[0]) && IsDigit(w[1]) && IsDigit(w[2]) && IsDigit(w[3]) &&
+      !IsDigit(w[4]) && IsDigit(w[5]) && IsDigit(w[6])) {
     return true;
   }
   for (std::size_t i = 2; i + 2 < w.size(); ++i) {
@@ -282,6 +282,12 @@ bool SeparatorFollows(std::string_view line, std::size_t q) {
   if (c != '-' && c != '|') return false;
   while (r < line.size() && line[r] == c) ++r;
   return r - q - 1 <= 3 && (r == line.size() || line[r] == ' ');
+}
+
+// Is what follows line[p] (after spaces) a single word?
+bool OneWordAfter(std::string_view line, std::size_t p) {
+  while (p < line.size() && IsSpace(line[p])) ++p;
+  return p < line.size() && WordEnd(line, p) == line.size();
 }
 
 // Reads the field starting at line[p] (not a space) into f; false if it cannot be one.
@@ -505,6 +511,54 @@ bool ParsePipeHeader(std::string_view line, MessageHeader& h) {
   return true;
 }
 
+// Leading key=value fields (logfmt: Go's log/slog TextHandler, logrus, go-kit): keys of
+// lower-case letters, values bare or in double quotes. Fields whose value is a time, a level
+// or a caller are the header, which needs a time of day, a date or a level; the value of the
+// next field is the message ("time=... level=INFO msg=\"disk full\"": `disk full"`).
+bool ParseKeyValueHeader(std::string_view line, MessageHeader& h) {
+  bool evidence = false;
+  std::size_t p = 0;
+  for (int field = 0; field < 6; ++field) {
+    std::size_t k = p;
+    while (k < line.size() && (IsLower(line[k]) || line[k] == '_' || line[k] == '.')) ++k;
+    if (k == p || k + 1 >= line.size() || line[k] != '=') return false;
+    const std::size_t v = k + 1;
+    const bool quoted = line[v] == '"';
+    std::size_t end = v + (quoted ? 1 : 0);
+    while (end < line.size() && (quoted ? line[end] != '"' : !IsSpace(line[end]))) {
+      end += quoted && line[end] == '\\' ? 2 : 1;
+    }
+    if (end > line.size()) return false;
+    const std::string_view value =
+        line.substr(v + (quoted ? 1 : 0), std::min(end, line.size()) - v - (quoted ? 1 : 0));
+    bool time = !value.empty(), e = false;
+    for (std::size_t i = 0; time && i < value.size();) {  // "2024-05-09 12:34:56" in quotes
+      const std::size_t j = std::min(value.find(' ', i), value.size());
+      time = j > i && IsTimeWord(value.substr(i, j - i), e);
+      evidence |= e;
+      i = j + 1;
+    }
+    if (!time) {
+      if (h.level.empty() && IsLevelWord(value, true)) {
+        h.level = value;
+      } else if (h.logger.empty() && IsSourceLocation(value)) {
+        h.logger = value;
+      } else {
+        // The message: after at least one header field holding a time or a level.
+        if (field == 0 || (!evidence && h.level.empty())) return false;
+        const std::size_t body = v + (quoted ? 1 : 0);
+        if (body >= line.size()) return false;
+        h.body = static_cast<std::uint32_t>(body);
+        return true;
+      }
+    }
+    p = end + (quoted ? 1 : 0);
+    if (p >= line.size() || !IsSpace(line[p])) return false;
+    while (p < line.size() && IsSpace(line[p])) ++p;
+  }
+  return false;
+}
+
 // "... (kafka.server.ReplicaManager)": a package-qualified class in parentheses ending the line
 // is the logger log4j's "%m (%c)" writes after the message; three or more dotted identifiers,
 // so that a file name ("(app.conf)") or an address is not taken for one.
@@ -626,6 +680,11 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
     if (MessageHeader piped; ParsePipeHeader(line, piped)) {
       sure = true;
       return piped;
+    }
+  } else if (IsLower(line[0])) {
+    if (MessageHeader kv; ParseKeyValueHeader(line, kv)) {
+      sure = true;
+      return kv;
     }
   }
   const std::size_t start = PriorityPrefix(line);
@@ -777,6 +836,10 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
                                       : channel_level.empty()   ? 0u
                                                                 : 1u;
           if (names + 1 > allowed || (names == 0 && IsMessageCode(f.core()))) goto done;
+          // A message of one word after it ("frame: 0x2044", "button report: 0x80"): the
+          // name is the message's key, not a logger, else every such line folds into "<*>";
+          // unless it stands right after the level, the tag's own column ("D Tag: word").
+          if (!(names == 0 && last_fixed == Kind::kLevel) && OneWordAfter(line, f.end)) goto done;
           if (h.level.empty()) h.level = channel_level;
           h.logger = f.core();
           body = f.end;

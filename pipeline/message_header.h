@@ -27,12 +27,14 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // such as "run.go:42" in braces, in a tab-separated column or before a separator (bare, it may
 // be a host and port opening the message); at most two or three names such as a host and a
 // program), holding a time of day, a date or a level, and ending at a name followed by ':' (or ']',
-// or a lone " : "), a separator (" - ", " | ", " -- ", " --- "; after the time fields, unless a
-// level or a logger and another separator follow), a level mark alone after the time fields ("*",
+// or a lone " : "; not when one word follows it, unless the name stands right after the level), a
+// separator (" - ", " | ", " -- ", " --- "; after the time fields, unless a level or a logger and
+// another separator follow), a level mark alone after the time fields ("*",
 // "#", Redis), a bracketed field after a logger, a component in its own column after the level, or
 // else at the first plain word that follows the time and level fields. Time fields followed by
-// fields joined by '|' without spaces end at the first field holding a space. Anything that does
-// not fit leaves the line without a header.
+// fields joined by '|' without spaces end at the first field holding a space. Leading key=value
+// fields (logfmt) whose values are a time, a level or a caller end at the next field's value,
+// the message. Anything that does not fit leaves the line without a header.
 MessageHeader ParseMessageHeader(std::string_view line);
 
 // HeaderLearner: each scope's header, learned from its own lines. The rule, for any log: the

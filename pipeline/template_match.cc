@@ -23,8 +23,28 @@ MatchResult Reject(MatchReason reason, std::size_t position = MatchResult::kNoPo
   return {false, reason, static_cast<std::uint32_t>(position)};
 }
 
+// A name or version made of parts: runs of letters and digits joined by '.', '-', ':', '+'
+// or '~', holding a digit (libsystemd0:amd64, 2.36-9+deb12u10, 1:2.39.2-1, 6.4).
+bool IsPartsValue(std::string_view w) {
+  bool digit = false, joined = false;
+  for (std::size_t k = 0; k < w.size(); ++k) {
+    const char c = w[k];
+    if (c >= '0' && c <= '9') {
+      digit = true;
+    } else if (c == '.' || c == '-' || c == ':' || c == '+' || c == '~') {
+      joined |= k > 0 && k + 1 < w.size() && std::isalnum(static_cast<unsigned char>(w[k - 1])) &&
+                std::isalnum(static_cast<unsigned char>(w[k + 1]));
+    } else if (!std::isalpha(static_cast<unsigned char>(c))) {
+      return false;
+    }
+  }
+  return digit && joined;
+}
+
 // Two masked tokens are the same variable unless a digit-bearing word changed its letters:
-// a variable changes digits, not words (blk_-12 ~ blk_34, but en0 !~ awdl0).
+// a variable changes digits, not words (blk_-12 ~ blk_34, but en0 !~ awdl0). Names and
+// versions made of parts are one kind whatever their shape: what is named in parts (a
+// package, a version, a host) varies, a single name with a number is one of a few.
 bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
   if (!IsVariableClass(lt.cls) || !IsVariableClass(gt.cls)) return false;
   // A literal is a value of its key (overlap:true): the other side must have the same key,
@@ -37,6 +57,10 @@ bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, con
     return key(lm.substr(lt.offset, lt.length)) == key(gm.substr(gt.offset, gt.length));
   }
   if (lt.cls != TokenClass::kDigitWord && gt.cls != TokenClass::kDigitWord) return true;
+  if (IsPartsValue(lm.substr(lt.offset, lt.length)) &&
+      IsPartsValue(gm.substr(gt.offset, gt.length))) {
+    return true;
+  }
   if (lt.cls != gt.cls) return false;
   auto letters_equal = [](std::string_view a, std::string_view b) {
     auto next = [](std::string_view s, std::size_t& i) {
@@ -191,19 +215,22 @@ std::size_t NextQuote(std::string_view message, std::size_t from) {
 
 // A double-quoted text inside a message (a request line, a user agent, a referer, a client's
 // string) is a value whose number of words varies from line to line. Inside each pair of
-// double quotes: a word beginning with '/' is a path (a request target, digits or not), a lone
-// '-' is an empty value (the placeholder of a missing field), and the tokens from a leading
-// variable to the closing quote are one token of that variable's class and hash, as a list
-// is. One plain word may come first and stays a token of its own: it may be an action ("GET"
-// vs "DELETE"). A text holding a protected word keeps its tokens, and a quoted text that is
-// the whole message is left alone (the text is then the event). Single quotes pair nothing:
-// a single quote is also an apostrophe in free text.
+// double quotes: a lone '-' is an empty value (the placeholder of a missing field), and the
+// tokens from a leading variable (a request target is a path) to the closing quote are one
+// token of that variable's class and hash, as a list is. One plain word may come first and
+// stays a token of its own: it may be an action ("GET" vs "DELETE"). A text holding a protected
+// word keeps its tokens, and a quoted text that is the whole message is left alone (the text is
+// then the event). Single quotes pair nothing: a single quote is also an apostrophe in free text.
 void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message, std::size_t body,
                         std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
   std::size_t open = NextQuote(message, body);
   if (open == std::string_view::npos) return;
   const std::size_t n = tokens.size();
   std::size_t read = 0, kept = 0;  // tokens [read, n) are yet to be moved to [kept, ...)
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  std::size_t lead = body, tail = message.size();  // the message without its outer blanks
+  while (lead < tail && blank(message[lead])) ++lead;
+  while (tail > lead && blank(message[tail - 1])) --tail;
   auto keep_until = [&](std::size_t end) {
     for (; read < end; ++read, ++kept) {
       tokens[kept] = tokens[read];
@@ -214,28 +241,17 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
     return tokens[k].cls == TokenClass::kWord ? message.substr(tokens[k].offset, tokens[k].length)
                                               : std::string_view();
   };
-  auto reclass = [&](std::size_t k, TokenClass cls) {
-    tokens[k].cls = cls;
-    hashes[k] = Fingerprinter::TokenHash(message, tokens[k]);
-  };
   while (open != std::string_view::npos) {
     const std::size_t close = NextQuote(message, open + 1);
     if (close == std::string_view::npos) break;
-    if (message.find_first_not_of(" \t", body) == open &&
-        message.find_last_not_of(" \t") == close) {
-      break;  // the whole message
-    }
-    std::size_t first = read;  // the tokens inside the pair: [first, end)
+    if (open == lead && close + 1 == tail) break;  // the whole message
+    std::size_t first = read;                      // the tokens inside the pair: [first, end)
     while (first < n && tokens[first].offset <= open) ++first;
     std::size_t end = first;
     while (end < n && tokens[end].offset < close) ++end;
-    for (std::size_t k = first; k < end; ++k) {
-      const std::string_view w = word(k);
-      if (w.starts_with('/')) {
-        reclass(k, TokenClass::kPath);
-      } else if (w == "-" && end - first == 1) {
-        reclass(k, TokenClass::kEmpty);
-      }
+    if (end - first == 1 && word(first) == "-") {
+      tokens[first].cls = TokenClass::kEmpty;
+      hashes[first] = Fingerprinter::TokenHash(message, tokens[first]);
     }
     const std::size_t from = first + (first < end && tokens[first].cls == TokenClass::kWord);
     bool collapse = end - from >= 2 && IsVariableClass(tokens[from].cls);
@@ -393,8 +409,10 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
   // different word there is a different kind of thing, not a value.
   const bool subscript = i > 0 && t.offset == prev_end + 1 && line.message[prev_end] == '[';
   // A plain word that opens a double-quoted text of several tokens heads it: an action
-  // ("GET" in "GET /a HTTP/1.1", "compress" in "compress the old logs"), not a value.
-  if (t.offset > prev_end && line.message[t.offset - 1] == '"' && i + 1 < line.tokens.size()) {
+  // ("GET" in "GET /a HTTP/1.1", "compress" in "compress the old logs"), not a value; unless
+  // the text is a key's value (name="alice smith").
+  if (t.offset > prev_end && line.message[t.offset - 1] == '"' && i + 1 < line.tokens.size() &&
+      line.message.substr(prev_end, t.offset - prev_end).find('=') == std::string_view::npos) {
     const std::size_t end = t.offset + t.length;
     if (line.message.substr(end, line.tokens[i + 1].offset - end).find('"') ==
         std::string_view::npos) {

@@ -471,7 +471,9 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
     }
   }
   if (has(kShapeColon) && IsKeyedLiteral(t)) return TokenClass::kLiteral;
-  if (!(shape & kShapeDigit)) return TokenClass::kWord;
+  // A word beginning with '/' is a path, digits or not (/health, /usr/sbin/cron, a request
+  // target): it names a file or a resource, which varies.
+  if (!(shape & kShapeDigit)) return t.front() == '/' ? TokenClass::kPath : TokenClass::kWord;
   if (only(kShapeDigit | kShapeDash | kShapePlus) && IsInteger(t)) return TokenClass::kInteger;
   if (only(kShapeDigit | kShapeHexLetter | kShapeDash) && IsUuid(t)) return TokenClass::kUuid;
   if (only(kShapeDigit | kShapeHexLetter | kShapeColon | kShapeDash) && IsMac(t)) {
@@ -611,6 +613,21 @@ bool IsStatusPlace(std::string_view message, const Token& prev, std::size_t gap,
          message.substr(gap, start - gap).find_first_not_of("\" ") == std::string_view::npos;
 }
 
+// A message catalogue code: two or more capitals, an optional '-' or '_', then four or more
+// digits (AH10479, ORA-00942). Right before a ':' it names the event, as a word.
+[[gnu::noinline, gnu::cold]] bool IsMessageCode(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && s[i] >= 'A' && s[i] <= 'Z') ++i;
+  if (i < 2) return false;
+  if (i < s.size() && (s[i] == '-' || s[i] == '_')) ++i;
+  const std::size_t digits = s.size() - i;
+  if (digits < 4) return false;
+  for (; i < s.size(); ++i) {
+    if (!IsDigit(s[i])) return false;
+  }
+  return true;
+}
+
 // A short host name: a letter, then letters, digits, '-' and '.' (node-246, dn228).
 bool IsShortHostName(std::string_view s) {
   if (!IsAlpha(s.front()) || s.back() == '.' || s.back() == '-') return false;
@@ -711,7 +728,11 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
   // "hello" must fold together.
   const bool bom = n >= 3 && data[0] == '\xEF' && data[1] == '\xBB' && data[2] == '\xBF';
   std::size_t i = bom ? 3 : 0;  // invariant while i < n: base <= i < base + 64
-  while (i < n && out.size() < options_.max_tokens) {
+  // out.size() in a register: vector::size() divides by sizeof(Token), and push_back makes
+  // the compiler reload both ends; asked twice a token it was ~10 % of a short word's cost.
+  const std::size_t max_tokens = options_.max_tokens;
+  std::size_t count = 0;
+  while (i < n && count < max_tokens) {
     const std::size_t run_start = i;  // a run of separators (or a token) starts here
     bool at_end = false;
     for (;;) {  // skip separators
@@ -729,7 +750,8 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
     const std::size_t run_end = at_end ? n : i;
     // An empty value needs two separators ("()", "= "), or a '=' ending the message.
     if (run_end - run_start >= 2 || (at_end && run_end > run_start)) {
-      AddEmptyValues(message, run_start, run_end, options_.max_tokens, out);
+      AddEmptyValues(message, run_start, run_end, max_tokens, out);
+      count = out.size();
     }
     if (at_end) return;
     // data[i] starts a token (bits past the message's end are separators, so i < n).
@@ -753,15 +775,21 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
     }
     std::size_t end = i;
     while (end > start && IsTrailingPunct(data[end - 1])) --end;
-    if (end == start || out.size() >= options_.max_tokens) continue;
+    if (end == start || count >= max_tokens) continue;
     const std::string_view text = message.substr(start, end - start);
     // No candidate byte: no digit, '@' or "://" (see ClassifyImpl), so a word.
     TokenClass cls = candidates == 0 ? TokenClass::kWord : ClassifyWithShape(text, ShapeOf(text));
-    if (!out.empty() && MayHaveContext(message, out.back(), text, cls)) {
+    // A message code before a ':' (AH10479: ...) is the event's name, not a variable; names
+    // with a short number (CPU0:, eth1:) stay digit-bearing words.
+    if (cls == TokenClass::kDigitWord && end < n && data[end] == ':') [[unlikely]] {
+      if (IsMessageCode(text)) cls = TokenClass::kWord;
+    }
+    if (count != 0 && MayHaveContext(message, out.back(), text, cls)) {
       cls = InContext(message, out, text, start, cls);
     }
     out.push_back(
         Token{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start), cls});
+    ++count;
   }
 }
 

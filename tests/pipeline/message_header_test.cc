@@ -225,6 +225,35 @@ TEST(MessageHeaderTest, ABareCallerNeedsBracesATabOrASeparator) {
           "info", "server.go:42"});
 }
 
+TEST(MessageHeaderTest, ANameBeforeAOneWordMessageIsTheMessagesKey) {
+  // "word: value" after a thread or a bare time is the message's own key when one word
+  // follows: taken for a logger it would leave "<*>", into which every such line folds.
+  Expect({"[2026-11-28 01:15:52 +0000] [1883] [INFO] [main]   frame:      0x204402031940",
+          "frame:      0x204402031940", "INFO", ""});
+  Expect({"2026/11/28 02:36:20 button report: 0x8002be0", "button report: 0x8002be0", "", ""});
+  // The nearest headers that keep their logger or program: more than one word follows.
+  Expect({"[2026-11-28 01:15:52 +0000] [1883] [INFO] [main] c.x.Y: retry 3", "retry 3", "INFO",
+          "c.x.Y"});
+  Expect({"Nov 28 00:16:47 host-3 app[9206]: started in 3 ms", "started in 3 ms", "", "app[9206]"});
+}
+
+TEST(MessageHeaderTest, KeyValueHeaders) {
+  // Go's log/slog TextHandler: the message is the value after the time and level fields.
+  Expect({"time=2026-11-28T00:16:47.448Z level=INFO msg=\"Deleting block blk_17 file /d/b\"",
+          "Deleting block blk_17 file /d/b\"", "INFO", ""});
+  Expect({"time=2026-11-28T00:16:47.448Z level=WARN msg=started", "started", "WARN", ""});
+  // logrus's text formatter (a quoted time), go-kit (a caller before the level).
+  Expect({"time=\"2026-11-28T00:16:47Z\" level=error msg=\"disk full\" dev=sda",
+          "disk full\" dev=sda", "error", ""});
+  Expect({"ts=2026-11-28T00:16:47.448Z caller=main.go:42 level=info msg=\"listening\"",
+          "listening\"", "info", "main.go:42"});
+  // The nearest lines that are no header: key=value pairs without a time or a level, a
+  // number that is no time, a message that only starts with a key.
+  Expect({"user=alice action=login result=ok", "", "", ""});
+  Expect({"ts=1700000000 msg=\"started\"", "", "", ""});
+  Expect({"level=high temperature in room 3", "", "", ""});
+}
+
 TEST(MessageHeaderTest, KernelMessages) {
   // The kernel's own stamp (seconds since boot); the subsystem is the message's.
   Expect({"[   12.345678] usb 1-1: new high-speed USB device number 2",
@@ -415,6 +444,9 @@ TEST(MessageHeaderTest, RealPrograms) {
           "configure libxau6:amd64 1:1.0.9-1 <none>", "", ""});
   Expect({"2025-06-24 14:36:25 trigproc man-db:amd64 2.11.2-2 <none>",
           "trigproc man-db:amd64 2.11.2-2 <none>", "", ""});
+  // A version opening with a year is no date either: a date's month has two digits.
+  Expect({"2025-06-24 14:39:37 configure x11proto-dev:all 2022.1-1 <none>",
+          "configure x11proto-dev:all 2022.1-1 <none>", "", ""});
   // Redis: "pid:role" before the time, then its level mark ("*", "#", "." or "-"), which
   // ends the header but is not taken for a level.
   Expect({"10948:M 27 Nov 2026 23:13:34.614 * Ready to accept connections",

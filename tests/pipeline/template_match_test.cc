@@ -121,6 +121,44 @@ TEST_F(TemplateMatchTest, DigitWordThatChangesItsLettersRejects) {
   EXPECT_EQ(r.position, 5u);
 }
 
+// Names and versions made of parts (runs joined by '.', '-', ':', '+' or '~', with a digit)
+// are one kind of variable whatever their letters and their masked class (a package, a
+// version with an epoch, a bare "6.4"); a single name with a number, a plain word, a protected
+// word or a bare number there is still another thing.
+TEST_F(TemplateMatchTest, NamesAndVersionsMadeOfPartsAreOneKind) {
+  SetTemplate("configure libsystemd0:amd64 252.38-1~deb12u1 <none>");
+  EXPECT_TRUE(Match("configure less:amd64 590-2.1~deb12u2 <none>").accepted);
+  EXPECT_TRUE(Match("configure libgc1:amd64 1:8.2.2-3 <none>").accepted);
+  EXPECT_TRUE(Match("configure libjs-sphinxdoc5:all 6.4 <none>").accepted);
+  EXPECT_TRUE(Match("configure perl-modules-5.36:all 5.36.0-7+deb12u2 <none>").accepted);
+  const MatchResult single = Match("configure eth0 252.38-1~deb12u1 <none>");
+  EXPECT_FALSE(single.accepted);
+  EXPECT_EQ(single.position, 1u);
+  EXPECT_FALSE(Match("configure libsystemd0:amd64 17 <none>").accepted);
+  EXPECT_FALSE(Match("configure libsystemd0:amd64 failed <none>").accepted);
+  EXPECT_FALSE(Match("configure ACTION_UP 252.38-1~deb12u1 <none>").accepted);
+  // A time and a version are still two values of one slot, as a number and a time are.
+  SetTemplate("link state of wlan0 changed to up at 12:30:01 after 3 tries");
+  EXPECT_FALSE(Match("link state of awdl0 changed to up at 12:30:01 after 3 tries").accepted);
+}
+
+// Two message codes are two events, with or without the client field before them; the
+// same code with another client and address is one.
+TEST_F(TemplateMatchTest, MessageCodesAreTwoEvents) {
+  SetTemplate("proxy_util.c(2941): AH10480: http: 127.0.0.1 resolved to 127.0.0.1:58099");
+  EXPECT_TRUE(
+      Match("proxy_util.c(2941): AH10480: http: 10.0.0.2 resolved to 10.0.0.2:80").accepted);
+  EXPECT_FALSE(
+      Match("proxy_util.c(2941): AH10479: http: 127.0.0.1 resolved to 127.0.0.1:58099").accepted);
+  EXPECT_FALSE(Match("proxy_util.c(2936): [client 127.0.0.1:41792] AH10479: http: 127.0.0.1 "
+                     "resolved to 127.0.0.1:58099")
+                   .accepted);
+  // A name with a short number before the ':' stays a variable.
+  SetTemplate("CPU0: Core temperature above threshold, cpu clock throttled (total events 1)");
+  EXPECT_TRUE(Match("CPU3: Core temperature above threshold, cpu clock throttled (total events 7)")
+                  .accepted);
+}
+
 TEST_F(TemplateMatchTest, DigitWordThatChangesOnlyDigitsFits) {
   SetTemplate("Receiving block blk_-1608999687919862906 src: /10.250.19.102:54106");
   const MatchResult r = Match("Receiving block blk_7503483334202473044 src: /10.250.10.6:40524");
@@ -272,6 +310,9 @@ TEST_F(TemplateMatchTest, QuotedTextKeepsItsFirstWordAndProtectedWords) {
   SetTemplate("job 7 ran \"compress /var/log/old 3 times\" in 3 s");
   EXPECT_TRUE(Match("job 8 ran \"compress /var/log/x.1 and /var/log/x.2\" in 5 s").accepted);
   EXPECT_FALSE(Match("job 8 ran \"rotate /var/log/old 3 times\" in 3 s").accepted);
+  // A key's quoted value is a value from its first word.
+  SetTemplate("job 7 ran by=\"alice smith\" in 3 s");
+  EXPECT_TRUE(Match("job 8 ran by=\"bob smith\" in 5 s").accepted);
   // A text holding a protected word keeps its words, so they never fold into the slot.
   SetTemplate("job 7 said \"disk /dev/sda1 nearly at capacity\" after 3 s");
   EXPECT_TRUE(Match("job 7 said \"disk /dev/sdb2 is nearly at capacity now\" after 3 s").accepted);
@@ -296,6 +337,30 @@ TEST_F(TemplateMatchTest, OnlyADoubleQuotedTextInsideAMessageIsASlot) {
   PrepareLine(tokenizer_, matcher_, true, escaped, p);
   ASSERT_EQ(p.tokens.size(), 5u);
   EXPECT_EQ(escaped.substr(p.tokens[2].offset, p.tokens[2].length), "/a \\\"hi\\\" twice");
+}
+
+// Whatever quotes, escapes and words a line holds, its prepared tokens stay in order inside the
+// message, a collapsed text spans whole tokens, and the line fits the template it makes.
+TEST_F(TemplateMatchTest, QuotedTextsOfRandomLinesKeepTheTokensSound) {
+  const std::vector<std::string> pieces = {"\"",    "\\", " ",     "GET", "/a",   "-", "x=1",
+                                           "error", "3",  "\"-\"", "(",   "word", "'", "\"\""};
+  std::mt19937 rng(7);
+  for (int round = 0; round < 3000; ++round) {
+    std::string m;
+    const int n = 1 + static_cast<int>(rng() % 14);
+    for (int k = 0; k < n; ++k) m += pieces[rng() % pieces.size()];
+    PreparedLine p;
+    PrepareLine(tokenizer_, matcher_, true, m, p);
+    ASSERT_EQ(p.tokens.size(), p.hashes.size()) << m;
+    std::size_t end = 0;
+    for (const Token& t : p.tokens) {
+      ASSERT_GE(t.offset, end) << m;
+      ASSERT_LE(t.offset + std::size_t{t.length}, m.size()) << m;
+      end = t.offset + t.length;
+    }
+    SetTemplate(m);
+    EXPECT_TRUE(Match(m).accepted) << m;
+  }
 }
 
 TEST_F(TemplateMatchTest, HeaderIsLeftOutOfTheTokens) {
@@ -359,6 +424,9 @@ TEST_F(TemplateMatchTest, RuledOutNeverRejectsAFit) {
       "copied 10 files to /srv/a",
       "copied 10 files (2 MB) to /srv/a",
       "copied files to /srv/a now",
+      "\"GET /index.html HTTP/1.1\" 200 12 \"-\" \"curl/8.0\"",
+      "\"GET /a?b=1 HTTP/1.1\" 200 12 \"http://x/y\" \"Mozilla/5.0 (X11; Linux) Gecko/1\"",
+      "\"DELETE /a HTTP/1.1\" 200 12 \"-\" \"-\"",
   };
   int accepted = 0;
   for (const std::string& t : lines) {

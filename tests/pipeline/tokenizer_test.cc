@@ -109,6 +109,30 @@ TEST(TokenizerContextTest, HttpStatusIsAWordWhereAStatusStands) {
   EXPECT_EQ(class_of("\"GET /a HTTP/1.1\" - 200", "200"), TokenClass::kInteger);
 }
 
+// A message catalogue code right before a ':' names the event (AH10479 and AH10480 are two
+// events): a word. Short numbers after capitals (CPU0:), lower-case names (eth1:) and a code
+// that no ':' follows (ED25519, a key type) stay digit-bearing words.
+TEST(TokenizerContextTest, MessageCodeBeforeAColonIsAWord) {
+  auto class_of = [](std::string_view msg, std::size_t i) {
+    const std::vector<Token> tokens = Tok(msg);
+    if (i >= tokens.size()) {
+      ADD_FAILURE() << "no token " << i << " in " << msg;
+      return TokenClass::kCount_;
+    }
+    return tokens[i].cls;
+  };
+  EXPECT_EQ(class_of("AH10479: http: 127.0.0.1 resolved", 0), TokenClass::kWord);
+  EXPECT_EQ(class_of("proxy_util.c(2936): [client 127.0.0.1:41792] AH10480: http: x", 4),
+            TokenClass::kWord);
+  EXPECT_EQ(class_of("ORA-00942: table or view does not exist", 0), TokenClass::kWord);
+  EXPECT_EQ(class_of("CPU0: Core temperature above threshold", 0), TokenClass::kDigitWord);
+  EXPECT_EQ(class_of("CPU123: Core temperature above threshold", 0), TokenClass::kDigitWord);
+  EXPECT_EQ(class_of("eth1: link up", 0), TokenClass::kDigitWord);
+  EXPECT_EQ(class_of("node-1234: joined", 0), TokenClass::kDigitWord);
+  EXPECT_EQ(class_of("key ED25519 SHA256:abc", 1), TokenClass::kDigitWord);
+  EXPECT_EQ(class_of("code AH10479 seen", 1), TokenClass::kDigitWord);
+}
+
 TEST(TokenizerSplitTest, TrailingColonDotBangQuestionAreStripped) {
   const std::string_view msg = "Error: disk full. Retry! Why? ok:. 10.0.0.1: done...";
   const std::vector<Token> tokens = Tok(msg);
@@ -234,9 +258,9 @@ void ExpectClasses(const std::vector<ClassCase>& cases) {
 TEST(TokenizerClassifyTest, Words) {
   ExpectClasses({{"hello", TokenClass::kWord},
                  {"Mar", TokenClass::kWord},
-                 {"deadbeef", TokenClass::kWord},  // hex letters only, no digit
-                 {"/var/log/syslog", TokenClass::kWord},
-                 {"user@host", TokenClass::kWord},  // no dot after '@'
+                 {"deadbeef", TokenClass::kWord},        // hex letters only, no digit
+                 {"var/log/syslog", TokenClass::kWord},  // no digit, no leading '/'
+                 {"user@host", TokenClass::kWord},       // no dot after '@'
                  {"-", TokenClass::kWord},
                  {"", TokenClass::kWord}});
 }
@@ -350,13 +374,19 @@ TEST(TokenizerClassifyTest, DatesAndTimes) {
   EXPECT_NE(Tokenizer::Classify("2024-03-01x"), TokenClass::kDateTime);
 }
 
-TEST(TokenizerClassifyTest, PathsHoldingDigits) {
+// A path holds a '/' and a digit, or begins with '/' (a file or a request target), digits or
+// not; a word with a '/' inside it and no digit is a word (and/or, TCP/IP).
+TEST(TokenizerClassifyTest, PathsHoldingDigitsOrBeginningWithASlash) {
   ExpectClasses({{"/var/log/x.1", TokenClass::kPath},
                  {"~/backup2", TokenClass::kPath},
                  {"pts/3", TokenClass::kPath},
                  {"HTTP/1.1", TokenClass::kPath},
-                 {"/dev/sda1", TokenClass::kPath}});
-  EXPECT_EQ(Tokenizer::Classify("/var/log/syslog"), TokenClass::kWord);
+                 {"/dev/sda1", TokenClass::kPath},
+                 {"/var/log/syslog", TokenClass::kPath},
+                 {"/health", TokenClass::kPath},
+                 {"/", TokenClass::kPath}});
+  EXPECT_EQ(Tokenizer::Classify("and/or"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("TCP/IP"), TokenClass::kWord);
 }
 
 TEST(TokenizerClassifyTest, Urls) {
