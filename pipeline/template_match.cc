@@ -23,8 +23,28 @@ MatchResult Reject(MatchReason reason, std::size_t position = MatchResult::kNoPo
   return {false, reason, static_cast<std::uint32_t>(position)};
 }
 
+// A name or version made of parts: runs of letters and digits joined by '.', '-', ':', '+'
+// or '~', holding a digit (libsystemd0:amd64, 2.36-9+deb12u10, 1:2.39.2-1, 6.4).
+bool IsPartsValue(std::string_view w) {
+  bool digit = false, joined = false;
+  for (std::size_t k = 0; k < w.size(); ++k) {
+    const char c = w[k];
+    if (c >= '0' && c <= '9') {
+      digit = true;
+    } else if (c == '.' || c == '-' || c == ':' || c == '+' || c == '~') {
+      joined |= k > 0 && k + 1 < w.size() && std::isalnum(static_cast<unsigned char>(w[k - 1])) &&
+                std::isalnum(static_cast<unsigned char>(w[k + 1]));
+    } else if (!std::isalpha(static_cast<unsigned char>(c))) {
+      return false;
+    }
+  }
+  return digit && joined;
+}
+
 // Two masked tokens are the same variable unless a digit-bearing word changed its letters:
-// a variable changes digits, not words (blk_-12 ~ blk_34, but en0 !~ awdl0).
+// a variable changes digits, not words (blk_-12 ~ blk_34, but en0 !~ awdl0). Names and
+// versions made of parts are one kind whatever their shape: what is named in parts (a
+// package, a version, a host) varies, a single name with a number is one of a few.
 bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
   if (!IsVariableClass(lt.cls) || !IsVariableClass(gt.cls)) return false;
   // A literal is a value of its key (overlap:true): the other side must have the same key,
@@ -37,6 +57,10 @@ bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, con
     return key(lm.substr(lt.offset, lt.length)) == key(gm.substr(gt.offset, gt.length));
   }
   if (lt.cls != TokenClass::kDigitWord && gt.cls != TokenClass::kDigitWord) return true;
+  if (IsPartsValue(lm.substr(lt.offset, lt.length)) &&
+      IsPartsValue(gm.substr(gt.offset, gt.length))) {
+    return true;
+  }
   if (lt.cls != gt.cls) return false;
   auto letters_equal = [](std::string_view a, std::string_view b) {
     auto next = [](std::string_view s, std::size_t& i) {

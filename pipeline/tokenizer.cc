@@ -613,6 +613,21 @@ bool IsStatusPlace(std::string_view message, const Token& prev, std::size_t gap,
          message.substr(gap, start - gap).find_first_not_of("\" ") == std::string_view::npos;
 }
 
+// A message catalogue code: two or more capitals, an optional '-' or '_', then four or more
+// digits (AH10479, ORA-00942). Right before a ':' it names the event, as a word.
+bool IsMessageCode(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && s[i] >= 'A' && s[i] <= 'Z') ++i;
+  if (i < 2) return false;
+  if (i < s.size() && (s[i] == '-' || s[i] == '_')) ++i;
+  const std::size_t digits = s.size() - i;
+  if (digits < 4) return false;
+  for (; i < s.size(); ++i) {
+    if (!IsDigit(s[i])) return false;
+  }
+  return true;
+}
+
 // A short host name: a letter, then letters, digits, '-' and '.' (node-246, dn228).
 bool IsShortHostName(std::string_view s) {
   if (!IsAlpha(s.front()) || s.back() == '.' || s.back() == '-') return false;
@@ -764,6 +779,11 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
     const std::string_view text = message.substr(start, end - start);
     // No candidate byte: no digit, '@' or "://" (see ClassifyImpl), so a word.
     TokenClass cls = candidates == 0 ? TokenClass::kWord : ClassifyWithShape(text, ShapeOf(text));
+    // A message code before a ':' (AH10479: ...) is the event's name, not a variable; names
+    // with a short number (CPU0:, eth1:) stay digit-bearing words.
+    if (cls == TokenClass::kDigitWord && end < n && data[end] == ':' && IsMessageCode(text)) {
+      cls = TokenClass::kWord;
+    }
     if (count != 0 && MayHaveContext(message, out.back(), text, cls)) {
       cls = InContext(message, out, text, start, cls);
     }

@@ -111,6 +111,9 @@ class Tokenizer {
   //   (only spaces and commas between) is kDateTime, as are such names before it in a row;
   // - a digit-bearing name of letters, digits and '-' (starting with a letter) right after
   //   from, to, host, rhost, hostname or server is kHostPort;
+  // - a message catalogue code right before a ':' (two or more capitals, an optional '-' or
+  //   '_', four or more digits: "AH10479:", "ORA-00942:") is kWord: it names the event
+  //   (CPU0:, eth1: stay digit-bearing words);
   // - an HTTP status (three digits, 100 to 599) right after a token starting "HTTP/", with
   //   only quotes and spaces between ("GET / HTTP/1.1" 500), is kWord: an enumeration value,
   //   hashed by its text, which the matcher protects (a 500 must not fold among 200s);

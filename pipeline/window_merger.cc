@@ -131,9 +131,15 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
       if (n + delta <= 0) continue;
       const std::size_t limit =
           std::min(delta == 0 ? kMaxBucketScan : kMaxOtherLengthScan, scan_budget);
-      if (const std::uint32_t slot =
-              ScanBucket(BucketKey(scope, static_cast<std::size_t>(n + delta)), limit, r.message);
-          slot != kNil) {
+      const std::uint64_t bucket_key = BucketKey(scope, static_cast<std::size_t>(n + delta));
+      if (const std::uint32_t slot = ScanBucket(bucket_key, limit, r.message); slot != kNil) {
+        // The group a scan found moves to the bucket's newest end: an event whose lines keep
+        // needing the scan (a new shape each time) stays within it however many groups of
+        // its length open after it.
+        if (List* b = buckets.Lookup(bucket_key); b != nullptr && b->tail != slot) {
+          BucketUnlink(*b, slot);
+          BucketAppend(*b, slot);
+        }
         Decide(MergeDecision::kBucket, slot, fp,
                delta == 0 ? "group of the same token count, structure confirmed"
                           : "group of a nearby token count, aligned and confirmed");

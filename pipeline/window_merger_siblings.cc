@@ -87,12 +87,35 @@ void WindowMerger::Impl::Retire(std::uint32_t slot) {
   g.indexed = false;
 }
 
+// Have the open groups of half or more of the entry's values (the line with that value at
+// position i) taken lines that differ from their first elsewhere, in another token's shape
+// (another package, another id)? Then those values came in several contexts: an
+// enumeration's values come back in lines that differ elsewhere (each package passes
+// through the same states); a variable's do not. Read only when a position reaches K values.
+bool WindowMerger::Impl::RecurElsewhere(const SiblingTable::Entry& e, std::uint64_t scope,
+                                        std::size_t i) {
+  std::size_t recurring = 0;
+  for (std::size_t v = 0; v < e.distinct; ++v) {
+    const std::uint32_t slot = FindSibling(scope, i, e.values[v]);
+    if (slot == kNil) continue;
+    const GroupTokens& t = groups[slot].tokens;
+    for (std::size_t j = 0; j < t.size(); ++j) {
+      if (j != i && (t.flags(j) & kWild)) {
+        ++recurring;
+        break;
+      }
+    }
+  }
+  return 2 * recurring >= e.distinct;
+}
+
 // The rule, for any log: a word position where otherwise-identical lines of one scope have
 // shown at least K (variable_after_values) distinct words is a variable, unless most of those
 // lines repeated a word already seen (an enumeration whose values recur: ACTION_DOWN,
-// ACTION_UP, ACTION_DOWN...). Protected words never take the slot: their lines keep groups
-// of their own. Returns true when the line was settled here (joined, or opened the group of
-// the learned template).
+// ACTION_UP, ACTION_DOWN...) or half of those words also came at that position in lines
+// that differ elsewhere (an enumeration's values recur across contexts). Protected words never take
+// the slot: their lines keep groups of their own. Returns true when the line was settled here
+// (joined, or opened the group of the learned template).
 bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scope, std::uint64_t fp,
                                           std::uint64_t shape, bool shape_in_table, TimeUs now,
                                           EventSink& sink) {
@@ -143,7 +166,9 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
     const std::string_view word = std::string_view(r.message).substr(t.offset, t.length);
     if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word)) continue;
     const bool was_variable = e.variable;
-    if (!e.variable && e.sightings <= 2u * e.distinct) e.variable = true;
+    if (!e.variable && e.sightings <= 2u * e.distinct && !RecurElsewhere(e, scope, i)) {
+      e.variable = true;
+    }
     if (e.variable) {
       variable_at = i;
       variable_key = key;

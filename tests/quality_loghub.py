@@ -23,9 +23,11 @@ import sys
 # same kernel message at INFO and at FATAL under one event (BGL whole-line GA 0.980 -> 0.949).
 # The value classes of branch `tokens` (base64 ids, literals, date names, host names, empty
 # values) raised GA to 0.9795 (message) and 0.9756 (whole line): floors 0.978 and 0.974.
+# Names and versions made of parts as one kind (branch kinds) raised Mac 0.930 -> 0.939: GA
+# 0.9806 (message) and 0.9767 (whole line), floors 0.979 and 0.975.
 FLOORS_AVERAGE = {
-    "message": {"precision": 0.998, "GA": 0.978, "F1": 0.997, "reduction": 0.953},
-    "whole line": {"precision": 0.998, "GA": 0.974, "F1": 0.997, "reduction": 0.952},
+    "message": {"precision": 0.998, "GA": 0.979, "F1": 0.997, "reduction": 0.953},
+    "whole line": {"precision": 0.998, "GA": 0.975, "F1": 0.997, "reduction": 0.952},
 }
 FLOOR_PRECISION_EACH = 0.98
 # The held-out set (tests/quality/unseen) at its figures after the enumeration rules of
@@ -57,9 +59,15 @@ FLOOR_PRECISION_EACH = 0.98
 # PyApp's request targets): Chromium up (message GA 0.755 -> 0.764, precision 0.867 -> 0.868;
 # whole-line GA 0.779 -> 0.788), every other held-out system identical; whole-line average GA
 # 0.706. Floors 0.001 below.
+# Then (branch kinds, Dpkg unsealed) names and versions made of parts are one kind of variable,
+# a group the bucket scan finds moves to the bucket's newest end, and a message code before a
+# ':' (AH10479:) is a word: Dpkg GA 0.035 -> 0.944 (message) / 0.801 (whole line), Dnsmasq
+# 0.319 -> 0.512 (message), ApacheError message precision 0.989 -> 1.000. Averages over the
+# fifteen GA 0.8088 / 0.7733, precision 0.9903 / 0.9948, F1 0.9484 / 0.9385, reduction
+# 0.9407 / 0.9393; floors 0.001 below (precision floors kept).
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.988, "GA": 0.721, "F1": 0.891, "reduction": 0.909},
-    "whole line": {"precision": 0.994, "GA": 0.705, "F1": 0.899, "reduction": 0.912},
+    "message": {"precision": 0.988, "GA": 0.807, "F1": 0.947, "reduction": 0.939},
+    "whole line": {"precision": 0.994, "GA": 0.772, "F1": 0.937, "reduction": 0.938},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements

@@ -177,6 +177,44 @@ TEST(SiblingVariablesTest, RecurringEnumerationStillSplits) {
   }
 }
 
+// Each package passes through the same eight states once (dpkg's `status <state> <package>
+// <version>`): in one package's otherwise-identical lines every state is new, but the states
+// come back package after package, so their groups have taken other packages' lines. An
+// enumeration's values recur across contexts: the position is never learned. The nearest
+// case that folds: the same frame where the words are new in every package too.
+TEST(SiblingVariablesTest, ValuesThatRecurAcrossContextsStayAnEnumeration) {
+  const std::vector<std::string> states = {"half-installed", "unpacked",         "half-configured",
+                                           "installed",      "triggers-pending", "triggers-awaited",
+                                           "config-files",   "not-installed"};
+  const std::vector<std::string> packages = {"libfoo1:amd64", "libbar2:amd64", "libbaz3:i386"};
+  Stream s(6);
+  std::set<std::uint64_t> groups;
+  for (const std::string& state : states) {
+    for (const std::string& p : packages)
+      groups.insert(s.Add("status " + state + " " + p + " 1.0-1"));
+    EXPECT_NE(s.merger->last_decision().path, MergeDecision::kSibling) << state;
+  }
+  EXPECT_EQ(groups.size(), states.size());
+  for (const auto& [id, t] : s.sink.template_of)
+    EXPECT_EQ(t.find("status <*>"), std::string::npos) << t;
+
+  Stream f(6);
+  std::set<std::uint64_t> folded;
+  for (std::size_t r = 0; r < states.size(); ++r) {
+    for (std::size_t p = 0; p < packages.size(); ++p) {
+      const std::size_t w = r * packages.size() + p;  // a new plain word every line
+      folded.insert(f.Add("status " + kServices[w % kServices.size()] +
+                          std::string(1, static_cast<char>('a' + w / kServices.size())) + " " +
+                          packages[p] + " 1.0-1"));
+    }
+  }
+  // Each package's five first words open groups; from the sixth on its lines fold.
+  EXPECT_EQ(folded.size(), 5 * packages.size());
+  const std::uint64_t last = f.sink.order.back();
+  EXPECT_EQ(f.sink.template_of[last], "status <*> <*> 1.0-1");
+  EXPECT_EQ(f.sink.lines_of[last], states.size() * packages.size() - 5 * packages.size() + 1);
+}
+
 TEST(SiblingVariablesTest, ManyRepeatsBeforeNewValuesMarkAnEnumeration) {
   // Four values seen many times (each round a new group: the window passes) and then new
   // ones: most sightings repeated a value, so the position stays an enumeration.

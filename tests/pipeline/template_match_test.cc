@@ -121,6 +121,44 @@ TEST_F(TemplateMatchTest, DigitWordThatChangesItsLettersRejects) {
   EXPECT_EQ(r.position, 5u);
 }
 
+// Names and versions made of parts (runs joined by '.', '-', ':', '+' or '~', with a digit)
+// are one kind of variable whatever their letters and their masked class (a package, a
+// version with an epoch, a bare "6.4"); a single name with a number, a plain word, a protected
+// word or a bare number there is still another thing.
+TEST_F(TemplateMatchTest, NamesAndVersionsMadeOfPartsAreOneKind) {
+  SetTemplate("configure libsystemd0:amd64 252.38-1~deb12u1 <none>");
+  EXPECT_TRUE(Match("configure less:amd64 590-2.1~deb12u2 <none>").accepted);
+  EXPECT_TRUE(Match("configure libgc1:amd64 1:8.2.2-3 <none>").accepted);
+  EXPECT_TRUE(Match("configure libjs-sphinxdoc5:all 6.4 <none>").accepted);
+  EXPECT_TRUE(Match("configure perl-modules-5.36:all 5.36.0-7+deb12u2 <none>").accepted);
+  const MatchResult single = Match("configure eth0 252.38-1~deb12u1 <none>");
+  EXPECT_FALSE(single.accepted);
+  EXPECT_EQ(single.position, 1u);
+  EXPECT_FALSE(Match("configure libsystemd0:amd64 17 <none>").accepted);
+  EXPECT_FALSE(Match("configure libsystemd0:amd64 failed <none>").accepted);
+  EXPECT_FALSE(Match("configure ACTION_UP 252.38-1~deb12u1 <none>").accepted);
+  // A time and a version are still two values of one slot, as a number and a time are.
+  SetTemplate("link state of wlan0 changed to up at 12:30:01 after 3 tries");
+  EXPECT_FALSE(Match("link state of awdl0 changed to up at 12:30:01 after 3 tries").accepted);
+}
+
+// Two message codes are two events, with or without the client field before them; the
+// same code with another client and address is one.
+TEST_F(TemplateMatchTest, MessageCodesAreTwoEvents) {
+  SetTemplate("proxy_util.c(2941): AH10480: http: 127.0.0.1 resolved to 127.0.0.1:58099");
+  EXPECT_TRUE(
+      Match("proxy_util.c(2941): AH10480: http: 10.0.0.2 resolved to 10.0.0.2:80").accepted);
+  EXPECT_FALSE(
+      Match("proxy_util.c(2941): AH10479: http: 127.0.0.1 resolved to 127.0.0.1:58099").accepted);
+  EXPECT_FALSE(Match("proxy_util.c(2936): [client 127.0.0.1:41792] AH10479: http: 127.0.0.1 "
+                     "resolved to 127.0.0.1:58099")
+                   .accepted);
+  // A name with a short number before the ':' stays a variable.
+  SetTemplate("CPU0: Core temperature above threshold, cpu clock throttled (total events 1)");
+  EXPECT_TRUE(Match("CPU3: Core temperature above threshold, cpu clock throttled (total events 7)")
+                  .accepted);
+}
+
 TEST_F(TemplateMatchTest, DigitWordThatChangesOnlyDigitsFits) {
   SetTemplate("Receiving block blk_-1608999687919862906 src: /10.250.19.102:54106");
   const MatchResult r = Match("Receiving block blk_7503483334202473044 src: /10.250.10.6:40524");

@@ -109,6 +109,30 @@ TEST(TokenizerContextTest, HttpStatusIsAWordWhereAStatusStands) {
   EXPECT_EQ(class_of("\"GET /a HTTP/1.1\" - 200", "200"), TokenClass::kInteger);
 }
 
+// A message catalogue code right before a ':' names the event (AH10479 and AH10480 are two
+// events): a word. Short numbers after capitals (CPU0:), lower-case names (eth1:) and a code
+// that no ':' follows (ED25519, a key type) stay digit-bearing words.
+TEST(TokenizerContextTest, MessageCodeBeforeAColonIsAWord) {
+  auto class_of = [](std::string_view msg, std::size_t i) {
+    const std::vector<Token> tokens = Tok(msg);
+    if (i >= tokens.size()) {
+      ADD_FAILURE() << "no token " << i << " in " << msg;
+      return TokenClass::kCount_;
+    }
+    return tokens[i].cls;
+  };
+  EXPECT_EQ(class_of("AH10479: http: 127.0.0.1 resolved", 0), TokenClass::kWord);
+  EXPECT_EQ(class_of("proxy_util.c(2936): [client 127.0.0.1:41792] AH10480: http: x", 4),
+            TokenClass::kWord);
+  EXPECT_EQ(class_of("ORA-00942: table or view does not exist", 0), TokenClass::kWord);
+  EXPECT_EQ(class_of("CPU0: Core temperature above threshold", 0), TokenClass::kDigitWord);
+  EXPECT_EQ(class_of("CPU123: Core temperature above threshold", 0), TokenClass::kDigitWord);
+  EXPECT_EQ(class_of("eth1: link up", 0), TokenClass::kDigitWord);
+  EXPECT_EQ(class_of("node-1234: joined", 0), TokenClass::kDigitWord);
+  EXPECT_EQ(class_of("key ED25519 SHA256:abc", 1), TokenClass::kDigitWord);
+  EXPECT_EQ(class_of("code AH10479 seen", 1), TokenClass::kDigitWord);
+}
+
 TEST(TokenizerSplitTest, TrailingColonDotBangQuestionAreStripped) {
   const std::string_view msg = "Error: disk full. Retry! Why? ok:. 10.0.0.1: done...";
   const std::vector<Token> tokens = Tok(msg);

@@ -899,6 +899,45 @@ TEST(WindowMergerTest, BucketScanStaysNewestFirstAfterClosingSome) {
   EXPECT_EQ(h.merger.last_decision().group_id, firsts[2].group_id);
 }
 
+// An event whose lines each bring a new shape (a package name and version masked by their
+// letters) is found only by the bucket scan, which reads the newest 16 groups of the line's
+// length: the group it finds moves to the newest end, so it stays within reach however many
+// other events of that length open after it.
+TEST(WindowMergerTest, AGroupTheBucketScanFindsStaysWithinIt) {
+  MergerOptions options;
+  options.window_us = 3600 * kSec;
+  options.variable_after_values = 0;
+  Harness h(options);
+  const std::vector<std::string> packages = {
+      "libsystemd0:amd64 252.38-1~deb12u1", "libudev1:amd64 252.38-1~deb12u1",
+      "libssl3:amd64 3.0.16-1~deb12u1",     "libgc1:amd64 1:8.2.2-3",
+      "perl-modules-5.36:all 5.36.0-7",     "libcurl4:amd64 7.88.1-10+deb12u12",
+      "libexpat1:amd64 2.5.0-1+deb12u1",    "libksba8:amd64 1.6.3-2",
+      "libnss3:amd64 2:3.87.1-1+deb12u1",   "gpg-wks-client:amd64 2.2.40-1.1",
+      "libkmod2:amd64 30+20221128-1",       "libtirpc3:amd64 1.3.3+ds-1"};
+  TimeUs t = kT0;
+  for (std::size_t i = 0; i < packages.size(); ++i) {
+    h.Add("configure " + packages[i] + " <none>", ++t);
+    // Two other events of four tokens each, words only: each opens a group of its own.
+    for (int k = 0; k < 2; ++k) {
+      std::string other = "startup";
+      for (std::size_t w = 0, v = 3 * (2 * i + k); w < 3; ++w, ++v) {
+        other += ' ';
+        other += static_cast<char>('a' + v % 26);
+        other += static_cast<char>('a' + v / 26);
+        other += "word";
+      }
+      h.Add(other, ++t);
+    }
+  }
+  std::set<std::uint64_t> configure_groups;
+  for (const Rec& e : h.sink.Take()) {
+    if (e.message.rfind("configure ", 0) == 0) configure_groups.insert(e.group_id);
+  }
+  EXPECT_EQ(configure_groups.size(), 1u);
+  EXPECT_EQ(h.merger.open_groups(), 1u + 2u * packages.size());
+}
+
 // Lines of one long prefix and a unique last word (a plain word: no two fit each other) open a
 // group each, and every group of the cluster lies within SimHash distance of the next line:
 // the groups a line is confirmed against stay bounded however large the cluster grows.
