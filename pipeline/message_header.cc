@@ -121,12 +121,12 @@ bool IsCalendarName(std::string_view w) {
 
 // A time field that may follow names in a header ("dn228 Nov 9 12:01:01", BGL's
 // "R02-M1-N0-C:J12-U11 2005-06-03-15.42.50.675872"): a calendar name, a clock (two digits, ':', two
-// digits) or a date opening with a four-digit year; a package version after names ("2.11.2-2",
-// "1:1.0.9-1") is message text, not a time.
+// digits) or a date opening with a four-digit year and a two-digit month; a package version
+// after names ("2.11.2-2", "1:1.0.9-1", "2022.1-1") is message text, not a time.
 bool IsStampAfterName(std::string_view w) {
   if (IsCalendarName(w)) return true;
-  if (w.size() >= 5 && IsDigit(w[0]) && IsDigit(w[1]) && IsDigit(w[2]) && IsDigit(w[3]) &&
-      !IsDigit(w[4])) {
+  if (w.size() >= 7 && IsDigit(w[0]) && IsDigit(w[1]) && IsDigit(w[2]) && IsDigit(w[3]) &&
+      !IsDigit(w[4]) && IsDigit(w[5]) && IsDigit(w[6])) {
     return true;
   }
   for (std::size_t i = 2; i + 2 < w.size(); ++i) {

@@ -615,7 +615,7 @@ bool IsStatusPlace(std::string_view message, const Token& prev, std::size_t gap,
 
 // A message catalogue code: two or more capitals, an optional '-' or '_', then four or more
 // digits (AH10479, ORA-00942). Right before a ':' it names the event, as a word.
-bool IsMessageCode(std::string_view s) {
+[[gnu::noinline, gnu::cold]] bool IsMessageCode(std::string_view s) {
   std::size_t i = 0;
   while (i < s.size() && s[i] >= 'A' && s[i] <= 'Z') ++i;
   if (i < 2) return false;
@@ -781,8 +781,8 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
     TokenClass cls = candidates == 0 ? TokenClass::kWord : ClassifyWithShape(text, ShapeOf(text));
     // A message code before a ':' (AH10479: ...) is the event's name, not a variable; names
     // with a short number (CPU0:, eth1:) stay digit-bearing words.
-    if (cls == TokenClass::kDigitWord && end < n && data[end] == ':' && IsMessageCode(text)) {
-      cls = TokenClass::kWord;
+    if (cls == TokenClass::kDigitWord && end < n && data[end] == ':') [[unlikely]] {
+      if (IsMessageCode(text)) cls = TokenClass::kWord;
     }
     if (count != 0 && MayHaveContext(message, out.back(), text, cls)) {
       cls = InContext(message, out, text, start, cls);

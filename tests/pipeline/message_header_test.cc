@@ -447,6 +447,9 @@ TEST(MessageHeaderTest, RealPrograms) {
           "configure libxau6:amd64 1:1.0.9-1 <none>", "", ""});
   Expect({"2025-06-24 14:36:25 trigproc man-db:amd64 2.11.2-2 <none>",
           "trigproc man-db:amd64 2.11.2-2 <none>", "", ""});
+  // A version opening with a year is no date either: a date's month has two digits.
+  Expect({"2025-06-24 14:39:37 configure x11proto-dev:all 2022.1-1 <none>",
+          "configure x11proto-dev:all 2022.1-1 <none>", "", ""});
   // Redis: "pid:role" before the time, then its level mark ("*", "#", "." or "-"), which
   // ends the header but is not taken for a level.
   Expect({"10948:M 27 Nov 2026 23:13:34.614 * Ready to accept connections",
