@@ -838,8 +838,12 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
           if (names + 1 > allowed || (names == 0 && IsMessageCode(f.core()))) goto done;
           // A message of one word after it ("frame: 0x2044", "button report: 0x80"): the
           // name is the message's key, not a logger, else every such line folds into "<*>";
-          // unless it stands right after the level, the tag's own column ("D Tag: word").
-          if (!(names == 0 && last_fixed == Kind::kLevel) && OneWordAfter(line, f.end)) goto done;
+          // unless it stands right after the level, the tag's own column ("D Tag: word"), or
+          // carries a pid ("sshd[12]:", a program).
+          if (!(names == 0 && last_fixed == Kind::kLevel) && f.core().back() != ']' &&
+              OneWordAfter(line, f.end)) {
+            goto done;
+          }
           if (h.level.empty()) h.level = channel_level;
           h.logger = f.core();
           body = f.end;

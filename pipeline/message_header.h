@@ -27,9 +27,9 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // such as "run.go:42" in braces, in a tab-separated column or before a separator (bare, it may
 // be a host and port opening the message); at most two or three names such as a host and a
 // program), holding a time of day, a date or a level, and ending at a name followed by ':' (or ']',
-// or a lone " : "; not when one word follows it, unless the name stands right after the level), a
-// separator (" - ", " | ", " -- ", " --- "; after the time fields, unless a level or a logger and
-// another separator follow), a level mark alone after the time fields ("*",
+// or a lone " : "; not when one word follows it, unless the name stands right after the level or
+// carries a pid), a separator (" - ", " | ", " -- ", " --- "; after the time fields, unless a level
+// or a logger and another separator follow), a level mark alone after the time fields ("*",
 // "#", Redis), a bracketed field after a logger, a component in its own column after the level, or
 // else at the first plain word that follows the time and level fields. Time fields followed by
 // fields joined by '|' without spaces end at the first field holding a space. Leading key=value

@@ -137,7 +137,7 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
   if (words < 2) return false;  // a word alone, or among variables only, is no context
   const std::uint32_t k = static_cast<std::uint32_t>(
       std::min<std::size_t>(opt.variable_after_values, SiblingTable::kMaxValues));
-  std::size_t variable_at = n;
+  std::size_t variable_at = n, recurring_at = n;
   std::uint64_t variable_key = 0;
   bool flipped_now = false;
   const std::size_t first_words = count;
@@ -166,8 +166,12 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
     const std::string_view word = std::string_view(r.message).substr(t.offset, t.length);
     if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word)) continue;
     const bool was_variable = e.variable;
-    if (!e.variable && e.sightings <= 2u * e.distinct && !RecurElsewhere(e, scope, i)) {
-      e.variable = true;
+    if (!e.variable && e.sightings <= 2u * e.distinct) {
+      if (RecurElsewhere(e, scope, i)) {
+        recurring_at = i;
+      } else {
+        e.variable = true;
+      }
     }
     if (e.variable) {
       variable_at = i;
@@ -175,7 +179,15 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
       flipped_now = !was_variable;
     }
   }
-  if (variable_at == n) return false;
+  if (variable_at == n) {
+    if (recurring_at != n) {
+      decision.sibling_position = static_cast<int>(recurring_at);
+      decision.reason =
+          "not a learned variable: the values at this position also came in lines that differ "
+          "elsewhere (an enumeration)";
+    }
+    return false;
+  }
   SiblingTable::Entry* e = siblings.Find(variable_key);
   if (e == nullptr) return false;  // evicted by the line's own later positions
   decision.sibling_position = static_cast<int>(variable_at);

@@ -235,6 +235,9 @@ TEST(MessageHeaderTest, ANameBeforeAOneWordMessageIsTheMessagesKey) {
   Expect({"[2026-11-28 01:15:52 +0000] [1883] [INFO] [main] c.x.Y: retry 3", "retry 3", "INFO",
           "c.x.Y"});
   Expect({"Nov 28 00:16:47 host-3 app[9206]: started in 3 ms", "started in 3 ms", "", "app[9206]"});
+  // A program with its pid keeps its place before a one-word message.
+  Expect({"Nov 28 10:00:02 host-2 api-server[26983]: MergeTreeThread", "MergeTreeThread", "",
+          "api-server[26983]"});
 }
 
 TEST(MessageHeaderTest, KeyValueHeaders) {

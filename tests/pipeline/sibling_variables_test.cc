@@ -189,10 +189,19 @@ TEST(SiblingVariablesTest, ValuesThatRecurAcrossContextsStayAnEnumeration) {
   const std::vector<std::string> packages = {"libfoo1:amd64", "libbar2:amd64", "libbaz3:i386"};
   Stream s(6);
   std::set<std::uint64_t> groups;
-  for (const std::string& state : states) {
-    for (const std::string& p : packages)
-      groups.insert(s.Add("status " + state + " " + p + " 1.0-1"));
-    EXPECT_NE(s.merger->last_decision().path, MergeDecision::kSibling) << state;
+  for (std::size_t k = 0; k < states.size(); ++k) {
+    for (const std::string& p : packages) {
+      groups.insert(s.Add("status " + states[k] + " " + p + " 1.0-1"));
+      EXPECT_NE(s.merger->last_decision().path, MergeDecision::kSibling) << states[k];
+      // The first package's sixth state reaches K values: the evidence says why it is no
+      // variable (what `logfold explain` prints).
+      if (k == 5 && p == packages[0]) {
+        EXPECT_NE(s.merger->last_decision().reason.find("also came in lines that differ"),
+                  std::string::npos)
+            << s.merger->last_decision().reason;
+        EXPECT_EQ(s.merger->last_decision().sibling_position, 1);
+      }
+    }
   }
   EXPECT_EQ(groups.size(), states.size());
   for (const auto& [id, t] : s.sink.template_of)
