@@ -100,6 +100,15 @@ bool IsCompoundName(std::string_view message, const Token& t) {
   return w.find_first_of(".-/") != std::string_view::npos;
 }
 
+// A word that names a field: '=' follows it, after blanks at most (`flags = 0x1`, `user=bob`).
+bool NamesField(std::string_view message, const Token& t) {
+  for (std::size_t p = t.offset + t.length; p < message.size(); ++p) {
+    if (message[p] == '=') return true;
+    if (message[p] != ' ') return false;
+  }
+  return false;
+}
+
 // A DNS name: three or more dot-separated labels of letters, digits and '-', the last of
 // lower-case letters (www.example.org, svc.corp.example); it names a host, which varies.
 bool IsDnsWord(std::string_view message, const Token& t) {
@@ -368,6 +377,8 @@ std::string_view MatchReasonText(MatchReason reason) {
       return "an unaligned stretch without a variable, or with several plain words";
     case MatchReason::kTooFewAligned:
       return "fewer than two words align";
+    case MatchReason::kFieldNameDiffers:
+      return "a field's name differs (a word before '='): another format's field";
     case MatchReason::kNothingKept:
       return "no token keeps the group's value: a line made of variables alone is no template";
   }
@@ -465,6 +476,11 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       return Reject(MatchReason::kDigitWordLetters, i);
     if (IsProtected(message, lt) || IsProtected(gmsg, gt))
       return Reject(MatchReason::kProtectedWordDiffers, i);
+    // A word before '=' names a field, not a value: another name is another format's field
+    // (`mean = 0.7` / `(flags = 0x1)`), even where values go.
+    if ((lt.cls == TokenClass::kWord && NamesField(message, lt)) ||
+        (gt.cls == TokenClass::kWord && NamesField(gmsg, gt)))
+      return Reject(MatchReason::kFieldNameDiffers, i);
     // Any other change may be a variable only where logs put values: after a key and '=',
     // inside quotes or brackets, or after a word that introduces a value
     // ("user alice"). Elsewhere (HTTPS vs SOCKS5) it is more likely another message.

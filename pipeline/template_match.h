@@ -79,6 +79,7 @@ enum class MatchReason : std::uint8_t {
   kStretchWithoutVariable,
   kTooFewAligned,
   kNothingKept,
+  kFieldNameDiffers,
 };
 // One sentence saying what the reason means (the text `logfold explain` prints).
 std::string_view MatchReasonText(MatchReason reason);

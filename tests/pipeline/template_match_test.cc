@@ -206,6 +206,22 @@ TEST_F(TemplateMatchTest, LineMadeOfVariablesOnlyNeedsAKeptToken) {
   EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
 }
 
+// A word before '=' names a field: where another format has another field, even in brackets
+// where values go, the lines are two events. The values after the '=' still vary.
+TEST_F(TemplateMatchTest, AFieldNameDoesNotChange) {
+  SetTemplate("Histogram: Net.A recorded 3 samples, mean = 0.7");
+  template_.AddFlags(1, kWild | kVaried);  // the histogram's name varied before
+  MatchResult r = Match("Histogram: Net.B recorded 5 samples, mean = 1.25");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  r = Match("Histogram: Net.B recorded 1 samples (flags = 0x1)");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kFieldNameDiffers);
+  EXPECT_EQ(r.position, 5u);
+  // The same with the field glued to its '=' on one side only.
+  r = Match("Histogram: Net.B recorded 1 samples (flags=0x1)");
+  EXPECT_FALSE(r.accepted);
+}
+
 TEST_F(TemplateMatchTest, MultiTokenVariableAligns) {
   SetTemplate("transfer of file report done after 0 bytes in total for job 7");
   const MatchResult r =
