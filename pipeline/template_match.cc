@@ -613,12 +613,12 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
     if (seg_i == i && seg_j == j) return true;
     if ((seg_i == i || seg_j == j) && (seg_j == 0 || j == n))
       return reject(MatchReason::kExtraTokensAtEnd);
-    bool evidence = false;
+    bool evidence = false, g_value = false, l_value = false;
     int g_words = 0, l_words = 0;
     for (std::size_t k = seg_i; k < i; ++k) {
       const Token gt = g.token(k);
       if ((g.flags(k) & kWild) || IsVariableClass(gt.cls)) {
-        evidence = true;
+        evidence = g_value = true;
       } else {
         if (IsProtected(gmsg, gt)) return reject(MatchReason::kProtectedWordDiffers);
         ++g_words;
@@ -628,7 +628,7 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
     for (std::size_t k = seg_j; k < j; ++k) {
       const Token& lt = tokens[k];
       if (IsVariableClass(lt.cls)) {
-        evidence = true;
+        evidence = l_value = true;
       } else {
         if (IsProtected(message, lt)) return reject(MatchReason::kProtectedWordDiffers);
         ++l_words;
@@ -652,6 +652,10 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
                        KeyedValue(
                            message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j, j);
     if ((!evidence && !keyed) || (!bracketed && !keyed && (g_words > 1 || l_words > 1)))
+      return reject(MatchReason::kStretchWithoutVariable);
+    // Words in place of words, one side without a value ("AVX512 instructions" / "io_uring"):
+    // another clause, not one value written in more tokens.
+    if (!bracketed && !keyed && g_words > 0 && l_words > 0 && !(g_value && l_value))
       return reject(MatchReason::kStretchWithoutVariable);
     if (seg_i == i) {  // the line has extra tokens where the template has none
       marks_.push_back({static_cast<std::uint32_t>(seg_i - 1), kGapAfter});

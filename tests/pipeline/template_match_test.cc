@@ -222,6 +222,17 @@ TEST_F(TemplateMatchTest, AFieldNameDoesNotChange) {
   EXPECT_FALSE(r.accepted);
 }
 
+// Words in place of words, with a value on one side only, are another clause: the stretch is
+// no one value written in more tokens. A value on both sides, or none replaced, still aligns.
+TEST_F(TemplateMatchTest, WordsInPlaceOfWordsAreAnotherClause) {
+  SetTemplate("InnoDB: Using AVX512 instructions for the checksum");
+  MatchResult r = Match("InnoDB: Using io_uring for the checksum");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kStretchWithoutVariable);
+  r = Match("InnoDB: Using SSE4 2.0 instructions for the checksum");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+}
+
 TEST_F(TemplateMatchTest, MultiTokenVariableAligns) {
   SetTemplate("transfer of file report done after 0 bytes in total for job 7");
   const MatchResult r =
