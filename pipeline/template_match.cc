@@ -621,6 +621,7 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
         evidence = g_value = true;
       } else {
         if (IsProtected(gmsg, gt)) return reject(MatchReason::kProtectedWordDiffers);
+        if (NamesField(gmsg, gt)) return reject(MatchReason::kFieldNameDiffers);
         ++g_words;
       }
       marks_.push_back({static_cast<std::uint32_t>(k), static_cast<std::uint8_t>(kVaried | kWild)});
@@ -631,6 +632,9 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
         evidence = l_value = true;
       } else {
         if (IsProtected(message, lt)) return reject(MatchReason::kProtectedWordDiffers);
+        // A field's name (a word before '=') is another format's field, never part of a
+        // value written in more tokens (`samples, mean = 1280.0 (flags = 0x1)`).
+        if (NamesField(message, lt)) return reject(MatchReason::kFieldNameDiffers);
         ++l_words;
       }
     }

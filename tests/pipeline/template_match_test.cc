@@ -222,6 +222,19 @@ TEST_F(TemplateMatchTest, AFieldNameDoesNotChange) {
   EXPECT_FALSE(r.accepted);
 }
 
+// Nor is a field's name part of a value written in more tokens: an extra `, mean = M` is
+// another format's field, where an extra number with its unit is one value in more pieces.
+TEST_F(TemplateMatchTest, AFieldNameIsNoPartOfAStretch) {
+  SetTemplate("Histogram: Net.A recorded 1 samples (flags = 0x1)");
+  template_.AddFlags(1, kWild | kVaried);
+  MatchResult r = Match("Histogram: Net.B recorded 1 samples, mean = 1280.0 (flags = 0x1)");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kFieldNameDiffers);
+  r = Match("Histogram: Net.B recorded 1 (1.16 KB) samples (flags = 0x1)");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  EXPECT_EQ(r.reason, MatchReason::kFitsAligned);
+}
+
 // Words in place of words, with a value on one side only, are another clause: the stretch is
 // no one value written in more tokens. A value on both sides, or none replaced, still aligns.
 TEST_F(TemplateMatchTest, WordsInPlaceOfWordsAreAnotherClause) {
