@@ -546,8 +546,9 @@ bool ParseKeyValueHeader(std::string_view line, MessageHeader& h) {
       } else {
         // The message: after at least one header field holding a time or a level.
         if (field == 0 || (!evidence && h.level.empty())) return false;
+        // An empty value ("msg= ") is no message: a message starts at a word.
         const std::size_t body = v + (quoted ? 1 : 0);
-        if (body >= line.size()) return false;
+        if (body >= line.size() || IsSpace(line[body])) return false;
         h.body = static_cast<std::uint32_t>(body);
         return true;
       }

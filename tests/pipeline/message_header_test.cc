@@ -255,6 +255,16 @@ TEST(MessageHeaderTest, KeyValueHeaders) {
   Expect({"user=alice action=login result=ok", "", "", ""});
   Expect({"ts=1700000000 msg=\"started\"", "", "", ""});
   Expect({"level=high temperature in room 3", "", "", ""});
+  // An empty value is no message: the message starts at a word (a fuzzer's line, and the
+  // nearest real one).
+  for (const std::string_view line :
+       {std::string_view("pino=9::3644 \tno= "),
+        std::string_view("time=2026-11-28T00:16:47.448Z level=INFO msg= ")}) {
+    const MessageHeader h = ParseMessageHeader(line);
+    EXPECT_TRUE(h.body == 0 ||
+                (h.body < line.size() && line[h.body] != ' ' && line[h.body] != '\t'))
+        << line << " body " << h.body;
+  }
 }
 
 TEST(MessageHeaderTest, KernelMessages) {
