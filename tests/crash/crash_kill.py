@@ -5,14 +5,13 @@
 
 Each round: start logfold (TCP input, file output, state directory), send syslog lines over
 one TCP connection at --rate lines/s for a random 1-3.5 s (--after), freeze the daemon (SIGSTOP), read
-from /proc/net/tcp how many sent bytes it had not read, SIGKILL it, start it again on the same
+from `ss` how many sent bytes it had read (bytes received minus its receive queue), SIGKILL it, start it again on the same
 state directory (it restores what it checkpointed) and stop it with SIGTERM (which summarises
 every group). Then, per scope (host, app): lines in = lines the daemon had accepted; lines out
 = `first` events + summary counts written during the round. lost = sum of in - out where
 positive, duplicated = sum of out - in where positive.
 
-Lines accepted: with checkpoints, every line whose bytes the daemon had read (the kernel's
-unread bytes excluded). In journal mode a line counts as accepted once it is journalled (what
+Lines accepted: with checkpoints, every line whose bytes the daemon had read. In journal mode a line counts as accepted once it is journalled (what
 logfold acknowledges by reading on), so it is every line up to the last one in the journal
 files the killed daemon left (each line carries its sequence number).
 
@@ -139,26 +138,20 @@ class Daemon:
         self.proc.wait(timeout=30)
 
 
-def unread_bytes(listen_port, client_port):
-    """Bytes sent on the connection that the daemon had not read: its receive queue plus our
-    send queue (unacknowledged bytes included), from one read of /proc/net/tcp."""
-    total = 0
-    found = 0
-    with open("/proc/net/tcp") as f:
-        for row in f.readlines()[1:]:
-            fields = row.split()
-            local, remote = fields[1], fields[2]
-            tx, rx = (int(x, 16) for x in fields[4].split(":"))
-            lport, rport = int(local.split(":")[1], 16), int(remote.split(":")[1], 16)
-            if lport == listen_port and rport == client_port:
-                total += rx
-                found += 1
-            elif lport == client_port and rport == listen_port:
-                total += tx
-                found += 1
-    if found != 2:
-        raise RuntimeError("connection not found in /proc/net/tcp")
-    return total
+def daemon_read_bytes(listen_port, client_port):
+    """Bytes of the connection the daemon had read: its socket's bytes received minus its
+    receive queue, from `ss` (iproute2). Exact whatever the ACKs in flight: while the daemon
+    is stopped it reads nothing, so this does not move. None if the socket is not listed."""
+    out = subprocess.run(
+        ["ss", "-tinH", "state", "established",
+         f"( sport = :{listen_port} and dport = :{client_port} )"],
+        capture_output=True, text=True, check=True).stdout.split()
+    received = [w for w in out if w.startswith("bytes_received:")]
+    if not out or len(received) > 1:
+        return None
+    # A socket that has received nothing prints no bytes_received field.
+    received = int(received[0].split(":")[1]) if received else 0
+    return received - int(out[0])
 
 
 def journal_last_seq_line(state_dir):
@@ -235,20 +228,17 @@ def run_round(args, daemon, rng, next_seq, offset):
         time.sleep(0.01)
     kill_time = time.monotonic()
     daemon.freeze()
-    # Loopback moves what is in flight at once; read until two reads agree.
-    def settled():
-        first = unread_bytes(daemon.port, client_port)
-        time.sleep(0.02)
-        return (first,) if unread_bytes(daemon.port, client_port) == first else None
-    (unread,) = wait_for("the socket queues to settle", settled)
+    read_bytes = daemon_read_bytes(daemon.port, client_port)
+    if read_bytes is None:
+        raise RuntimeError("the daemon's end of the connection is not in `ss`")
     if args.mode == "journal":
         last = journal_last_seq_line(daemon.state)
         accepted = [s for s in sent if s[3] <= last]
-        read = sum(1 for s in sent if s[0] <= stream_bytes - unread)
+        read = sum(1 for s in sent if s[0] <= read_bytes)
         if len(accepted) > read:
             raise RuntimeError("journal holds lines the daemon had not read")
     else:
-        accepted = [s for s in sent if s[0] <= stream_bytes - unread]
+        accepted = [s for s in sent if s[0] <= read_bytes]
     daemon.kill()
     sock.close()
     daemon.start()  # recovery
