@@ -77,6 +77,8 @@ struct WindowMerger::Impl {
     // lines of the group's own token count (a line aligned across a gap is not counted).
     std::vector<SlotStats> slots;
     bool hosts_truncated = false;
+    // The group's words key in `exact` (one of `aliases`), 0 until it has one.
+    std::uint64_t words_key = 0;
     // Of the first line counted in count_since (its summary's id); only lines that have an
     // origin (a Kafka input's) make a group keep one.
     LineOrigin since_origin;
@@ -104,6 +106,9 @@ struct WindowMerger::Impl {
     // In the GroupIndex: not when the first line already had kMaxIndexCandidates SimHash
     // candidates it did not fit (see Open). Retired groups are in none either.
     bool indexed : 1 = false;
+    // Its words key (GroupWordsKey) is in `exact`, as an alias: set when the group takes its
+    // first line, redone when a word position turns wild.
+    bool words_keyed : 1 = false;
     std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
     SampleRecord last;       // the latest line that joined; empty until one does
     std::unique_ptr<GroupExtras> extras;
@@ -194,6 +199,7 @@ struct WindowMerger::Impl {
   // scratch for a sibling's shape key.
   SiblingTable siblings;
   std::vector<std::uint64_t> shape_scratch;
+  std::vector<std::uint64_t> words_scratch;  // LineWordsKey, GroupWordsKey
 
   explicit Impl(MergerOptions o)
       : opt(std::move(o)),
@@ -309,6 +315,33 @@ struct WindowMerger::Impl {
     return merger_detail::Mix(scope ^ 0x6275636b6574ULL, n);
   }
 
+  // The key of a template's words in their places: each plain word's hash, and one
+  // placeholder for every variable token and every wild position. A line fits a group of its
+  // token count only where their words agree (or the group's varied), so a line finds the
+  // group that has its words in the same places by this key in `exact`, however many groups
+  // of its length opened since (the bucket scan reads only the newest). Seeded apart from
+  // the shape keys that share the table.
+  static constexpr std::uint64_t kWordsSeed = 0x776f726473ULL;  // "words"
+  static constexpr std::uint64_t kPlaceholder = 0x2a2a2a2a2a2a2a2aULL;
+  std::uint64_t LineWordsKey(std::uint64_t scope) {
+    words_scratch.resize(line.tokens.size());
+    for (std::size_t i = 0; i < line.tokens.size(); ++i) {
+      words_scratch[i] = line.tokens[i].cls == TokenClass::kWord ? line.hashes[i] : kPlaceholder;
+    }
+    return XXH3_64bits_withSeed(words_scratch.data(), words_scratch.size() * sizeof(std::uint64_t),
+                                scope ^ kWordsSeed);
+  }
+  std::uint64_t GroupWordsKey(const Group& g) {
+    const GroupTokens& t = g.tokens;
+    words_scratch.resize(t.size());
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      words_scratch[i] =
+          t.cls(i) == TokenClass::kWord && !(t.flags(i) & kWild) ? t.hash(i) : kPlaceholder;
+    }
+    return XXH3_64bits_withSeed(words_scratch.data(), words_scratch.size() * sizeof(std::uint64_t),
+                                g.scope ^ kWordsSeed);
+  }
+
   // --- confirmation (pipeline/template_match.h) -------------------------------------------
   MatchTemplate TemplateOf(const Group& g) const { return {g.first.message(), g.tokens}; }
 
@@ -418,6 +451,8 @@ struct WindowMerger::Impl {
   std::uint32_t ScanBucket(std::uint64_t key, std::size_t limit, std::string_view message);
   void FlushAll(EventSink& sink);
   void Reindex(std::uint32_t slot);
+  void KeyWords(std::uint32_t slot);
+  std::uint32_t FindByWords(std::uint64_t scope, std::uint64_t key, std::string_view message);
   void LeaveBucket(std::uint32_t slot);
 
   // --- stream-learned variables (window_merger_siblings.cc) --------------------------------
