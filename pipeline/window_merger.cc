@@ -101,8 +101,9 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   }
   const std::uint64_t fp = fingerprinter.FingerprintFromHashes(line.tokens, line.hashes, {});
   decision.fingerprint = fp;
-  const std::uint64_t words_key = opt.confirm ? LineWordsKey(scope) : 0;
-  if (opt.confirm) exact.Prefetch(words_key);  // read after the SimHash candidates
+  const bool by_words = opt.confirm && WordsKeyed(line.tokens.size()) != 0;
+  const std::uint64_t words_key = by_words ? LineWordsKey(scope) : 0;
+  if (by_words) exact.Prefetch(words_key);  // read after the SimHash candidates
   const std::size_t index_reads = index.FindWithin(scope, fp, candidates, kMaxIndexCandidates);
   crowded = candidates.size() >= kMaxIndexCandidates || index_reads >= CrowdedReads();
   tried.clear();
@@ -123,7 +124,8 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
     }
   }
   if (opt.confirm) {
-    if (const std::uint32_t slot = FindByWords(scope, words_key, r.message); slot != kNil) {
+    if (const std::uint32_t slot = by_words ? FindByWords(scope, words_key, r.message) : kNil;
+        slot != kNil) {
       Decide(MergeDecision::kBucket, slot, fp,
              "group with the line's words in the same places, structure confirmed");
       Join(slot, r, fp, shape, shape_in_table, now, sink);
@@ -256,6 +258,8 @@ void WindowMerger::Impl::KeyWords(std::uint32_t slot) {
   if (x.words_key != 0) {
     exact.EraseIf(x.words_key, slot);
     std::erase(x.aliases, x.words_key);
+  } else {
+    ++WordsKeyed(g.tokens.size());
   }
   exact.Set(key, slot);
   x.aliases.push_back(key);
@@ -390,6 +394,7 @@ void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSi
   exact.EraseIf(g.shape, slot);
   if (g.extras != nullptr) {
     for (std::uint64_t key : g.extras->aliases) exact.EraseIf(key, slot);
+    if (g.extras->words_key != 0) --WordsKeyed(g.tokens.size());
   }
   if (g.indexed) index.Erase(g.scope, g.fingerprint, slot);
   if (!g.retired) LeaveBucket(slot);  // else Retire took it out of its bucket already

@@ -11,6 +11,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <functional>
 #include <memory>
@@ -199,7 +200,6 @@ struct WindowMerger::Impl {
   // scratch for a sibling's shape key.
   SiblingTable siblings;
   std::vector<std::uint64_t> shape_scratch;
-  std::vector<std::uint64_t> words_scratch;  // LineWordsKey, GroupWordsKey
 
   explicit Impl(MergerOptions o)
       : opt(std::move(o)),
@@ -319,27 +319,38 @@ struct WindowMerger::Impl {
   // placeholder for every variable token and every wild position. A line fits a group of its
   // token count only where their words agree (or the group's varied), so a line finds the
   // group that has its words in the same places by this key in `exact`, however many groups
-  // of its length opened since (the bucket scan reads only the newest). Seeded apart from
-  // the shape keys that share the table.
+  // of its length opened since (the bucket scan reads only the newest). A sum of per-position
+  // terms (as the sibling keys), seeded apart from the shape keys that share the table: a
+  // line that opens a group pays a multiply and an add a token.
   static constexpr std::uint64_t kWordsSeed = 0x776f726473ULL;  // "words"
   static constexpr std::uint64_t kPlaceholder = 0x2a2a2a2a2a2a2a2aULL;
-  std::uint64_t LineWordsKey(std::uint64_t scope) {
-    words_scratch.resize(line.tokens.size());
-    for (std::size_t i = 0; i < line.tokens.size(); ++i) {
-      words_scratch[i] = line.tokens[i].cls == TokenClass::kWord ? line.hashes[i] : kPlaceholder;
-    }
-    return XXH3_64bits_withSeed(words_scratch.data(), words_scratch.size() * sizeof(std::uint64_t),
-                                scope ^ kWordsSeed);
+  // Open groups with a words key, by token count (the last counter for all longer ones): a
+  // line of a count no such group has skips the key and its lookup (a flood of lines that
+  // each open a group, with no event of their lengths folding, pays nothing).
+  std::array<std::uint32_t, 64> words_keyed_by_count{};
+  std::uint32_t& WordsKeyed(std::size_t n) {
+    return words_keyed_by_count[std::min(n, words_keyed_by_count.size() - 1)];
   }
-  std::uint64_t GroupWordsKey(const Group& g) {
-    const GroupTokens& t = g.tokens;
-    words_scratch.resize(t.size());
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      words_scratch[i] =
-          t.cls(i) == TokenClass::kWord && !(t.flags(i) & kWild) ? t.hash(i) : kPlaceholder;
+  static std::uint64_t WordsBase(std::uint64_t scope, std::size_t n) {
+    return SiblingKeys::Fmix(scope ^ SiblingKeys::Fmix(n + kWordsSeed));
+  }
+  std::uint64_t LineWordsKey(std::uint64_t scope) const {
+    const std::size_t n = line.tokens.size();
+    std::uint64_t sum = WordsBase(scope, n);
+    for (std::size_t i = 0; i < n; ++i) {
+      sum += SiblingKeys::Term(
+          line.tokens[i].cls == TokenClass::kWord ? line.hashes[i] : kPlaceholder, i);
     }
-    return XXH3_64bits_withSeed(words_scratch.data(), words_scratch.size() * sizeof(std::uint64_t),
-                                g.scope ^ kWordsSeed);
+    return SiblingKeys::Fmix(sum);
+  }
+  static std::uint64_t GroupWordsKey(const Group& g) {
+    const GroupTokens& t = g.tokens;
+    std::uint64_t sum = WordsBase(g.scope, t.size());
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      sum += SiblingKeys::Term(
+          t.cls(i) == TokenClass::kWord && !(t.flags(i) & kWild) ? t.hash(i) : kPlaceholder, i);
+    }
+    return SiblingKeys::Fmix(sum);
   }
 
   // --- confirmation (pipeline/template_match.h) -------------------------------------------
