@@ -1053,7 +1053,7 @@ SQUID = System(
 # enumerated values, so two events). Lines without the header continue a multi-line message,
 # each its own line: a stack frame `at ...` is one event, as `... N more`; an exception line is
 # its type's event (`Caused by:` its own); each JSP source line Jasper echoes (`N: text`) is
-# its text's event, as PyApp's traceback lines.
+# its text's event (its indentation does not count), as PyApp's traceback lines.
 TOMCAT = System(
     r"^\d\d-\w{3}-\d{4} \d\d:\d\d:\d\d\.\d{3} [A-Z]+ \[[^\]]*\] \S+ (?P<content>.*)$",
     continuation=r".",
@@ -1125,7 +1125,7 @@ TOMCAT = System(
         (r"An error occurred at line: \[\d+\] in the jsp file: \[\S+\]",
          "An error occurred at line: [<*>] in the jsp file: [<*>]"),
         (r"Type mismatch: cannot convert from \S+ to \S+", "Type mismatch: cannot convert from <*> to <*>"),
-        (r"\d+: (.*)", lambda m: "<*>: " + m.group(1)),
+        (r"\d+: (.*)", lambda m: "<*>: " + " ".join(m.group(1).split())),
     ])
 
 # HAProxy through rsyslogd: the HTTP log (`client [accept date] frontend backend/server
