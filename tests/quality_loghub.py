@@ -87,9 +87,14 @@ FLOOR_PRECISION_EACH = 0.98
 # `cmd=set`, ...): Redis GA 0.606 -> 1.000 with both scorers, every other system identical
 # (the four sealed ones of unseen4 too). Averages over the nineteen GA 0.7610 / 0.7303, F1
 # 0.9137 / 0.9023. Floors 0.001 below.
+# Then a value right after a value key written the same way on both sides needs the key and
+# one more agreeing word (branch splits, developed on PyApp: `user bob authenticated` /
+# `user alice authenticated`): PyApp GA 0.851 -> 0.990 with both scorers, Chromium recall
+# 0.880 -> 0.881 (precision unchanged), every other system identical. Averages GA 0.7683 /
+# 0.7376, F1 0.9185 / 0.9071. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.943, "GA": 0.760, "F1": 0.912, "reduction": 0.944},
-    "whole line": {"precision": 0.940, "GA": 0.729, "F1": 0.901, "reduction": 0.944},
+    "message": {"precision": 0.943, "GA": 0.767, "F1": 0.917, "reduction": 0.944},
+    "whole line": {"precision": 0.940, "GA": 0.736, "F1": 0.906, "reduction": 0.944},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
