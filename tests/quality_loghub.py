@@ -74,9 +74,14 @@ FLOOR_PRECISION_EACH = 0.98
 # place of words with a value on one side only are another clause (developed on MariaDBError;
 # PostgreSQL 0.988 -> 1.000 and NginxError GA 0.999 -> 1.000 not looked at): averages GA
 # 0.814 / 0.785, precision 1.000 / 0.996, F1 0.953 / 0.939; floors 0.001 below.
+# Then Postfix through rsyslogd, Squid's and HAProxy's access logs and Tomcat's JULI log joined
+# (branch unseen4), sealed: no rule developed on them. Squid's precision is 0.363 and
+# HAProxy's 0.590 (per-system floors below); averages over the nineteen GA 0.7328 / 0.7095,
+# precision 0.9448 / 0.9420, F1 0.9115 / 0.9007, reduction 0.9459 / 0.9451
+# (bench/RESULTS.md). Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.999, "GA": 0.813, "F1": 0.952, "reduction": 0.939},
-    "whole line": {"precision": 0.995, "GA": 0.784, "F1": 0.938, "reduction": 0.938},
+    "message": {"precision": 0.943, "GA": 0.731, "F1": 0.910, "reduction": 0.944},
+    "whole line": {"precision": 0.940, "GA": 0.708, "F1": 0.899, "reduction": 0.944},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
@@ -85,8 +90,10 @@ FLOORS_HELD_OUT = {
 # whole line stays 0.944 (each header is one path-like token that keeps its class, so the
 # name is not alone there); a field's name that never changes then 1.000 / 0.955: the floor is
 # the lower, whole-line figure, 0.001 below.
-FLOOR_PRECISION_HELD_OUT = {"Chromium": 0.954}
-HELD_OUT_SYSTEMS = 15
+# Squid (0.3627 on both inputs) and HAProxy (0.5905), sealed, start far below it: floors 0.001
+# below, to be raised as their over-merges are fixed.
+FLOOR_PRECISION_HELD_OUT = {"Chromium": 0.954, "Squid": 0.361, "HAProxy": 0.589}
+HELD_OUT_SYSTEMS = 19
 
 
 def score(name, scorer, cmd, data, failures, floors_average, floor_each, systems):
