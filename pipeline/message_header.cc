@@ -293,6 +293,19 @@ bool SeparatorFollows(std::string_view line, std::size_t q) {
   return r - q - 1 <= 3 && (r == line.size() || line[r] == ' ');
 }
 
+// Does a bracket open after line[p] and its spaces? (Checked before reading it as a field:
+// most messages do not start with one.)
+bool BracketAt(std::string_view line, std::size_t p) {
+  while (p < line.size() && IsSpace(line[p])) ++p;
+  return p < line.size() && line[p] == '[';
+}
+
+// Is there anything but spaces after line[p]?
+bool TextAfter(std::string_view line, std::size_t p) {
+  while (p < line.size() && IsSpace(line[p])) ++p;
+  return p < line.size();
+}
+
 // Is what follows line[p] (after spaces) a single word?
 bool OneWordAfter(std::string_view line, std::size_t p) {
   while (p < line.size() && IsSpace(line[p])) ++p;
@@ -810,7 +823,8 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
           // word or a component of the message ("[OK]", "[Log partition=t-0]"), when a
           // message follows it.
           for (std::size_t j = i + 1;
-               have(j + 1) && fields[j].kind == Kind::kBracket && IsLabelledValue(fields[j].core());
+               BracketAt(line, body) && have(j) && fields[j].kind == Kind::kBracket &&
+               IsLabelledValue(fields[j].core()) && TextAfter(line, fields[j].end);
                ++j) {
             body = fields[j].end;
           }
@@ -854,10 +868,12 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
                                       : channel_level.empty()   ? 0u
                                                                 : 1u;
           if (names + 1 > allowed || (names == 0 && IsMessageCode(f.core()))) goto done;
-          // Right after a bracketed field (a level, a thread), a word of lower-case letters
-          // is the message's key ("[notice] statement: DROP ..."): a logger there is
-          // capitalised, dotted or carries a pid ("[Note] InnoDB:", "[error] 2108#2108:").
+          // Right after a bracketed level, a word of lower-case letters is the message's key
+          // ("[notice] statement: DROP ..."): a logger there is capitalised, dotted or carries
+          // a pid ("[Note] InnoDB:", "[error] 2108#2108:"). (After a thread, "[main] kernel:",
+          // lower-case loggers are common: Python's "[%(threadName)s] %(name)s:".)
           if (names == 0 && i > 0 && fields[i - 1].bracketed &&
+              fields[i - 1].kind == Kind::kLevel &&
               std::all_of(f.core().begin(), f.core().end(), IsLower)) {
             goto done;
           }
@@ -874,8 +890,9 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
           body = f.end;
           // A stamp of the program's own right after it is the header's too ("kernel: [
           // 12.345678] usb 1-1: ..."), when a message follows it.
-          if (have(i + 2) && fields[i + 1].kind == Kind::kTime && fields[i + 1].bracketed &&
-              fields[i + 1].evidence) {
+          if (BracketAt(line, body) && have(i + 1) && fields[i + 1].kind == Kind::kTime &&
+              fields[i + 1].bracketed && fields[i + 1].evidence &&
+              TextAfter(line, fields[i + 1].end)) {
             body = fields[i + 1].end;
           }
           break;

@@ -123,15 +123,15 @@ TEST(MessageHeaderTest, ApacheAndNginxErrorLogs) {
   // nginx: the pid#tid before the colon; the connection number stays with the message.
   Expect({"2024/05/09 12:34:56 [error] 1234#1234: *5 open() \"/srv/x\" failed (2: No such file)",
           "*5 open() \"/srv/x\" failed (2: No such file)", "error", "1234#1234"});
-  // Right after a bracketed level or thread, a word of lower-case letters before ':' is the
-  // message's key, not a logger: "statement: DROP ..." and "DROP ..." are two events.
+  // Right after a bracketed level, a word of lower-case letters before ':' is the message's
+  // key, not a logger: "statement: DROP ..." and "DROP ..." are two events.
   Expect({"[Sat Nov 28 17:38:55 2026] [notice] statement: DROP TABLE t1;",
           "statement: DROP TABLE t1;", "notice", ""});
-  Expect({"[2026-11-28 17:38:55 +0000] [4120] [INFO] [MainThread] statement: DROP TABLE t1;",
-          "statement: DROP TABLE t1;", "INFO", ""});
-  // A capitalised module is a logger there.
+  // A capitalised module is a logger there, and a lower-case word after a thread is one.
   Expect(
       {"2026-11-28  2:15:09 0 [Note] InnoDB: Using io_uring", "Using io_uring", "Note", "InnoDB"});
+  Expect({"2026-11-28 17:38:55,123 INFO     [MainThread] kernel: AppleThunderboltNHI reset",
+          "AppleThunderboltNHI reset", "INFO", "kernel"});
 }
 
 TEST(MessageHeaderTest, SyslogFiles) {
