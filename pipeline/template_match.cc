@@ -109,6 +109,11 @@ bool NamesField(std::string_view message, const Token& t) {
   return false;
 }
 
+// A word written right after a key's '=' (`cmd=get`): the value of a named field.
+bool FieldValue(std::string_view message, const Token& t) {
+  return t.offset > 0 && message[t.offset - 1] == '=';
+}
+
 // A DNS name: three or more dot-separated labels of letters, digits and '-', the last of
 // lower-case letters (www.example.org, svc.corp.example); it names a host, which varies.
 bool IsDnsWord(std::string_view message, const Token& t) {
@@ -456,7 +461,11 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     const std::uint8_t flags = g.flags(i);
     const auto pos = static_cast<std::uint32_t>(i);
     if (flags & kWild) {
-      if (IsProtected(message, lt)) return Reject(MatchReason::kProtectedWhereVaried, i);
+      // A protected word as a field's value (`cmd=get`) where the field's words already
+      // differed (`cmd=ping`, `cmd=set`) is one more value of that field; where the field
+      // always had one value (`status=ok`) a protected one is still another event.
+      if (IsProtected(message, lt) && !FieldValue(message, lt))
+        return Reject(MatchReason::kProtectedWhereVaried, i);
       marks_.push_back({pos, kVaried});
       continue;
     }

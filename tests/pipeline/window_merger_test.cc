@@ -938,6 +938,42 @@ TEST(WindowMergerTest, AGroupTheBucketScanFindsStaysWithinIt) {
   EXPECT_EQ(h.merger.open_groups(), 1u + 2u * packages.size());
 }
 
+// A line whose masked shape and fingerprint are new to its event (another kind of value in a
+// slot) reaches the event's group by its words in their places, however many groups of its
+// token count opened after the event's: the bucket scan reads only the newest 16. Match still
+// decides: the same words around a digit-bearing word of other letters stay apart.
+TEST(WindowMergerTest, ALineReachesTheGroupWithItsWordsInTheSamePlaces) {
+  MergerOptions options;
+  options.window_us = 3600 * kSec;
+  options.max_distance = 0;  // the SimHash index finds only the same fingerprint
+  options.variable_after_values = 0;
+  Harness h(options);
+  TimeUs t = kT0;
+  h.Add("probe event took 5 ms on en0", ++t);
+  h.Add("probe event took 7 ms on en1", ++t);  // the group has taken a line: its words are keyed
+  ASSERT_EQ(h.merger.open_groups(), 1u);
+  const std::uint64_t probe_group = h.merger.last_decision().group_id;
+  // 20 other events of seven tokens, each its own group (one plain word changed out of a
+  // value context among four agreeing ones never fits).
+  for (int k = 0; k < 20; ++k) {
+    std::string word = "filler";
+    word += static_cast<char>('a' + k);
+    h.Add(word + " check passed after 5 ms today", ++t);
+    h.Add(word + " check passed after 9 ms today", ++t);
+  }
+  ASSERT_EQ(h.merger.open_groups(), 21u);
+  h.Add("probe event took 5.5 ms on en0", ++t);  // a float where the group has an integer
+  EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kBucket);
+  EXPECT_EQ(h.merger.last_decision().group_id, probe_group);
+  EXPECT_EQ(h.merger.open_groups(), 21u);
+  // Same words in the same places, but an interface of other letters: another event.
+  h.Add("probe event took 5 ms on awdl0", ++t);
+  EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kNew);
+  EXPECT_EQ(h.merger.open_groups(), 22u);
+  h.FlushAll();
+  ExpectConsistent(h.sink.Take(), h.added);
+}
+
 // Lines of one long prefix and a unique last word (a plain word: no two fit each other) open a
 // group each, and every group of the cluster lies within SimHash distance of the next line:
 // the groups a line is confirmed against stay bounded however large the cluster grows.
@@ -961,8 +997,9 @@ TEST(WindowMergerTest, AClusterLineConfirmsABoundedNumberOfGroups) {
     most = std::max<std::uint64_t>(most, h.merger.last_decision().candidates);
   }
   EXPECT_EQ(h.merger.open_groups(), 2000u);
-  // The exact shape, 32 SimHash candidates, 16 of the bucket scan, one learned sibling.
-  EXPECT_LE(most, 1u + 32u + 16u + 1u);
+  // The exact shape, 32 SimHash candidates, the group of the line's words, 16 of the bucket
+  // scan, one learned sibling.
+  EXPECT_LE(most, 1u + 32u + 1u + 16u + 1u);
   EXPECT_GE(most, 32u);  // the cluster is dense: the SimHash bound is reached
   // Every open group, in the index or not, still takes its own lines.
   for (std::uint32_t i = 1000; i < 3000; i += 7) {
