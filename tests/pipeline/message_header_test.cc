@@ -266,6 +266,64 @@ TEST(MessageHeaderTest, ANameBeforeAOneWordMessageIsTheMessagesKey) {
           "api-server[26983]"});
 }
 
+TEST(MessageHeaderTest, AVerbosityDigitAfterALevelIsTheLevel) {
+  // Chromium's VLOG(1): pid, tid, time, "VERBOSE1" and caller in one bracket. Read as no header,
+  // the bracket is one path-like token that keeps its class, and two function names written
+  // as the whole message ("MutablePO2TS::MutablePO2TS", "...::~MutablePO2TS") fold beside it.
+  Expect(
+      {"[6113:6113:1128/024738.308296:VERBOSE1:components/signin/internal/identity_manager/"
+       "mutable_profile_oauth2_token_service_delegate.cc:355] MutablePO2TS::MutablePO2TS",
+       "MutablePO2TS::MutablePO2TS", "VERBOSE1",
+       "components/signin/internal/identity_manager/"
+       "mutable_profile_oauth2_token_service_delegate.cc:355"});
+  Expect({"2026-11-28 02:47:38.175 UTC [6113] DEBUG2:  autovacuum: processing database x",
+          "autovacuum: processing database x", "DEBUG2", ""});
+  EXPECT_EQ(LevelSeverity("VERBOSE1"), 7);
+  EXPECT_EQ(LevelSeverity("DEBUG5"), 7);
+  EXPECT_EQ(LevelSeverity("ERROR1"), 3);
+  // The nearest words that are no level: a name in capitals with a digit, two digits.
+  Expect({"[6113:6113:1128/024738.308296:MP3:media/decoder.cc:12] opened", "", "", ""});
+  Expect({"[6113:6113:1128/024738.308296:INFO12:media/decoder.cc:12] opened", "", "", ""});
+  EXPECT_EQ(LevelSeverity("INFO12"), -1);
+  EXPECT_EQ(LevelSeverity("HTTP2"), -1);
+}
+
+TEST(MessageHeaderTest, ANameAfterTheCallerIsTheMessages) {
+  // A header that names its caller ends there: "Class::Method:" after it is the message's
+  // own, else the message is the URL alone and every such line folds into "<*>".
+  Expect(
+      {"[6461:6552:1128/024740.696026:VERBOSE1:net/base/network_delegate.cc:38] "
+       "NetworkDelegate::NotifyBeforeURLRequest: http://127.0.0.1:1/api",
+       "NetworkDelegate::NotifyBeforeURLRequest: http://127.0.0.1:1/api", "VERBOSE1",
+       "net/base/network_delegate.cc:38"});
+  Expect({"2024-05-09 12:34:56 INFO {taskinstance.py:1138} Runner: task started",
+          "Runner: task started", "INFO", "taskinstance.py:1138"});
+  // The nearest header without a caller keeps the name as its logger.
+  Expect({"[6461:6552:1128/024740.696026:INFO] NetworkDelegate: request started", "request started",
+          "INFO", "NetworkDelegate"});
+}
+
+TEST(MessageHeaderTest, NamesBeforeABracketedTimeAreTheHeaders) {
+  // The common log format: a host, an identity and a user (or '-') before the bracketed time.
+  // Kept, the user splits one event in two ("-" and "alice" are tokens of different kinds).
+  Expect(
+      {"127.0.0.1 - - [28/Nov/2026:00:29:11 +0000] \"GET / HTTP/1.1\" 200 230 \"-\" "
+       "\"curl/7.88.1\"",
+       "\"GET / HTTP/1.1\" 200 230 \"-\" \"curl/7.88.1\"", "", ""});
+  Expect({"127.0.0.1 - alice [28/Nov/2026:00:29:11 +0000] \"GET /secret/s.txt HTTP/1.1\" 401 625",
+          "\"GET /secret/s.txt HTTP/1.1\" 401 625", "", ""});
+  Expect({"10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET /a.gif HTTP/1.0\" 200 2326",
+          "\"GET /a.gif HTTP/1.0\" 200 2326", "", ""});
+  // A month's name between date separators is a date in a bracket of time words.
+  Expect({"[09-May-2024 12:34:56.789] Server startup in 1234 ms", "Server startup in 1234 ms", "",
+          ""});
+  // The nearest lines that keep every word: a bracket that is no time after names, four names
+  // before the time, a month's name that is not between separators.
+  Expect({"user alice [admin] logged in", "", "", ""});
+  Expect({"backup of host db1 [28/Nov/2026:00:29:11 +0000] done", "", "", ""});
+  Expect({"10.0.0.1 - - [Nov/2026] \"GET /a.gif HTTP/1.0\" 200 2326", "", "", ""});
+}
+
 TEST(MessageHeaderTest, KeyValueHeaders) {
   // Go's log/slog TextHandler: the message is the value after the time and level fields.
   Expect({"time=2026-11-28T00:16:47.448Z level=INFO msg=\"Deleting block blk_17 file /d/b\"",
@@ -319,7 +377,6 @@ TEST(MessageHeaderTest, KernelMessages) {
 
 TEST(MessageHeaderTest, MessagesWithoutHeaderKeepEveryWord) {
   for (std::string_view line : {
-           "10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET /a.gif HTTP/1.0\" 200 2326",
            "42 files removed",
            "Connection closed by 10.1.2.3 port 22",
            "PacketResponder 1 for block blk_38865049 terminating",

@@ -1292,6 +1292,41 @@ TEST(WindowMergerTest, TheApplicationsOwnHeaderStaysOutOfTheGroup) {
   EXPECT_EQ(h2.sink.Take()[0].json.find("\"level\""), std::string::npos);
 }
 
+// Chromium's VLOG header ("VERBOSE1" and the caller in one bracket) stays out of the group as
+// other levels' do: the same statement folds across pids and times, and two function names
+// written as whole messages stay apart as their bare messages do.
+TEST(WindowMergerTest, AVerboseLevelsHeaderStaysOutOfTheGroup) {
+  const auto chromium = [](std::string_view pid, std::string_view time, std::string_view where,
+                           std::string_view message) {
+    return "[" + std::string(pid) + ":" + std::string(pid) + ":1128/" + std::string(time) +
+           ":VERBOSE1:components/signin/" + std::string(where) + "] " + std::string(message);
+  };
+  EXPECT_EQ(
+      GroupsFor(
+          {chromium("6113", "024738.308296", "delegate.cc:355", "MutablePO2TS::MutablePO2TS"),
+           chromium("6264", "024739.422714", "delegate.cc:355", "MutablePO2TS::MutablePO2TS")}),
+      1u);
+  EXPECT_EQ(
+      GroupsFor(
+          {chromium("6113", "024738.308296", "delegate.cc:355", "MutablePO2TS::MutablePO2TS"),
+           chromium("6113", "024739.053196", "delegate.cc:370", "MutablePO2TS::~MutablePO2TS"),
+           chromium("6113", "024739.057531", "account_reconcilor.cc:151",
+                    "AccountReconcilor::~AccountReconcilor")}),
+      3u);
+}
+
+// An access log's host, identity and user are its header: a request by "alice" folds with the
+// same request by nobody ("-"); another status stays apart.
+TEST(WindowMergerTest, AnAccessLogsUserStaysOutOfTheGroup) {
+  const auto access = [](std::string_view user, std::string_view status) {
+    return "127.0.0.1 - " + std::string(user) +
+           " [28/Nov/2026:00:29:11 +0000] \"GET /secret/s.txt HTTP/1.1\" " + std::string(status) +
+           " 232 \"-\" \"curl/7.88.1\"";
+  };
+  EXPECT_EQ(GroupsFor({access("-", "200"), access("alice", "200"), access("mallory5", "200")}), 1u);
+  EXPECT_EQ(GroupsFor({access("alice", "200"), access("alice", "401")}), 2u);
+}
+
 // The header's words do not count as agreeing words: two messages that differ in two state
 // words stay apart even under a long shared header.
 TEST(WindowMergerTest, HeaderWordsAreNotAgreeingWords) {
