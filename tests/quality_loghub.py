@@ -98,9 +98,15 @@ FLOOR_PRECISION_EACH = 0.98
 # `user alice authenticated`): PyApp GA 0.851 -> 0.990 with both scorers, Chromium recall
 # 0.880 -> 0.881 (precision unchanged), every other system identical. Averages with the
 # whole-line header rules above: GA 0.7683 / 0.7595, F1 0.9185 / 0.9155. Floors 0.001 below.
+# Then a name qualified in three or more dotted parts may hold '_' and still is one kind of
+# value (branch splits, developed on PostgreSQL: `template1.pg_catalog.pg_type` /
+# `...pg_attribute`): PostgreSQL GA 0.896 -> 0.929 with both scorers, Chromium recall 0.881 ->
+# 0.883 (precision unchanged), the given eight (Mac's `_` names of two parts and `:`-joined
+# codes stay apart) and every other system identical. Averages GA 0.7700 / 0.7612, F1 0.9192 /
+# 0.9161. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.943, "GA": 0.767, "F1": 0.917, "reduction": 0.944},
-    "whole line": {"precision": 0.943, "GA": 0.758, "F1": 0.914, "reduction": 0.944},
+    "message": {"precision": 0.943, "GA": 0.769, "F1": 0.918, "reduction": 0.944},
+    "whole line": {"precision": 0.943, "GA": 0.760, "F1": 0.915, "reduction": 0.944},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
