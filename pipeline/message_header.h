@@ -15,6 +15,8 @@ struct MessageHeader {
   std::uint32_t body = 0;
   std::string_view level;   // the level word as written ("INFO", "notice", "W"), or empty
   std::string_view logger;  // the logger, tag or program as written, or empty
+  // The message is a double-quoted value (logfmt's msg="..."), its own quotes escaped (\").
+  bool quoted = false;
 };
 
 // Headers longer than this are not looked for: a header is a short prefix.
@@ -34,11 +36,13 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // the level or carries a pid; not after a caller, which already says where the line comes from), a
 // separator (" - ", " | ", " -- ", " --- "; after the time fields, unless a level or a logger and
 // another separator follow), a level mark alone after the time fields ("*",
-// "#", Redis), a bracketed field after a logger, a component in its own column after the level, or
-// else at the first plain word that follows the time and level fields. Time fields followed by
-// fields joined by '|' without spaces end at the first field holding a space. Leading key=value
-// fields (logfmt) whose values are a time, a level or a caller end at the next field's value,
-// the message. Anything that does not fit leaves the line without a header.
+// "#", Redis), a level ending with ':' (or, when a program with its pid follows it, the next
+// name ending with ':': "INFO: app/4752 on vm:", bunyan), a bracketed field after a logger, a
+// component in its own column after the level, or else at the first plain word that follows the
+// time and level fields. Time fields followed by fields joined by '|' without spaces end at the
+// first field holding a space. Leading key=value fields (logfmt) whose values are a time, a level
+// or a caller end at the next field's value, the message. Anything that does not fit leaves the
+// line without a header.
 MessageHeader ParseMessageHeader(std::string_view line);
 
 // HeaderLearner: each scope's header, learned from its own lines. The rule, for any log: the
