@@ -189,6 +189,15 @@ bool IsLevelLetter(char c) { return std::string_view("VDIWEFA").find(c) != std::
 
 bool IsLevelMark(char c) { return c == '*' || c == '#' || c == '.'; }
 
+// "instance: 7d52e499-4284": a lower-case label, ": " and a value holding a digit.
+bool IsLabelledValue(std::string_view w) {
+  std::size_t i = 0;
+  while (i < w.size() && (IsLower(w[i]) || w[i] == '_')) ++i;
+  if (i == 0 || i + 2 >= w.size() || w[i] != ':' || w[i + 1] != ' ') return false;
+  const std::string_view value = w.substr(i + 2);
+  return std::any_of(value.begin(), value.end(), IsDigit);
+}
+
 bool AllDigits(std::string_view w) {
   return !w.empty() && std::all_of(w.begin(), w.end(), IsDigit);
 }
@@ -326,6 +335,19 @@ bool SeparatorFollows(std::string_view line, std::size_t q) {
   if (c != '-' && c != '|') return false;
   while (r < line.size() && line[r] == c) ++r;
   return r - q - 1 <= 3 && (r == line.size() || line[r] == ' ');
+}
+
+// Does a bracket open after line[p] and its spaces? (Checked before reading it as a field:
+// most messages do not start with one.)
+bool BracketAt(std::string_view line, std::size_t p) {
+  while (p < line.size() && IsSpace(line[p])) ++p;
+  return p < line.size() && line[p] == '[';
+}
+
+// Is there anything but spaces after line[p]?
+bool TextAfter(std::string_view line, std::size_t p) {
+  while (p < line.size() && IsSpace(line[p])) ++p;
+  return p < line.size();
 }
 
 // Is what follows line[p] (after spaces) a single word?
@@ -869,6 +891,15 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
         if (names == 1) {  // "nova.compute.manager [req-...]": a logger and its context
           h.logger = fields[first_name].core();
           body = f.end;
+          // More context may follow it: a labelled value ("[instance: 7d52...]"), not a
+          // word or a component of the message ("[OK]", "[Log partition=t-0]"), when a
+          // message follows it.
+          for (std::size_t j = i + 1;
+               BracketAt(line, body) && have(j) && fields[j].kind == Kind::kBracket &&
+               IsLabelledValue(fields[j].core()) && TextAfter(line, fields[j].end);
+               ++j) {
+            body = fields[j].end;
+          }
           break;
         }
         if (names > 1 || !evidence) goto done;
@@ -913,6 +944,15 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
           // a name is the message's own ("NetworkDelegate::NotifyBeforeURLRequest: <url>"):
           // the caller already says where the line comes from.
           if (!source.empty()) goto done;
+          // Right after a bracketed level, a word of lower-case letters is the message's key
+          // ("[notice] statement: DROP ..."): a logger there is capitalised, dotted or carries
+          // a pid ("[Note] InnoDB:", "[error] 2108#2108:"). (After a thread, "[main] kernel:",
+          // lower-case loggers are common: Python's "[%(threadName)s] %(name)s:".)
+          if (names == 0 && i > 0 && fields[i - 1].bracketed &&
+              fields[i - 1].kind == Kind::kLevel &&
+              std::all_of(f.core().begin(), f.core().end(), IsLower)) {
+            goto done;
+          }
           // A message of one word after it ("frame: 0x2044", "button report: 0x80"): the
           // name is the message's key, not a logger, else every such line folds into "<*>";
           // unless it stands right after the level, the tag's own column ("D Tag: word"), or
@@ -924,6 +964,13 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
           if (h.level.empty()) h.level = channel_level;
           h.logger = f.core();
           body = f.end;
+          // A stamp of the program's own right after it is the header's too ("kernel: [
+          // 12.345678] usb 1-1: ..."), when a message follows it.
+          if (BracketAt(line, body) && have(i + 1) && fields[i + 1].kind == Kind::kTime &&
+              fields[i + 1].bracketed && fields[i + 1].evidence &&
+              TextAfter(line, fields[i + 1].end)) {
+            body = fields[i + 1].end;
+          }
           break;
         }
         // A mark alone right after the time fields is the level as some programs write it
@@ -1019,8 +1066,11 @@ MessageHeader HeaderLearner::Peek(std::uint64_t scope, std::string_view line) co
 MessageHeader HeaderLearner::Decide(const Entry& e, std::uint64_t scope, std::string_view line,
                                     const MessageHeader& h, bool sure, std::uint64_t shape) {
   if (e.scope != scope || e.shape == 0 || e.confirm < kConfirmed) return h;
-  // (A sure level-less header's shape is not taken when the scope's has no level either.)
-  if (sure && (!h.level.empty() || shape == e.shape || shape == 0)) return h;
+  // A sure level-less header's shape is not taken when the scope's has no level either,
+  // whether or not this line voted (a voting line's shape is known, another's is not: two
+  // programs' headers of one scope, "sshd[1]:" and "kernel: [  1.5]", would each alternate).
+  const bool shape_has_level = ((e.shape >> kLevelShift) & 31) != 0;
+  if (sure && (!h.level.empty() || !shape_has_level || shape == e.shape || shape == 0)) return h;
   // The grammar found no header, guessed, or found one without a level: the scope's
   // confirmed shape where it fits (a level word the grammar does not know in the level's
   // place); else the grammar's answer. A guess stays a guess where the shape does not fit:

@@ -93,9 +93,14 @@ FLOOR_PRECISION_EACH = 0.98
 # 0.955 -> 1.000 and ApacheAccess GA 0.607 -> 1.000, each now as its message column; every
 # other system identical. Whole-line averages over the nineteen GA 0.7521, precision 0.9443,
 # F1 0.9107, reduction 0.9454; floors 0.001 below.
+# Then a value right after a value key written the same way on both sides needs the key and
+# one more agreeing word (branch splits, developed on PyApp: `user bob authenticated` /
+# `user alice authenticated`): PyApp GA 0.851 -> 0.990 with both scorers, Chromium recall
+# 0.880 -> 0.881 (precision unchanged), every other system identical. Averages with the
+# whole-line header rules above: GA 0.7683 / 0.7595, F1 0.9185 / 0.9155. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.943, "GA": 0.760, "F1": 0.912, "reduction": 0.944},
-    "whole line": {"precision": 0.943, "GA": 0.751, "F1": 0.909, "reduction": 0.944},
+    "message": {"precision": 0.943, "GA": 0.767, "F1": 0.917, "reduction": 0.944},
+    "whole line": {"precision": 0.943, "GA": 0.758, "F1": 0.914, "reduction": 0.944},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements

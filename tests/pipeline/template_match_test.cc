@@ -201,9 +201,25 @@ TEST_F(TemplateMatchTest, ProtectedWordAsAVariedFieldsValueFits) {
   EXPECT_EQ(bare.position, 8u);
 }
 
+// A changed word right after a value key that both sides write the same way needs, besides
+// the key, one more agreeing word (a short line: `user bob authenticated`); after a key
+// written otherwise (`address:` / `address space`) it needs two, as any changed word.
+TEST_F(TemplateMatchTest, AValueKeysValueNeedsOneMoreAgreeingWord) {
+  SetTemplate("user bob authenticated");
+  EXPECT_TRUE(Match("user alice authenticated").accepted);
+  SetTemplate("user bob");
+  const MatchResult alone = Match("user alice");
+  EXPECT_FALSE(alone.accepted);
+  EXPECT_EQ(alone.reason, MatchReason::kTooFewAgreeingWords);
+  SetTemplate("instruction address: 0x00004ed8");
+  const MatchResult other_gap = Match("instruction address space");
+  EXPECT_FALSE(other_gap.accepted);
+  EXPECT_EQ(other_gap.reason, MatchReason::kTooFewAgreeingWords);
+}
+
 TEST_F(TemplateMatchTest, TooFewAgreeingWords) {
   SetTemplate("user alice host web1");
-  // Two changed values need five agreeing words; two agree.
+  // Two changed values, each right after its key, need three agreeing words; two agree.
   const MatchResult r = Match("user bob host db");
   EXPECT_FALSE(r.accepted);
   EXPECT_EQ(r.reason, MatchReason::kTooFewAgreeingWords);

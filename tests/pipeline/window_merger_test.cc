@@ -827,14 +827,17 @@ TEST(WindowMergerTest, LastDecisionExplainsThePath) {
 }
 
 // The counts a candidate is ruled out by before the full confirmation, at their limits: two
-// changed words need five agreeing ones; three never merge; lines of different length need two
-// aligned words.
+// changed words need five agreeing ones, or three when each is the value of a value key
+// (user, host) that both lines write the same way; three never merge; lines of different
+// length need two aligned words.
 TEST(WindowMergerTest, ConfirmationLimitsOnChangedAndAlignedWords) {
-  EXPECT_EQ(GroupsFor({"relay session now user=alice host=alpha",
-                       "relay session now user=bob host=beta"}),
+  EXPECT_EQ(GroupsFor({"relay session now owner=alice zone=alpha",
+                       "relay session now owner=bob zone=beta"}),
             1u);
-  EXPECT_EQ(GroupsFor({"relay session user=alice host=alpha", "relay session user=bob host=beta"}),
-            2u);
+  EXPECT_EQ(
+      GroupsFor({"relay session owner=alice zone=alpha", "relay session owner=bob zone=beta"}), 2u);
+  EXPECT_EQ(GroupsFor({"relay user=alice host=alpha", "relay user=bob host=beta"}), 1u);
+  EXPECT_EQ(GroupsFor({"user=alice host=alpha", "user=bob host=beta"}), 2u);
   EXPECT_EQ(GroupsFor({"relay session now then user=alice host=alpha peer=gamma",
                        "relay session now then user=bob host=beta peer=delta"}),
             2u);
