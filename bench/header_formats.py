@@ -24,7 +24,8 @@ not failed.
 
 Usage: header_formats.py --logfold build/logfold [--shared DIR] [--out DIR] [--formats a,b]
        [--short] [--json FILE]
---short: the Python formats only, the first 400 lines of each system (a quick check).
+--short: the formats Python writes (its logging library's and those written here), the first
+400 lines of each system (a quick check).
 --check: exit 1 when a format's whole lines score below the bare messages (average GA by more
 than 0.01, average precision by more than 0.005); exit 77 when ../shared's scorers are absent
 (CTest `header_formats_short` runs `--short --check`).
@@ -556,7 +557,7 @@ def main():
     if not os.path.isfile(os.path.join(a.shared, "eval", "score_wholeline.py")):
         print("SKIP: no scorers under %s" % a.shared)
         return 77
-    formats = list(PY_FORMATS) if a.short else a.formats.split(",")
+    formats = list(PY_FORMATS) + WRITTEN_FORMATS if a.short else a.formats.split(",")
     limit = 400 if a.short else a.limit
     os.makedirs(a.out, exist_ok=True)
     work = os.path.join(a.out, "work")

@@ -109,6 +109,11 @@ bool NamesField(std::string_view message, const Token& t) {
   return false;
 }
 
+// A word written right after a key's '=' (`cmd=get`): the value of a named field.
+bool FieldValue(std::string_view message, const Token& t) {
+  return t.offset > 0 && message[t.offset - 1] == '=';
+}
+
 // A DNS name: three or more dot-separated labels of letters, digits and '-', the last of
 // lower-case letters (www.example.org, svc.corp.example); it names a host, which varies.
 bool IsDnsWord(std::string_view message, const Token& t) {
@@ -132,9 +137,12 @@ bool IsDnsWord(std::string_view message, const Token& t) {
 
 bool IsNumber(TokenClass cls) { return cls == TokenClass::kInteger || cls == TokenClass::kFloat; }
 
-// A differing word is taken as a variable only with enough agreeing words around it.
-bool Enough(int anchors, int word_diffs) {
-  return word_diffs == 0 || (anchors >= 2 * word_diffs + 1 && word_diffs <= 2);
+// A differing word is taken as a variable only with enough agreeing words around it: two more
+// than twice the changes, or, for a change right after an agreeing value key (`user bob` /
+// `user alice`), which is itself one of them, one more.
+bool Enough(int anchors, int word_diffs, int keyed_diffs) {
+  const int free_diffs = word_diffs - keyed_diffs;
+  return word_diffs == 0 || (anchors >= 2 * free_diffs + keyed_diffs + 1 && word_diffs <= 2);
 }
 
 // Do two list elements begin alike: both with a digit or a sign, both with a letter, or with
@@ -448,7 +456,7 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   if (g.size() != n) return MatchAligned(line, tmpl);
   const std::string_view message = line.message;
   const std::string_view gmsg = tmpl.message;
-  int word_diffs = 0, anchors = 0, words_out_of_context = 0, kept = 0;
+  int word_diffs = 0, keyed_diffs = 0, anchors = 0, words_out_of_context = 0, kept = 0;
   std::size_t out_of_context_at = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const Token& lt = line.tokens[i];
@@ -456,7 +464,11 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     const std::uint8_t flags = g.flags(i);
     const auto pos = static_cast<std::uint32_t>(i);
     if (flags & kWild) {
-      if (IsProtected(message, lt)) return Reject(MatchReason::kProtectedWhereVaried, i);
+      // A protected word as a field's value (`cmd=get`) where the field's words already
+      // differed (`cmd=ping`, `cmd=set`) is one more value of that field; where the field
+      // always had one value (`status=ok`) a protected one is still another event.
+      if (IsProtected(message, lt) && !FieldValue(message, lt))
+        return Reject(MatchReason::kProtectedWhereVaried, i);
       marks_.push_back({pos, kVaried});
       continue;
     }
@@ -504,17 +516,36 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       ++words_out_of_context;
     }
     ++word_diffs;
+    if (KeyedByAgreeingWord(line, tmpl, i)) ++keyed_diffs;
   }
   // A word changed outside a value context is accepted only alone, in a long line whose
   // other words all agree.
   if (words_out_of_context > 0 && (words_out_of_context > 1 || anchors < kAnchorsForBareWord)) {
     return Reject(MatchReason::kWordOutOfContextUnsupported, out_of_context_at);
   }
-  if (!Enough(anchors, word_diffs)) return Reject(MatchReason::kTooFewAgreeingWords);
+  if (!Enough(anchors, word_diffs, keyed_diffs)) return Reject(MatchReason::kTooFewAgreeingWords);
   // A variable needs something fixed beside it: where every token would vary (a message that
   // is one name, `A::A` / `A::~A` / `B::~B`), nothing says the lines are one event.
   if (kept == 0 && n > 0) return Reject(MatchReason::kNothingKept);
   return {true, MatchReason::kFits, MatchResult::kNoPosition};
+}
+
+// Is line token i (a changed word) the value of a value key that both sides have right before
+// it, written the same way (`user bob` / `user alice`; not `address: 0x1` / `address space`)?
+bool TemplateMatcher::KeyedByAgreeingWord(const MatchLine& line, const MatchTemplate& tmpl,
+                                          std::size_t i) const {
+  const GroupTokens& g = tmpl.tokens;
+  if (i == 0 || (g.flags(i - 1) & kWild) || line.hashes[i - 1] != g.hash(i - 1)) return false;
+  const Token& key = line.tokens[i - 1];
+  if (key.cls != TokenClass::kWord ||
+      !value_keys_.Contains(line.message.substr(key.offset, key.length))) {
+    return false;
+  }
+  const auto gap = [](std::string_view message, Token before, Token after) {
+    const std::size_t end = before.offset + before.length;
+    return message.substr(end, after.offset - end);
+  };
+  return gap(line.message, key, line.tokens[i]) == gap(tmpl.message, g.token(i - 1), g.token(i));
 }
 
 bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) const {
@@ -524,7 +555,8 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
   if (m == n) {
     // Match: a non-wild position whose hashes differ with a plain word on either side is a
     // rejection or a changed word. It accepts at most 2 changed words, and then only with
-    // 2 x changed + 1 agreeing ones (non-wild positions with the same word).
+    // changed + 1 agreeing ones (non-wild positions with the same word) at least: that many
+    // when each change is a value key's value, 2 x changed + 1 otherwise.
     int changed = 0, agreeing = 0;
     for (std::size_t i = 0; i < n; ++i) {
       if (g.flags(i) & kWild) continue;
@@ -534,7 +566,7 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
         if (++changed > 2) return true;
       }
     }
-    return changed > 0 && agreeing < 2 * changed + 1;
+    return changed > 0 && agreeing < changed + 1;
   }
   if (m == 0 || n == 0 || (m > n ? m - n : n - m) > kMaxTokenCountChange) return false;
   // MatchAligned needs two aligned words: each a line word whose hash some non-wild template

@@ -143,7 +143,7 @@ class RuledOutDigest {
     const std::uint64_t changed = known & differs & (digest | line_);
     const std::uint64_t agreeing = known & ~differs & line_;
     const int c = Count(changed), a = words_past_ + Count(agreeing);
-    return c > 2 || (c > 0 && a < 2 * c + 1);
+    return c > 2 || (c > 0 && a < c + 1);
   }
 
  private:
@@ -254,6 +254,7 @@ class TemplateMatcher {
  private:
   MatchResult MatchAligned(const MatchLine& line, const MatchTemplate& tmpl);
   bool InValueContext(const MatchLine& line, std::size_t i) const;
+  bool KeyedByAgreeingWord(const MatchLine& line, const MatchTemplate& tmpl, std::size_t i) const;
   bool IsProtected(std::string_view message, const Token& t) const {
     return t.cls == TokenClass::kWord && IsProtectedWord(message.substr(t.offset, t.length));
   }

@@ -176,9 +176,50 @@ TEST_F(TemplateMatchTest, ProtectedWordWhereTheGroupVariedRejects) {
   EXPECT_EQ(r.position, 4u);
 }
 
+// A protected word as a field's value (right after '=') where the field's words already
+// differed is one more value of it (redis's client dump: cmd=ping, cmd=set, then cmd=get);
+// where the field kept one value, or without the '=', it is still another event.
+TEST_F(TemplateMatchTest, ProtectedWordAsAVariedFieldsValueFits) {
+  SetTemplate("Client closed connection id=3 flags=N cmd=ping user=default");
+  // cmd= (token 8 after "Client closed connection id 3 flags N cmd") took other words.
+  ASSERT_EQ(template_line_.tokens.size(), 11u);
+  template_.AddFlags(8, kWild | kVaried);
+  EXPECT_TRUE(Match("Client closed connection id=9 flags=N cmd=get user=default").accepted);
+  EXPECT_TRUE(Match("Client closed connection id=9 flags=N cmd=debug user=default").accepted);
+  // The field that never varied keeps its value: flags=N is no <*>.
+  const MatchResult kept =
+      Match("Client closed connection id=9 flags=failed cmd=ping user=default");
+  EXPECT_FALSE(kept.accepted);
+  EXPECT_EQ(kept.reason, MatchReason::kProtectedWordDiffers);
+  EXPECT_EQ(kept.position, 6u);
+  // Not a field's value: a protected word where the group varied still rejects.
+  SetTemplate("Client closed connection id=3 flags=N cmd ping user=default");
+  template_.AddFlags(8, kWild | kVaried);
+  const MatchResult bare = Match("Client closed connection id=3 flags=N cmd get user=default");
+  EXPECT_FALSE(bare.accepted);
+  EXPECT_EQ(bare.reason, MatchReason::kProtectedWhereVaried);
+  EXPECT_EQ(bare.position, 8u);
+}
+
+// A changed word right after a value key that both sides write the same way needs, besides
+// the key, one more agreeing word (a short line: `user bob authenticated`); after a key
+// written otherwise (`address:` / `address space`) it needs two, as any changed word.
+TEST_F(TemplateMatchTest, AValueKeysValueNeedsOneMoreAgreeingWord) {
+  SetTemplate("user bob authenticated");
+  EXPECT_TRUE(Match("user alice authenticated").accepted);
+  SetTemplate("user bob");
+  const MatchResult alone = Match("user alice");
+  EXPECT_FALSE(alone.accepted);
+  EXPECT_EQ(alone.reason, MatchReason::kTooFewAgreeingWords);
+  SetTemplate("instruction address: 0x00004ed8");
+  const MatchResult other_gap = Match("instruction address space");
+  EXPECT_FALSE(other_gap.accepted);
+  EXPECT_EQ(other_gap.reason, MatchReason::kTooFewAgreeingWords);
+}
+
 TEST_F(TemplateMatchTest, TooFewAgreeingWords) {
   SetTemplate("user alice host web1");
-  // Two changed values need five agreeing words; two agree.
+  // Two changed values, each right after its key, need three agreeing words; two agree.
   const MatchResult r = Match("user bob host db");
   EXPECT_FALSE(r.accepted);
   EXPECT_EQ(r.reason, MatchReason::kTooFewAgreeingWords);
