@@ -222,6 +222,18 @@ bool IsSourceLocation(std::string_view w) {
   return !ext.empty() && ext.size() <= 5 && std::all_of(ext.begin(), ext.end(), IsLower);
 }
 
+// "app/4752", "sshd[12]": a program and its pid.
+bool CarriesPid(std::string_view w) {
+  const std::size_t sep = w.find_first_of("/[");
+  if (sep == std::string_view::npos || sep == 0 || !(IsLower(w[0]) || IsUpper(w[0]))) return false;
+  std::string_view pid = w.substr(sep + 1);
+  if (w[sep] == '[') {
+    if (pid.empty() || pid.back() != ']') return false;
+    pid.remove_suffix(1);
+  }
+  return AllDigits(pid);
+}
+
 // "AH00124", "ORA01555": a message code (capitals then digits) names the message, not a logger.
 bool IsMessageCode(std::string_view w) {
   std::size_t i = 0;
@@ -606,6 +618,7 @@ bool ParseKeyValueHeader(std::string_view line, MessageHeader& h) {
         const std::size_t body = v + (quoted ? 1 : 0);
         if (body >= line.size() || IsSpace(line[body])) return false;
         h.body = static_cast<std::uint32_t>(body);
+        h.quoted = quoted;
         return true;
       }
     }
@@ -850,7 +863,22 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
         h.level = f.core();
         if (f.caller_size != 0 && source.empty()) source = {f.caller_data, f.caller_size};
         fixed_end = f.end, last_fixed = f.kind;
-        if (f.colon) body = f.end;
+        if (f.colon) {
+          body = f.end;
+          // A program with its pid after the level, up to the next name with ':', is the
+          // header's ("INFO: app/4752 on vm: msg", bunyan's CLI).
+          if (have(i + 1) && fields[i + 1].kind == Kind::kName &&
+              CarriesPid(fields[i + 1].core())) {
+            for (std::size_t k = i + 1; k <= i + 3 && have(k) && fields[k].kind == Kind::kName;
+                 ++k) {
+              if (fields[k].colon) {
+                h.logger = fields[i + 1].core();
+                body = fields[k].end;
+                break;
+              }
+            }
+          }
+        }
         break;
       case Kind::kSource:  // the caller after the time or level: part of the header
         if (names > 0 || !source.empty()) goto done;

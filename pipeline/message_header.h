@@ -15,6 +15,8 @@ struct MessageHeader {
   std::uint32_t body = 0;
   std::string_view level;   // the level word as written ("INFO", "notice", "W"), or empty
   std::string_view logger;  // the logger, tag or program as written, or empty
+  // The message is a double-quoted value (logfmt's msg="..."), its own quotes escaped (\").
+  bool quoted = false;
 };
 
 // Headers longer than this are not looked for: a header is a short prefix.
@@ -36,7 +38,9 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // statement: ..."), and then past a bracketed stamp of the program's own ("kernel: [
 // 12.345678]"); or at a separator (" - ", " | ", " -- ", " --- "; after the time fields,
 // unless a level or a logger and another separator follow), a level mark alone after the time
-// fields ("*", "#", Redis), a bracketed field after a logger (and the labelled values in
+// fields ("*", "#", Redis), a level ending with ':' (or, when a program with its pid follows
+// it, the next name ending with ':': "INFO: app/4752 on vm:", bunyan), a bracketed field after a
+// logger (and the labelled values in
 // brackets after it: "[instance: 7d52...]"), a component in its own column after the level,
 // or else at the first plain word that follows the time and level fields. Time fields followed
 // by fields joined by '|' without spaces end at the first field holding a space. Leading

@@ -223,10 +223,12 @@ bool EscapedQuote(std::string_view message, std::size_t p) {
   return backslashes % 2 == 1;
 }
 
-// The first unescaped double quote at or after `from`, or npos.
-std::size_t NextQuote(std::string_view message, std::size_t from) {
+// The first double quote at or after `from` that is escaped (`escaped`) or not, or npos.
+std::size_t NextQuote(std::string_view message, std::size_t from, bool escaped) {
   std::size_t p = message.find('"', from);
-  while (p != std::string_view::npos && EscapedQuote(message, p)) p = message.find('"', p + 1);
+  while (p != std::string_view::npos && EscapedQuote(message, p) != escaped) {
+    p = message.find('"', p + 1);
+  }
   return p;
 }
 
@@ -238,14 +240,18 @@ std::size_t NextQuote(std::string_view message, std::size_t from) {
 // stays a token of its own: it may be an action ("GET" vs "DELETE"). A text holding a protected
 // word keeps its tokens, and a quoted text that is the whole message is left alone (the text is
 // then the event). Single quotes pair nothing: a single quote is also an apostrophe in free text.
+// A message written as a quoted value (`msg="..."`, `quoted`) pairs its escaped quotes (`\"`)
+// instead, and ends at its closing quote.
 void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message, std::size_t body,
-                        std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
-  std::size_t open = NextQuote(message, body);
+                        bool quoted, std::vector<Token>& tokens,
+                        std::vector<std::uint64_t>& hashes) {
+  std::size_t open = NextQuote(message, body, quoted);
   if (open == std::string_view::npos) return;
   const std::size_t n = tokens.size();
   std::size_t read = 0, kept = 0;  // tokens [read, n) are yet to be moved to [kept, ...)
   const auto blank = [](char c) { return c == ' ' || c == '\t'; };
   std::size_t lead = body, tail = message.size();  // the message without its outer blanks
+  if (quoted && message.back() == '"' && !EscapedQuote(message, tail - 1)) --tail;
   while (lead < tail && blank(message[lead])) ++lead;
   while (tail > lead && blank(message[tail - 1])) --tail;
   auto keep_until = [&](std::size_t end) {
@@ -259,10 +265,10 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
                                               : std::string_view();
   };
   while (open != std::string_view::npos) {
-    const std::size_t close = NextQuote(message, open + 1);
-    if (close == std::string_view::npos) break;
-    if (open == lead && close + 1 == tail) break;  // the whole message
-    std::size_t first = read;                      // the tokens inside the pair: [first, end)
+    const std::size_t close = NextQuote(message, open + 1, quoted);
+    if (close == std::string_view::npos || close >= tail) break;
+    if (open == lead + (quoted ? 1 : 0) && close + 1 == tail) break;  // the whole message
+    std::size_t first = read;  // the tokens inside the pair: [first, end)
     while (first < n && tokens[first].offset <= open) ++first;
     std::size_t end = first;
     while (end < n && tokens[end].offset < close) ++end;
@@ -282,7 +288,7 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
       tokens[kept - 1].length = last.offset + last.length - tokens[kept - 1].offset;
       read = end;
     }
-    open = NextQuote(message, close + 1);
+    open = NextQuote(message, close + 1, quoted);
   }
   if (kept == read) return;  // nothing collapsed
   keep_until(n);
@@ -311,7 +317,7 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
     for (Token& t : tokens) t.offset += out.header.body;
   }
   Fingerprinter::TokenHashes(message, tokens, hashes);
-  CollapseQuotedText(matcher, message, out.header.body, tokens, hashes);
+  CollapseQuotedText(matcher, message, out.header.body, out.header.quoted, tokens, hashes);
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
   // however long it is: consecutive variable tokens of the same masked shape that begin alike
   // (a digit or sign, a letter, or the same other byte), separated only by spaces or commas,

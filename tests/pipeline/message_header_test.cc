@@ -303,6 +303,20 @@ TEST(MessageHeaderTest, ANameAfterTheCallerIsTheMessages) {
           "INFO", "NetworkDelegate"});
 }
 
+TEST(MessageHeaderTest, AProgramWithItsPidAfterTheLevelIsTheHeaders) {
+  // bunyan's CLI: the level, then the program with its pid and the host up to their ':'. Left
+  // in the message, "app/4752" is a variable before every message and one-word messages fold.
+  Expect({"[2026-11-28T00:16:47.448Z]  INFO: app/29040 on vm: PacketResponder 1 terminating",
+          "PacketResponder 1 terminating", "INFO", "app/29040"});
+  Expect({"[2026-11-28T01:14:45.038Z]  WARN: app/2339 on vm: VariationsSeedUsage:2",
+          "VariationsSeedUsage:2", "WARN", "app/2339"});
+  // The nearest lines that keep those words: no pid, no ':' within three names.
+  Expect({"[2026-11-28T00:16:47.448Z]  INFO: app/main on vm: PacketResponder 1 terminating",
+          "app/main on vm: PacketResponder 1 terminating", "INFO", ""});
+  Expect({"[2026-11-28T00:16:47.448Z]  INFO: app/29040 started in 3 ms",
+          "app/29040 started in 3 ms", "INFO", ""});
+}
+
 TEST(MessageHeaderTest, NamesBeforeABracketedTimeAreTheHeaders) {
   // The common log format: a host, an identity and a user (or '-') before the bracketed time.
   // Kept, the user splits one event in two ("-" and "alice" are tokens of different kinds).
@@ -334,6 +348,11 @@ TEST(MessageHeaderTest, KeyValueHeaders) {
           "disk full\" dev=sda", "error", ""});
   Expect({"ts=2026-11-28T00:16:47.448Z caller=main.go:42 level=info msg=\"listening\"",
           "listening\"", "info", "main.go:42"});
+  // A quoted message says so: its own quotes are escaped (msg="\"GET / HTTP/1.1\" 200").
+  EXPECT_TRUE(
+      ParseMessageHeader("time=2026-11-28T00:16:47.448Z level=INFO msg=\"disk full\"").quoted);
+  EXPECT_FALSE(ParseMessageHeader("time=2026-11-28T00:16:47.448Z level=WARN msg=started").quoted);
+  EXPECT_FALSE(ParseMessageHeader("2026-11-28 00:16:47 INFO \"quoted\" words").quoted);
   // The nearest lines that are no header: key=value pairs without a time or a level, a
   // number that is no time, a message that only starts with a key.
   Expect({"user=alice action=login result=ok", "", "", ""});

@@ -457,7 +457,8 @@ TEST_F(TemplateMatchTest, QuotedTextsOfRandomLinesKeepTheTokensSound) {
                                            "error", "3",  "\"-\"", "(",   "word", "'", "\"\""};
   std::mt19937 rng(7);
   for (int round = 0; round < 3000; ++round) {
-    std::string m;
+    // Every other line is a message written as a quoted value (its escaped quotes pair).
+    std::string m = round % 2 == 0 ? "" : "time=2026-11-28T00:13:49.012Z level=INFO msg=\"";
     const int n = 1 + static_cast<int>(rng() % 14);
     for (int k = 0; k < n; ++k) m += pieces[rng() % pieces.size()];
     PreparedLine p;
@@ -472,6 +473,31 @@ TEST_F(TemplateMatchTest, QuotedTextsOfRandomLinesKeepTheTokensSound) {
     SetTemplate(m);
     EXPECT_TRUE(Match(m).accepted) << m;
   }
+}
+
+// A message written as a quoted value after its header (Go's log/slog) pairs its escaped
+// quotes as a bare message pairs its quotes, and its closing quote ends it.
+TEST_F(TemplateMatchTest, EscapedQuotesOfAQuotedMessagePair) {
+  PreparedLine a, b;
+  const std::string ma =
+      "time=2026-11-28T00:13:49.012Z level=DEBUG msg=\"\\\"GET /static/page2.html HTTP/1.1\\\" "
+      "200 7 \\\"-\\\" \\\"Wget/1.21.3\\\"\"";
+  const std::string mb =
+      "time=2026-11-28T00:13:50.619Z level=DEBUG msg=\"\\\"GET /search?q=a&b=2 HTTP/1.1\\\" 200 6 "
+      "\\\"http://example.com/from/1\\\" \\\"Mozilla/5.0 (X11; Linux x86_64) Firefox/115.0\\\"\"";
+  PrepareLine(tokenizer_, matcher_, true, ma, a);
+  PrepareLine(tokenizer_, matcher_, true, mb, b);
+  ASSERT_TRUE(a.header.quoted);
+  ASSERT_EQ(a.tokens.size(), b.tokens.size());
+  // The request target and the user agent are one slot each, of one class.
+  EXPECT_EQ(b.hashes[2], a.hashes[2]);
+  EXPECT_EQ(b.hashes.back(), a.hashes.back());
+  SetTemplate(ma);
+  EXPECT_TRUE(Match(mb).accepted);
+  // The nearest line that must not fold: another method heads the request.
+  EXPECT_FALSE(Match("time=2026-11-28T00:13:50.619Z level=DEBUG msg=\"\\\"DELETE "
+                     "/static/page2.html HTTP/1.1\\\" 200 7 \\\"-\\\" \\\"Wget/1.21.3\\\"\"")
+                   .accepted);
 }
 
 TEST_F(TemplateMatchTest, HeaderIsLeftOutOfTheTokens) {

@@ -1330,6 +1330,27 @@ TEST(WindowMergerTest, AnAccessLogsUserStaysOutOfTheGroup) {
   EXPECT_EQ(GroupsFor({access("alice", "200"), access("alice", "401")}), 2u);
 }
 
+// A message written as a quoted value (Go's log/slog: msg="...", its quotes escaped) pairs its
+// escaped quotes as a bare message pairs its quotes: user agents and request targets of any
+// number of words fold; another status or method stays apart.
+TEST(WindowMergerTest, EscapedQuotesOfAQuotedMessagePair) {
+  const auto slog = [](std::string_view request, std::string_view status, std::string_view agent) {
+    return "time=2026-11-28T00:13:49.012Z level=INFO msg=\"\\\"" + std::string(request) +
+           " HTTP/1.1\\\" " + std::string(status) + " 7 \\\"-\\\" \\\"" + std::string(agent) +
+           "\\\"\"";
+  };
+  EXPECT_EQ(GroupsFor({slog("GET /a.html", "200", "Wget/1.21.3"),
+                       slog("GET /b.html?ref=mail&id=4", "200",
+                            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36")}),
+            1u);
+  EXPECT_EQ(GroupsFor({slog("GET /a.html", "200", "Wget/1.21.3"),
+                       slog("GET /a.html", "404", "Wget/1.21.3")}),
+            2u);
+  EXPECT_EQ(GroupsFor({slog("GET /a.html", "200", "Wget/1.21.3"),
+                       slog("DELETE /a.html", "200", "Wget/1.21.3")}),
+            2u);
+}
+
 // The header's words do not count as agreeing words: two messages that differ in two state
 // words stay apart even under a long shared header.
 TEST(WindowMergerTest, HeaderWordsAreNotAgreeingWords) {
