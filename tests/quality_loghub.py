@@ -111,9 +111,14 @@ FLOOR_PRECISION_EACH = 0.98
 # 0.883 (precision unchanged), the given eight (Mac's `_` names of two parts and `:`-joined
 # codes stay apart) and every other system identical. Averages with the status rules above
 # GA 0.8159 / 0.8071, F1 0.9454 / 0.9424. Floors 0.001 below.
+# Then a group whose first line a generalised template with the same words in the same places
+# takes retires (branch splits, developed on Dnsmasq: `forwarded <*> to <*>` beside
+# `forwarded <*> to 127.0.0.1#55354`): Dnsmasq recall 0.752 -> 0.894 (GA unchanged: the
+# learning period's singletons stay), Mac recall 0.989 -> 0.995, no precision moves; F1
+# 0.9499 / 0.9469. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.998, "GA": 0.815, "F1": 0.944, "reduction": 0.944},
-    "whole line": {"precision": 0.998, "GA": 0.806, "F1": 0.941, "reduction": 0.943},
+    "message": {"precision": 0.998, "GA": 0.815, "F1": 0.949, "reduction": 0.944},
+    "whole line": {"precision": 0.998, "GA": 0.806, "F1": 0.946, "reduction": 0.943},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
