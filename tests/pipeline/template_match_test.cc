@@ -380,6 +380,36 @@ TEST_F(TemplateMatchTest, QuotedTextOfAnyLengthIsOneSlot) {
   EXPECT_TRUE(Match("\"GET / HTTP/1.0\" 200 7 \"-\" \"-\"").accepted);
 }
 
+// A proxy's result code with its status (TCP_MISS/200) is an enumeration's value: another
+// code or status is another event, while the values around it vary.
+TEST_F(TemplateMatchTest, NameWithItsCodeNeverChanges) {
+  SetTemplate(
+      "27 127.0.0.1 TCP_MISS/200 1718 GET http://www.example.test:8089/static/app.js - "
+      "HIER_DIRECT/127.0.0.1 text/css");
+  EXPECT_TRUE(Match("3 10.0.0.7 TCP_MISS/200 266 GET http://www.example.test:8089/crash? - "
+                    "HIER_DIRECT/10.0.0.9 text/css")
+                  .accepted);
+  EXPECT_FALSE(Match("3 10.0.0.7 TCP_MISS/500 266 GET http://www.example.test:8089/crash? - "
+                     "HIER_DIRECT/10.0.0.9 text/css")
+                   .accepted);
+  EXPECT_FALSE(Match("3 10.0.0.7 TCP_REFRESH_UNMODIFIED/200 266 GET "
+                     "http://www.example.test:8089/crash? - HIER_DIRECT/10.0.0.9 text/css")
+                   .accepted);
+}
+
+// A status before the quoted request (HAProxy's HTTP log) never changes either.
+TEST_F(TemplateMatchTest, StatusBeforeTheRequestNeverChanges) {
+  SetTemplate(
+      "10.0.0.1:42960 [28/Nov/2026:05:07:05.338] web app/app2 0/0/0/63/63 200 1602 - - ---- "
+      "1/1/0/0/0 0/0 \"GET /static/app.js HTTP/1.1\"");
+  EXPECT_TRUE(Match("10.0.0.1:42961 [28/Nov/2026:05:07:06.110] web app/app1 0/0/1/32/33 200 158 - "
+                    "- ---- 1/1/0/0/0 0/0 \"GET /crash?id=5 HTTP/1.1\"")
+                  .accepted);
+  EXPECT_FALSE(Match("10.0.0.1:42961 [28/Nov/2026:05:07:06.110] web app/app1 0/0/1/32/33 500 158 - "
+                     "- ---- 1/1/0/0/0 0/0 \"GET /crash?id=5 HTTP/1.1\"")
+                   .accepted);
+}
+
 // The nearest lines that must not fold: another method (the text's first word), another status
 // after the request line, and a quoted text that differs in a protected word.
 TEST_F(TemplateMatchTest, QuotedTextKeepsItsFirstWordAndProtectedWords) {
