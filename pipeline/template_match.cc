@@ -24,20 +24,35 @@ MatchResult Reject(MatchReason reason, std::size_t position = MatchResult::kNoPo
 }
 
 // A name or version made of parts: runs of letters and digits joined by '.', '-', ':', '+'
-// or '~', holding a digit (libsystemd0:amd64, 2.36-9+deb12u10, 1:2.39.2-1, 6.4).
+// or '~', holding a digit (libsystemd0:amd64, 2.36-9+deb12u10, 1:2.39.2-1, 6.4); or a name
+// qualified in three or more parts joined by dots alone, whose parts may also hold '_'
+// (template1.pg_catalog.pg_type: a database's object; not read_error.790, a function, nor
+// AuthFail:sts:5_rsn:0, a code).
 bool IsPartsValue(std::string_view w) {
-  bool digit = false, joined = false;
+  bool digit = false, joined = false, underscore = false, other_joint = false;
+  int dots = 0;
+  const auto part_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
   for (std::size_t k = 0; k < w.size(); ++k) {
     const char c = w[k];
     if (c >= '0' && c <= '9') {
       digit = true;
     } else if (c == '.' || c == '-' || c == ':' || c == '+' || c == '~') {
-      joined |= k > 0 && k + 1 < w.size() && std::isalnum(static_cast<unsigned char>(w[k - 1])) &&
-                std::isalnum(static_cast<unsigned char>(w[k + 1]));
+      const bool between = k > 0 && k + 1 < w.size() && part_char(w[k - 1]) && part_char(w[k + 1]);
+      joined |= between;
+      if (c == '.' && between) {
+        ++dots;
+      } else {
+        other_joint = true;
+      }
+    } else if (c == '_') {
+      underscore = true;
     } else if (!std::isalpha(static_cast<unsigned char>(c))) {
       return false;
     }
   }
+  if (underscore) return digit && !other_joint && dots >= 2;
   return digit && joined;
 }
 
