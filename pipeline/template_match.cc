@@ -287,6 +287,14 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
     while (first < n && tokens[first].offset <= open) ++first;
     std::size_t end = first;
     while (end < n && tokens[end].offset < close) ++end;
+    // The backslash escaping a closing quote is the quote's, not the last word's.
+    if (quoted && end > first && tokens[end - 1].length > 1 &&
+        tokens[end - 1].offset + tokens[end - 1].length == close) {
+      Token& last = tokens[end - 1];
+      --last.length;
+      last.cls = Tokenizer::Classify(message.substr(last.offset, last.length));
+      hashes[end - 1] = Fingerprinter::TokenHash(message, last);
+    }
     if (end - first == 1 && word(first) == "-") {
       tokens[first].cls = TokenClass::kEmpty;
       hashes[first] = Fingerprinter::TokenHash(message, tokens[first]);

@@ -510,6 +510,10 @@ TEST_F(TemplateMatchTest, EscapedQuotesOfAQuotedMessagePair) {
   // The request target and the user agent are one slot each, of one class.
   EXPECT_EQ(b.hashes[2], a.hashes[2]);
   EXPECT_EQ(b.hashes.back(), a.hashes.back());
+  // The backslash escaping a closing quote is the quote's: the words and "-" are as bare.
+  ASSERT_EQ(a.tokens.size(), 10u);
+  EXPECT_EQ(ma.substr(a.tokens[8].offset, a.tokens[8].length), "Wget/1.21.3");
+  EXPECT_EQ(a.tokens[6].cls, TokenClass::kEmpty);
   SetTemplate(ma);
   EXPECT_TRUE(Match(mb).accepted);
   // The nearest line that must not fold: another method heads the request.
