@@ -5,17 +5,27 @@ Each labelled system's message column (the eight Loghub systems in ../shared/dat
 the held-out tests/quality/unseen) is emitted, one record a message, through real loggers with
 their default or documented formats: Python logging, absl (glog), log4j2, logback,
 java.util.logging, Go's log and log/slog, winston, pino-pretty, bunyan's CLI, rsyslogd's file
-formats and journalctl's short formats. A record carries what a real program would: a time that
-advances, a thread (some names hold spaces), a pid that changes at restarts, a level (the
-label's own where the csv has one, else one per event from a fixed mix, since a log statement
-has one level) and a logger (the csv's component, else one per event). Every format's whole
+formats and journalctl's short formats, and OpenStack's oslo.log (its ContextFormatter with its
+default options, request context and instance prefix; `pip install oslo.log`, not a project
+dependency). Formats no tool here writes are written in Python exactly as their writers lay
+them out: Android logcat's threadtime and brief (as AOSP's liblog logprint.cpp prints them: no
+Android here), a cluster's collected syslog archive (an alert column, the epoch, the date and
+the node before the node's syslog line), Windows' CBS.log, Apache 1.3/2.0's error_log and a
+desktop app's pipe-separated fields; rsyslogd also writes operating-system programs' tags
+(`sshd(pam_unix)[12]:`, `postfix/smtpd[12]:`, `kernel:` before the kernel's uptime stamp).
+A record carries what a real program would: a time that advances, a thread (some names hold
+spaces), a pid that changes at restarts, a level (the label's own where the csv has one, else
+one per event from a fixed mix, since a log statement has one level) and a logger (the csv's
+component, else one per event). Every format's whole
 lines are scored with score_wholeline.py beside the bare messages with score_loghub.py: a
 header inference that works scores the same on both. The tools a format needs that are missing
-(a Maven jar, an npm module, Go, rsyslogd, systemd-journal-remote) make it skipped, not failed.
+(a Maven jar, an npm module, Go, rsyslogd, systemd-journal-remote, oslo.log) make it skipped,
+not failed.
 
 Usage: header_formats.py --logfold build/logfold [--shared DIR] [--out DIR] [--formats a,b]
        [--short] [--json FILE]
---short: the Python formats only, the first 400 lines of each system (a quick check).
+--short: the formats Python writes (its logging library's and those written here), the first
+400 lines of each system (a quick check).
 --check: exit 1 when a format's whole lines score below the bare messages (average GA by more
 than 0.01, average precision by more than 0.005); exit 77 when ../shared's scorers are absent
 (CTest `header_formats_short` runs `--short --check`).
@@ -76,10 +86,16 @@ LOG4J2_PATTERNS = {
 JAVA_FORMATS = list(LOG4J2_PATTERNS) + ["logback", "jul-default", "jul-oneline"]
 GO_FORMATS = ["go-log", "go-log-micro", "go-slog-text"]
 NODE_FORMATS = ["winston", "pino-pretty", "bunyan"]
-SYSLOG_FORMATS = ["rsyslog-traditional", "rsyslog-rfc3339"]
+SYSLOG_FORMATS = ["rsyslog-traditional", "rsyslog-rfc3339", "rsyslog-os-tags"]
 JOURNAL_FORMATS = ["journal-short", "journal-short-iso", "journal-short-precise"]
+# Written here (no tool here writes them): Android logcat as AOSP's liblog logprint.cpp prints
+# it, a cluster's syslog archive, Windows' CBS.log, Apache 1.3/2.0's error_log, a desktop app's
+# pipe-separated fields.
+WRITTEN_FORMATS = ["logcat-threadtime", "logcat-brief", "cluster-archive", "windows-cbs",
+                   "apache-error-old", "pipe-desktop"]
+OSLO_FORMATS = ["oslo-log"]
 ALL_FORMATS = (list(PY_FORMATS) + ["absl"] + JAVA_FORMATS + GO_FORMATS + NODE_FORMATS +
-               SYSLOG_FORMATS + JOURNAL_FORMATS)
+               SYSLOG_FORMATS + JOURNAL_FORMATS + WRITTEN_FORMATS + OSLO_FORMATS)
 
 
 def stable(s, n):
@@ -147,6 +163,7 @@ class RecordFilter(logging.Filter):
         record.lineno = r["line"]
         record.module = r["logger"].split(".")[-1]
         record.filename = record.module.lower() + ".py"
+        record.pathname = "/usr/lib/python3/dist-packages/%s.py" % r["logger"].replace(".", "/")
         return True
 
 
@@ -175,6 +192,139 @@ def emit_python(fmt, recs, out_path):
         log.setLevel(1)
         log.log(PY_LEVELS[r["level"]], "%s", r["msg"])
     stream.close()
+
+
+# A program per logger for the operating-system formats: tags holding parentheses (a PAM
+# module) or a slash (a sub-program), and the kernel without a pid, its messages after its
+# "[  12.345678]" uptime stamp.
+OS_PROGRAMS = ["sshd(pam_unix)", "su(pam_unix)", "kernel", "postfix/smtpd", "crond"]
+
+
+def os_tag(r, boot):
+    """The syslog tag and message of a record logged by an operating system's program."""
+    prog = OS_PROGRAMS[stable(r["logger"], len(OS_PROGRAMS))]
+    if prog == "kernel":
+        up = r["t"] - boot
+        return "kernel:", "[%5d.%06d] %s" % (int(up), int(up % 1 * 1e6), r["msg"])
+    return "%s[%d]:" % (prog, r["pid"]), r["msg"]
+
+
+def logcat_tag(r):
+    return r["logger"].split(".")[-1] or r["logger"]
+
+
+LOGCAT_PRIORITY = {"TRACE": "V", "DEBUG": "D", "INFO": "I", "WARN": "W", "ERROR": "E",
+                   "FATAL": "F"}
+CBS_LEVELS = {"TRACE": "Info", "DEBUG": "Info", "INFO": "Info", "WARN": "Warning",
+              "ERROR": "Error", "FATAL": "Error"}
+APACHE_LEVELS = {"TRACE": "debug", "DEBUG": "debug", "INFO": "notice", "WARN": "warn",
+                 "ERROR": "error", "FATAL": "crit"}
+CBS_COMPONENTS = ["CBS", "CBS", "CSI", "SQM", "DPX"]
+
+
+def written_line(fmt, r, boot):
+    """One record in a format that no tool here writes, exactly as its writer lays it out."""
+    gm = time.gmtime(r["t"])
+    ms = int(r["t"] % 1 * 1000)
+    if fmt == "logcat-threadtime":  # logprint.cpp: "%s.%03ld %5d %5d %c %-8s: "
+        return "%s.%03d %5d %5d %s %-8s: %s" % (time.strftime("%m-%d %H:%M:%S", gm), ms, r["pid"],
+                                               r["tid"], LOGCAT_PRIORITY[r["level"]],
+                                               logcat_tag(r), r["msg"])
+    if fmt == "logcat-brief":  # logprint.cpp: "%c/%-8s(%5d): "
+        return "%s/%-8s(%5d): %s" % (LOGCAT_PRIORITY[r["level"]], logcat_tag(r), r["pid"],
+                                     r["msg"])
+    if fmt == "cluster-archive":
+        # A cluster's collected syslog as published archives lay it out: an alert category
+        # ("-": none), the epoch, the date, the node, then the node's own syslog line.
+        node = "dn%d" % (200 + r["pid"] % 40)
+        tag, msg = os_tag(r, boot)
+        return "- %d %s %s %s %s/%s %s %s" % (
+            int(r["t"]), time.strftime("%Y.%m.%d", gm), node,
+            syslog_time(gm, "%d"), node, node, tag, msg)
+    if fmt == "windows-cbs":  # CBS.log: "2016-09-28 04:30:30, Info                  CBS    "
+        return "%s, %-21s %-6s %s" % (time.strftime("%Y-%m-%d %H:%M:%S", gm),
+                                      CBS_LEVELS[r["level"]], CBS_COMPONENTS[stable(
+                                          r["logger"], len(CBS_COMPONENTS))], r["msg"])
+    if fmt == "apache-error-old":  # Apache 1.3/2.0: "[Sun Dec 04 04:47:44 2005] [notice] "
+        return "[%s] [%s] %s" % (time.strftime("%a %b %d %H:%M:%S %Y", gm),
+                                 APACHE_LEVELS[r["level"]], r["msg"])
+    if fmt == "pipe-desktop":  # "20171223-22:15:29:606|Component|pid|message"
+        return "%s:%03d|%s|%d|%s" % (time.strftime("%Y%m%d-%H:%M:%S", gm), ms, r["logger"],
+                                     r["pid"], r["msg"])
+    raise ValueError(fmt)
+
+
+def emit_written(fmt, recs, out_path):
+    boot = recs[0]["t"] - 3600 * (1 + stable(fmt, 48)) if recs else 0
+    with open(out_path, "w", encoding="utf-8") as f:
+        for r in recs:
+            f.write(written_line(fmt, r, boot) + "\n")
+
+
+class Oslo:
+    """OpenStack's oslo.log (`pip install oslo.log`): its ContextFormatter with its own default
+    options, logging_context_format_string for records with a request context,
+    logging_default_format_string for the others, the instance prefix for records about one,
+    and its DEBUG suffix (function, path and line)."""
+
+    def __init__(self, work):
+        try:
+            from oslo_config import cfg
+            from oslo_context import context
+            from oslo_log import formatters, log
+        except ImportError as e:
+            raise OSError("no oslo.log: %s" % e)
+        self.context = context
+        self.formatters = formatters
+        self.conf = cfg.ConfigOpts()
+        log.register_options(self.conf)
+        self.conf([], project="nova")
+        self.version = subprocess.run([sys.executable, "-m", "pip", "show", "oslo.log"],
+                                      capture_output=True, text=True).stdout.split(
+                                          "Version: ")[1].split()[0]
+
+    def emit(self, name, recs, out_path):
+        rng = random.Random("oslo" + name)
+        users = ["%032x" % rng.getrandbits(128) for _ in range(3)]
+        projects = ["%032x" % rng.getrandbits(128) for _ in range(3)]
+        instances = [str(uuid_of(rng)) for _ in range(12)]
+        stream = open(out_path, "w", encoding="utf-8")
+        handler = logging.StreamHandler(stream)
+        formatter = self.formatters.ContextFormatter(project="nova", version="1",
+                                                     datefmt=self.conf.log_date_format,
+                                                     config=self.conf)
+        formatter.converter = time.gmtime
+        handler.setFormatter(formatter)
+        flt = RecordFilter()
+        handler.addFilter(flt)
+        request, left = None, 0
+        for r in recs:
+            flt.rec = r
+            # A request's lines follow each other; most events are logged inside one (an API
+            # call with a user, a periodic task without), a few outside any ("[-]").
+            kind = stable(name + r["event"], 10)
+            extra = {}
+            if kind < 8:
+                if left == 0:
+                    request, left = "req-" + str(uuid_of(rng)), 1 + rng.randrange(6)
+                left -= 1
+                user = kind < 5
+                extra["context"] = self.context.RequestContext(
+                    request_id=request, user_id=users[rng.randrange(3)] if user else None,
+                    project_id=projects[rng.randrange(3)] if user else None, overwrite=False)
+            if stable("instance" + name + r["event"], 10) < 4:
+                extra["instance"] = {"uuid": instances[rng.randrange(len(instances))]}
+            log = logging.getLogger(r["logger"])
+            log.propagate = False
+            log.handlers = [handler]
+            log.setLevel(1)
+            log.log(PY_LEVELS[r["level"]], "%s", r["msg"], extra=extra)
+        stream.close()
+
+
+def uuid_of(rng):
+    import uuid
+    return uuid.UUID(int=rng.getrandbits(128), version=4)
 
 
 def run(cmd, **kw):
@@ -269,14 +419,22 @@ def severity(level):
     return {"TRACE": 7, "DEBUG": 7, "INFO": 6, "WARN": 4, "ERROR": 3, "FATAL": 2}[level]
 
 
-def syslog_frames(recs):
+def syslog_time(gm, day):
+    """"Nov  9 12:01:01" (RFC 3164's day padded with a space) or "Nov 9 12:01:01"."""
+    return "%s %s %s" % (time.strftime("%b", gm), day % gm.tm_mday, time.strftime("%H:%M:%S", gm))
+
+
+def syslog_frames(recs, os_tags=False):
     """RFC 3164 frames as a local program's syslog(3) writes them (newline-framed, for imtcp),
-    facility user."""
+    facility user; with `os_tags`, as the operating system's programs tag them."""
+    boot = recs[0]["t"] - 3600 * 5 if recs else 0
     for r in recs:
-        ts = time.strftime("%b %d %H:%M:%S", time.gmtime(r["t"])).replace(" 0", "  ", 1)
-        prog = PROGRAMS[stable(r["logger"], len(PROGRAMS))]
-        yield "<%d>%s host-%d %s[%d]: %s\n" % (8 + severity(r["level"]), ts, 1 + r["pid"] % 3,
-                                               prog, r["pid"], r["msg"])
+        ts = syslog_time(time.gmtime(r["t"]), "%2d")
+        if os_tags:
+            tag, msg = os_tag(r, boot)
+        else:
+            tag, msg = "%s[%d]:" % (PROGRAMS[stable(r["logger"], len(PROGRAMS))], r["pid"]), r["msg"]
+        yield "<%d>%s host-%d %s %s\n" % (8 + severity(r["level"]), ts, 1 + r["pid"] % 3, tag, msg)
 
 
 class Rsyslog:
@@ -287,7 +445,16 @@ class Rsyslog:
                                       text=True).stdout.split()[1].rstrip(",")
 
     def emit(self, recs, outs):
-        """Sends the records to a rsyslogd of its own, which writes every format's file."""
+        """Sends the records to a rsyslogd of its own, which writes every format's file (the
+        OS programs' tags to a traditional file of their own)."""
+        plain = {f: p for f, p in outs.items() if f != "rsyslog-os-tags"}
+        if plain:
+            self.daemon(syslog_frames(recs), len(recs), plain)
+        if "rsyslog-os-tags" in outs:
+            self.daemon(syslog_frames(recs, os_tags=True), len(recs),
+                        {"rsyslog-traditional": outs["rsyslog-os-tags"]})
+
+    def daemon(self, frames, count, outs):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
@@ -313,10 +480,10 @@ class Rsyslog:
                         raise
                     time.sleep(0.05)
             with conn:
-                conn.sendall("".join(syslog_frames(recs)).encode())
+                conn.sendall("".join(frames).encode())
             deadline = time.time() + 60
             while time.time() < deadline:
-                if all(os.path.exists(p) and sum(1 for _ in open(p, "rb")) >= len(recs)
+                if all(os.path.exists(p) and sum(1 for _ in open(p, "rb")) >= count
                        for p in outs.values()):
                     break
                 time.sleep(0.05)
@@ -390,7 +557,7 @@ def main():
     if not os.path.isfile(os.path.join(a.shared, "eval", "score_wholeline.py")):
         print("SKIP: no scorers under %s" % a.shared)
         return 77
-    formats = list(PY_FORMATS) if a.short else a.formats.split(",")
+    formats = list(PY_FORMATS) + WRITTEN_FORMATS if a.short else a.formats.split(",")
     limit = 400 if a.short else a.limit
     os.makedirs(a.out, exist_ok=True)
     work = os.path.join(a.out, "work")
@@ -447,6 +614,10 @@ def main():
                 tools["go"].emit(fmt, rec_path, outs[fmt])
             elif fmt in NODE_FORMATS and tool("node", Node):
                 tools["node"].emit(fmt, rec_path, outs[fmt])
+            elif fmt in WRITTEN_FORMATS:
+                emit_written(fmt, recs, outs[fmt])
+            elif fmt in OSLO_FORMATS and tool("oslo", Oslo):
+                tools["oslo"].emit(name, recs, outs[fmt])
         if syslog and tool("rsyslog", Rsyslog):
             tools["rsyslog"].emit(recs, syslog)
         if journal and tool("journal", Journal):
@@ -475,6 +646,8 @@ def main():
         versions["rsyslogd"] = tools["rsyslog"].version
     if tools.get("journal"):
         versions["journalctl"] = tools["journal"].version
+    if tools.get("oslo"):
+        versions["oslo.log"] = tools["oslo"].version
 
     eval_dir = os.path.join(a.shared, "eval")
     cmd = "%s replay --format raw --annotate" % a.logfold

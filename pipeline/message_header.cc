@@ -64,6 +64,13 @@ bool EqualsLower(std::string_view word, std::string_view lower) {
   return true;
 }
 
+bool IsDateSeparator(char c) { return c == '/' || c == '-' || c == '.'; }
+
+bool IsTimeByte(char c) {
+  return IsDigit(c) || c == ':' || c == '.' || c == '-' || c == '/' || c == ',' || c == '+' ||
+         c == 'T' || c == 'Z';
+}
+
 // Word lists are matched by length and first letter before any comparison: most words of
 // a line are neither, and this runs for the first fields of every line.
 // Digits and date/time punctuation only, with a digit; a dotted quad is an address, not a
@@ -113,6 +120,20 @@ bool InList(std::string_view word, std::span<const std::string_view> list) {
   return false;
 }
 
+// A date whose month is written as its short name between date separators, with time bytes
+// around it and a digit: "28/Nov/2026:00:29:11" (the common log format's bracketed stamp).
+bool IsDateWithMonth(std::string_view w) {
+  std::size_t at = 0;
+  while (at < w.size() && IsTimeByte(w[at])) ++at;
+  if (at == 0 || at + 3 >= w.size() || !IsDateSeparator(w[at - 1]) || !IsDateSeparator(w[at + 3]) ||
+      !InList(w.substr(at, 3), std::span(kShortCalendar, 12))) {
+    return false;
+  }
+  const std::string_view after = w.substr(at + 3);
+  return std::all_of(after.begin(), after.end(), IsTimeByte) &&
+         std::any_of(w.begin(), w.end(), IsDigit);
+}
+
 bool IsCalendarName(std::string_view w) {
   if (w.size() < 3 || w.size() > 9 || !IsUpper(w[0])) return false;
   return InList(w, w.size() == 3 ? std::span<const std::string_view>(kShortCalendar)
@@ -142,10 +163,21 @@ bool IsLevelName(std::string_view w) {
   return w.size() >= 3 && w.size() <= 8 && InList(w, kLevels);
 }
 
+// A level in capitals with a verbosity digit ("VERBOSE1": Chromium's and glog's VLOG(1);
+// "DEBUG2": PostgreSQL): the level word without the digit, else `w`.
+std::string_view WithoutVerbosity(std::string_view w) {
+  if (w.size() < 4 || !IsUpper(w[0]) || !IsDigit(w.back())) return w;  // most words
+  for (std::size_t i = 1; i + 1 < w.size(); ++i) {
+    if (!IsUpper(w[i])) return w;
+  }
+  return w.substr(0, w.size() - 1);
+}
+
 // A level word as a logging library writes it: upper case or capitalised bare ("INFO",
-// "Info"), any case inside brackets ("[notice]").
+// "Info"), any case inside brackets ("[notice]"); in capitals, with a verbosity digit.
 bool IsLevelWord(std::string_view w, bool bracketed) {
   if (bracketed && (w.size() == 4 || w.size() == 11) && InList(w, kBracketLevels)) return true;
+  w = WithoutVerbosity(w);
   if (w.empty() || (!bracketed && !IsUpper(w[0])) || !IsLevelName(w)) return false;
   if (bracketed) return true;
   const bool rest_upper = std::all_of(w.begin() + 1, w.end(), IsUpper);
@@ -156,6 +188,15 @@ bool IsLevelWord(std::string_view w, bool bracketed) {
 bool IsLevelLetter(char c) { return std::string_view("VDIWEFA").find(c) != std::string_view::npos; }
 
 bool IsLevelMark(char c) { return c == '*' || c == '#' || c == '.'; }
+
+// "instance: 7d52e499-4284": a lower-case label, ": " and a value holding a digit.
+bool IsLabelledValue(std::string_view w) {
+  std::size_t i = 0;
+  while (i < w.size() && (IsLower(w[i]) || w[i] == '_')) ++i;
+  if (i == 0 || i + 2 >= w.size() || w[i] != ':' || w[i + 1] != ' ') return false;
+  const std::string_view value = w.substr(i + 2);
+  return std::any_of(value.begin(), value.end(), IsDigit);
+}
 
 bool AllDigits(std::string_view w) {
   return !w.empty() && std::all_of(w.begin(), w.end(), IsDigit);
@@ -179,6 +220,18 @@ bool IsSourceLocation(std::string_view w) {
   if (dot == std::string_view::npos || dot == 0) return false;
   const std::string_view ext = file.substr(dot + 1);
   return !ext.empty() && ext.size() <= 5 && std::all_of(ext.begin(), ext.end(), IsLower);
+}
+
+// "app/4752", "sshd[12]": a program and its pid.
+bool CarriesPid(std::string_view w) {
+  const std::size_t sep = w.find_first_of("/[");
+  if (sep == std::string_view::npos || sep == 0 || !(IsLower(w[0]) || IsUpper(w[0]))) return false;
+  std::string_view pid = w.substr(sep + 1);
+  if (w[sep] == '[') {
+    if (pid.empty() || pid.back() != ']') return false;
+    pid.remove_suffix(1);
+  }
+  return AllDigits(pid);
 }
 
 // "AH00124", "ORA01555": a message code (capitals then digits) names the message, not a logger.
@@ -284,6 +337,19 @@ bool SeparatorFollows(std::string_view line, std::size_t q) {
   return r - q - 1 <= 3 && (r == line.size() || line[r] == ' ');
 }
 
+// Does a bracket open after line[p] and its spaces? (Checked before reading it as a field:
+// most messages do not start with one.)
+bool BracketAt(std::string_view line, std::size_t p) {
+  while (p < line.size() && IsSpace(line[p])) ++p;
+  return p < line.size() && line[p] == '[';
+}
+
+// Is there anything but spaces after line[p]?
+bool TextAfter(std::string_view line, std::size_t p) {
+  while (p < line.size() && IsSpace(line[p])) ++p;
+  return p < line.size();
+}
+
 // Is what follows line[p] (after spaces) a single word?
 bool OneWordAfter(std::string_view line, std::size_t p) {
   while (p < line.size() && IsSpace(line[p])) ++p;
@@ -329,6 +395,8 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
           // a pid beside the time ("[2024-05-09T12:34:56.123456 #1234]", Ruby's Logger)
         } else if (IsTimeWord(w, e)) {
           evidence |= e;
+        } else if (IsDateWithMonth(w)) {
+          evidence = true;
         } else {
           all_time = false;
         }
@@ -546,10 +614,13 @@ bool ParseKeyValueHeader(std::string_view line, MessageHeader& h) {
       } else {
         // The message: after at least one header field holding a time or a level.
         if (field == 0 || (!evidence && h.level.empty())) return false;
-        // An empty value ("msg= ") is no message: a message starts at a word.
-        const std::size_t body = v + (quoted ? 1 : 0);
-        if (body >= line.size() || IsSpace(line[body])) return false;
+        // An empty value ("msg= ") is no message: a message starts at a word; inside quotes,
+        // after the blanks it opens with (msg="  frame: 0x2044").
+        std::size_t body = v + (quoted ? 1 : 0);
+        while (quoted && body < end && IsSpace(line[body])) ++body;
+        if (body >= line.size() || IsSpace(line[body]) || (quoted && body >= end)) return false;
         h.body = static_cast<std::uint32_t>(body);
+        h.quoted = quoted;
         return true;
       }
     }
@@ -709,10 +780,20 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
   };
   std::size_t i = 0;
   if (have(i) && fields[i].kind == Kind::kDash) ++i;  // "- 1117838570 ..." (a missing field)
-  // A source name (a file) may come before the time.
-  if (have(i) && fields[i].kind == Kind::kName && !fields[i].colon && have(i + 1) &&
-      fields[i + 1].kind == Kind::kTime) {
-    ++i;
+  // Up to three names or dashes may come before a bracketed date or time: a host, an identity
+  // and a user ("127.0.0.1 - alice [28/Nov/2026:00:29:11 +0000] ...", the common log format).
+  const auto name_or_dash = [&](std::size_t k) {
+    return (fields[k].kind == Kind::kName && !fields[k].colon) || fields[k].kind == Kind::kDash;
+  };
+  if (have(i) && name_or_dash(i)) {
+    std::size_t lead = i + 1;
+    while (lead < i + 3 && have(lead) && name_or_dash(lead)) ++lead;
+    if (have(lead) && fields[lead].kind == Kind::kTime && fields[lead].bracketed &&
+        fields[lead].evidence) {
+      i = lead;
+    } else if (fields[i].kind == Kind::kName && have(i + 1) && fields[i + 1].kind == Kind::kTime) {
+      ++i;  // a source name (a file) may come before the time
+    }
   }
   if (!have(i)) return none;
   const Kind first = fields[i].kind;
@@ -784,7 +865,22 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
         h.level = f.core();
         if (f.caller_size != 0 && source.empty()) source = {f.caller_data, f.caller_size};
         fixed_end = f.end, last_fixed = f.kind;
-        if (f.colon) body = f.end;
+        if (f.colon) {
+          body = f.end;
+          // A program with its pid after the level, up to the next name with ':', is the
+          // header's ("INFO: app/4752 on vm: msg", bunyan's CLI).
+          if (have(i + 1) && fields[i + 1].kind == Kind::kName &&
+              CarriesPid(fields[i + 1].core())) {
+            for (std::size_t k = i + 1; k <= i + 3 && have(k) && fields[k].kind == Kind::kName;
+                 ++k) {
+              if (fields[k].colon) {
+                h.logger = fields[i + 1].core();
+                body = fields[k].end;
+                break;
+              }
+            }
+          }
+        }
         break;
       case Kind::kSource:  // the caller after the time or level: part of the header
         if (names > 0 || !source.empty()) goto done;
@@ -797,6 +893,15 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
         if (names == 1) {  // "nova.compute.manager [req-...]": a logger and its context
           h.logger = fields[first_name].core();
           body = f.end;
+          // More context may follow it: a labelled value ("[instance: 7d52...]"), not a
+          // word or a component of the message ("[OK]", "[Log partition=t-0]"), when a
+          // message follows it.
+          for (std::size_t j = i + 1;
+               BracketAt(line, body) && have(j) && fields[j].kind == Kind::kBracket &&
+               IsLabelledValue(fields[j].core()) && TextAfter(line, fields[j].end);
+               ++j) {
+            body = fields[j].end;
+          }
           break;
         }
         if (names > 1 || !evidence) goto done;
@@ -837,6 +942,19 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
                                       : channel_level.empty()   ? 0u
                                                                 : 1u;
           if (names + 1 > allowed || (names == 0 && IsMessageCode(f.core()))) goto done;
+          // After a caller ("[...:VERBOSE1:net/base/network_delegate.cc:38]", "{run.py:42}")
+          // a name is the message's own ("NetworkDelegate::NotifyBeforeURLRequest: <url>"):
+          // the caller already says where the line comes from.
+          if (!source.empty()) goto done;
+          // Right after a bracketed level, a word of lower-case letters is the message's key
+          // ("[notice] statement: DROP ..."): a logger there is capitalised, dotted or carries
+          // a pid ("[Note] InnoDB:", "[error] 2108#2108:"). (After a thread, "[main] kernel:",
+          // lower-case loggers are common: Python's "[%(threadName)s] %(name)s:".)
+          if (names == 0 && i > 0 && fields[i - 1].bracketed &&
+              fields[i - 1].kind == Kind::kLevel &&
+              std::all_of(f.core().begin(), f.core().end(), IsLower)) {
+            goto done;
+          }
           // A message of one word after it ("frame: 0x2044", "button report: 0x80"): the
           // name is the message's key, not a logger, else every such line folds into "<*>";
           // unless it stands right after the level, the tag's own column ("D Tag: word"), or
@@ -848,6 +966,13 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
           if (h.level.empty()) h.level = channel_level;
           h.logger = f.core();
           body = f.end;
+          // A stamp of the program's own right after it is the header's too ("kernel: [
+          // 12.345678] usb 1-1: ..."), when a message follows it.
+          if (BracketAt(line, body) && have(i + 1) && fields[i + 1].kind == Kind::kTime &&
+              fields[i + 1].bracketed && fields[i + 1].evidence &&
+              TextAfter(line, fields[i + 1].end)) {
+            body = fields[i + 1].end;
+          }
           break;
         }
         // A mark alone right after the time fields is the level as some programs write it
@@ -943,8 +1068,11 @@ MessageHeader HeaderLearner::Peek(std::uint64_t scope, std::string_view line) co
 MessageHeader HeaderLearner::Decide(const Entry& e, std::uint64_t scope, std::string_view line,
                                     const MessageHeader& h, bool sure, std::uint64_t shape) {
   if (e.scope != scope || e.shape == 0 || e.confirm < kConfirmed) return h;
-  // (A sure level-less header's shape is not taken when the scope's has no level either.)
-  if (sure && (!h.level.empty() || shape == e.shape || shape == 0)) return h;
+  // A sure level-less header's shape is not taken when the scope's has no level either,
+  // whether or not this line voted (a voting line's shape is known, another's is not: two
+  // programs' headers of one scope, "sshd[1]:" and "kernel: [  1.5]", would each alternate).
+  const bool shape_has_level = ((e.shape >> kLevelShift) & 31) != 0;
+  if (sure && (!h.level.empty() || !shape_has_level || shape == e.shape || shape == 0)) return h;
   // The grammar found no header, guessed, or found one without a level: the scope's
   // confirmed shape where it fits (a level word the grammar does not know in the level's
   // place); else the grammar's answer. A guess stays a guess where the shape does not fit:
@@ -957,6 +1085,7 @@ MessageHeader HeaderLearner::Decide(const Entry& e, std::uint64_t scope, std::st
 
 int LevelSeverity(std::string_view level) {
   if (level.empty() || level.size() > 11) return -1;  // most lines: no header level
+  level = WithoutVerbosity(level);
   if (level.size() == 1) {
     switch (level[0]) {
       case 'A':

@@ -15,6 +15,9 @@ struct MessageHeader {
   std::uint32_t body = 0;
   std::string_view level;   // the level word as written ("INFO", "notice", "W"), or empty
   std::string_view logger;  // the logger, tag or program as written, or empty
+  // The message is a double-quoted value (logfmt's msg="..."), its own quotes escaped (\");
+  // `body` is its first word, after the blanks the value may open with.
+  bool quoted = false;
 };
 
 // Headers longer than this are not looked for: a header is a short prefix.
@@ -22,19 +25,28 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 
 // The rule, for any log: a line's header is its leading run of fields that logging libraries
 // write before the message (time fields: numbers, dates, times, month and weekday names, the
-// kernel's "[  12.345678]"; one level: a level word, or a level letter alone, fused with a
-// date ("I0509") or with a tag ("D/Tag( 12):"); bracketed fields such as a thread; a caller
-// such as "run.go:42" in braces, in a tab-separated column or before a separator (bare, it may
-// be a host and port opening the message); at most two or three names such as a host and a
-// program), holding a time of day, a date or a level, and ending at a name followed by ':' (or ']',
-// or a lone " : "; not when one word follows it, unless the name stands right after the level or
-// carries a pid), a separator (" - ", " | ", " -- ", " --- "; after the time fields, unless a level
-// or a logger and another separator follow), a level mark alone after the time fields ("*",
-// "#", Redis), a bracketed field after a logger, a component in its own column after the level, or
-// else at the first plain word that follows the time and level fields. Time fields followed by
-// fields joined by '|' without spaces end at the first field holding a space. Leading key=value
-// fields (logfmt) whose values are a time, a level or a caller end at the next field's value,
-// the message. Anything that does not fit leaves the line without a header.
+// kernel's "[  12.345678]", a bracket of them where a date may hold a month's name between
+// date separators ("[28/Nov/2026:00:29:11 +0000]"); up to three names or dashes before a
+// bracketed date or time, an access log's host, identity and user; one level: a level word,
+// in capitals with a verbosity digit ("VERBOSE1"), or a level letter alone, fused with a date
+// ("I0509") or with a tag ("D/Tag( 12):"); bracketed fields such as a thread; a caller such
+// as "run.go:42" in braces, in a tab-separated column or before a separator (bare, it may be
+// a host and port opening the message); at most two or three names such as a host and a
+// program), holding a time of day, a date or a level, and ending at a name followed by ':' (or
+// ']', or a lone " : "; not when one word follows it, unless the name stands right after the
+// level or carries a pid; not after a caller, which already says where the line comes from;
+// not when it is a word of lower-case letters right after a bracketed level: "[notice]
+// statement: ..."), and then past a bracketed stamp of the program's own ("kernel: [
+// 12.345678]"); or at a separator (" - ", " | ", " -- ", " --- "; after the time fields,
+// unless a level or a logger and another separator follow), a level mark alone after the time
+// fields ("*", "#", Redis), a level ending with ':' (or, when a program with its pid follows
+// it, the next name ending with ':': "INFO: app/4752 on vm:", bunyan), a bracketed field after a
+// logger (and the labelled values in
+// brackets after it: "[instance: 7d52...]"), a component in its own column after the level,
+// or else at the first plain word that follows the time and level fields. Time fields followed
+// by fields joined by '|' without spaces end at the first field holding a space. Leading
+// key=value fields (logfmt) whose values are a time, a level or a caller end at the next
+// field's value, the message. Anything that does not fit leaves the line without a header.
 MessageHeader ParseMessageHeader(std::string_view line);
 
 // HeaderLearner: each scope's header, learned from its own lines. The rule, for any log: the
@@ -44,12 +56,12 @@ MessageHeader ParseMessageHeader(std::string_view line);
 // header the grammar is sure of - a level word or a terminator - or else for "no header")
 // is stripped from the scope's lines that fit it where the grammar finds no header, only
 // guesses (time fields and names up to a plain word), or finds one without a level where the
-// shape has one (an unknown level word: "2024-05-09 12:34:56 AUDIT [main] Foo: msg"); a
-// guess that does not fit it stays the grammar's guess. Every line votes until the scope's shape is
-// confirmed, one in kVoteEvery after that. A fixed table of kEntries scopes (a scope with a
-// header takes a slot over by outvoting its holder; lines without one vote only in their own
-// scope's slot), allocated when the first header is seen. Not thread-safe: the merger's
-// thread owns it.
+// shape has one (an unknown level word: "2024-05-09 12:34:56 AUDIT [main] Foo: msg"), whether
+// or not the line voted; a guess that does not fit it stays the grammar's guess. Every line
+// votes until the scope's shape is confirmed, one in kVoteEvery after that. A fixed table of
+// kEntries scopes (a scope with a header takes a slot over by outvoting its holder; lines without
+// one vote only in their own scope's slot), allocated when the first header is seen. Not
+// thread-safe: the merger's thread owns it.
 class HeaderLearner {
  public:
   static constexpr std::size_t kEntries = 1024;
@@ -76,7 +88,8 @@ class HeaderLearner {
 
 // The syslog severity (0 emerg .. 7 debug) a header's level word stands for, case-insensitive:
 // "FATAL", "crit" and "SEVERE" are 2, "E"/"ERROR" 3, "W"/"warn" 4, "notice" 5, "I"/"info" 6,
-// "D"/"debug"/"trace"/"fine"/"verbose" 7; -1 for anything else (and the empty level).
+// "D"/"debug"/"trace"/"fine"/"verbose" 7, with a verbosity digit too ("VERBOSE1", "DEBUG2");
+// -1 for anything else (and the empty level).
 int LevelSeverity(std::string_view level);
 
 }  // namespace logfold

@@ -24,22 +24,36 @@ MatchResult Reject(MatchReason reason, std::size_t position = MatchResult::kNoPo
 }
 
 // A name or version made of parts: runs of letters and digits joined by '.', '-', ':', '+'
-// or '~', holding a digit (libsystemd0:amd64, 2.36-9+deb12u10, 1:2.39.2-1, 6.4).
+// or '~', holding a digit (libsystemd0:amd64, 2.36-9+deb12u10, 1:2.39.2-1, 6.4); or a name
+// qualified in three or more parts joined by dots alone, whose parts may also hold '_'
+// (template1.pg_catalog.pg_type: a database's object; not read_error.790, a function, nor
+// AuthFail:sts:5_rsn:0, a code).
 bool IsPartsValue(std::string_view w) {
-  const auto alnum = [](char c) {
-    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+  const auto letter = [](char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; };
+  bool digit = false, joined = false, underscore = false, other_joint = false;
+  int dots = 0;
+  const auto part_char = [&letter](char c) {
+    return (c >= '0' && c <= '9') || letter(c) || c == '_';
   };
-  bool digit = false, joined = false;
   for (std::size_t k = 0; k < w.size(); ++k) {
     const char c = w[k];
     if (c >= '0' && c <= '9') {
       digit = true;
     } else if (c == '.' || c == '-' || c == ':' || c == '+' || c == '~') {
-      joined |= k > 0 && k + 1 < w.size() && alnum(w[k - 1]) && alnum(w[k + 1]);
-    } else if ((c | 0x20) < 'a' || (c | 0x20) > 'z') {
+      const bool between = k > 0 && k + 1 < w.size() && part_char(w[k - 1]) && part_char(w[k + 1]);
+      joined |= between;
+      if (c == '.' && between) {
+        ++dots;
+      } else {
+        other_joint = true;
+      }
+    } else if (c == '_') {
+      underscore = true;
+    } else if (!letter(c)) {
       return false;
     }
   }
+  if (underscore) return digit && !other_joint && dots >= 2;
   return digit && joined;
 }
 
@@ -117,6 +131,11 @@ bool NamesField(std::string_view message, const Token& t) {
   return false;
 }
 
+// A word written right after a key's '=' (`cmd=get`): the value of a named field.
+bool FieldValue(std::string_view message, const Token& t) {
+  return t.offset > 0 && message[t.offset - 1] == '=';
+}
+
 // A DNS name: three or more dot-separated labels of letters, digits and '-', the last of
 // lower-case letters (www.example.org, svc.corp.example); it names a host, which varies.
 bool IsDnsWord(std::string_view message, const Token& t) {
@@ -140,9 +159,12 @@ bool IsDnsWord(std::string_view message, const Token& t) {
 
 bool IsNumber(TokenClass cls) { return cls == TokenClass::kInteger || cls == TokenClass::kFloat; }
 
-// A differing word is taken as a variable only with enough agreeing words around it.
-bool Enough(int anchors, int word_diffs) {
-  return word_diffs == 0 || (anchors >= 2 * word_diffs + 1 && word_diffs <= 2);
+// A differing word is taken as a variable only with enough agreeing words around it: two more
+// than twice the changes, or, for a change right after an agreeing value key (`user bob` /
+// `user alice`), which is itself one of them, one more.
+bool Enough(int anchors, int word_diffs, int keyed_diffs) {
+  const int free_diffs = word_diffs - keyed_diffs;
+  return word_diffs == 0 || (anchors >= 2 * free_diffs + keyed_diffs + 1 && word_diffs <= 2);
 }
 
 // Do two list elements begin alike: both with a digit or a sign, both with a letter, or with
@@ -223,10 +245,12 @@ bool EscapedQuote(std::string_view message, std::size_t p) {
   return backslashes % 2 == 1;
 }
 
-// The first unescaped double quote at or after `from`, or npos.
-std::size_t NextQuote(std::string_view message, std::size_t from) {
+// The first double quote at or after `from` that is escaped (`escaped`) or not, or npos.
+std::size_t NextQuote(std::string_view message, std::size_t from, bool escaped) {
   std::size_t p = message.find('"', from);
-  while (p != std::string_view::npos && EscapedQuote(message, p)) p = message.find('"', p + 1);
+  while (p != std::string_view::npos && EscapedQuote(message, p) != escaped) {
+    p = message.find('"', p + 1);
+  }
   return p;
 }
 
@@ -238,14 +262,18 @@ std::size_t NextQuote(std::string_view message, std::size_t from) {
 // stays a token of its own: it may be an action ("GET" vs "DELETE"). A text holding a protected
 // word keeps its tokens, and a quoted text that is the whole message is left alone (the text is
 // then the event). Single quotes pair nothing: a single quote is also an apostrophe in free text.
+// A message written as a quoted value (`msg="..."`, `quoted`) pairs its escaped quotes (`\"`)
+// instead, and ends at its closing quote.
 void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message, std::size_t body,
-                        std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
-  std::size_t open = NextQuote(message, body);
+                        bool quoted, std::vector<Token>& tokens,
+                        std::vector<std::uint64_t>& hashes) {
+  std::size_t open = NextQuote(message, body, quoted);
   if (open == std::string_view::npos) return;
   const std::size_t n = tokens.size();
   std::size_t read = 0, kept = 0;  // tokens [read, n) are yet to be moved to [kept, ...)
   const auto blank = [](char c) { return c == ' ' || c == '\t'; };
   std::size_t lead = body, tail = message.size();  // the message without its outer blanks
+  if (quoted && message.back() == '"' && !EscapedQuote(message, tail - 1)) --tail;
   while (lead < tail && blank(message[lead])) ++lead;
   while (tail > lead && blank(message[tail - 1])) --tail;
   auto keep_until = [&](std::size_t end) {
@@ -259,13 +287,21 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
                                               : std::string_view();
   };
   while (open != std::string_view::npos) {
-    const std::size_t close = NextQuote(message, open + 1);
-    if (close == std::string_view::npos) break;
-    if (open == lead && close + 1 == tail) break;  // the whole message
-    std::size_t first = read;                      // the tokens inside the pair: [first, end)
+    const std::size_t close = NextQuote(message, open + 1, quoted);
+    if (close == std::string_view::npos || close >= tail) break;
+    if (open == lead + (quoted ? 1 : 0) && close + 1 == tail) break;  // the whole message
+    std::size_t first = read;  // the tokens inside the pair: [first, end)
     while (first < n && tokens[first].offset <= open) ++first;
     std::size_t end = first;
     while (end < n && tokens[end].offset < close) ++end;
+    // The backslash escaping a closing quote is the quote's, not the last word's.
+    if (quoted && end > first && tokens[end - 1].length > 1 &&
+        tokens[end - 1].offset + tokens[end - 1].length == close) {
+      Token& last = tokens[end - 1];
+      --last.length;
+      last.cls = Tokenizer::Classify(message.substr(last.offset, last.length));
+      hashes[end - 1] = Fingerprinter::TokenHash(message, last);
+    }
     if (end - first == 1 && word(first) == "-") {
       tokens[first].cls = TokenClass::kEmpty;
       hashes[first] = Fingerprinter::TokenHash(message, tokens[first]);
@@ -282,7 +318,7 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
       tokens[kept - 1].length = last.offset + last.length - tokens[kept - 1].offset;
       read = end;
     }
-    open = NextQuote(message, close + 1);
+    open = NextQuote(message, close + 1, quoted);
   }
   if (kept == read) return;  // nothing collapsed
   keep_until(n);
@@ -311,7 +347,7 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
     for (Token& t : tokens) t.offset += out.header.body;
   }
   Fingerprinter::TokenHashes(message, tokens, hashes);
-  CollapseQuotedText(matcher, message, out.header.body, tokens, hashes);
+  CollapseQuotedText(matcher, message, out.header.body, out.header.quoted, tokens, hashes);
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
   // however long it is: consecutive variable tokens of the same masked shape that begin alike
   // (a digit or sign, a letter, or the same other byte), separated only by spaces or commas,
@@ -456,7 +492,7 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   if (g.size() != n) return MatchAligned(line, tmpl);
   const std::string_view message = line.message;
   const std::string_view gmsg = tmpl.message;
-  int word_diffs = 0, anchors = 0, words_out_of_context = 0, kept = 0;
+  int word_diffs = 0, keyed_diffs = 0, anchors = 0, words_out_of_context = 0, kept = 0;
   std::size_t out_of_context_at = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const Token& lt = line.tokens[i];
@@ -464,7 +500,11 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     const std::uint8_t flags = g.flags(i);
     const auto pos = static_cast<std::uint32_t>(i);
     if (flags & kWild) {
-      if (IsProtected(message, lt)) return Reject(MatchReason::kProtectedWhereVaried, i);
+      // A protected word as a field's value (`cmd=get`) where the field's words already
+      // differed (`cmd=ping`, `cmd=set`) is one more value of that field; where the field
+      // always had one value (`status=ok`) a protected one is still another event.
+      if (IsProtected(message, lt) && !FieldValue(message, lt))
+        return Reject(MatchReason::kProtectedWhereVaried, i);
       marks_.push_back({pos, kVaried});
       continue;
     }
@@ -512,17 +552,36 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       ++words_out_of_context;
     }
     ++word_diffs;
+    if (KeyedByAgreeingWord(line, tmpl, i)) ++keyed_diffs;
   }
   // A word changed outside a value context is accepted only alone, in a long line whose
   // other words all agree.
   if (words_out_of_context > 0 && (words_out_of_context > 1 || anchors < kAnchorsForBareWord)) {
     return Reject(MatchReason::kWordOutOfContextUnsupported, out_of_context_at);
   }
-  if (!Enough(anchors, word_diffs)) return Reject(MatchReason::kTooFewAgreeingWords);
+  if (!Enough(anchors, word_diffs, keyed_diffs)) return Reject(MatchReason::kTooFewAgreeingWords);
   // A variable needs something fixed beside it: where every token would vary (a message that
   // is one name, `A::A` / `A::~A` / `B::~B`), nothing says the lines are one event.
   if (kept == 0 && n > 0) return Reject(MatchReason::kNothingKept);
   return {true, MatchReason::kFits, MatchResult::kNoPosition};
+}
+
+// Is line token i (a changed word) the value of a value key that both sides have right before
+// it, written the same way (`user bob` / `user alice`; not `address: 0x1` / `address space`)?
+bool TemplateMatcher::KeyedByAgreeingWord(const MatchLine& line, const MatchTemplate& tmpl,
+                                          std::size_t i) const {
+  const GroupTokens& g = tmpl.tokens;
+  if (i == 0 || (g.flags(i - 1) & kWild) || line.hashes[i - 1] != g.hash(i - 1)) return false;
+  const Token& key = line.tokens[i - 1];
+  if (key.cls != TokenClass::kWord ||
+      !value_keys_.Contains(line.message.substr(key.offset, key.length))) {
+    return false;
+  }
+  const auto gap = [](std::string_view message, Token before, Token after) {
+    const std::size_t end = before.offset + before.length;
+    return message.substr(end, after.offset - end);
+  };
+  return gap(line.message, key, line.tokens[i]) == gap(tmpl.message, g.token(i - 1), g.token(i));
 }
 
 bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) const {
@@ -532,7 +591,8 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
   if (m == n) {
     // Match: a non-wild position whose hashes differ with a plain word on either side is a
     // rejection or a changed word. It accepts at most 2 changed words, and then only with
-    // 2 x changed + 1 agreeing ones (non-wild positions with the same word).
+    // changed + 1 agreeing ones (non-wild positions with the same word) at least: that many
+    // when each change is a value key's value, 2 x changed + 1 otherwise.
     int changed = 0, agreeing = 0;
     for (std::size_t i = 0; i < n; ++i) {
       if (g.flags(i) & kWild) continue;
@@ -542,7 +602,7 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
         if (++changed > 2) return true;
       }
     }
-    return changed > 0 && agreeing < 2 * changed + 1;
+    return changed > 0 && agreeing < changed + 1;
   }
   if (m == 0 || n == 0 || (m > n ? m - n : n - m) > kMaxTokenCountChange) return false;
   // MatchAligned needs two aligned words: each a line word whose hash some non-wild template

@@ -143,7 +143,7 @@ class RuledOutDigest {
     const std::uint64_t changed = known & differs & (digest | line_);
     const std::uint64_t agreeing = known & ~differs & line_;
     const int c = Count(changed), a = words_past_ + Count(agreeing);
-    return c > 2 || (c > 0 && a < 2 * c + 1);
+    return c > 2 || (c > 0 && a < c + 1);
   }
 
  private:
@@ -227,10 +227,13 @@ class TemplateMatcher {
   void MarkDifferences(const MatchLine& line, const MatchTemplate& tmpl);
 
   std::span<const TemplateMark> marks() const { return marks_; }
-  // A word that begins with a digit is a number the tokenizer kept as a word, an enumeration
-  // value such as an HTTP status: protected like the listed words.
+  // A word that begins or ends with a digit is one the tokenizer kept as a word for its value,
+  // an enumeration's (an HTTP status, a name with its code as TCP_MISS/200, a message code):
+  // protected like the listed words.
   bool IsProtectedWord(std::string_view word) const {
-    return (!word.empty() && word[0] >= '0' && word[0] <= '9') || protected_words_.Contains(word);
+    return (!word.empty() && ((word.front() >= '0' && word.front() <= '9') ||
+                              (word.back() >= '0' && word.back() <= '9'))) ||
+           protected_words_.Contains(word);
   }
   // A name in capitals (A, MX, SIGTERM, NXDOMAIN), or a qualified name whose last part is
   // (net::ERR_TIMED_OUT, Status.NOT_FOUND): by convention an enumeration's constant.
@@ -251,6 +254,7 @@ class TemplateMatcher {
  private:
   MatchResult MatchAligned(const MatchLine& line, const MatchTemplate& tmpl);
   bool InValueContext(const MatchLine& line, std::size_t i) const;
+  bool KeyedByAgreeingWord(const MatchLine& line, const MatchTemplate& tmpl, std::size_t i) const;
   bool IsProtected(std::string_view message, const Token& t) const {
     return t.cls == TokenClass::kWord && IsProtectedWord(message.substr(t.offset, t.length));
   }

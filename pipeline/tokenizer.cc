@@ -412,6 +412,19 @@ bool IsDnsName(std::string_view s) {
   }
 }
 
+// A name in capitals (a capital, then capitals, digits and '_'; two or more characters), a
+// '/' and three digits: TCP_MISS/200, NONE_NONE/000.
+bool IsNameWithCode(std::string_view s) {
+  const std::size_t slash = s.size() - 4;
+  if (s.size() < 6 || s[slash] != '/' || !AllDigits(s.substr(slash + 1))) return false;
+  if (s[0] < 'A' || s[0] > 'Z') return false;
+  for (std::size_t i = 1; i < slash; ++i) {
+    const char c = s[i];
+    if (!((c >= 'A' && c <= 'Z') || IsDigit(c) || c == '_')) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string_view TokenClassName(TokenClass cls) {
@@ -513,6 +526,12 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
   if (only(kShapeDigit | kLetters | kShapeDash | kShapeDot) && has(kShapeDot) && IsDnsName(t)) {
     return TokenClass::kHostPort;
   }
+  // A name in capitals glued to a three-digit code (TCP_MISS/200, TCP_DENIED/403) is a kind
+  // of outcome with its status, both enumerations: a word, not a path.
+  if (only(kShapeDigit | kLetters | kShapeSlash | kShapeOther) && has(kShapeSlash) &&
+      IsNameWithCode(t)) {
+    return TokenClass::kWord;
+  }
   if (t.front() == '~' || (has(kShapeSlash) && t.find('/') != t.npos)) {
     return TokenClass::kPath;
   }
@@ -584,6 +603,44 @@ bool OnlySpacesAndCommas(std::string_view message, std::size_t from, std::size_t
   return true;
 }
 
+// An HTTP status: three digits, 100 to 599.
+bool IsHttpStatus(std::string_view s) {
+  return s.size() == 3 && s[0] >= '1' && s[0] <= '5' && IsDigit(s[1]) && IsDigit(s[2]);
+}
+
+// A line holding an HTTP request whose status the request line does not precede (HAProxy
+// writes `... 0/0/0/63/63 200 1602 ... "GET /a HTTP/1.1"`): the status is the first integer
+// standing alone (white space on both sides) outside the quoted request, when it has a
+// status's shape. `protocol` is the index in `out` of the request's protocol token (HTTP/...),
+// which must close a double-quoted text. An enumeration, so a word; nothing changes when the
+// request line is followed by its status (the context rule found it) or lacks its quotes.
+[[gnu::noinline, gnu::cold]] void MarkStatusOutsideRequest(std::string_view message,
+                                                           std::vector<Token>& out,
+                                                           std::size_t protocol) {
+  const Token& p = out[protocol];
+  const std::size_t protocol_end = p.offset + p.length;
+  const std::size_t open = message.rfind('"', p.offset);
+  if (protocol_end >= message.size() || message[protocol_end] != '"' ||
+      open == std::string_view::npos) {
+    return;
+  }
+  for (Token& t : out) {
+    if (t.offset >= open && t.offset < protocol_end) continue;
+    const std::string_view text = message.substr(t.offset, t.length);
+    if (t.cls == TokenClass::kWord && IsHttpStatus(text)) return;  // after the protocol
+  }
+  for (Token& t : out) {
+    if (t.cls != TokenClass::kInteger || (t.offset >= open && t.offset < protocol_end)) continue;
+    const std::size_t end = t.offset + t.length;
+    if (t.offset == 0 || message[t.offset - 1] != ' ' ||
+        (end < message.size() && message[end] != ' ')) {
+      continue;
+    }
+    if (IsHttpStatus(message.substr(t.offset, t.length))) t.cls = TokenClass::kWord;
+    return;
+  }
+}
+
 bool IsHostKeyWord(std::string_view w) {
   switch (w.size()) {
     case 2:
@@ -599,11 +656,6 @@ bool IsHostKeyWord(std::string_view w) {
     default:
       return false;
   }
-}
-
-// An HTTP status: three digits, 100 to 599.
-bool IsHttpStatus(std::string_view s) {
-  return s.size() == 3 && s[0] >= '1' && s[0] <= '5' && IsDigit(s[1]) && IsDigit(s[2]);
 }
 
 // Is message[gap, start) the place of an HTTP status after `prev`: right after the protocol
@@ -735,6 +787,7 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
   // the compiler reload both ends; asked twice a token it was ~10 % of a short word's cost.
   const std::size_t max_tokens = options_.max_tokens;
   std::size_t count = 0;
+  std::size_t protocol = SIZE_MAX;  // the index of a token starting "HTTP/", if any
   while (i < n && count < max_tokens) {
     const std::size_t run_start = i;  // a run of separators (or a token) starts here
     bool at_end = false;
@@ -756,7 +809,7 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
       AddEmptyValues(message, run_start, run_end, max_tokens, out);
       count = out.size();
     }
-    if (at_end) return;
+    if (at_end) break;
     // data[i] starts a token (bits past the message's end are separators, so i < n).
     const std::size_t start = i;
     std::uint64_t candidates = 0;
@@ -790,9 +843,16 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
     if (count != 0 && MayHaveContext(message, out.back(), text, cls)) {
       cls = InContext(message, out, text, start, cls);
     }
+    if (cls == TokenClass::kPath && text[0] == 'H' && text.size() > 5 &&
+        text.substr(0, 5) == "HTTP/") [[unlikely]] {
+      protocol = count;
+    }
     out.push_back(
         Token{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start), cls});
     ++count;
+  }
+  if (protocol != SIZE_MAX) [[unlikely]] {
+    MarkStatusOutsideRequest(message, out, protocol);
   }
 }
 

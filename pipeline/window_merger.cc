@@ -101,6 +101,9 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   }
   const std::uint64_t fp = fingerprinter.FingerprintFromHashes(line.tokens, line.hashes, {});
   decision.fingerprint = fp;
+  const bool by_words = opt.confirm && WordsKeyed(line.tokens.size()) != 0;
+  const std::uint64_t words_key = by_words ? LineWordsKey(scope) : 0;
+  if (by_words) exact.Prefetch(words_key);  // read after the SimHash candidates
   const std::size_t index_reads = index.FindWithin(scope, fp, candidates, kMaxIndexCandidates);
   crowded = candidates.size() >= kMaxIndexCandidates || index_reads >= CrowdedReads();
   tried.clear();
@@ -121,6 +124,13 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
     }
   }
   if (opt.confirm) {
+    if (const std::uint32_t slot = by_words ? FindByWords(scope, words_key, r.message) : kNil;
+        slot != kNil) {
+      Decide(MergeDecision::kBucket, slot, fp,
+             "group with the line's words in the same places, structure confirmed");
+      Join(slot, r, fp, shape, shape_in_table, now, sink);
+      return;
+    }
     // Same token count first, then lengths a multi-token variable could explain.
     const auto n = static_cast<std::int64_t>(line.tokens.size());
     scan_budget = kMaxScanPerLine;
@@ -217,6 +227,70 @@ std::uint32_t WindowMerger::Impl::ScanBucket(std::uint64_t key, std::size_t limi
   return kNil;
 }
 
+// The open group whose template has the line's words in the same places (WordsKey), if it
+// takes lines, is of the line's scope and token count, and was not tried yet; kNil otherwise
+// or when it does not fit. One candidate beside the bucket scan's, found wherever it lies in
+// its bucket.
+std::uint32_t WindowMerger::Impl::FindByWords(std::uint64_t scope, std::uint64_t key,
+                                              std::string_view message) {
+  const std::uint32_t slot = exact.Find(key);
+  if (slot == kNil) return kNil;
+  const Group& g = groups[slot];
+  if (!g.live || g.retired || g.scope != scope || g.tokens.size() != line.tokens.size() ||
+      std::find(tried.begin(), tried.end(), slot) != tried.end()) {
+    return kNil;
+  }
+  ++stats.candidates_checked;
+  ++decision.candidates;
+  tried.push_back(slot);
+  return Fits(slot, message) ? slot : kNil;
+}
+
+// Puts the group's words key (GroupWordsKey) in `exact` among its aliases, in place of the one
+// it had: once it has taken a line (a group of one line, such as each of a flood's, costs no
+// entry), and again when a position of its template turned wild. A group that already had
+// that key and whose lines this one's template takes (Subsumes) is the same event, split
+// while neither had generalised: it takes no more lines (Retire, as a learned variable's
+// siblings), so the event's later lines, which the exact table sent there by their shape,
+// come here.
+void WindowMerger::Impl::KeyWords(std::uint32_t slot) {
+  Group& g = groups[slot];
+  g.words_keyed = true;
+  const std::uint64_t key = GroupWordsKey(g);
+  GroupExtras& x = Extras(g);
+  if (key == x.words_key) return;
+  if (const std::uint32_t other = exact.Find(key);
+      other != kNil && other != slot && Subsumes(slot, other)) {
+    Retire(other);
+  }
+  if (x.words_key != 0) {
+    exact.EraseIf(x.words_key, slot);
+    std::erase(x.aliases, x.words_key);
+  } else {
+    ++WordsKeyed(g.tokens.size());
+  }
+  exact.Set(key, slot);
+  x.aliases.push_back(key);
+  x.words_key = key;
+}
+
+// Does group `slot` take every line group `other` takes: open groups of one scope and token
+// count, `other`'s wild positions wild in `slot` too, and `other`'s first line fits `slot`'s
+// template?
+bool WindowMerger::Impl::Subsumes(std::uint32_t slot, std::uint32_t other) {
+  const Group& g = groups[slot];
+  const Group& o = groups[other];
+  const std::size_t n = g.tokens.size();
+  if (!o.live || o.retired || o.scope != g.scope || o.tokens.size() != n) return false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if ((o.tokens.flags(i) & kWild) && !(g.tokens.flags(i) & kWild)) return false;
+  }
+  group_tokens.resize(n);
+  for (std::size_t i = 0; i < n; ++i) group_tokens[i] = o.tokens.token(i);
+  const MatchLine first{o.first.message(), group_tokens, o.tokens.hashes(), o.body};
+  return matcher.Match(first, TemplateOf(g)).accepted;
+}
+
 // The line joins group `slot`; `marks` (from Confirm) says what it adds to the template.
 void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
                               std::optional<std::uint64_t> fp, std::uint64_t shape,
@@ -232,6 +306,7 @@ void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
     if (template_slot == slot) template_slot = kNil;
   }
   if (refingerprint) Reindex(slot);
+  if (!g.words_keyed) KeyWords(slot);
   // A shape already in the table (this group's, or one whose group did not confirm) keeps
   // its entry; Add looked it up, and nothing changed the table since.
   if (!shape_in_table) {
@@ -262,6 +337,7 @@ void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
 void WindowMerger::Impl::Reindex(std::uint32_t slot) {
   SetScanDigest(slot);
   Group& g = groups[slot];
+  if (g.words_keyed) KeyWords(slot);
   const std::uint64_t updated = GroupFingerprint(g);
   if (updated == g.fingerprint) return;
   if (g.indexed) index.Erase(g.scope, g.fingerprint, slot);
@@ -288,6 +364,7 @@ void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint
   g.body = static_cast<std::uint16_t>(line.header.body);
   g.tokens.Assign(line.tokens, line.hashes);
   g.retired = false;
+  g.words_keyed = false;
   if (wild_at != kNil) {
     g.tokens.AddFlags(wild_at, kWild | kVaried);
     fp = GroupFingerprint(g);
@@ -342,11 +419,13 @@ void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSi
   exact.EraseIf(g.shape, slot);
   if (g.extras != nullptr) {
     for (std::uint64_t key : g.extras->aliases) exact.EraseIf(key, slot);
+    if (g.extras->words_key != 0) --WordsKeyed(g.tokens.size());
   }
   if (g.indexed) index.Erase(g.scope, g.fingerprint, slot);
   if (!g.retired) LeaveBucket(slot);  // else Retire took it out of its bucket already
   g.retired = false;
   g.indexed = false;
+  g.words_keyed = false;
   Unlink<&Group::lru_prev, &Group::lru_next>(lru, slot);
   Unlink<&Group::hold_prev, &Group::hold_next>(hold, slot);
   g.live = false;

@@ -11,6 +11,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <functional>
 #include <memory>
@@ -77,6 +78,8 @@ struct WindowMerger::Impl {
     // lines of the group's own token count (a line aligned across a gap is not counted).
     std::vector<SlotStats> slots;
     bool hosts_truncated = false;
+    // The group's words key in `exact` (one of `aliases`), 0 until it has one.
+    std::uint64_t words_key = 0;
     // Of the first line counted in count_since (its summary's id); only lines that have an
     // origin (a Kafka input's) make a group keep one.
     LineOrigin since_origin;
@@ -104,6 +107,9 @@ struct WindowMerger::Impl {
     // In the GroupIndex: not when the first line already had kMaxIndexCandidates SimHash
     // candidates it did not fit (see Open). Retired groups are in none either.
     bool indexed : 1 = false;
+    // Its words key (GroupWordsKey) is in `exact`, as an alias: set when the group takes its
+    // first line, redone when a word position turns wild.
+    bool words_keyed : 1 = false;
     std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
     SampleRecord last;       // the latest line that joined; empty until one does
     std::unique_ptr<GroupExtras> extras;
@@ -309,6 +315,44 @@ struct WindowMerger::Impl {
     return merger_detail::Mix(scope ^ 0x6275636b6574ULL, n);
   }
 
+  // The key of a template's words in their places: each plain word's hash, and one
+  // placeholder for every variable token and every wild position. A line fits a group of its
+  // token count only where their words agree (or the group's varied), so a line finds the
+  // group that has its words in the same places by this key in `exact`, however many groups
+  // of its length opened since (the bucket scan reads only the newest). A sum of per-position
+  // terms (as the sibling keys), seeded apart from the shape keys that share the table: a
+  // line that opens a group pays a multiply and an add a token.
+  static constexpr std::uint64_t kWordsSeed = 0x776f726473ULL;  // "words"
+  static constexpr std::uint64_t kPlaceholder = 0x2a2a2a2a2a2a2a2aULL;
+  // Open groups with a words key, by token count (the last counter for all longer ones): a
+  // line of a count no such group has skips the key and its lookup (a flood of lines that
+  // each open a group, with no event of their lengths folding, pays nothing).
+  std::array<std::uint32_t, 64> words_keyed_by_count{};
+  std::uint32_t& WordsKeyed(std::size_t n) {
+    return words_keyed_by_count[std::min(n, words_keyed_by_count.size() - 1)];
+  }
+  static std::uint64_t WordsBase(std::uint64_t scope, std::size_t n) {
+    return SiblingKeys::Fmix(scope ^ SiblingKeys::Fmix(n + kWordsSeed));
+  }
+  std::uint64_t LineWordsKey(std::uint64_t scope) const {
+    const std::size_t n = line.tokens.size();
+    std::uint64_t sum = WordsBase(scope, n);
+    for (std::size_t i = 0; i < n; ++i) {
+      sum += SiblingKeys::Term(
+          line.tokens[i].cls == TokenClass::kWord ? line.hashes[i] : kPlaceholder, i);
+    }
+    return SiblingKeys::Fmix(sum);
+  }
+  static std::uint64_t GroupWordsKey(const Group& g) {
+    const GroupTokens& t = g.tokens;
+    std::uint64_t sum = WordsBase(g.scope, t.size());
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      sum += SiblingKeys::Term(
+          t.cls(i) == TokenClass::kWord && !(t.flags(i) & kWild) ? t.hash(i) : kPlaceholder, i);
+    }
+    return SiblingKeys::Fmix(sum);
+  }
+
   // --- confirmation (pipeline/template_match.h) -------------------------------------------
   MatchTemplate TemplateOf(const Group& g) const { return {g.first.message(), g.tokens}; }
 
@@ -418,6 +462,9 @@ struct WindowMerger::Impl {
   std::uint32_t ScanBucket(std::uint64_t key, std::size_t limit, std::string_view message);
   void FlushAll(EventSink& sink);
   void Reindex(std::uint32_t slot);
+  void KeyWords(std::uint32_t slot);
+  bool Subsumes(std::uint32_t slot, std::uint32_t other);
+  std::uint32_t FindByWords(std::uint64_t scope, std::uint64_t key, std::string_view message);
   void LeaveBucket(std::uint32_t slot);
 
   // --- stream-learned variables (window_merger_siblings.cc) --------------------------------

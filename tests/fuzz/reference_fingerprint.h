@@ -112,6 +112,40 @@ inline std::vector<Token> Tokenize(std::string_view message, std::uint32_t max_t
     t.cls = InContext(message, out, t);
     out.push_back(t);
   }
+  // A quoted request whose protocol (the last token starting "HTTP/") no status follows: the
+  // first integer with a space or the message's end on each side, outside the quotes, is the
+  // status when it has three digits 100-599, a word.
+  std::size_t protocol = out.size();
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const std::string_view s = message.substr(out[k].offset, out[k].length);
+    if (out[k].cls == TokenClass::kPath && s.size() > 5 && s.substr(0, 5) == "HTTP/") protocol = k;
+  }
+  if (protocol == out.size()) return out;
+  const std::size_t protocol_end = out[protocol].offset + out[protocol].length;
+  const std::size_t open = message.rfind('"', out[protocol].offset);
+  if (protocol_end >= message.size() || message[protocol_end] != '"' ||
+      open == std::string_view::npos) {
+    return out;
+  }
+  const auto status = [](std::string_view s) {
+    return s.size() == 3 && s[0] >= '1' && s[0] <= '5' &&
+           std::isdigit(static_cast<unsigned char>(s[1])) &&
+           std::isdigit(static_cast<unsigned char>(s[2]));
+  };
+  const auto inside = [&](const Token& t) { return t.offset >= open && t.offset < protocol_end; };
+  for (const Token& t : out) {
+    if (!inside(t) && t.cls == TokenClass::kWord && status(message.substr(t.offset, t.length)))
+      return out;
+  }
+  for (Token& t : out) {
+    if (inside(t) || t.cls != TokenClass::kInteger) continue;
+    const std::size_t end = t.offset + t.length;
+    if (t.offset == 0 || message[t.offset - 1] != ' ' ||
+        (end < message.size() && message[end] != ' '))
+      continue;
+    if (status(message.substr(t.offset, t.length))) t.cls = TokenClass::kWord;
+    break;
+  }
   return out;
 }
 

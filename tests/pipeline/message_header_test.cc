@@ -123,6 +123,15 @@ TEST(MessageHeaderTest, ApacheAndNginxErrorLogs) {
   // nginx: the pid#tid before the colon; the connection number stays with the message.
   Expect({"2024/05/09 12:34:56 [error] 1234#1234: *5 open() \"/srv/x\" failed (2: No such file)",
           "*5 open() \"/srv/x\" failed (2: No such file)", "error", "1234#1234"});
+  // Right after a bracketed level, a word of lower-case letters before ':' is the message's
+  // key, not a logger: "statement: DROP ..." and "DROP ..." are two events.
+  Expect({"[Sat Nov 28 17:38:55 2026] [notice] statement: DROP TABLE t1;",
+          "statement: DROP TABLE t1;", "notice", ""});
+  // A capitalised module is a logger there, and a lower-case word after a thread is one.
+  Expect(
+      {"2026-11-28  2:15:09 0 [Note] InnoDB: Using io_uring", "Using io_uring", "Note", "InnoDB"});
+  Expect({"2026-11-28 17:38:55,123 INFO     [MainThread] kernel: AppleThunderboltNHI reset",
+          "AppleThunderboltNHI reset", "INFO", "kernel"});
 }
 
 TEST(MessageHeaderTest, SyslogFiles) {
@@ -140,10 +149,27 @@ TEST(MessageHeaderTest, SyslogFiles) {
 }
 
 TEST(MessageHeaderTest, OpenStackOsloLog) {
+  // A bracket holding an id after the logger's context is more context (oslo.log writes its
+  // instance_format there, before the message).
   Expect(
       {"2024-02-01 10:00:04.500 4120 INFO nova.compute.manager [req-0c1d2e3f-4a5b-6c7d-8e9f"
        "-0a1b2c3d4e5f - - - - -] [instance: 7d1e2f30-aa11] Guest rebooted on request",
-       "[instance: 7d1e2f30-aa11] Guest rebooted on request", "INFO", "nova.compute.manager"});
+       "Guest rebooted on request", "INFO", "nova.compute.manager"});
+  Expect(
+      {"2026-11-28 17:37:10.908 24832 INFO nova.compute.manager [None req-e57e3e60-53c7-4b48-81fd"
+       "-81c3bda8fe8d 1457 f5c1 - - - -] [instance: 7d52e499-4284] [volume: 3] Attaching",
+       "Attaching", "INFO", "nova.compute.manager"});
+  // A bracket that is no labelled value is the message's ("[OK]", a component and its
+  // key=value context); a bracket that ends the line is no context either (the message must
+  // follow it).
+  Expect({"2024-02-01 10:00:04.500 4120 INFO nova.compute.manager [-] [OK] 3 instances synced",
+          "[OK] 3 instances synced", "INFO", "nova.compute.manager"});
+  Expect(
+      {"2024-02-01 10:00:04.500 4120 INFO kafka.log.LogManager [-] [Log partition=t-0, "
+       "dir=/tmp] Loading producer state",
+       "[Log partition=t-0, dir=/tmp] Loading producer state", "INFO", "kafka.log.LogManager"});
+  Expect({"2024-02-01 10:00:04.500 4120 INFO nova.compute.manager [-] [instance: 7d1e2f30]",
+          "[instance: 7d1e2f30]", "INFO", "nova.compute.manager"});
   Expect(
       {"2024-02-01 10:00:04.562 4120 WARNING nova.virt.libvirt.driver [-] Cache entry expired: "
        "/var/lib/nova/cache",
@@ -240,6 +266,78 @@ TEST(MessageHeaderTest, ANameBeforeAOneWordMessageIsTheMessagesKey) {
           "api-server[26983]"});
 }
 
+TEST(MessageHeaderTest, AVerbosityDigitAfterALevelIsTheLevel) {
+  // Chromium's VLOG(1): pid, tid, time, "VERBOSE1" and caller in one bracket. Read as no header,
+  // the bracket is one path-like token that keeps its class, and two function names written
+  // as the whole message ("MutablePO2TS::MutablePO2TS", "...::~MutablePO2TS") fold beside it.
+  Expect(
+      {"[6113:6113:1128/024738.308296:VERBOSE1:components/signin/internal/identity_manager/"
+       "mutable_profile_oauth2_token_service_delegate.cc:355] MutablePO2TS::MutablePO2TS",
+       "MutablePO2TS::MutablePO2TS", "VERBOSE1",
+       "components/signin/internal/identity_manager/"
+       "mutable_profile_oauth2_token_service_delegate.cc:355"});
+  Expect({"2026-11-28 02:47:38.175 UTC [6113] DEBUG2:  autovacuum: processing database x",
+          "autovacuum: processing database x", "DEBUG2", ""});
+  EXPECT_EQ(LevelSeverity("VERBOSE1"), 7);
+  EXPECT_EQ(LevelSeverity("DEBUG5"), 7);
+  EXPECT_EQ(LevelSeverity("ERROR1"), 3);
+  // The nearest words that are no level: a name in capitals with a digit, two digits.
+  Expect({"[6113:6113:1128/024738.308296:MP3:media/decoder.cc:12] opened", "", "", ""});
+  Expect({"[6113:6113:1128/024738.308296:INFO12:media/decoder.cc:12] opened", "", "", ""});
+  EXPECT_EQ(LevelSeverity("INFO12"), -1);
+  EXPECT_EQ(LevelSeverity("HTTP2"), -1);
+}
+
+TEST(MessageHeaderTest, ANameAfterTheCallerIsTheMessages) {
+  // A header that names its caller ends there: "Class::Method:" after it is the message's
+  // own, else the message is the URL alone and every such line folds into "<*>".
+  Expect(
+      {"[6461:6552:1128/024740.696026:VERBOSE1:net/base/network_delegate.cc:38] "
+       "NetworkDelegate::NotifyBeforeURLRequest: http://127.0.0.1:1/api",
+       "NetworkDelegate::NotifyBeforeURLRequest: http://127.0.0.1:1/api", "VERBOSE1",
+       "net/base/network_delegate.cc:38"});
+  Expect({"2024-05-09 12:34:56 INFO {taskinstance.py:1138} Runner: task started",
+          "Runner: task started", "INFO", "taskinstance.py:1138"});
+  // The nearest header without a caller keeps the name as its logger.
+  Expect({"[6461:6552:1128/024740.696026:INFO] NetworkDelegate: request started", "request started",
+          "INFO", "NetworkDelegate"});
+}
+
+TEST(MessageHeaderTest, AProgramWithItsPidAfterTheLevelIsTheHeaders) {
+  // bunyan's CLI: the level, then the program with its pid and the host up to their ':'. Left
+  // in the message, "app/4752" is a variable before every message and one-word messages fold.
+  Expect({"[2026-11-28T00:16:47.448Z]  INFO: app/29040 on vm: PacketResponder 1 terminating",
+          "PacketResponder 1 terminating", "INFO", "app/29040"});
+  Expect({"[2026-11-28T01:14:45.038Z]  WARN: app/2339 on vm: VariationsSeedUsage:2",
+          "VariationsSeedUsage:2", "WARN", "app/2339"});
+  // The nearest lines that keep those words: no pid, no ':' within three names.
+  Expect({"[2026-11-28T00:16:47.448Z]  INFO: app/main on vm: PacketResponder 1 terminating",
+          "app/main on vm: PacketResponder 1 terminating", "INFO", ""});
+  Expect({"[2026-11-28T00:16:47.448Z]  INFO: app/29040 started in 3 ms",
+          "app/29040 started in 3 ms", "INFO", ""});
+}
+
+TEST(MessageHeaderTest, NamesBeforeABracketedTimeAreTheHeaders) {
+  // The common log format: a host, an identity and a user (or '-') before the bracketed time.
+  // Kept, the user splits one event in two ("-" and "alice" are tokens of different kinds).
+  Expect(
+      {"127.0.0.1 - - [28/Nov/2026:00:29:11 +0000] \"GET / HTTP/1.1\" 200 230 \"-\" "
+       "\"curl/7.88.1\"",
+       "\"GET / HTTP/1.1\" 200 230 \"-\" \"curl/7.88.1\"", "", ""});
+  Expect({"127.0.0.1 - alice [28/Nov/2026:00:29:11 +0000] \"GET /secret/s.txt HTTP/1.1\" 401 625",
+          "\"GET /secret/s.txt HTTP/1.1\" 401 625", "", ""});
+  Expect({"10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET /a.gif HTTP/1.0\" 200 2326",
+          "\"GET /a.gif HTTP/1.0\" 200 2326", "", ""});
+  // A month's name between date separators is a date in a bracket of time words.
+  Expect({"[09-May-2024 12:34:56.789] Server startup in 1234 ms", "Server startup in 1234 ms", "",
+          ""});
+  // The nearest lines that keep every word: a bracket that is no time after names, four names
+  // before the time, a month's name that is not between separators.
+  Expect({"user alice [admin] logged in", "", "", ""});
+  Expect({"backup of host db1 [28/Nov/2026:00:29:11 +0000] done", "", "", ""});
+  Expect({"10.0.0.1 - - [Nov/2026] \"GET /a.gif HTTP/1.0\" 200 2326", "", "", ""});
+}
+
 TEST(MessageHeaderTest, KeyValueHeaders) {
   // Go's log/slog TextHandler: the message is the value after the time and level fields.
   Expect({"time=2026-11-28T00:16:47.448Z level=INFO msg=\"Deleting block blk_17 file /d/b\"",
@@ -250,6 +348,15 @@ TEST(MessageHeaderTest, KeyValueHeaders) {
           "disk full\" dev=sda", "error", ""});
   Expect({"ts=2026-11-28T00:16:47.448Z caller=main.go:42 level=info msg=\"listening\"",
           "listening\"", "info", "main.go:42"});
+  // A quoted message says so: its own quotes are escaped (msg="\"GET / HTTP/1.1\" 200").
+  EXPECT_TRUE(
+      ParseMessageHeader("time=2026-11-28T00:16:47.448Z level=INFO msg=\"disk full\"").quoted);
+  EXPECT_FALSE(ParseMessageHeader("time=2026-11-28T00:16:47.448Z level=WARN msg=started").quoted);
+  EXPECT_FALSE(ParseMessageHeader("2026-11-28 00:16:47 INFO \"quoted\" words").quoted);
+  // A quoted message's opening blanks are not the message's; an empty quoted value is none.
+  Expect({"time=2026-11-28T01:15:52.190Z level=INFO msg=\"  frame:      0x204402031940\"",
+          "frame:      0x204402031940\"", "INFO", ""});
+  Expect({"time=2026-11-28T01:15:52.190Z level=INFO msg=\"   \"", "", "", ""});
   // The nearest lines that are no header: key=value pairs without a time or a level, a
   // number that is no time, a message that only starts with a key.
   Expect({"user=alice action=login result=ok", "", "", ""});
@@ -276,11 +383,23 @@ TEST(MessageHeaderTest, KernelMessages) {
   Expect({"[   12.345678] 70 tasks queued", "70 tasks queued", "", ""});
   Expect({"Jun 17 07:07:00 combo kernel: Linux version 2.6.5-1.358", "Linux version 2.6.5-1.358",
           "", "kernel"});
+  // The kernel's stamp after the program in a syslog file is the header's too ...
+  Expect({"Nov 28 01:14:45 combo kernel: [18001.820240] usb 1-1: new high-speed USB device",
+          "usb 1-1: new high-speed USB device", "", "kernel"});
+  Expect(
+      {"- 1131566461 2005.11.09 dn228 Nov 9 12:01:01 dn228/dn228 kernel: [   12.345678] "
+       "VariationsSeedUsage:2",
+       "VariationsSeedUsage:2", "", "kernel"});
+  Expect({"Nov 28 01:14:45 combo app[12]: [2026-11-28 01:14:45] job 3 done", "job 3 done", "",
+          "app[12]"});
+  // ... but a bracketed number that is no time (no clock, no date, not seconds with
+  // microseconds) is the message's.
+  Expect(
+      {"Nov 28 01:14:45 combo app[12]: [2.5] retries left", "[2.5] retries left", "", "app[12]"});
 }
 
 TEST(MessageHeaderTest, MessagesWithoutHeaderKeepEveryWord) {
   for (std::string_view line : {
-           "10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET /a.gif HTTP/1.0\" 200 2326",
            "42 files removed",
            "Connection closed by 10.1.2.3 port 22",
            "PacketResponder 1 for block blk_38865049 terminating",
@@ -560,6 +679,22 @@ TEST(HeaderLearnerTest, AGuessTheScopesShapeDoesNotFitStaysAGuess) {
   // The nearest line that is no guess at all (no time, no level) keeps every word.
   const std::string_view plain = "User child is on pid 13370";
   EXPECT_EQ(Learn(learner, 1, plain).body, 0u);
+}
+
+TEST(HeaderLearnerTest, TwoProgramsHeadersWithoutLevelDoNotDependOnTheVote) {
+  HeaderLearner learner;
+  // One scope, two programs: "app[pid]:" lines confirm their shape; the kernel's lines have
+  // one more field (its stamp). Every kernel line loses its stamp, whether it voted (one line
+  // in kVoteEvery once the shape is confirmed) or not.
+  for (int i = 0; i < 90; ++i) {
+    const std::string app = "Nov 28 01:14:" + std::to_string(10 + i) + " combo app[" +
+                            std::to_string(100 + i) + "]: job " + std::to_string(i) + " done";
+    EXPECT_EQ(app.substr(Learn(learner, 5, app).body), "job " + std::to_string(i) + " done");
+    if (i % 2 != 0) continue;  // a period of three lines: kernel lines vote too
+    const std::string kernel = "Nov 28 01:14:" + std::to_string(10 + i) + " combo kernel: [" +
+                               std::to_string(18000 + i) + ".820240] usb 1-1: reset";
+    EXPECT_EQ(kernel.substr(Learn(learner, 5, kernel).body), "usb 1-1: reset") << i;
+  }
 }
 
 TEST(HeaderLearnerTest, AFewMessagesStartingWithALevelWordConfirmNothing) {

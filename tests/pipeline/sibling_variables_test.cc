@@ -153,7 +153,7 @@ TEST(SiblingVariablesTest, LongPrefixWithTwoChangingWordsNeverFolds) {
 TEST(SiblingVariablesTest, OffMeansEverySingleWordValueSplits) {
   Stream s(0);
   std::set<std::uint64_t> groups;
-  for (const std::string& v : kServices) groups.insert(s.Add("Starting service " + v));
+  for (const std::string& v : kServices) groups.insert(s.Add("Starting daemon " + v));
   EXPECT_EQ(groups.size(), kServices.size());
 }
 
@@ -300,12 +300,12 @@ TEST(SiblingVariablesTest, ScopesDoNotShareEvidence) {
   Stream s(6);
   // Three values on each of two hosts: six in all, but only three per scope.
   std::set<std::uint64_t> groups;
-  for (std::size_t i = 0; i < 3; ++i) groups.insert(s.Add("Starting service " + kServices[i], "a"));
-  for (std::size_t i = 3; i < 6; ++i) groups.insert(s.Add("Starting service " + kServices[i], "b"));
+  for (std::size_t i = 0; i < 3; ++i) groups.insert(s.Add("Starting daemon " + kServices[i], "a"));
+  for (std::size_t i = 3; i < 6; ++i) groups.insert(s.Add("Starting daemon " + kServices[i], "b"));
   EXPECT_EQ(groups.size(), 6u);
   EXPECT_LT(s.merger->last_decision().sibling_values, 6u);
   // Three more on host a make six there: it folds, host b's groups stay its own.
-  for (std::size_t i = 6; i < 9; ++i) groups.insert(s.Add("Starting service " + kServices[i], "a"));
+  for (std::size_t i = 6; i < 9; ++i) groups.insert(s.Add("Starting daemon " + kServices[i], "a"));
   EXPECT_EQ(s.merger->last_decision().path, MergeDecision::kSibling);
   EXPECT_EQ(groups.size(), 8u);
 }

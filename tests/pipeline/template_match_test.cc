@@ -142,6 +142,24 @@ TEST_F(TemplateMatchTest, NamesAndVersionsMadeOfPartsAreOneKind) {
   EXPECT_FALSE(Match("link state of awdl0 changed to up at 12:30:01 after 3 tries").accepted);
 }
 
+// A name qualified in three or more dotted parts may hold '_' in its parts and still is one
+// kind (a database's tables); '_' in a name of two parts (a function and a line number) or in
+// parts joined otherwise (an enumerated code) keeps the letters apart.
+TEST_F(TemplateMatchTest, QualifiedNamesWithUnderscoresAreOneKind) {
+  SetTemplate("automatic analyze of table \"template1.pg_catalog.pg_type\"");
+  EXPECT_TRUE(Match("automatic analyze of table \"template1.pg_catalog.pg_attribute\"").accepted);
+  SetTemplate("tcp_tls_error_callback 1977 __tcp_callback_write_block_invoke.434 error 22");
+  const MatchResult function =
+      Match("tcp_tls_error_callback 2210 tcp_handle_read_error.790 error 22");
+  EXPECT_FALSE(function.accepted);
+  EXPECT_EQ(function.reason, MatchReason::kDigitWordLetters);
+  SetTemplate("captureLog Received Capture notice id: 14989.759, reason = AuthFail:sts:5_rsn:0");
+  const MatchResult code =
+      Match("captureLog Received Capture notice id: 14991.914, reason = DeauthInd:sts:0_rsn:7");
+  EXPECT_FALSE(code.accepted);
+  EXPECT_EQ(code.reason, MatchReason::kDigitWordLetters);
+}
+
 // Two message codes are two events, with or without the client field before them; the
 // same code with another client and address is one.
 TEST_F(TemplateMatchTest, MessageCodesAreTwoEvents) {
@@ -176,9 +194,50 @@ TEST_F(TemplateMatchTest, ProtectedWordWhereTheGroupVariedRejects) {
   EXPECT_EQ(r.position, 4u);
 }
 
+// A protected word as a field's value (right after '=') where the field's words already
+// differed is one more value of it (redis's client dump: cmd=ping, cmd=set, then cmd=get);
+// where the field kept one value, or without the '=', it is still another event.
+TEST_F(TemplateMatchTest, ProtectedWordAsAVariedFieldsValueFits) {
+  SetTemplate("Client closed connection id=3 flags=N cmd=ping user=default");
+  // cmd= (token 8 after "Client closed connection id 3 flags N cmd") took other words.
+  ASSERT_EQ(template_line_.tokens.size(), 11u);
+  template_.AddFlags(8, kWild | kVaried);
+  EXPECT_TRUE(Match("Client closed connection id=9 flags=N cmd=get user=default").accepted);
+  EXPECT_TRUE(Match("Client closed connection id=9 flags=N cmd=debug user=default").accepted);
+  // The field that never varied keeps its value: flags=N is no <*>.
+  const MatchResult kept =
+      Match("Client closed connection id=9 flags=failed cmd=ping user=default");
+  EXPECT_FALSE(kept.accepted);
+  EXPECT_EQ(kept.reason, MatchReason::kProtectedWordDiffers);
+  EXPECT_EQ(kept.position, 6u);
+  // Not a field's value: a protected word where the group varied still rejects.
+  SetTemplate("Client closed connection id=3 flags=N cmd ping user=default");
+  template_.AddFlags(8, kWild | kVaried);
+  const MatchResult bare = Match("Client closed connection id=3 flags=N cmd get user=default");
+  EXPECT_FALSE(bare.accepted);
+  EXPECT_EQ(bare.reason, MatchReason::kProtectedWhereVaried);
+  EXPECT_EQ(bare.position, 8u);
+}
+
+// A changed word right after a value key that both sides write the same way needs, besides
+// the key, one more agreeing word (a short line: `user bob authenticated`); after a key
+// written otherwise (`address:` / `address space`) it needs two, as any changed word.
+TEST_F(TemplateMatchTest, AValueKeysValueNeedsOneMoreAgreeingWord) {
+  SetTemplate("user bob authenticated");
+  EXPECT_TRUE(Match("user alice authenticated").accepted);
+  SetTemplate("user bob");
+  const MatchResult alone = Match("user alice");
+  EXPECT_FALSE(alone.accepted);
+  EXPECT_EQ(alone.reason, MatchReason::kTooFewAgreeingWords);
+  SetTemplate("instruction address: 0x00004ed8");
+  const MatchResult other_gap = Match("instruction address space");
+  EXPECT_FALSE(other_gap.accepted);
+  EXPECT_EQ(other_gap.reason, MatchReason::kTooFewAgreeingWords);
+}
+
 TEST_F(TemplateMatchTest, TooFewAgreeingWords) {
   SetTemplate("user alice host web1");
-  // Two changed values need five agreeing words; two agree.
+  // Two changed values, each right after its key, need three agreeing words; two agree.
   const MatchResult r = Match("user bob host db");
   EXPECT_FALSE(r.accepted);
   EXPECT_EQ(r.reason, MatchReason::kTooFewAgreeingWords);
@@ -339,6 +398,36 @@ TEST_F(TemplateMatchTest, QuotedTextOfAnyLengthIsOneSlot) {
   EXPECT_TRUE(Match("\"GET / HTTP/1.0\" 200 7 \"-\" \"-\"").accepted);
 }
 
+// A proxy's result code with its status (TCP_MISS/200) is an enumeration's value: another
+// code or status is another event, while the values around it vary.
+TEST_F(TemplateMatchTest, NameWithItsCodeNeverChanges) {
+  SetTemplate(
+      "27 127.0.0.1 TCP_MISS/200 1718 GET http://www.example.test:8089/static/app.js - "
+      "HIER_DIRECT/127.0.0.1 text/css");
+  EXPECT_TRUE(Match("3 10.0.0.7 TCP_MISS/200 266 GET http://www.example.test:8089/crash? - "
+                    "HIER_DIRECT/10.0.0.9 text/css")
+                  .accepted);
+  EXPECT_FALSE(Match("3 10.0.0.7 TCP_MISS/500 266 GET http://www.example.test:8089/crash? - "
+                     "HIER_DIRECT/10.0.0.9 text/css")
+                   .accepted);
+  EXPECT_FALSE(Match("3 10.0.0.7 TCP_REFRESH_UNMODIFIED/200 266 GET "
+                     "http://www.example.test:8089/crash? - HIER_DIRECT/10.0.0.9 text/css")
+                   .accepted);
+}
+
+// A status before the quoted request (HAProxy's HTTP log) never changes either.
+TEST_F(TemplateMatchTest, StatusBeforeTheRequestNeverChanges) {
+  SetTemplate(
+      "10.0.0.1:42960 [28/Nov/2026:05:07:05.338] web app/app2 0/0/0/63/63 200 1602 - - ---- "
+      "1/1/0/0/0 0/0 \"GET /static/app.js HTTP/1.1\"");
+  EXPECT_TRUE(Match("10.0.0.1:42961 [28/Nov/2026:05:07:06.110] web app/app1 0/0/1/32/33 200 158 - "
+                    "- ---- 1/1/0/0/0 0/0 \"GET /crash?id=5 HTTP/1.1\"")
+                  .accepted);
+  EXPECT_FALSE(Match("10.0.0.1:42961 [28/Nov/2026:05:07:06.110] web app/app1 0/0/1/32/33 500 158 - "
+                     "- ---- 1/1/0/0/0 0/0 \"GET /crash?id=5 HTTP/1.1\"")
+                   .accepted);
+}
+
 // The nearest lines that must not fold: another method (the text's first word), another status
 // after the request line, and a quoted text that differs in a protected word.
 TEST_F(TemplateMatchTest, QuotedTextKeepsItsFirstWordAndProtectedWords) {
@@ -386,7 +475,8 @@ TEST_F(TemplateMatchTest, QuotedTextsOfRandomLinesKeepTheTokensSound) {
                                            "error", "3",  "\"-\"", "(",   "word", "'", "\"\""};
   std::mt19937 rng(7);
   for (int round = 0; round < 3000; ++round) {
-    std::string m;
+    // Every other line is a message written as a quoted value (its escaped quotes pair).
+    std::string m = round % 2 == 0 ? "" : "time=2026-11-28T00:13:49.012Z level=INFO msg=\"";
     const int n = 1 + static_cast<int>(rng() % 14);
     for (int k = 0; k < n; ++k) m += pieces[rng() % pieces.size()];
     PreparedLine p;
@@ -401,6 +491,35 @@ TEST_F(TemplateMatchTest, QuotedTextsOfRandomLinesKeepTheTokensSound) {
     SetTemplate(m);
     EXPECT_TRUE(Match(m).accepted) << m;
   }
+}
+
+// A message written as a quoted value after its header (Go's log/slog) pairs its escaped
+// quotes as a bare message pairs its quotes, and its closing quote ends it.
+TEST_F(TemplateMatchTest, EscapedQuotesOfAQuotedMessagePair) {
+  PreparedLine a, b;
+  const std::string ma =
+      "time=2026-11-28T00:13:49.012Z level=DEBUG msg=\"\\\"GET /static/page2.html HTTP/1.1\\\" "
+      "200 7 \\\"-\\\" \\\"Wget/1.21.3\\\"\"";
+  const std::string mb =
+      "time=2026-11-28T00:13:50.619Z level=DEBUG msg=\"\\\"GET /search?q=a&b=2 HTTP/1.1\\\" 200 6 "
+      "\\\"http://example.com/from/1\\\" \\\"Mozilla/5.0 (X11; Linux x86_64) Firefox/115.0\\\"\"";
+  PrepareLine(tokenizer_, matcher_, true, ma, a);
+  PrepareLine(tokenizer_, matcher_, true, mb, b);
+  ASSERT_TRUE(a.header.quoted);
+  ASSERT_EQ(a.tokens.size(), b.tokens.size());
+  // The request target and the user agent are one slot each, of one class.
+  EXPECT_EQ(b.hashes[2], a.hashes[2]);
+  EXPECT_EQ(b.hashes.back(), a.hashes.back());
+  // The backslash escaping a closing quote is the quote's: the words and "-" are as bare.
+  ASSERT_EQ(a.tokens.size(), 10u);
+  EXPECT_EQ(ma.substr(a.tokens[8].offset, a.tokens[8].length), "Wget/1.21.3");
+  EXPECT_EQ(a.tokens[6].cls, TokenClass::kEmpty);
+  SetTemplate(ma);
+  EXPECT_TRUE(Match(mb).accepted);
+  // The nearest line that must not fold: another method heads the request.
+  EXPECT_FALSE(Match("time=2026-11-28T00:13:50.619Z level=DEBUG msg=\"\\\"DELETE "
+                     "/static/page2.html HTTP/1.1\\\" 200 7 \\\"-\\\" \\\"Wget/1.21.3\\\"\"")
+                   .accepted);
 }
 
 TEST_F(TemplateMatchTest, HeaderIsLeftOutOfTheTokens) {

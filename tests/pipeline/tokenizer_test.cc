@@ -106,7 +106,49 @@ TEST(TokenizerContextTest, HttpStatusIsAWordWhereAStatusStands) {
   EXPECT_EQ(class_of("HTTP/1.1 2000 odd", "2000"), TokenClass::kInteger);
   EXPECT_EQ(class_of("done status=500 in 3 ms", "500"), TokenClass::kInteger);
   EXPECT_EQ(class_of("sent 200 bytes to peer", "200"), TokenClass::kInteger);
-  EXPECT_EQ(class_of("\"GET /a HTTP/1.1\" - 200", "200"), TokenClass::kInteger);
+  EXPECT_EQ(class_of("\"GET /a HTTP/1.1\" - 2000", "2000"), TokenClass::kInteger);
+  // Not right after the protocol, but the first integer standing alone outside the request:
+  // a status by the rule below.
+  EXPECT_EQ(class_of("\"GET /a HTTP/1.1\" - 200", "200"), TokenClass::kWord);
+}
+
+// A line holding a quoted HTTP request with its status elsewhere (an access log that writes
+// the request last): the first integer standing alone outside the request is the status when
+// it has a status's shape, a word; the nearest lines keep their numbers variables.
+TEST(TokenizerContextTest, HttpStatusOutsideTheRequestIsAWord) {
+  auto class_of = [](std::string_view msg, std::string_view token) {
+    const std::vector<Token> tokens = Tok(msg);
+    for (const Token& t : tokens) {
+      if (msg.substr(t.offset, t.length) == token) return t.cls;
+    }
+    ADD_FAILURE() << "no token " << token << " in " << msg;
+    return TokenClass::kCount_;
+  };
+  const std::string_view line =
+      "10.0.0.1:42960 [28/Nov/2026:05:07:05.338] web app/app2 0/0/0/63/63 503 1602 - - SC-- "
+      "1/1/0/0/0 0/0 \"GET /items?id=404 HTTP/1.1\"";
+  EXPECT_EQ(class_of(line, "503"), TokenClass::kWord);
+  EXPECT_EQ(class_of(line, "1602"), TokenClass::kInteger);
+  EXPECT_EQ(class_of(line, "404"), TokenClass::kInteger);  // inside the request
+  // The first integer standing alone is no status: nothing is.
+  EXPECT_EQ(class_of("took 2000 ms status 503 \"GET /a HTTP/1.1\"", "503"), TokenClass::kInteger);
+  // Not standing alone, or no quoted request in the line.
+  EXPECT_EQ(class_of("web x=503 1602 \"GET /a HTTP/1.1\"", "503"), TokenClass::kInteger);
+  EXPECT_EQ(class_of("web 503 1602 GET /a HTTP/1.1", "503"), TokenClass::kInteger);
+  EXPECT_EQ(class_of("sent 200 bytes to peer", "200"), TokenClass::kInteger);
+}
+
+// A name in capitals glued to a three-digit code is an outcome with its status (a proxy's
+// result code): a word. A path, a name with a longer number or in lower case stay variables.
+TEST(TokenizerClassifyTest, NameInCapitalsWithItsCodeIsAWord) {
+  EXPECT_EQ(Tokenizer::Classify("TCP_MISS/200"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("TCP_MISS_ABORTED/000"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("NONE_NONE/503"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("HIER_DIRECT/127.0.0.1"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("TCP_MISS/2000"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("app/200"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("/ROOT/200"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("A/200"), TokenClass::kPath);
 }
 
 // A message catalogue code right before a ':' names the event (AH10479 and AH10480 are two

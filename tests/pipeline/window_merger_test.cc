@@ -827,14 +827,17 @@ TEST(WindowMergerTest, LastDecisionExplainsThePath) {
 }
 
 // The counts a candidate is ruled out by before the full confirmation, at their limits: two
-// changed words need five agreeing ones; three never merge; lines of different length need two
-// aligned words.
+// changed words need five agreeing ones, or three when each is the value of a value key
+// (user, host) that both lines write the same way; three never merge; lines of different
+// length need two aligned words.
 TEST(WindowMergerTest, ConfirmationLimitsOnChangedAndAlignedWords) {
-  EXPECT_EQ(GroupsFor({"relay session now user=alice host=alpha",
-                       "relay session now user=bob host=beta"}),
+  EXPECT_EQ(GroupsFor({"relay session now owner=alice zone=alpha",
+                       "relay session now owner=bob zone=beta"}),
             1u);
-  EXPECT_EQ(GroupsFor({"relay session user=alice host=alpha", "relay session user=bob host=beta"}),
-            2u);
+  EXPECT_EQ(
+      GroupsFor({"relay session owner=alice zone=alpha", "relay session owner=bob zone=beta"}), 2u);
+  EXPECT_EQ(GroupsFor({"relay user=alice host=alpha", "relay user=bob host=beta"}), 1u);
+  EXPECT_EQ(GroupsFor({"user=alice host=alpha", "user=bob host=beta"}), 2u);
   EXPECT_EQ(GroupsFor({"relay session now then user=alice host=alpha peer=gamma",
                        "relay session now then user=bob host=beta peer=delta"}),
             2u);
@@ -938,6 +941,77 @@ TEST(WindowMergerTest, AGroupTheBucketScanFindsStaysWithinIt) {
   EXPECT_EQ(h.merger.open_groups(), 1u + 2u * packages.size());
 }
 
+// A line whose masked shape and fingerprint are new to its event (another kind of value in a
+// slot) reaches the event's group by its words in their places, however many groups of its
+// token count opened after the event's: the bucket scan reads only the newest 16. Match still
+// decides: the same words around a digit-bearing word of other letters stay apart.
+TEST(WindowMergerTest, ALineReachesTheGroupWithItsWordsInTheSamePlaces) {
+  MergerOptions options;
+  options.window_us = 3600 * kSec;
+  options.max_distance = 0;  // the SimHash index finds only the same fingerprint
+  options.variable_after_values = 0;
+  Harness h(options);
+  TimeUs t = kT0;
+  h.Add("probe event took 5 ms on en0", ++t);
+  h.Add("probe event took 7 ms on en1", ++t);  // the group has taken a line: its words are keyed
+  ASSERT_EQ(h.merger.open_groups(), 1u);
+  const std::uint64_t probe_group = h.merger.last_decision().group_id;
+  // 20 other events of seven tokens, each its own group (one plain word changed out of a
+  // value context among four agreeing ones never fits).
+  for (int k = 0; k < 20; ++k) {
+    std::string word = "filler";
+    word += static_cast<char>('a' + k);
+    h.Add(word + " check passed after 5 ms today", ++t);
+    h.Add(word + " check passed after 9 ms today", ++t);
+  }
+  ASSERT_EQ(h.merger.open_groups(), 21u);
+  h.Add("probe event took 5.5 ms on en0", ++t);  // a float where the group has an integer
+  EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kBucket);
+  EXPECT_EQ(h.merger.last_decision().group_id, probe_group);
+  EXPECT_EQ(h.merger.open_groups(), 21u);
+  // Same words in the same places, but an interface of other letters: another event.
+  h.Add("probe event took 5 ms on awdl0", ++t);
+  EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kNew);
+  EXPECT_EQ(h.merger.open_groups(), 22u);
+  h.FlushAll();
+  ExpectConsistent(h.sink.Take(), h.added);
+}
+
+// An event split before its group generalised (a host name with a digit is a value, one
+// without is a word, and two agreeing words do not carry a changed word) is one group again
+// once the other group's position becomes a learned variable: the group whose first line the
+// general template takes, with the same words in the same places, takes no more lines. A group
+// whose first line that template does not take (another interface's letters) keeps its own.
+TEST(WindowMergerTest, AGroupTheGeneralisedTemplateTakesRetires) {
+  MergerOptions options;
+  options.window_us = 3600 * kSec;
+  options.annotate = true;  // every line's event names its group
+  Harness h(options);
+  TimeUs t = kT0;
+  auto group_of = [&](const std::string& line) {
+    h.Add(line, ++t);
+    const std::vector<Rec> events = h.sink.Take();
+    EXPECT_EQ(events.size(), 1u) << line;
+    return events.empty() ? 0 : events.back().group_id;
+  };
+  const std::uint64_t general = group_of("forwarded svc.corp.example to 127.0.0.2#55355");
+  const std::uint64_t split = group_of("forwarded rnd13.example.com to 127.0.0.1#55354");
+  ASSERT_NE(split, general);
+  ASSERT_EQ(group_of("forwarded rnd14.example.com to 127.0.0.1#55354"), split);  // keys it
+  // Its own event: en0 is no address.
+  const std::uint64_t other = group_of("forwarded rnd15.example.com to en0");
+  ASSERT_NE(other, split);
+  ASSERT_NE(other, general);
+  // Seven names without a digit: the position becomes a learned variable of the first group.
+  std::uint64_t last = 0;
+  for (const char* name : {"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"}) {
+    last = group_of(std::string("forwarded ") + name + ".corp.example to 127.0.0.2#55355");
+  }
+  EXPECT_EQ(last, general);
+  EXPECT_EQ(group_of("forwarded rnd16.example.com to 127.0.0.1#55354"), general);
+  EXPECT_EQ(group_of("forwarded rnd17.example.com to en0"), other);
+}
+
 // Lines of one long prefix and a unique last word (a plain word: no two fit each other) open a
 // group each, and every group of the cluster lies within SimHash distance of the next line:
 // the groups a line is confirmed against stay bounded however large the cluster grows.
@@ -961,8 +1035,9 @@ TEST(WindowMergerTest, AClusterLineConfirmsABoundedNumberOfGroups) {
     most = std::max<std::uint64_t>(most, h.merger.last_decision().candidates);
   }
   EXPECT_EQ(h.merger.open_groups(), 2000u);
-  // The exact shape, 32 SimHash candidates, 16 of the bucket scan, one learned sibling.
-  EXPECT_LE(most, 1u + 32u + 16u + 1u);
+  // The exact shape, 32 SimHash candidates, the group of the line's words, 16 of the bucket
+  // scan, one learned sibling.
+  EXPECT_LE(most, 1u + 32u + 1u + 16u + 1u);
   EXPECT_GE(most, 32u);  // the cluster is dense: the SimHash bound is reached
   // Every open group, in the index or not, still takes its own lines.
   for (std::uint32_t i = 1000; i < 3000; i += 7) {
@@ -1253,6 +1328,62 @@ TEST(WindowMergerTest, TheApplicationsOwnHeaderStaysOutOfTheGroup) {
   h2.Add(b, kT0 + kSec);
   EXPECT_EQ(h2.merger.open_groups(), 2u);
   EXPECT_EQ(h2.sink.Take()[0].json.find("\"level\""), std::string::npos);
+}
+
+// Chromium's VLOG header ("VERBOSE1" and the caller in one bracket) stays out of the group as
+// other levels' do: the same statement folds across pids and times, and two function names
+// written as whole messages stay apart as their bare messages do.
+TEST(WindowMergerTest, AVerboseLevelsHeaderStaysOutOfTheGroup) {
+  const auto chromium = [](std::string_view pid, std::string_view time, std::string_view where,
+                           std::string_view message) {
+    return "[" + std::string(pid) + ":" + std::string(pid) + ":1128/" + std::string(time) +
+           ":VERBOSE1:components/signin/" + std::string(where) + "] " + std::string(message);
+  };
+  EXPECT_EQ(
+      GroupsFor(
+          {chromium("6113", "024738.308296", "delegate.cc:355", "MutablePO2TS::MutablePO2TS"),
+           chromium("6264", "024739.422714", "delegate.cc:355", "MutablePO2TS::MutablePO2TS")}),
+      1u);
+  EXPECT_EQ(
+      GroupsFor(
+          {chromium("6113", "024738.308296", "delegate.cc:355", "MutablePO2TS::MutablePO2TS"),
+           chromium("6113", "024739.053196", "delegate.cc:370", "MutablePO2TS::~MutablePO2TS"),
+           chromium("6113", "024739.057531", "account_reconcilor.cc:151",
+                    "AccountReconcilor::~AccountReconcilor")}),
+      3u);
+}
+
+// An access log's host, identity and user are its header: a request by "alice" folds with the
+// same request by nobody ("-"); another status stays apart.
+TEST(WindowMergerTest, AnAccessLogsUserStaysOutOfTheGroup) {
+  const auto access = [](std::string_view user, std::string_view status) {
+    return "127.0.0.1 - " + std::string(user) +
+           " [28/Nov/2026:00:29:11 +0000] \"GET /secret/s.txt HTTP/1.1\" " + std::string(status) +
+           " 232 \"-\" \"curl/7.88.1\"";
+  };
+  EXPECT_EQ(GroupsFor({access("-", "200"), access("alice", "200"), access("mallory5", "200")}), 1u);
+  EXPECT_EQ(GroupsFor({access("alice", "200"), access("alice", "401")}), 2u);
+}
+
+// A message written as a quoted value (Go's log/slog: msg="...", its quotes escaped) pairs its
+// escaped quotes as a bare message pairs its quotes: user agents and request targets of any
+// number of words fold; another status or method stays apart.
+TEST(WindowMergerTest, EscapedQuotesOfAQuotedMessagePair) {
+  const auto slog = [](std::string_view request, std::string_view status, std::string_view agent) {
+    return "time=2026-11-28T00:13:49.012Z level=INFO msg=\"\\\"" + std::string(request) +
+           " HTTP/1.1\\\" " + std::string(status) + " 7 \\\"-\\\" \\\"" + std::string(agent) +
+           "\\\"\"";
+  };
+  EXPECT_EQ(GroupsFor({slog("GET /a.html", "200", "Wget/1.21.3"),
+                       slog("GET /b.html?ref=mail&id=4", "200",
+                            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36")}),
+            1u);
+  EXPECT_EQ(GroupsFor({slog("GET /a.html", "200", "Wget/1.21.3"),
+                       slog("GET /a.html", "404", "Wget/1.21.3")}),
+            2u);
+  EXPECT_EQ(GroupsFor({slog("GET /a.html", "200", "Wget/1.21.3"),
+                       slog("DELETE /a.html", "200", "Wget/1.21.3")}),
+            2u);
 }
 
 // The header's words do not count as agreeing words: two messages that differ in two state

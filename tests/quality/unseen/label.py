@@ -931,6 +931,237 @@ class ChromiumLog(System):
 
 CHROMIUM = ChromiumLog(r"^$", rules=[])
 
+# Postfix through rsyslogd: each daemon's format strings. A delivery's `status=` is an
+# enumeration (sent, deferred, bounced) and its reason in parentheses is the event too (it comes
+# from its own format string: `delivered to mailbox`, `connect to %s: %m`, `host %s said: %s (in
+# reply to %s command)`), with the error text, DNS record type and SMTP command kept; the remote
+# server's reply text is a variable. A rejection's action (reject, discard, hold), SMTP stage,
+# reply code and reason text are the event (`Relay access denied`, `User unknown in local
+# recipient table` and each access table's text); `orig_to=`, `orig_id=` and the `(N bytes)` of
+# one format string are optional parts of it, and `disconnect from` with its list of command
+# counters is one event.
+PF_ID = r"(?:[0-9A-F]{6,}|NOQUEUE)"
+
+
+def postfix_reason(reason):
+    fixed = [
+        (r"delivered to mailbox|temporary failure|user unknown|this domain is retired|try again later",
+         None),
+        (r"delivered to file: \S+", "delivered to file: <*>"),
+        (r"delivered to command: .*", "delivered to command: <*>"),
+        (r"\d{3} \d\.\d\.\d Ok: queued as [0-9A-F]+", "<*> <*> Ok: queued as <*>"),
+        (r"Command died with status \d+: .*", "Command died with status <*>: <*>"),
+        (r"cannot update mailbox \S+ for user \S+\. (.*)",
+         lambda m: "cannot update mailbox <*> for user <*>. " + m.group(1)),
+        (r"connect to \S+: (.*)", lambda m: "connect to <*>: " + m.group(1)),
+        (r"delivery temporarily suspended: (.*)",
+         lambda m: "delivery temporarily suspended: " + postfix_reason(m.group(1))),
+        (r"host \S+ said: \d{3} \d\.\d\.\d <[^>]*>: (.*) \(in reply to (.*) command\)",
+         lambda m: "host <*> said: <*> <*> <*>: %s (in reply to %s command)" % m.groups()),
+        (r"host \S+ said: (.*) \(in reply to (.*) command\)",
+         lambda m: "host <*> said: <*> (in reply to %s command)" % m.group(2)),
+        (r"Host or domain name not found\. Name service error for name=\S+ type=(\w+): (.*)",
+         lambda m: "Host or domain name not found. Name service error for name=<*> type=%s: %s"
+         % m.groups()),
+    ]
+    for regex, template in fixed:
+        m = re.fullmatch(regex, reason)
+        if m:
+            if template is None:
+                return reason
+            return template(m) if callable(template) else template
+    raise ValueError("no rule for the delivery reason: %r" % reason)
+
+
+POSTFIX = System(
+    r"^\w{3} [ \d]\d \d\d:\d\d:\d\d \S+ postfix/[\w/-]+\[\d+\]: (?P<content>.*)$",
+    rules=[
+        (r"connect from \S+", "connect from <*>"),
+        (r"disconnect from \S+( \S+=\S+)*", "disconnect from <*> <*>"),
+        (r"[0-9A-F]+: client=\S+", "<*>: client=<*>"),
+        (r"[0-9A-F]+: message-id=.*", "<*>: message-id=<*>"),
+        (r"[0-9A-F]+: from=<[^>]*>, size=\d+, nrcpt=\d+ \(queue active\)",
+         "<*>: from=<*>, size=<*>, nrcpt=<*> (queue active)"),
+        (r"[0-9A-F]+: removed", "<*>: removed"),
+        (r"[0-9A-F]+: from=<[^>]*>, status=expired, returned to sender",
+         "<*>: from=<*>, status=expired, returned to sender"),
+        (r"[0-9A-F]+: sender non-delivery notification: [0-9A-F]+",
+         "<*>: sender non-delivery notification: <*>"),
+        (r"[0-9A-F]+: sender delivery status notification: [0-9A-F]+",
+         "<*>: sender delivery status notification: <*>"),
+        (r"[0-9A-F]+: uid=\d+ from=<[^>]*>( orig_id=[0-9A-F]+)?", "<*>: uid=<*> from=<*>"),
+        (r"[0-9A-F]+: to=<[^>]*>, (?:orig_to=<[^>]*>, )?relay=\S+, delay=\S+, delays=\S+, dsn=\S+, status=(\w+) \((.*)\)",
+         lambda m: "<*>: to=<*>, relay=<*>, delay=<*>, delays=<*>, dsn=<*>, status=%s (%s)"
+         % (m.group(1), postfix_reason(m.group(2)))),
+        (PF_ID + r": (reject|discard|hold|warn|filter|redirect): (\S+) from \S+: (\d{3} \d\.\d\.\d )?<[^>]*>: (.*?); from=<[^>]*> to=<[^>]*> proto=(\w+) helo=<[^>]*>",
+         lambda m: "<*>: %s: %s from <*>: %s<*>: %s; from=<*> to=<*> proto=%s helo=<*>"
+         % (m.group(1), m.group(2), m.group(3) or "", m.group(4), m.group(5))),
+        (r"[0-9A-F]+: (reject|warning|discard|hold|filter|redirect): (header|body) .* from \S+; from=<[^>]*> to=<[^>]*> proto=(\w+) helo=<[^>]*>(?:: (.*))?",
+         lambda m: "<*>: %s: %s <*> from <*>; from=<*> to=<*> proto=%s helo=<*>%s"
+         % (m.group(1), m.group(2), m.group(3), ": " + m.group(4) if m.group(4) else "")),
+        (r"(Anonymous|Untrusted|Trusted|Verified) TLS connection established (from|to) \S+: \S+ with cipher \S+ \(\d+/\d+ bits\).*",
+         lambda m: "%s TLS connection established %s <*>: <*> with cipher <*> (<*>/<*> bits) <*>"
+         % m.groups()),
+        (r"connect to \S+: (.*)", lambda m: "connect to <*>: " + m.group(1)),
+        (r"warning: non-SMTP command from \S+: .*", "warning: non-SMTP command from <*>: <*>"),
+        (r"improper command pipelining after (\S+) from \S+: .*",
+         lambda m: "improper command pipelining after %s from <*>: <*>" % m.group(1)),
+        (r"lost connection after (\S+)(?: \(\d+ bytes\))? from \S+",
+         lambda m: "lost connection after %s from <*>" % m.group(1)),
+        (r"too many errors after (\S+)(?: \(\d+ bytes\))? from \S+",
+         lambda m: "too many errors after %s from <*>" % m.group(1)),
+        (r"timeout after (\S+)(?: \(\d+ bytes\))? from \S+",
+         lambda m: "timeout after %s from <*>" % m.group(1)),
+        (r"warning: [0-9A-F]+: queue file size limit exceeded",
+         "warning: <*>: queue file size limit exceeded"),
+        (r"warning: mail_stream_cleanup: close error", "warning: mail_stream_cleanup: close error"),
+        (r"(Requeued|Released from hold|Deleted|Placed on hold): \d+ messages?",
+         lambda m: "%s: <*> messages" % m.group(1)),
+        (r"daemon started -- version \S+, configuration \S+",
+         "daemon started -- version <*>, configuration <*>"),
+        (r"reload -- version \S+, configuration \S+", "reload -- version <*>, configuration <*>"),
+        (r"terminating on signal \d+", "terminating on signal <*>"),
+        (r"(starting|stopping|refreshing) the Postfix mail system",
+         lambda m: "%s the Postfix mail system" % m.group(1)),
+        (r"statistics: max (connection rate|connection count|message rate|recipient rate|newtls rate|newtls request rate|cache size) \S+ (for \(\S+\) )?at \w{3} [ \d]\d \d\d:\d\d:\d\d",
+         lambda m: "statistics: max %s <*> %sat <*>" % (m.group(1), "for (<*>) " if m.group(2) else "")),
+        (r"statistics: start interval \w{3} [ \d]\d \d\d:\d\d:\d\d", "statistics: start interval <*>"),
+        (r"statistics: (domain|address) lookup hits=\d+ miss=\d+ success=\d+%",
+         lambda m: "statistics: %s lookup hits=<*> miss=<*> success=<*>%%" % m.group(1)),
+        (r"statistics: max simultaneous domains=\d+ addresses=\d+ connection=\d+",
+         "statistics: max simultaneous domains=<*> addresses=<*> connection=<*>"),
+    ])
+
+# Squid's native access log (`time elapsed client code/status bytes method URL user
+# hierarchy/peer type`, one format string): the cache result with the HTTP status
+# (TCP_MISS/200, TCP_DENIED/403), the method and the hierarchy code are enumerations, so each
+# combination is its own event; an invalid request's method is a variable, as in nginx's log.
+SQUID = System(
+    r"^\d+\.\d{3} +(?P<content>\S.*)$",
+    rules=[
+        (r"\d+ \S+ ([A-Z_]+/\d{3}) \d+ (GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH|CONNECT|PURGE) \S+ \S+ ([A-Z_]+)/\S+ \S+",
+         lambda m: "<*> <*> %s <*> %s <*> <*> %s/<*> <*>" % m.groups()),
+        (r"\d+ \S+ ([A-Z_]+/\d{3}) \d+ \S+ \S+ \S+ ([A-Z_]+)/\S+ \S+",
+         lambda m: "<*> <*> %s <*> <*> <*> <*> %s/<*> <*>" % m.groups()),
+    ])
+
+# Tomcat 10.1 through JULI's OneLineFormatter (`date time LEVEL [thread] class.method message`;
+# the header ends at the source method): one event per message of Tomcat's LocalStrings (each
+# lifecycle action its own: Initializing, Starting, Pausing, Stopping, Destroying) and per
+# format string of the two web apps of produce/tomcat/ (`Payment declined ...: card expired`
+# and `...: insufficient funds` are two string literals; `via card` and `via paypal` are two
+# enumerated values, so two events). Lines without the header continue a multi-line message,
+# each its own line: a stack frame `at ...` is one event, as `... N more`; an exception line is
+# its type's event (`Caused by:` its own); each JSP source line Jasper echoes (`N: text`) is
+# its text's event (its indentation does not count), as PyApp's traceback lines.
+TOMCAT = System(
+    r"^\d\d-\w{3}-\d{4} \d\d:\d\d:\d\d\.\d{3} [A-Z]+ \[[^\]]*\] \S+ (?P<content>.*)$",
+    continuation=r".",
+    rules=[
+        (r"(Server version name|Server built|Server version number|OS Name|OS Version|Architecture|Java Home|JVM Version|JVM Vendor|CATALINA_BASE|CATALINA_HOME): +.*",
+         lambda m: "%s: <*>" % m.group(1)),
+        (r"Command line argument: .*", "Command line argument: <*>"),
+        (r"(Initializing|Starting|Pausing|Stopping|Destroying) ProtocolHandler \[.*\]",
+         lambda m: "%s ProtocolHandler [<*>]" % m.group(1)),
+        (r"Server initialization in \[\d+\] milliseconds", "Server initialization in [<*>] milliseconds"),
+        (r"Server startup in \[\d+\] milliseconds", "Server startup in [<*>] milliseconds"),
+        (r"(Starting|Stopping) service \[.*\]", lambda m: "%s service [<*>]" % m.group(1)),
+        (r"Starting Servlet engine: \[.*\]", "Starting Servlet engine: [<*>]"),
+        (r"Deploying web application archive \[.*\]", "Deploying web application archive [<*>]"),
+        (r"Deployment of web application archive \[.*\] has finished in \[[\d,]+\] ms",
+         "Deployment of web application archive [<*>] has finished in [<*>] ms"),
+        (r"Undeploying context \[.*\]", "Undeploying context [<*>]"),
+        (r"Reloading Context with name \[.*\] has started", "Reloading Context with name [<*>] has started"),
+        (r"Reloading Context with name \[.*\] is completed", "Reloading Context with name [<*>] is completed"),
+        (r"At least one JAR was scanned for TLDs yet contained no TLDs\..*",
+         "At least one JAR was scanned for TLDs yet contained no TLDs. <*>"),
+        (r"Creation of SecureRandom instance for session ID generation using \[.*\] took \[\d+\] milliseconds\.",
+         "Creation of SecureRandom instance for session ID generation using [<*>] took [<*>] milliseconds."),
+        (r"A valid shutdown command was received via the shutdown port\. Stopping the Server instance\.",
+         "A valid shutdown command was received via the shutdown port. Stopping the Server instance."),
+        (r"Servlet\.service\(\) for servlet \[\w+\] in context with path \[\S*\] threw exception \[An exception occurred processing \[\S+\] at line \[\d+\]",
+         "Servlet.service() for servlet [<*>] in context with path [<*>] threw exception [An exception occurred processing [<*>] at line [<*>]"),
+        (r"Servlet\.service\(\) for servlet \[\w+\] in context with path \[\S*\] threw exception \[org\.apache\.jasper\.JasperException: Unable to compile class for JSP:",
+         "Servlet.service() for servlet [<*>] in context with path [<*>] threw exception [org.apache.jasper.JasperException: Unable to compile class for JSP:"),
+        (r"Servlet\.service\(\) for servlet \[\w+\] in context with path \[\S*\] threw exception \[([\w.$]+)(:.*)?\] with root cause",
+         lambda m: "Servlet.service() for servlet [<*>] in context with path [<*>] threw exception [%s: <*>] with root cause" % m.group(1)),
+        (r"Parse fatal error at line \[\d+\] column \[\d+\]", "Parse fatal error at line [<*>] column [<*>]"),
+        (r"Parse error in application web\.xml file at \[.*\]", "Parse error in application web.xml file at [<*>]"),
+        (r"Occurred at line \[\d+\] column \[\d+\]", "Occurred at line [<*>] column [<*>]"),
+        (r"Marking this application unavailable due to previous error\(s\)",
+         "Marking this application unavailable due to previous error(s)"),
+        (r"One or more components marked the context as not correctly configured",
+         "One or more components marked the context as not correctly configured"),
+        (r"Context \[.*\] startup failed due to previous errors", "Context [<*>] startup failed due to previous errors"),
+        (r"More than the maximum number of request parameters \(GET plus POST\) for a single request \(\[\d+\]\) were detected\..*",
+         "More than the maximum number of request parameters (GET plus POST) for a single request ([<*>]) were detected. <*>"),
+        (r"Error parsing HTTP request header", "Error parsing HTTP request header"),
+        (r"The web application \[.*\] appears to have started a thread named \[.*\] but has failed to stop it\..*",
+         "The web application [<*>] appears to have started a thread named [<*>] but has failed to stop it. <*>"),
+        # the web apps of produce/tomcat/
+        (r"Order \d+ placed by \S+ for \d+ items, total \S+ EUR", "Order <*> placed by <*> for <*> items, total <*> EUR"),
+        (r"Payment declined for order \d+: (card expired|insufficient funds)",
+         lambda m: "Payment declined for order <*>: " + m.group(1)),
+        (r"Payment captured for order \d+ via (card|paypal)",
+         lambda m: "Payment captured for order <*> via " + m.group(1)),
+        (r"Item \S+ out of stock, requested \d+", "Item <*> out of stock, requested <*>"),
+        (r"Login failed for user \S+ from \S+ \(bad password\)", "Login failed for user <*> from <*> (bad password)"),
+        (r"User \S+ logged in from \S+", "User <*> logged in from <*>"),
+        (r"Session \S+ closed for user \S+", "Session <*> closed for user <*>"),
+        (r"Catalog cache refreshed: \d+ entries in \d+ ms", "Catalog cache refreshed: <*> entries in <*> ms"),
+        (r"Checkout failed for order \d+", "Checkout failed for order <*>"),
+        (r"Rejected request without API key from \S+", "Rejected request without API key from <*>"),
+        (r"Slow backend call for key \S+ took \d+ ms", "Slow backend call for key <*> took <*> ms"),
+        (r"Served items for key \S+", "Served items for key <*>"),
+        # continuation lines
+        (r"at \S+\(.*\)", "at <*>"),
+        (r"\.\.\. \d+ more", "... <*> more"),
+        (r"Caused by: ([\w.$]+)(?:[:;].*)?", lambda m: "Caused by: %s: <*>" % m.group(1)),
+        (r"([\w.$]+(?:Exception|Error))(?:[:;] .*)?", lambda m: "%s: <*>" % m.group(1)),
+        (r"Note: further occurrences of (.*) will be logged at DEBUG level\.",
+         lambda m: "Note: further occurrences of %s will be logged at DEBUG level." % m.group(1)),
+        (r"Stacktrace:\] with root cause", "Stacktrace:] with root cause"),
+        (r"Stacktrace:", "Stacktrace:"),
+        (r"An error occurred at line: \[\d+\] in the jsp file: \[\S+\]",
+         "An error occurred at line: [<*>] in the jsp file: [<*>]"),
+        (r"Type mismatch: cannot convert from \S+ to \S+", "Type mismatch: cannot convert from <*> to <*>"),
+        (r"\d+: (.*)", lambda m: "<*>: " + " ".join(m.group(1).split())),
+    ])
+
+# HAProxy through rsyslogd: the HTTP log (`client [accept date] frontend backend/server
+# timers status bytes cookies termination-state conns queues "request"`) is one format string
+# whose status, termination state (`----`, `SC--`, `PR--`, `CD--`, `sH--`; two letters in the TCP log) and request method
+# are enumerations, each combination its own event (an invalid request's method is a
+# variable); the TCP log the same without status and request. Health checks: the outcome, the
+# check's reason, its info text, HTTP code and the server's resulting state (`status: 1/2
+# DOWN`) are the event; each server state change its own.
+HAPROXY = System(
+    r"^\w{3} [ \d]\d \d\d:\d\d:\d\d \S+ haproxy\[\d+\]: (?P<content>.*)$",
+    rules=[
+        (r"\S+ \[[^\]]+\] \S+ \S+ \S+ (-?\d+) \d+ \S+ \S+ (\S{4}) \S+ \S+ \"(?:(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH) .*|.*)\"",
+         lambda m: "<*> [<*>] <*> <*> <*> %s <*> <*> <*> %s <*> <*> \"%s <*>\""
+         % (m.group(1), m.group(2), m.group(3) or "<*>")),
+        (r"\S+ \[[^\]]+\] \S+ \S+ \S+ \d+ ([A-Za-z-]{2}) \S+ \S+",
+         lambda m: "<*> [<*>] <*> <*> <*> <*> %s <*> <*>" % m.group(1)),
+        (r"Health check for (?:backup )?server \S+ (failed|succeeded), reason: ([^,]+), (info: \".*\", )?(code: \d+, )?check duration: \d+ms, status: \d+/\d+ (\w+)\.",
+         lambda m: "Health check for server <*> %s, reason: %s, %s%scheck duration: <*>, status: <*> %s."
+         % (m.group(1), m.group(2), m.group(3) or "", m.group(4) or "", m.group(5))),
+        (r"Server \S+ is DOWN\. \d+ active and \d+ backup servers left\. \d+ sessions active, \d+ requeued, \d+ remaining in queue\.",
+         "Server <*> is DOWN. <*> active and <*> backup servers left. <*> sessions active, <*> requeued, <*> remaining in queue."),
+        (r"Server \S+ is going DOWN for maintenance\. \d+ active and \d+ backup servers left\. \d+ sessions active, \d+ requeued, \d+ remaining in queue\.",
+         "Server <*> is going DOWN for maintenance. <*> active and <*> backup servers left. <*> sessions active, <*> requeued, <*> remaining in queue."),
+        (r"Server \S+ is UP\. \d+ active and \d+ backup servers online\. \d+ sessions requeued, \d+ total in queue\.",
+         "Server <*> is UP. <*> active and <*> backup servers online. <*> sessions requeued, <*> total in queue."),
+        (r"Server \S+ enters drain state\. \d+ active and \d+ backup servers online\. \d+ sessions requeued, \d+ total in queue\.",
+         "Server <*> enters drain state. <*> active and <*> backup servers online. <*> sessions requeued, <*> total in queue."),
+        (r"Server \S+ is UP/READY \(leaving forced maintenance\)\.", "Server <*> is UP/READY (leaving forced maintenance)."),
+        (r"Server \S+ is UP \(leaving forced drain\)\.", "Server <*> is UP (leaving forced drain)."),
+        (r"backend \S+ has no server available!", "backend <*> has no server available!"),
+        (r"Proxy \S+ started\.", "Proxy <*> started."),
+        (r"Proxy \S+ stopped \(cumulated conns: FE: \d+, BE: \d+\)\.", "Proxy <*> stopped (cumulated conns: FE: <*>, BE: <*>)."),
+        (r"Stopping (frontend|backend|proxy) \S+ in \d+ ms\.", lambda m: "Stopping %s <*> in <*> ms." % m.group(1)),
+    ])
+
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
     "Nginx": NGINX,
@@ -948,6 +1179,10 @@ SYSTEMS = {
     "ClickHouse": CLICKHOUSE,
     "Kafka": KAFKA,
     "Chromium": CHROMIUM,
+    "Postfix": POSTFIX,
+    "Squid": SQUID,
+    "Tomcat": TOMCAT,
+    "HAProxy": HAPROXY,
 }
 
 
