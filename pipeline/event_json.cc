@@ -329,9 +329,10 @@ char* WriteJsonString(std::string_view s, char* p) {
 
 void AppendJsonString(std::string_view s, std::string& out) {
   // Written in place, then appended or trimmed: one append instead of one per run and per
-  // escape (a flood of random text has a '"' or '\\' every ~40 bytes). Short strings (field
-  // names, most messages) go through a buffer on the stack.
-  constexpr std::size_t kShort = 80;
+  // escape (a flood of random text has a '"' or '\\' every ~40 bytes). Strings up to
+  // kShort bytes (field names, nearly every syslog message) go through a buffer on the stack;
+  // longer ones are written into the string grown for the worst case, then trimmed.
+  constexpr std::size_t kShort = 512;
   if (s.size() <= kShort) {
     char buf[2 + 6 * kShort];
     out.append(buf, static_cast<std::size_t>(WriteJsonString(s, buf) - buf));
