@@ -252,15 +252,15 @@ std::string_view SummaryReasonName(SummaryReason reason) {
 
 namespace {
 
-// Writes s as a JSON string (quotes included) from p, which has room for the worst case,
-// 2 + 6 * s.size() bytes (every byte as \u00XX); returns the end.
-char* WriteJsonString(std::string_view s, char* p) {
-  *p++ = '"';
+// Writes bytes [i, end) of s escaped for a JSON string from p, a UTF-8 sequence that starts
+// before `end` whole; returns the output's end and leaves i past the last byte written. p has
+// room for the worst case: 6 * (end - i) + 24 bytes (every byte as \u00XX).
+char* WriteJsonText(std::string_view s, std::size_t& i, std::size_t end, char* p) {
   const char* const in = s.data();
-  for (std::size_t i = 0; i < s.size();) {
+  while (i < end) {
     // Eight bytes at a time while none needs a look (most text is plain ASCII), then straight
-    // to the first that does. Eight bytes always fit: at most 6 * i + 1 were written so far.
-    while (i + 8 <= s.size()) {
+    // to the first that does (eight bytes always fit in the worst case's room).
+    while (i + 8 <= end) {
       const std::uint64_t look = LookMask(Load8(in + i));
       std::memcpy(p, in + i, 8);
       if (look == 0) {
@@ -275,7 +275,7 @@ char* WriteJsonString(std::string_view s, char* p) {
         break;
       }
     }
-    if (i >= s.size()) break;
+    if (i >= end) break;
     const auto c = static_cast<unsigned char>(in[i]);
     if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
       *p++ = static_cast<char>(c);
@@ -321,27 +321,27 @@ char* WriteJsonString(std::string_view s, char* p) {
     }
     ++i;
   }
-  *p++ = '"';
   return p;
 }
 
 }  // namespace
 
 void AppendJsonString(std::string_view s, std::string& out) {
-  // Written in place, then appended or trimmed: one append instead of one per run and per
-  // escape (a flood of random text has a '"' or '\\' every ~40 bytes). Strings up to
-  // kShort bytes (field names, nearly every syslog message) go through a buffer on the stack;
-  // longer ones are written into the string grown for the worst case, then trimmed.
-  constexpr std::size_t kShort = 512;
-  if (s.size() <= kShort) {
-    char buf[2 + 6 * kShort];
-    out.append(buf, static_cast<std::size_t>(WriteJsonString(s, buf) - buf));
-    return;
+  // Written into a buffer on the stack, appended once per kChunk bytes of text (nearly every
+  // syslog message is one chunk): not one append per run and per escape (a flood of random
+  // text has a '"' or '\\' every ~40 bytes).
+  constexpr std::size_t kChunk = 512;
+  char buf[6 * kChunk + 32];
+  char* p = buf;
+  *p++ = '"';
+  for (std::size_t i = 0;;) {
+    p = WriteJsonText(s, i, std::min(s.size(), i + kChunk), p);
+    if (i >= s.size()) break;
+    out.append(buf, static_cast<std::size_t>(p - buf));
+    p = buf;
   }
-  const std::size_t old = out.size();
-  out.resize(old + 2 + 6 * s.size());
-  char* const start = out.data() + old;
-  out.resize(old + static_cast<std::size_t>(WriteJsonString(s, start) - start));
+  *p++ = '"';
+  out.append(buf, static_cast<std::size_t>(p - buf));
 }
 
 void AppendJsonTime(TimeUs us, std::string& out) {

@@ -349,6 +349,22 @@ TEST(JsonStringTest, InvalidUtf8BytesBecomeReplacementCharacters) {
   }
 }
 
+// Long text is written in pieces (a stack buffer of a few hundred bytes): a character, an
+// escape or an invalid sequence at any offset around a piece's end comes out as in one piece.
+TEST(JsonStringTest, LongTextIsTheSameAtEveryOffset) {
+  const std::string kFffd = "\xef\xbf\xbd";
+  for (std::size_t k = 490; k < 530; ++k) {
+    const std::string pad(k, 'a');
+    const std::string tail(700, 'b');
+    EXPECT_EQ(JsonString(pad + "\xf0\x9d\x84\x9e\"" + tail),
+              "\"" + pad + "\xf0\x9d\x84\x9e\\\"" + tail + "\"")
+        << k;
+    EXPECT_EQ(JsonString(pad + "\xe2\x82\\" + tail + "\x01"),
+              "\"" + pad + kFffd + kFffd + "\\\\" + tail + "\\u0001\"")
+        << k;
+  }
+}
+
 TEST(JsonStringTest, RandomTextWithQuotesAndControlsRoundTrips) {
   // Bytes needing an escape at every offset within and across the eight-byte blocks the
   // writer skips over.
