@@ -409,6 +409,21 @@ bool IsDnsName(std::string_view s) {
   }
 }
 
+// A media type: one of the standard top-level types (RFC 6838 and its registry), '/', and a
+// subtype of lower-case letters, digits and . + - (text/css, application/vnd.api+json).
+bool IsMediaType(std::string_view s) {
+  const std::size_t slash = s.find('/');
+  if (slash == std::string_view::npos || slash + 1 == s.size()) return false;
+  static constexpr std::string_view kTypes[] = {
+      "application", "audio", "font", "image", "message", "model", "multipart", "text", "video"};
+  const std::string_view type = s.substr(0, slash);
+  if (std::find(std::begin(kTypes), std::end(kTypes), type) == std::end(kTypes)) return false;
+  for (char c : s.substr(slash + 1)) {
+    if (!((c >= 'a' && c <= 'z') || IsDigit(c) || c == '.' || c == '+' || c == '-')) return false;
+  }
+  return true;
+}
+
 // A name in capitals (a capital, then capitals, digits and '_'; two or more characters), a
 // '/' and three digits: TCP_MISS/200, NONE_NONE/000.
 bool IsNameWithCode(std::string_view s) {
@@ -486,7 +501,11 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
   if (has(kShapeColon) && IsKeyedLiteral(t)) return TokenClass::kLiteral;
   // A word beginning with '/' is a path, digits or not (/health, /usr/sbin/cron, a request
   // target): it names a file or a resource, which varies.
-  if (!(shape & kShapeDigit)) return t.front() == '/' ? TokenClass::kPath : TokenClass::kWord;
+  if (!(shape & kShapeDigit)) {
+    if (t.front() == '/') return TokenClass::kPath;
+    // A media type (text/css, application/json) names a resource's kind, a value as a path is.
+    return has(kShapeSlash) && IsMediaType(t) ? TokenClass::kPath : TokenClass::kWord;
+  }
   if (only(kShapeDigit | kShapeDash | kShapePlus) && IsInteger(t)) return TokenClass::kInteger;
   if (only(kShapeDigit | kShapeHexLetter | kShapeDash) && IsUuid(t)) return TokenClass::kUuid;
   if (only(kShapeDigit | kShapeHexLetter | kShapeColon | kShapeDash) && IsMac(t)) {

@@ -151,6 +151,18 @@ TEST(TokenizerClassifyTest, NameInCapitalsWithItsCodeIsAWord) {
   EXPECT_EQ(Tokenizer::Classify("A/200"), TokenClass::kPath);
 }
 
+// A media type (a standard top-level type, '/', a subtype) is a value, as a path is; other
+// words joined by '/' (load/store, hi/lo) stay words.
+TEST(TokenizerClassifyTest, MediaTypeIsAValue) {
+  EXPECT_EQ(Tokenizer::Classify("text/css"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("image/png"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("application/vnd.api+json"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("load/store"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("Text/CSS"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("text/"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("text/css/x"), TokenClass::kWord);
+}
+
 // A message catalogue code right before a ':' names the event (AH10479 and AH10480 are two
 // events): a word. Short numbers after capitals (CPU0:), lower-case names (eth1:) and a code
 // that no ':' follows (ED25519, a key type) stay digit-bearing words.
