@@ -111,13 +111,18 @@ FLOOR_PRECISION_EACH = 0.98
 # 0.883 (precision unchanged), the given eight (Mac's `_` names of two parts and `:`-joined
 # codes stay apart) and every other system identical. Averages with the status rules above
 # GA 0.8159 / 0.8071, F1 0.9454 / 0.9424. Floors 0.001 below.
+# Then a group whose first line a generalised template with the same words in the same places
+# takes retires (branch splits, developed on Dnsmasq: `forwarded <*> to <*>` beside
+# `forwarded <*> to 127.0.0.1#55354`): Dnsmasq recall 0.752 -> 0.894 (GA unchanged: the
+# learning period's singletons stay), Mac recall 0.989 -> 0.995, no precision moves; F1
+# 0.9499 / 0.9469. Floors 0.001 below.
 # Then a media type (text/css, application/json) is a value (branch statuses, developed on
 # Squid): Squid recall 0.586 -> 0.949, F1 0.739 -> 0.974, GA 0.589 -> 0.592 with both scorers,
 # every other system identical. Averages GA 0.8161 / 0.8073, F1 0.9578 / 0.9547, reduction
-# 0.9459 / 0.9452. Floors 0.001 below.
+# 0.9459 / 0.9452. With the splits rule above: F1 0.9623 / 0.9592. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.998, "GA": 0.815, "F1": 0.956, "reduction": 0.944},
-    "whole line": {"precision": 0.998, "GA": 0.806, "F1": 0.953, "reduction": 0.944},
+    "message": {"precision": 0.998, "GA": 0.815, "F1": 0.961, "reduction": 0.944},
+    "whole line": {"precision": 0.998, "GA": 0.806, "F1": 0.958, "reduction": 0.944},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
