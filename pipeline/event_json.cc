@@ -250,69 +250,97 @@ std::string_view SummaryReasonName(SummaryReason reason) {
   return "?";
 }
 
-void AppendJsonString(std::string_view s, std::string& out) {
-  out += '"';
-  std::size_t run_start = 0;
-  auto flush_run = [&](std::size_t end) {
-    if (end > run_start) out.append(s.data() + run_start, end - run_start);
-  };
+namespace {
+
+// Writes s as a JSON string (quotes included) from p, which has room for the worst case,
+// 2 + 6 * s.size() bytes (every byte as \u00XX); returns the end.
+char* WriteJsonString(std::string_view s, char* p) {
+  *p++ = '"';
+  const char* const in = s.data();
   for (std::size_t i = 0; i < s.size();) {
     // Eight bytes at a time while none needs a look (most text is plain ASCII), then straight
-    // to the first that does (a flood of random text has a '"' or '\\' every ~50 bytes).
+    // to the first that does. Eight bytes always fit: at most 6 * i + 1 were written so far.
     while (i + 8 <= s.size()) {
-      const std::uint64_t look = LookMask(Load8(s.data() + i));
+      const std::uint64_t look = LookMask(Load8(in + i));
+      std::memcpy(p, in + i, 8);
       if (look == 0) {
         i += 8;
+        p += 8;
       } else {
         if constexpr (std::endian::native == std::endian::little) {
-          i += static_cast<std::size_t>(std::countr_zero(look)) / 8;
+          const std::size_t plain = static_cast<std::size_t>(std::countr_zero(look)) / 8;
+          i += plain;
+          p += plain;
         }
         break;
       }
     }
     if (i >= s.size()) break;
-    const auto c = static_cast<unsigned char>(s[i]);
+    const auto c = static_cast<unsigned char>(in[i]);
     if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+      *p++ = static_cast<char>(c);
       ++i;
       continue;
     }
     if (c >= 0x80) {
       const std::size_t len = Utf8SequenceLength(s, i);
       if (len > 0) {
+        std::memcpy(p, in + i, len);
+        p += len;
         i += len;
         continue;
       }
-      flush_run(i);
-      out += "\xEF\xBF\xBD";  // U+FFFD for each invalid byte
-      run_start = ++i;
+      std::memcpy(p, "\xEF\xBF\xBD", 3);  // U+FFFD for each invalid byte
+      p += 3;
+      ++i;
       continue;
     }
-    flush_run(i);
+    *p++ = '\\';
     switch (c) {
       case '"':
-        out += "\\\"";
+        *p++ = '"';
         break;
       case '\\':
-        out += "\\\\";
+        *p++ = '\\';
         break;
       case '\n':
-        out += "\\n";
+        *p++ = 'n';
         break;
       case '\r':
-        out += "\\r";
+        *p++ = 'r';
         break;
       case '\t':
-        out += "\\t";
+        *p++ = 't';
         break;
       default:
-        out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
+        *p++ = 'u';
+        *p++ = '0';
+        *p++ = '0';
+        *p++ = kHex[c >> 4];
+        *p++ = kHex[c & 15];
     }
-    run_start = ++i;
+    ++i;
   }
-  flush_run(s.size());
-  out += '"';
+  *p++ = '"';
+  return p;
+}
+
+}  // namespace
+
+void AppendJsonString(std::string_view s, std::string& out) {
+  // Written in place, then appended or trimmed: one append instead of one per run and per
+  // escape (a flood of random text has a '"' or '\\' every ~40 bytes). Short strings (field
+  // names, most messages) go through a buffer on the stack.
+  constexpr std::size_t kShort = 80;
+  if (s.size() <= kShort) {
+    char buf[2 + 6 * kShort];
+    out.append(buf, static_cast<std::size_t>(WriteJsonString(s, buf) - buf));
+    return;
+  }
+  const std::size_t old = out.size();
+  out.resize(old + 2 + 6 * s.size());
+  char* const start = out.data() + old;
+  out.resize(old + static_cast<std::size_t>(WriteJsonString(s, start) - start));
 }
 
 void AppendJsonTime(TimeUs us, std::string& out) {

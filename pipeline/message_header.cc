@@ -614,9 +614,11 @@ bool ParseKeyValueHeader(std::string_view line, MessageHeader& h) {
       } else {
         // The message: after at least one header field holding a time or a level.
         if (field == 0 || (!evidence && h.level.empty())) return false;
-        // An empty value ("msg= ") is no message: a message starts at a word.
-        const std::size_t body = v + (quoted ? 1 : 0);
-        if (body >= line.size() || IsSpace(line[body])) return false;
+        // An empty value ("msg= ") is no message: a message starts at a word; inside quotes,
+        // after the blanks it opens with (msg="  frame: 0x2044").
+        std::size_t body = v + (quoted ? 1 : 0);
+        while (quoted && body < end && IsSpace(line[body])) ++body;
+        if (body >= line.size() || IsSpace(line[body]) || (quoted && body >= end)) return false;
         h.body = static_cast<std::uint32_t>(body);
         h.quoted = quoted;
         return true;

@@ -15,7 +15,8 @@ struct MessageHeader {
   std::uint32_t body = 0;
   std::string_view level;   // the level word as written ("INFO", "notice", "W"), or empty
   std::string_view logger;  // the logger, tag or program as written, or empty
-  // The message is a double-quoted value (logfmt's msg="..."), its own quotes escaped (\").
+  // The message is a double-quoted value (logfmt's msg="..."), its own quotes escaped (\");
+  // `body` is its first word, after the blanks the value may open with.
   bool quoted = false;
 };
 

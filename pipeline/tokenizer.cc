@@ -388,6 +388,9 @@ bool IsBase64Id(std::string_view s) {
 // (not at a label's ends), the last 2-12 lower-case letters (host-82-1.example.net,
 // dsl.static-81-22.kpn.nl). Java class names end in an upper-case name; versions in digits.
 bool IsDnsName(std::string_view s) {
+  // The last label is all lower-case letters: most dotted tokens (versions, numbers) end in
+  // a digit and need no label walk.
+  if (s.empty() || s.back() < 'a' || s.back() > 'z') return false;
   int labels = 0;
   std::size_t start = 0;
   for (;;) {

@@ -248,13 +248,21 @@ std::uint32_t WindowMerger::Impl::FindByWords(std::uint64_t scope, std::uint64_t
 
 // Puts the group's words key (GroupWordsKey) in `exact` among its aliases, in place of the one
 // it had: once it has taken a line (a group of one line, such as each of a flood's, costs no
-// entry), and again when a position of its template turned wild.
+// entry), and again when a position of its template turned wild. A group that already had
+// that key and whose lines this one's template takes (Subsumes) is the same event, split
+// while neither had generalised: it takes no more lines (Retire, as a learned variable's
+// siblings), so the event's later lines, which the exact table sent there by their shape,
+// come here.
 void WindowMerger::Impl::KeyWords(std::uint32_t slot) {
   Group& g = groups[slot];
   g.words_keyed = true;
   const std::uint64_t key = GroupWordsKey(g);
   GroupExtras& x = Extras(g);
   if (key == x.words_key) return;
+  if (const std::uint32_t other = exact.Find(key);
+      other != kNil && other != slot && Subsumes(slot, other)) {
+    Retire(other);
+  }
   if (x.words_key != 0) {
     exact.EraseIf(x.words_key, slot);
     std::erase(x.aliases, x.words_key);
@@ -264,6 +272,23 @@ void WindowMerger::Impl::KeyWords(std::uint32_t slot) {
   exact.Set(key, slot);
   x.aliases.push_back(key);
   x.words_key = key;
+}
+
+// Does group `slot` take every line group `other` takes: open groups of one scope and token
+// count, `other`'s wild positions wild in `slot` too, and `other`'s first line fits `slot`'s
+// template?
+bool WindowMerger::Impl::Subsumes(std::uint32_t slot, std::uint32_t other) {
+  const Group& g = groups[slot];
+  const Group& o = groups[other];
+  const std::size_t n = g.tokens.size();
+  if (!o.live || o.retired || o.scope != g.scope || o.tokens.size() != n) return false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if ((o.tokens.flags(i) & kWild) && !(g.tokens.flags(i) & kWild)) return false;
+  }
+  group_tokens.resize(n);
+  for (std::size_t i = 0; i < n; ++i) group_tokens[i] = o.tokens.token(i);
+  const MatchLine first{o.first.message(), group_tokens, o.tokens.hashes(), o.body};
+  return matcher.Match(first, TemplateOf(g)).accepted;
 }
 
 // The line joins group `slot`; `marks` (from Confirm) says what it adds to the template.

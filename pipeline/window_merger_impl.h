@@ -463,6 +463,7 @@ struct WindowMerger::Impl {
   void FlushAll(EventSink& sink);
   void Reindex(std::uint32_t slot);
   void KeyWords(std::uint32_t slot);
+  bool Subsumes(std::uint32_t slot, std::uint32_t other);
   std::uint32_t FindByWords(std::uint64_t scope, std::uint64_t key, std::string_view message);
   void LeaveBucket(std::uint32_t slot);
 

@@ -105,9 +105,20 @@ FLOOR_PRECISION_EACH = 0.98
 # -> 0.850) with both scorers, every other system identical. Averages over the nineteen GA
 # 0.8142 / 0.8054, precision 0.9999 / 0.9994, F1 0.9448 / 0.9417, reduction 0.9452 / 0.9446.
 # Floors 0.001 below.
+# Then a name qualified in three or more dotted parts may hold '_' and still is one kind of
+# value (branch splits, developed on PostgreSQL: `template1.pg_catalog.pg_type` /
+# `...pg_attribute`): PostgreSQL GA 0.896 -> 0.929 with both scorers, Chromium recall 0.881 ->
+# 0.883 (precision unchanged), the given eight (Mac's `_` names of two parts and `:`-joined
+# codes stay apart) and every other system identical. Averages with the status rules above
+# GA 0.8159 / 0.8071, F1 0.9454 / 0.9424. Floors 0.001 below.
+# Then a group whose first line a generalised template with the same words in the same places
+# takes retires (branch splits, developed on Dnsmasq: `forwarded <*> to <*>` beside
+# `forwarded <*> to 127.0.0.1#55354`): Dnsmasq recall 0.752 -> 0.894 (GA unchanged: the
+# learning period's singletons stay), Mac recall 0.989 -> 0.995, no precision moves; F1
+# 0.9499 / 0.9469. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.998, "GA": 0.813, "F1": 0.943, "reduction": 0.944},
-    "whole line": {"precision": 0.998, "GA": 0.804, "F1": 0.940, "reduction": 0.943},
+    "message": {"precision": 0.998, "GA": 0.815, "F1": 0.949, "reduction": 0.944},
+    "whole line": {"precision": 0.998, "GA": 0.806, "F1": 0.946, "reduction": 0.943},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements

@@ -353,6 +353,10 @@ TEST(MessageHeaderTest, KeyValueHeaders) {
       ParseMessageHeader("time=2026-11-28T00:16:47.448Z level=INFO msg=\"disk full\"").quoted);
   EXPECT_FALSE(ParseMessageHeader("time=2026-11-28T00:16:47.448Z level=WARN msg=started").quoted);
   EXPECT_FALSE(ParseMessageHeader("2026-11-28 00:16:47 INFO \"quoted\" words").quoted);
+  // A quoted message's opening blanks are not the message's; an empty quoted value is none.
+  Expect({"time=2026-11-28T01:15:52.190Z level=INFO msg=\"  frame:      0x204402031940\"",
+          "frame:      0x204402031940\"", "INFO", ""});
+  Expect({"time=2026-11-28T01:15:52.190Z level=INFO msg=\"   \"", "", "", ""});
   // The nearest lines that are no header: key=value pairs without a time or a level, a
   // number that is no time, a message that only starts with a key.
   Expect({"user=alice action=login result=ok", "", "", ""});

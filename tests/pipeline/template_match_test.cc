@@ -142,6 +142,24 @@ TEST_F(TemplateMatchTest, NamesAndVersionsMadeOfPartsAreOneKind) {
   EXPECT_FALSE(Match("link state of awdl0 changed to up at 12:30:01 after 3 tries").accepted);
 }
 
+// A name qualified in three or more dotted parts may hold '_' in its parts and still is one
+// kind (a database's tables); '_' in a name of two parts (a function and a line number) or in
+// parts joined otherwise (an enumerated code) keeps the letters apart.
+TEST_F(TemplateMatchTest, QualifiedNamesWithUnderscoresAreOneKind) {
+  SetTemplate("automatic analyze of table \"template1.pg_catalog.pg_type\"");
+  EXPECT_TRUE(Match("automatic analyze of table \"template1.pg_catalog.pg_attribute\"").accepted);
+  SetTemplate("tcp_tls_error_callback 1977 __tcp_callback_write_block_invoke.434 error 22");
+  const MatchResult function =
+      Match("tcp_tls_error_callback 2210 tcp_handle_read_error.790 error 22");
+  EXPECT_FALSE(function.accepted);
+  EXPECT_EQ(function.reason, MatchReason::kDigitWordLetters);
+  SetTemplate("captureLog Received Capture notice id: 14989.759, reason = AuthFail:sts:5_rsn:0");
+  const MatchResult code =
+      Match("captureLog Received Capture notice id: 14991.914, reason = DeauthInd:sts:0_rsn:7");
+  EXPECT_FALSE(code.accepted);
+  EXPECT_EQ(code.reason, MatchReason::kDigitWordLetters);
+}
+
 // Two message codes are two events, with or without the client field before them; the
 // same code with another client and address is one.
 TEST_F(TemplateMatchTest, MessageCodesAreTwoEvents) {
@@ -515,6 +533,10 @@ TEST_F(TemplateMatchTest, EscapedQuotesOfAQuotedMessagePair) {
   // The request target and the user agent are one slot each, of one class.
   EXPECT_EQ(b.hashes[2], a.hashes[2]);
   EXPECT_EQ(b.hashes.back(), a.hashes.back());
+  // The backslash escaping a closing quote is the quote's: the words and "-" are as bare.
+  ASSERT_EQ(a.tokens.size(), 10u);
+  EXPECT_EQ(ma.substr(a.tokens[8].offset, a.tokens[8].length), "Wget/1.21.3");
+  EXPECT_EQ(a.tokens[6].cls, TokenClass::kEmpty);
   SetTemplate(ma);
   EXPECT_TRUE(Match(mb).accepted);
   // The nearest line that must not fold: another method heads the request.

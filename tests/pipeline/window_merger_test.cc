@@ -977,6 +977,41 @@ TEST(WindowMergerTest, ALineReachesTheGroupWithItsWordsInTheSamePlaces) {
   ExpectConsistent(h.sink.Take(), h.added);
 }
 
+// An event split before its group generalised (a host name with a digit is a value, one
+// without is a word, and two agreeing words do not carry a changed word) is one group again
+// once the other group's position becomes a learned variable: the group whose first line the
+// general template takes, with the same words in the same places, takes no more lines. A group
+// whose first line that template does not take (another interface's letters) keeps its own.
+TEST(WindowMergerTest, AGroupTheGeneralisedTemplateTakesRetires) {
+  MergerOptions options;
+  options.window_us = 3600 * kSec;
+  options.annotate = true;  // every line's event names its group
+  Harness h(options);
+  TimeUs t = kT0;
+  auto group_of = [&](const std::string& line) {
+    h.Add(line, ++t);
+    const std::vector<Rec> events = h.sink.Take();
+    EXPECT_EQ(events.size(), 1u) << line;
+    return events.empty() ? 0 : events.back().group_id;
+  };
+  const std::uint64_t general = group_of("forwarded svc.corp.example to 127.0.0.2#55355");
+  const std::uint64_t split = group_of("forwarded rnd13.example.com to 127.0.0.1#55354");
+  ASSERT_NE(split, general);
+  ASSERT_EQ(group_of("forwarded rnd14.example.com to 127.0.0.1#55354"), split);  // keys it
+  // Its own event: en0 is no address.
+  const std::uint64_t other = group_of("forwarded rnd15.example.com to en0");
+  ASSERT_NE(other, split);
+  ASSERT_NE(other, general);
+  // Seven names without a digit: the position becomes a learned variable of the first group.
+  std::uint64_t last = 0;
+  for (const char* name : {"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"}) {
+    last = group_of(std::string("forwarded ") + name + ".corp.example to 127.0.0.2#55355");
+  }
+  EXPECT_EQ(last, general);
+  EXPECT_EQ(group_of("forwarded rnd16.example.com to 127.0.0.1#55354"), general);
+  EXPECT_EQ(group_of("forwarded rnd17.example.com to en0"), other);
+}
+
 // Lines of one long prefix and a unique last word (a plain word: no two fit each other) open a
 // group each, and every group of the cluster lies within SimHash distance of the next line:
 // the groups a line is confirmed against stay bounded however large the cluster grows.
