@@ -305,6 +305,29 @@ TEST_F(TemplateMatchTest, WordsInPlaceOfWordsAreAnotherClause) {
   EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
 }
 
+// Where a token more elsewhere (here a leading "[main]" or a number) makes the counts differ,
+// a stretch of as many tokens on each side is tokens that changed in place: a plain word
+// there (HTTPS / SOCKS5) is another message, as it is on lines of equal token counts.
+TEST_F(TemplateMatchTest, AWordChangedInPlaceBesideAnExtraTokenIsAnotherMessage) {
+  SetTemplate("proxy.cse.cuhk.edu.hk:5070 open through proxy proxy.cse.cuhk.edu.hk:5070 HTTPS");
+  MatchResult r = Match("183.62.156.108:22 open through proxy socks.cse.cuhk.edu.hk:5070 SOCKS5");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  r = Match("[main] 183.62.156.108:22 open through proxy socks.cse.cuhk.edu.hk:5070 SOCKS5");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  EXPECT_EQ(r.position, 6u);
+  r = Match("183.62.156.108:22 open through proxy 42 socks.cse.cuhk.edu.hk:5070 SOCKS5");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  // The same extra tokens before the same last word still fold.
+  r = Match("[main] 183.62.156.108:22 open through proxy socks.cse.cuhk.edu.hk:5070 HTTPS");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  EXPECT_EQ(r.reason, MatchReason::kFitsAligned);
+  r = Match("183.62.156.108:22 open through proxy 42 socks.cse.cuhk.edu.hk:5070 HTTPS");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+}
+
 TEST_F(TemplateMatchTest, MultiTokenVariableAligns) {
   SetTemplate("transfer of file report done after 0 bytes in total for job 7");
   const MatchResult r =
