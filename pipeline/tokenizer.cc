@@ -629,10 +629,11 @@ bool IsHttpStatus(std::string_view s) {
 
 // A line holding an HTTP request whose status the request line does not precede (HAProxy
 // writes `... 0/0/0/63/63 200 1602 ... "GET /a HTTP/1.1"`): the status is the first integer
-// standing alone (white space on both sides) outside the quoted request, when it has a
-// status's shape. `protocol` is the index in `out` of the request's protocol token (HTTP/...),
-// which must close a double-quoted text. An enumeration, so a word; nothing changes when the
-// request line is followed by its status (the context rule found it) or lacks its quotes.
+// of a status's shape standing alone (white space on both sides) outside the quoted request
+// (a pid or a size before it, of other lengths, does not hide it). `protocol` is the index in `out`
+// of the request's protocol token (HTTP/...), which must close a double-quoted text. An
+// enumeration, so a word; nothing changes when the request line is followed by its status (the
+// context rule found it) or lacks its quotes.
 [[gnu::noinline, gnu::cold]] void MarkStatusOutsideRequest(std::string_view message,
                                                            std::vector<Token>& out,
                                                            std::size_t protocol) {
@@ -652,10 +653,11 @@ bool IsHttpStatus(std::string_view s) {
     if (t.cls != TokenClass::kInteger || (t.offset >= open && t.offset < protocol_end)) continue;
     const std::size_t end = t.offset + t.length;
     if (t.offset == 0 || message[t.offset - 1] != ' ' ||
-        (end < message.size() && message[end] != ' ')) {
+        (end < message.size() && message[end] != ' ') ||
+        !IsHttpStatus(message.substr(t.offset, t.length))) {
       continue;
     }
-    if (IsHttpStatus(message.substr(t.offset, t.length))) t.cls = TokenClass::kWord;
+    t.cls = TokenClass::kWord;
     return;
   }
 }

@@ -100,9 +100,9 @@ FLOOR_PRECISION_EACH = 0.98
 # whole-line header rules above: GA 0.7683 / 0.7595, F1 0.9185 / 0.9155. Floors 0.001 below.
 # Then (branch statuses, developed on Squid and HAProxy, unsealed for it) a name in capitals
 # glued to a three-digit code (TCP_MISS/200) is a word, and in a line with a quoted HTTP
-# request the first integer standing alone outside it is the status when it has a status's
-# shape: Squid precision 0.363 -> 1.000 (GA 0.199 -> 0.589), HAProxy 0.590 -> 1.000 (GA 0.368
-# -> 0.850) with both scorers, every other system identical. Averages over the nineteen GA
+# request the first integer of a status's shape standing alone outside it is the status:
+# Squid precision 0.363 -> 1.000 (GA 0.199 -> 0.589), HAProxy 0.590 -> 1.000 (GA 0.368 ->
+# 0.850) with both scorers, every other system identical. Averages over the nineteen GA
 # 0.8142 / 0.8054, precision 0.9999 / 0.9994, F1 0.9448 / 0.9417, reduction 0.9452 / 0.9446.
 # Floors 0.001 below.
 # Then a name qualified in three or more dotted parts may hold '_' and still is one kind of
