@@ -729,6 +729,33 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
     // another clause, not one value written in more tokens.
     if (!bracketed && !keyed && g_words > 0 && l_words > 0 && !(g_value && l_value))
       return reject(MatchReason::kStretchWithoutVariable);
+    // As many tokens on each side are tokens that changed in place, not a value written in
+    // more tokens (the count differs elsewhere in the line): a plain word that changed there
+    // is judged as on lines of equal token counts ("B HTTPS" / "B SOCKS5" after an extra
+    // leading token is still another message).
+    if (!bracketed && !keyed && i - seg_i == j - seg_j) {
+      for (std::size_t k = 0; k < i - seg_i; ++k) {
+        const std::size_t gi = seg_i + k, lj = seg_j + k;
+        const Token gt = g.token(gi);
+        const Token& lt = tokens[lj];
+        if ((g.flags(gi) & kWild) || g.hash(gi) == hashes[lj] ||
+            (gt.cls != TokenClass::kWord && lt.cls != TokenClass::kWord)) {
+          continue;
+        }
+        const bool host_slot =
+            ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && lj > 0 &&
+             IsHostKey(message.substr(tokens[lj - 1].offset, tokens[lj - 1].length))) ||
+            ((lt.cls == TokenClass::kHostPort || IsDnsWord(message, lt)) &&
+             (gt.cls == TokenClass::kHostPort || IsDnsWord(gmsg, gt)));
+        const bool unit =
+            lj > 0 && gi > 0 && IsNumber(tokens[lj - 1].cls) && IsNumber(g.cls(gi - 1));
+        if (!host_slot && !unit && !InValueContext(line, lj) &&
+            (!IsCompoundName(message, lt) || !IsCompoundName(gmsg, gt))) {
+          rejected = Reject(MatchReason::kPlainWordOutOfContext, lj);
+          return false;
+        }
+      }
+    }
     if (seg_i == i) {  // the line has extra tokens where the template has none
       marks_.push_back({static_cast<std::uint32_t>(seg_i - 1), kGapAfter});
     }

@@ -305,6 +305,29 @@ TEST_F(TemplateMatchTest, WordsInPlaceOfWordsAreAnotherClause) {
   EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
 }
 
+// Where a token more elsewhere (here a leading "[main]" or a number) makes the counts differ,
+// a stretch of as many tokens on each side is tokens that changed in place: a plain word
+// there (HTTPS / SOCKS5) is another message, as it is on lines of equal token counts.
+TEST_F(TemplateMatchTest, AWordChangedInPlaceBesideAnExtraTokenIsAnotherMessage) {
+  SetTemplate("proxy.cse.cuhk.edu.hk:5070 open through proxy proxy.cse.cuhk.edu.hk:5070 HTTPS");
+  MatchResult r = Match("183.62.156.108:22 open through proxy socks.cse.cuhk.edu.hk:5070 SOCKS5");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  r = Match("[main] 183.62.156.108:22 open through proxy socks.cse.cuhk.edu.hk:5070 SOCKS5");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  EXPECT_EQ(r.position, 6u);
+  r = Match("183.62.156.108:22 open through proxy 42 socks.cse.cuhk.edu.hk:5070 SOCKS5");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  // The same extra tokens before the same last word still fold.
+  r = Match("[main] 183.62.156.108:22 open through proxy socks.cse.cuhk.edu.hk:5070 HTTPS");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  EXPECT_EQ(r.reason, MatchReason::kFitsAligned);
+  r = Match("183.62.156.108:22 open through proxy 42 socks.cse.cuhk.edu.hk:5070 HTTPS");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+}
+
 TEST_F(TemplateMatchTest, MultiTokenVariableAligns) {
   SetTemplate("transfer of file report done after 0 bytes in total for job 7");
   const MatchResult r =
@@ -413,6 +436,18 @@ TEST_F(TemplateMatchTest, NameWithItsCodeNeverChanges) {
   EXPECT_FALSE(Match("3 10.0.0.7 TCP_REFRESH_UNMODIFIED/200 266 GET "
                      "http://www.example.test:8089/crash? - HIER_DIRECT/10.0.0.9 text/css")
                    .accepted);
+}
+
+// A media type is a value wherever it stands; two other words joined by '/' are not.
+TEST_F(TemplateMatchTest, MediaTypeMayChange) {
+  SetTemplate(
+      "27 10.0.0.1 TCP_MISS/200 1718 GET http://www.example.test:8089/static/app.js - "
+      "HIER_DIRECT/10.0.0.9 text/css");
+  EXPECT_TRUE(Match("27 10.0.0.1 TCP_MISS/200 3278 GET http://cdn.example.test:8089/img/logo1.png "
+                    "- HIER_DIRECT/10.0.0.9 image/png")
+                  .accepted);
+  SetTemplate("unit 7 stalled on load/store at stage 3");
+  EXPECT_FALSE(Match("unit 7 stalled on read/write at stage 3").accepted);
 }
 
 // A status before the quoted request (HAProxy's HTTP log) never changes either.
