@@ -57,7 +57,9 @@ MessageHeader ParseMessageHeader(std::string_view line);
 // is stripped from the scope's lines that fit it where the grammar finds no header, only
 // guesses (time fields and names up to a plain word), or finds one without a level where the
 // shape has one (an unknown level word: "2024-05-09 12:34:56 AUDIT [main] Foo: msg"), whether
-// or not the line voted; a guess that does not fit it stays the grammar's guess. Every line
+// or not the line voted; a guess that does not fit it stays the grammar's guess. A logger of
+// lower-case letters where the confirmed shape has none is the message's key ("[INFO]
+// [thread] statement: ..."): it stays in the message. Every line
 // votes until the scope's shape is confirmed, one in kVoteEvery after that. A fixed table of
 // kEntries scopes (a scope with a header takes a slot over by outvoting its holder; lines without
 // one vote only in their own scope's slot), allocated when the first header is seen. Not
