@@ -412,6 +412,21 @@ bool IsDnsName(std::string_view s) {
   }
 }
 
+// A media type: one of the standard top-level types (RFC 6838 and its registry), '/', and a
+// subtype of lower-case letters, digits and . + - (text/css, application/vnd.api+json).
+bool IsMediaType(std::string_view s) {
+  const std::size_t slash = s.find('/');
+  if (slash == std::string_view::npos || slash + 1 == s.size()) return false;
+  static constexpr std::string_view kTypes[] = {
+      "application", "audio", "font", "image", "message", "model", "multipart", "text", "video"};
+  const std::string_view type = s.substr(0, slash);
+  if (std::find(std::begin(kTypes), std::end(kTypes), type) == std::end(kTypes)) return false;
+  for (char c : s.substr(slash + 1)) {
+    if (!((c >= 'a' && c <= 'z') || IsDigit(c) || c == '.' || c == '+' || c == '-')) return false;
+  }
+  return true;
+}
+
 // A name in capitals (a capital, then capitals, digits and '_'; two or more characters), a
 // '/' and three digits: TCP_MISS/200, NONE_NONE/000.
 bool IsNameWithCode(std::string_view s) {
@@ -489,7 +504,11 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
   if (has(kShapeColon) && IsKeyedLiteral(t)) return TokenClass::kLiteral;
   // A word beginning with '/' is a path, digits or not (/health, /usr/sbin/cron, a request
   // target): it names a file or a resource, which varies.
-  if (!(shape & kShapeDigit)) return t.front() == '/' ? TokenClass::kPath : TokenClass::kWord;
+  if (!(shape & kShapeDigit)) {
+    if (t.front() == '/') return TokenClass::kPath;
+    // A media type (text/css, application/json) names a resource's kind, a value as a path is.
+    return has(kShapeSlash) && IsMediaType(t) ? TokenClass::kPath : TokenClass::kWord;
+  }
   if (only(kShapeDigit | kShapeDash | kShapePlus) && IsInteger(t)) return TokenClass::kInteger;
   if (only(kShapeDigit | kShapeHexLetter | kShapeDash) && IsUuid(t)) return TokenClass::kUuid;
   if (only(kShapeDigit | kShapeHexLetter | kShapeColon | kShapeDash) && IsMac(t)) {
@@ -610,10 +629,11 @@ bool IsHttpStatus(std::string_view s) {
 
 // A line holding an HTTP request whose status the request line does not precede (HAProxy
 // writes `... 0/0/0/63/63 200 1602 ... "GET /a HTTP/1.1"`): the status is the first integer
-// standing alone (white space on both sides) outside the quoted request, when it has a
-// status's shape. `protocol` is the index in `out` of the request's protocol token (HTTP/...),
-// which must close a double-quoted text. An enumeration, so a word; nothing changes when the
-// request line is followed by its status (the context rule found it) or lacks its quotes.
+// of a status's shape standing alone (white space on both sides) outside the quoted request
+// (a pid or a size before it, of other lengths, does not hide it). `protocol` is the index in `out`
+// of the request's protocol token (HTTP/...), which must close a double-quoted text. An
+// enumeration, so a word; nothing changes when the request line is followed by its status (the
+// context rule found it) or lacks its quotes.
 [[gnu::noinline, gnu::cold]] void MarkStatusOutsideRequest(std::string_view message,
                                                            std::vector<Token>& out,
                                                            std::size_t protocol) {
@@ -633,10 +653,11 @@ bool IsHttpStatus(std::string_view s) {
     if (t.cls != TokenClass::kInteger || (t.offset >= open && t.offset < protocol_end)) continue;
     const std::size_t end = t.offset + t.length;
     if (t.offset == 0 || message[t.offset - 1] != ' ' ||
-        (end < message.size() && message[end] != ' ')) {
+        (end < message.size() && message[end] != ' ') ||
+        !IsHttpStatus(message.substr(t.offset, t.length))) {
       continue;
     }
-    if (IsHttpStatus(message.substr(t.offset, t.length))) t.cls = TokenClass::kWord;
+    t.cls = TokenClass::kWord;
     return;
   }
 }

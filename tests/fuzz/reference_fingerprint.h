@@ -113,8 +113,8 @@ inline std::vector<Token> Tokenize(std::string_view message, std::uint32_t max_t
     out.push_back(t);
   }
   // A quoted request whose protocol (the last token starting "HTTP/") no status follows: the
-  // first integer with a space or the message's end on each side, outside the quotes, is the
-  // status when it has three digits 100-599, a word.
+  // first integer of three digits 100-599 with a space or the message's end on each side,
+  // outside the quotes, is the status, a word.
   std::size_t protocol = out.size();
   for (std::size_t k = 0; k < out.size(); ++k) {
     const std::string_view s = message.substr(out[k].offset, out[k].length);
@@ -141,9 +141,10 @@ inline std::vector<Token> Tokenize(std::string_view message, std::uint32_t max_t
     if (inside(t) || t.cls != TokenClass::kInteger) continue;
     const std::size_t end = t.offset + t.length;
     if (t.offset == 0 || message[t.offset - 1] != ' ' ||
-        (end < message.size() && message[end] != ' '))
+        (end < message.size() && message[end] != ' ') ||
+        !status(message.substr(t.offset, t.length)))
       continue;
-    if (status(message.substr(t.offset, t.length))) t.cls = TokenClass::kWord;
+    t.cls = TokenClass::kWord;
     break;
   }
   return out;

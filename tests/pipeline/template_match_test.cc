@@ -438,6 +438,18 @@ TEST_F(TemplateMatchTest, NameWithItsCodeNeverChanges) {
                    .accepted);
 }
 
+// A media type is a value wherever it stands; two other words joined by '/' are not.
+TEST_F(TemplateMatchTest, MediaTypeMayChange) {
+  SetTemplate(
+      "27 10.0.0.1 TCP_MISS/200 1718 GET http://www.example.test:8089/static/app.js - "
+      "HIER_DIRECT/10.0.0.9 text/css");
+  EXPECT_TRUE(Match("27 10.0.0.1 TCP_MISS/200 3278 GET http://cdn.example.test:8089/img/logo1.png "
+                    "- HIER_DIRECT/10.0.0.9 image/png")
+                  .accepted);
+  SetTemplate("unit 7 stalled on load/store at stage 3");
+  EXPECT_FALSE(Match("unit 7 stalled on read/write at stage 3").accepted);
+}
+
 // A status before the quoted request (HAProxy's HTTP log) never changes either.
 TEST_F(TemplateMatchTest, StatusBeforeTheRequestNeverChanges) {
   SetTemplate(

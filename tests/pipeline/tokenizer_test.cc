@@ -113,8 +113,8 @@ TEST(TokenizerContextTest, HttpStatusIsAWordWhereAStatusStands) {
 }
 
 // A line holding a quoted HTTP request with its status elsewhere (an access log that writes
-// the request last): the first integer standing alone outside the request is the status when
-// it has a status's shape, a word; the nearest lines keep their numbers variables.
+// the request last): the first integer of a status's shape standing alone outside the request
+// is the status, a word; the nearest lines keep their numbers variables.
 TEST(TokenizerContextTest, HttpStatusOutsideTheRequestIsAWord) {
   auto class_of = [](std::string_view msg, std::string_view token) {
     const std::vector<Token> tokens = Tok(msg);
@@ -130,8 +130,13 @@ TEST(TokenizerContextTest, HttpStatusOutsideTheRequestIsAWord) {
   EXPECT_EQ(class_of(line, "503"), TokenClass::kWord);
   EXPECT_EQ(class_of(line, "1602"), TokenClass::kInteger);
   EXPECT_EQ(class_of(line, "404"), TokenClass::kInteger);  // inside the request
-  // The first integer standing alone is no status: nothing is.
-  EXPECT_EQ(class_of("took 2000 ms status 503 \"GET /a HTTP/1.1\"", "503"), TokenClass::kInteger);
+  // Integers of other shapes before it (a pid, a duration) do not hide it; only the first of
+  // two is the status.
+  EXPECT_EQ(class_of("23910 23916 took 2000 ms 503 \"GET /a HTTP/1.1\"", "503"), TokenClass::kWord);
+  EXPECT_EQ(class_of("23910 23916 took 2000 ms 503 \"GET /a HTTP/1.1\"", "2000"),
+            TokenClass::kInteger);
+  EXPECT_EQ(class_of("web 301 503 \"GET /a HTTP/1.1\"", "301"), TokenClass::kWord);
+  EXPECT_EQ(class_of("web 301 503 \"GET /a HTTP/1.1\"", "503"), TokenClass::kInteger);
   // Not standing alone, or no quoted request in the line.
   EXPECT_EQ(class_of("web x=503 1602 \"GET /a HTTP/1.1\"", "503"), TokenClass::kInteger);
   EXPECT_EQ(class_of("web 503 1602 GET /a HTTP/1.1", "503"), TokenClass::kInteger);
@@ -149,6 +154,18 @@ TEST(TokenizerClassifyTest, NameInCapitalsWithItsCodeIsAWord) {
   EXPECT_EQ(Tokenizer::Classify("app/200"), TokenClass::kPath);
   EXPECT_EQ(Tokenizer::Classify("/ROOT/200"), TokenClass::kPath);
   EXPECT_EQ(Tokenizer::Classify("A/200"), TokenClass::kPath);
+}
+
+// A media type (a standard top-level type, '/', a subtype) is a value, as a path is; other
+// words joined by '/' (load/store, hi/lo) stay words.
+TEST(TokenizerClassifyTest, MediaTypeIsAValue) {
+  EXPECT_EQ(Tokenizer::Classify("text/css"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("image/png"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("application/vnd.api+json"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("load/store"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("Text/CSS"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("text/"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("text/css/x"), TokenClass::kWord);
 }
 
 // A message catalogue code right before a ':' names the event (AH10479 and AH10480 are two
