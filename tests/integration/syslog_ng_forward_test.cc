@@ -105,33 +105,16 @@ Line MakeLine(const Driver& d, int i) {
 
 using test::FromBase64;
 
-// Whether a unix stream socket at `path` accepts a connection (bound is not enough: syslog-ng
-// creates the file at bind() and listens later). The probe connection carries no data.
-bool AcceptsConnections(const std::string& path) {
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof addr.sun_path) {
-    ::close(fd);
-    return false;
-  }
-  path.copy(addr.sun_path, path.size());
-  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  ::close(fd);
-  return ok;
-}
-
+// Writes `data` on a new connection to the unix stream socket at `path`; false if the
+// connection is refused or breaks. Empty data only probes: bound is not listening (syslog-ng
+// creates the socket's file at bind() and listens later).
 bool WriteUnixStream(const std::string& path, std::string_view data) {
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof addr.sun_path) {
-    ::close(fd);
-    return false;
-  }
+  if (path.size() >= sizeof addr.sun_path) return false;
   path.copy(addr.sun_path, path.size());
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
   bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
   while (ok && !data.empty()) {
     const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
@@ -191,7 +174,7 @@ class SyslogNgForwardTest : public ::testing::Test {
     ASSERT_TRUE(WaitUntil(
         [&] {
           for (const Driver& d : Drivers()) {
-            if (!AcceptsConnections(SourceSocket(d))) return false;
+            if (!WriteUnixStream(SourceSocket(d), "")) return false;
           }
           return true;
         },
