@@ -955,6 +955,14 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
               std::all_of(f.core().begin(), f.core().end(), IsLower)) {
             goto done;
           }
+          // Right after time fields alone, a word of lower-case letters is the message's key
+          // too (Go's "2026/11/28 17:38:55 statement: DROP ..."): nothing before it says a
+          // logger or a program is written there.
+          if (names == 0 && last_fixed == Kind::kTime && h.level.empty() && !bracket_time &&
+              std::all_of(f.core().begin(), f.core().end(), IsLower) &&
+              LevelSeverity(f.core()) < 0) {
+            goto done;
+          }
           // A message of one word after it ("frame: 0x2044", "button report: 0x80"): the
           // name is the message's key, not a logger, else every such line folds into "<*>";
           // unless it stands right after the level, the tag's own column ("D Tag: word"), or

@@ -35,8 +35,8 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // program), holding a time of day, a date or a level, and ending at a name followed by ':' (or
 // ']', or a lone " : "; not when one word follows it, unless the name stands right after the
 // level or carries a pid; not after a caller, which already says where the line comes from;
-// not when it is a word of lower-case letters right after a bracketed level: "[notice]
-// statement: ..."), and then past a bracketed stamp of the program's own ("kernel: [
+// not when it is a word of lower-case letters right after a bracketed level, "[notice]
+// statement: ...", or right after time fields alone, "2026/11/28 17:38:55 statement: ..."), and then past a bracketed stamp of the program's own ("kernel: [
 // 12.345678]"); or at a separator (" - ", " | ", " -- ", " --- "; after the time fields,
 // unless a level or a logger and another separator follow), a level mark alone after the time
 // fields ("*", "#", Redis), a level ending with ':' (or, when a program with its pid follows

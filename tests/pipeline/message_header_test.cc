@@ -660,6 +660,23 @@ TEST(HeaderLearnerTest, AnUnknownLevelWordTakesTheScopesConfirmedShape) {
 // scope's confirmed header has no logger, it is the message's key and stays in the message
 // ("statement: DROP ..." is not "DROP ..."); where the scope's lines have a logger there
 // (Python's "[%(threadName)s] %(name)s:"), it is still the logger.
+// Right after time fields alone, a word of lower-case letters and ':' is the message's key
+// (Go's log: "statement: ..." is the message); a program with its pid there, or a level word
+// (winston's "info:"), is still header.
+TEST(MessageHeaderTest, ALowerCaseWordRightAfterTheTimeIsTheMessagesKey) {
+  const std::string_view go = "2026/11/28 17:38:55 statement: DROP TABLE items;";
+  MessageHeader h = ParseMessageHeader(go);
+  EXPECT_EQ(go.substr(h.body), "statement: DROP TABLE items;");
+  EXPECT_EQ(h.logger, "");
+  const std::string_view program = "2026/11/28 17:38:55 sshd[12]: Accepted key for bob";
+  h = ParseMessageHeader(program);
+  EXPECT_EQ(program.substr(h.body), "Accepted key for bob");
+  EXPECT_EQ(h.logger, "sshd[12]");
+  const std::string_view level = "2026-11-28T17:38:55.123Z info: request done";
+  h = ParseMessageHeader(level);
+  EXPECT_EQ(level.substr(h.body), "request done");
+}
+
 TEST(HeaderLearnerTest, ALoggerTheScopesHeaderHasNotIsTheMessagesKey) {
   HeaderLearner learner;
   const auto line = [](int i, std::string_view message) {
