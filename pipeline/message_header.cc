@@ -955,6 +955,14 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
               std::all_of(f.core().begin(), f.core().end(), IsLower)) {
             goto done;
           }
+          // Right after time fields alone, a word of lower-case letters is the message's key
+          // too (Go's "2026/11/28 17:38:55 statement: DROP ..."): nothing before it says a
+          // logger or a program is written there.
+          if (names == 0 && last_fixed == Kind::kTime && h.level.empty() && !bracket_time &&
+              std::all_of(f.core().begin(), f.core().end(), IsLower) &&
+              LevelSeverity(f.core()) < 0) {
+            goto done;
+          }
           // A message of one word after it ("frame: 0x2044", "button report: 0x80"): the
           // name is the message's key, not a logger, else every such line folds into "<*>";
           // unless it stands right after the level, the tag's own column ("D Tag: word"), or
@@ -1068,6 +1076,25 @@ MessageHeader HeaderLearner::Peek(std::uint64_t scope, std::string_view line) co
 MessageHeader HeaderLearner::Decide(const Entry& e, std::uint64_t scope, std::string_view line,
                                     const MessageHeader& h, bool sure, std::uint64_t shape) {
   if (e.scope != scope || e.shape == 0 || e.confirm < kConfirmed) return h;
+  // A logger of lower-case letters where the scope's confirmed header has none is the
+  // message's key: "statement:" after "[INFO] [thread]", in a scope whose lines show no
+  // logger there, stays in the message, as the bare message has it. (A scope without a
+  // confirmed header, Go's bare time, is left alone: its votes flip with bursts of
+  // "word: ..." lines, and the same message would lose and keep its key by turns.)
+  if (sure && !h.logger.empty() && ((e.shape >> kLoggerShift) & 31) == 0 &&
+      std::all_of(h.logger.begin(), h.logger.end(), IsLower) && h.logger.data() >= line.data() &&
+      h.logger.data() < line.data() + h.body) {
+    const auto at = static_cast<std::size_t>(h.logger.data() - line.data());
+    const std::size_t end = at + h.logger.size();
+    if (end < h.body && line[end] == ':' &&
+        std::all_of(line.begin() + static_cast<std::ptrdiff_t>(end + 1),
+                    line.begin() + static_cast<std::ptrdiff_t>(h.body), IsSpace)) {
+      MessageHeader kept = h;
+      kept.logger = {};
+      kept.body = static_cast<std::uint32_t>(at);
+      return kept;
+    }
+  }
   // A sure level-less header's shape is not taken when the scope's has no level either,
   // whether or not this line voted (a voting line's shape is known, another's is not: two
   // programs' headers of one scope, "sshd[1]:" and "kernel: [  1.5]", would each alternate).

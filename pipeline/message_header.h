@@ -35,8 +35,8 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // program), holding a time of day, a date or a level, and ending at a name followed by ':' (or
 // ']', or a lone " : "; not when one word follows it, unless the name stands right after the
 // level or carries a pid; not after a caller, which already says where the line comes from;
-// not when it is a word of lower-case letters right after a bracketed level: "[notice]
-// statement: ..."), and then past a bracketed stamp of the program's own ("kernel: [
+// not when it is a word of lower-case letters right after a bracketed level, "[notice]
+// statement: ...", or right after time fields alone, "2026/11/28 17:38:55 statement: ..."), and then past a bracketed stamp of the program's own ("kernel: [
 // 12.345678]"); or at a separator (" - ", " | ", " -- ", " --- "; after the time fields,
 // unless a level or a logger and another separator follow), a level mark alone after the time
 // fields ("*", "#", Redis), a level ending with ':' (or, when a program with its pid follows
@@ -57,7 +57,9 @@ MessageHeader ParseMessageHeader(std::string_view line);
 // is stripped from the scope's lines that fit it where the grammar finds no header, only
 // guesses (time fields and names up to a plain word), or finds one without a level where the
 // shape has one (an unknown level word: "2024-05-09 12:34:56 AUDIT [main] Foo: msg"), whether
-// or not the line voted; a guess that does not fit it stays the grammar's guess. Every line
+// or not the line voted; a guess that does not fit it stays the grammar's guess. A logger of
+// lower-case letters where the confirmed shape has none is the message's key ("[INFO]
+// [thread] statement: ..."): it stays in the message. Every line
 // votes until the scope's shape is confirmed, one in kVoteEvery after that. A fixed table of
 // kEntries scopes (a scope with a header takes a slot over by outvoting its holder; lines without
 // one vote only in their own scope's slot), allocated when the first header is seen. Not

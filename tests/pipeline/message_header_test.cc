@@ -656,6 +656,53 @@ TEST(HeaderLearnerTest, AnUnknownLevelWordTakesTheScopesConfirmedShape) {
   EXPECT_EQ(audit.substr(Learn(learner, 8, audit).body), "c.e.Foo: user admin logged in");
 }
 
+// A lower-case word and ':' after the thread reads as a logger to the grammar. Where the
+// scope's confirmed header has no logger, it is the message's key and stays in the message
+// ("statement: DROP ..." is not "DROP ..."); where the scope's lines have a logger there
+// (Python's "[%(threadName)s] %(name)s:"), it is still the logger.
+// Right after time fields alone, a word of lower-case letters and ':' is the message's key
+// (Go's log: "statement: ..." is the message); a program with its pid there, or a level word
+// (winston's "info:"), is still header.
+TEST(MessageHeaderTest, ALowerCaseWordRightAfterTheTimeIsTheMessagesKey) {
+  const std::string_view go = "2026/11/28 17:38:55 statement: DROP TABLE items;";
+  MessageHeader h = ParseMessageHeader(go);
+  EXPECT_EQ(go.substr(h.body), "statement: DROP TABLE items;");
+  EXPECT_EQ(h.logger, "");
+  const std::string_view program = "2026/11/28 17:38:55 sshd[12]: Accepted key for bob";
+  h = ParseMessageHeader(program);
+  EXPECT_EQ(program.substr(h.body), "Accepted key for bob");
+  EXPECT_EQ(h.logger, "sshd[12]");
+  const std::string_view level = "2026-11-28T17:38:55.123Z info: request done";
+  h = ParseMessageHeader(level);
+  EXPECT_EQ(level.substr(h.body), "request done");
+}
+
+TEST(HeaderLearnerTest, ALoggerTheScopesHeaderHasNotIsTheMessagesKey) {
+  HeaderLearner learner;
+  const auto line = [](int i, std::string_view message) {
+    return "[2026-11-28 17:34:" + std::to_string(10 + i) + " +0000] [9077] [INFO] [Thread-4] " +
+           std::string(message);
+  };
+  const std::string statement = line(0, "statement: DROP TABLE items;");
+  EXPECT_EQ(statement.substr(ParseMessageHeader(statement).body), "DROP TABLE items;");
+  for (int i = 0; i < 8; ++i) {
+    const std::string l = line(i, "connection received host=10.0.0.1 port=" + std::to_string(i));
+    EXPECT_EQ(l.substr(Learn(learner, 3, l).body).substr(0, 19), "connection received");
+  }
+  MessageHeader h = Learn(learner, 3, statement);
+  EXPECT_EQ(statement.substr(h.body), "statement: DROP TABLE items;");
+  EXPECT_EQ(h.logger, "");
+  EXPECT_EQ(h.level, "INFO");
+  // A scope whose lines have a lower-case logger there keeps it.
+  for (int i = 0; i < 8; ++i) {
+    const std::string l = line(i, "kernel: request " + std::to_string(i) + " done");
+    EXPECT_EQ(l.substr(Learn(learner, 4, l).body), "request " + std::to_string(i) + " done");
+  }
+  h = Learn(learner, 4, statement);
+  EXPECT_EQ(statement.substr(h.body), "DROP TABLE items;");
+  EXPECT_EQ(h.logger, "statement");
+}
+
 TEST(HeaderLearnerTest, AGuessTheScopesShapeDoesNotFitStaysAGuess) {
   HeaderLearner learner;
   // Go's log: a time, then the message. A burst of messages opening with "word:" reads as a
