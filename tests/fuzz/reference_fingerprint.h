@@ -109,6 +109,18 @@ inline std::vector<Token> Tokenize(std::string_view message, std::uint32_t max_t
     if (end == start || out.size() >= max_tokens) continue;
     Token t{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start),
             Tokenizer::Classify(message.substr(start, end - start))};
+    // A message code right before a ':' (two or more capitals, an optional '-' or '_', four
+    // or more digits: AH10479:, ORA-00942:) names the event: a word.
+    if (t.cls == TokenClass::kDigitWord && end < message.size() && message[end] == ':') {
+      const std::string_view text = message.substr(start, end - start);
+      std::size_t k = 0;
+      while (k < text.size() && text[k] >= 'A' && text[k] <= 'Z') ++k;
+      if (k >= 2 && k < text.size() && (text[k] == '-' || text[k] == '_')) ++k;
+      const std::string_view digits = k >= 2 ? text.substr(k) : std::string_view();
+      if (digits.size() >= 4 && digits.find_first_not_of("0123456789") == std::string_view::npos) {
+        t.cls = TokenClass::kWord;
+      }
+    }
     t.cls = InContext(message, out, t);
     out.push_back(t);
   }
