@@ -689,6 +689,25 @@ bool IsStatusPlace(std::string_view message, const Token& prev, std::size_t gap,
          message.substr(gap, start - gap).find_first_not_of("\" ") == std::string_view::npos;
 }
 
+// Is message[gap, start) the place of a status written as a key's value after `prev`: a key
+// whose name ends in "status" or "code" (status, http_status, statusCode), then ':' with only
+// spaces and quotes around (`status: 409`, `"code": 200`)? In running text ("status code 403")
+// the number may be any code's value. A value after '=' (`status=200`) stays a variable: the
+// fingerprints of such lines are pinned (changing them is a versioned decision).
+bool IsStatusKeyPlace(std::string_view message, const Token& prev, std::size_t gap,
+                      std::size_t start) {
+  if (prev.cls != TokenClass::kWord || prev.length < 4) return false;
+  const std::string_view key = message.substr(prev.offset, prev.length);
+  const auto ends_with = [&](std::string_view suffix) {
+    return key.size() >= suffix.size() &&
+           EqualsIgnoringCase(key.substr(key.size() - suffix.size()), suffix);
+  };
+  if (!ends_with("status") && !ends_with("code")) return false;
+  const std::string_view between = message.substr(gap, start - gap);
+  return between.find(':') != std::string_view::npos &&
+         between.find_first_not_of(":\"' ") == std::string_view::npos;
+}
+
 // A message catalogue code: two or more capitals, an optional '-' or '_', then four or more
 // digits (AH10479, ORA-00942). Right before a ':' it names the event, as a word.
 [[gnu::noinline, gnu::cold]] bool IsMessageCode(std::string_view s) {
@@ -756,7 +775,9 @@ TokenClass InContext(std::string_view message, std::vector<Token>& out, std::str
       return cls;
     case TokenClass::kInteger:
       // An HTTP status is an enumeration (a burst of 500s must not hide among 200s): a word.
-      if (IsHttpStatus(text) && IsStatusPlace(message, prev, gap, start)) return TokenClass::kWord;
+      if (IsHttpStatus(text) &&
+          (IsStatusPlace(message, prev, gap, start) || IsStatusKeyPlace(message, prev, gap, start)))
+        return TokenClass::kWord;
       [[fallthrough]];
     case TokenClass::kDateTime:
       // Names just before a number or a time are its date: "Mon Jun 12", "Sun, 06 Nov".

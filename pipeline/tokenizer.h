@@ -117,7 +117,9 @@ class Tokenizer {
   //   (CPU0:, eth1: stay digit-bearing words);
   // - an HTTP status (three digits, 100 to 599) right after a token starting "HTTP/", with
   //   only quotes and spaces between ("GET / HTTP/1.1" 500), is kWord: an enumeration value,
-  //   hashed by its text, which the matcher protects (a 500 must not fold among 200s);
+  //   hashed by its text, which the matcher protects (a 500 must not fold among 200s); so is
+  //   one after a key whose name ends in "status" or "code" and a ':' (`status: 409`,
+  //   `"statusCode": 503`), only quotes and spaces besides; not after '=' (pinned prints);
   // - an empty bracket or quote pair, or a '=' right after a token and followed by white space,
   //   ',' ';' or the end, yields a zero-length kEmpty token (at the closer, after the '=').
   void Tokenize(std::string_view message, std::vector<Token>& out) const;

@@ -45,6 +45,18 @@ inline TokenClass InContext(std::string_view message, std::vector<Token>& before
         text(prev).substr(0, 5) == "HTTP/" &&
         gap(prev, t.offset).find_first_not_of("\" ") == std::string_view::npos)
       return TokenClass::kWord;
+    // So is one after a key whose name ends in "status" or "code" (any case, four or more
+    // letters) and a ':', with only ':', quotes and spaces between (status: 409).
+    std::string key(text(prev));
+    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string_view between = gap(prev, t.offset);
+    if (t.cls == TokenClass::kInteger && s.size() == 3 && s[0] >= '1' && s[0] <= '5' &&
+        std::isdigit(static_cast<unsigned char>(s[1])) &&
+        std::isdigit(static_cast<unsigned char>(s[2])) && prev.cls == TokenClass::kWord &&
+        key.size() >= 4 && (key.ends_with("status") || key.ends_with("code")) &&
+        between.find(':') != std::string_view::npos &&
+        between.find_first_not_of(":\"' ") == std::string_view::npos)
+      return TokenClass::kWord;
     std::size_t next = t.offset;
     for (std::size_t k = before.size(); k > 0; --k) {
       Token& b = before[k - 1];

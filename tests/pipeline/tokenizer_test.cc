@@ -143,6 +143,34 @@ TEST(TokenizerContextTest, HttpStatusOutsideTheRequestIsAWord) {
   EXPECT_EQ(class_of("sent 200 bytes to peer", "200"), TokenClass::kInteger);
 }
 
+// A status written as a key's value after ':' (a request log that writes `status: 409`, JSON's
+// `"code": 200`) is an enumeration too, a word; the nearest lines keep their numbers variables.
+TEST(TokenizerContextTest, HttpStatusAfterAStatusKeyIsAWord) {
+  auto class_of = [](std::string_view msg, std::string_view token) {
+    const std::vector<Token> tokens = Tok(msg);
+    for (const Token& t : tokens) {
+      if (msg.substr(t.offset, t.length) == token) return t.cls;
+    }
+    ADD_FAILURE() << "no token " << token << " in " << msg;
+    return TokenClass::kCount_;
+  };
+  const std::string_view line =
+      "127.0.0.1 \"PUT /allocations/8e15\" status: 409 len: 400 microversion: 1.39";
+  EXPECT_EQ(class_of(line, "409"), TokenClass::kWord);
+  EXPECT_EQ(class_of(line, "400"), TokenClass::kInteger);  // a length, after another key
+  EXPECT_EQ(class_of("{\"statusCode\": 503, \"ms\": 120}", "503"), TokenClass::kWord);
+  EXPECT_EQ(class_of("upstream http_status: 404 done", "404"), TokenClass::kWord);
+  EXPECT_EQ(class_of("reply code: 250 ok", "250"), TokenClass::kWord);
+  // Not a status: no ':' after the key (running text), another key, another shape, or '='
+  // (pinned fingerprints: see HttpStatusIsAWordWhereAStatusStands).
+  EXPECT_EQ(class_of("cannot connect, status code 403", "403"), TokenClass::kInteger);
+  EXPECT_EQ(class_of("len: 404 status: ok", "404"), TokenClass::kInteger);
+  EXPECT_EQ(class_of("status: 2000 items", "2000"), TokenClass::kInteger);
+  EXPECT_EQ(class_of("status: 600", "600"), TokenClass::kInteger);
+  EXPECT_EQ(class_of("status: x 404", "404"), TokenClass::kInteger);
+  EXPECT_EQ(class_of("done status=500 in 3 ms", "500"), TokenClass::kInteger);
+}
+
 // A name in capitals glued to a three-digit code is an outcome with its status (a proxy's
 // result code): a word. A path, a name with a longer number or in lower case stay variables.
 TEST(TokenizerClassifyTest, NameInCapitalsWithItsCodeIsAWord) {
@@ -675,11 +703,12 @@ TEST(TokenizerKernelTest, EveryKernelGivesTheDefinitionsTokens) {
   }
   // Random sentences of the words the context rules and empty values look at.
   static constexpr std::string_view kWords[] = {
-      "Mon",    "Jun", "june",     "12",           "13:10:01",    "2005",  ",",
-      "from",   "to",  "node-246", "dn228",        "true",        "False", "null",
-      "key=",   "=",   ":",        "()",           "[]",          "{}",    "\"\"",
-      "''",     "(a",  "b)",       "overlap:true", "12-Jun-2005", "x",     "host",
-      "rhost=", "1.5", "HTTP/1.1", "404",          "\"",          "599"};
+      "Mon",    "Jun",        "june",     "12",           "13:10:01",    "2005",  ",",
+      "from",   "to",         "node-246", "dn228",        "true",        "False", "null",
+      "key=",   "=",          ":",        "()",           "[]",          "{}",    "\"\"",
+      "''",     "(a",         "b)",       "overlap:true", "12-Jun-2005", "x",     "host",
+      "rhost=", "1.5",        "HTTP/1.1", "404",          "\"",          "599",   "status:",
+      "Code",   "\"status\":"};
   for (int i = 0; i < 3000; ++i) {
     std::string line;
     const std::size_t words = rng() % 30;
