@@ -120,9 +120,15 @@ FLOOR_PRECISION_EACH = 0.98
 # Squid): Squid recall 0.586 -> 0.949, F1 0.739 -> 0.974, GA 0.589 -> 0.592 with both scorers,
 # every other system identical. Averages GA 0.8161 / 0.8073, F1 0.9578 / 0.9547, reduction
 # 0.9459 / 0.9452. With the splits rule above: F1 0.9623 / 0.9592. Floors 0.001 below.
+# Then (branch mail, developed on Postfix, unsealed for it) a name glued to a bracketed address
+# is its host, an address's host may be one label, a run of name=count fields is one list of
+# counters and a name=value field between two others on some lines only is optional: Postfix
+# GA 0.532 -> 0.973 (recall 0.741 -> 0.997, precision 1.000) with both scorers, every other
+# system identical. Averages GA 0.839 / 0.830, F1 0.970 / 0.967, reduction 0.946 / 0.946.
+# Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.998, "GA": 0.815, "F1": 0.961, "reduction": 0.944},
-    "whole line": {"precision": 0.998, "GA": 0.806, "F1": 0.958, "reduction": 0.944},
+    "message": {"precision": 0.998, "GA": 0.838, "F1": 0.969, "reduction": 0.945},
+    "whole line": {"precision": 0.998, "GA": 0.829, "F1": 0.966, "reduction": 0.945},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
