@@ -1478,6 +1478,80 @@ PLACEMENT = OsloSystem(
         (r"", "(blank)"),
     ])
 
+
+# An operating system's syslog (Debian 12's sudo, su, runuser, cron, atd, shadow's tools, PAM)
+# through rsyslogd: the header is the time, the host and the program's tag. One event per
+# format string. A PAM module's service and type (`pam_unix(su:session)`) and a limit's name are
+# variables of one format string; a sudo refusal's reason (`command not allowed`, `user NOT in
+# sudoers`, `N incorrect password attempts`), a crontab action (`REPLACE`, `LIST`, `DELETE`),
+# cron's own notices, an opened or closed session and each shadow tool's message are events.
+DEBIAN_SYSLOG = System(
+    r"^\w{3} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.-]+(?:\[\d+\])?: (?P<content>.*)$",
+    rules=[
+        (r"pam_unix\(\S+\): session opened for user \S+\(uid=\d+\) by \S*\(uid=\d+\)",
+         "pam_unix(<*>): session opened for user <*>(uid=<*>) by <*>(uid=<*>)"),
+        (r"pam_unix\(\S+\): session closed for user \S+", "pam_unix(<*>): session closed for user <*>"),
+        (r"pam_unix\(\S+\): authentication failure; logname=\S* uid=\d+ euid=\d+ tty=\S* ruser=\S* rhost=\S* +user=\S+",
+         "pam_unix(<*>): authentication failure; logname=<*> uid=<*> euid=<*> tty=<*> ruser=<*> rhost=<*> user=<*>"),
+        (r"pam_unix\(\S+\): password changed for \S+", "pam_unix(<*>): password changed for <*>"),
+        (r"pam_unix\(\S+\): new password not acceptable", "pam_unix(<*>): new password not acceptable"),
+        (r"pam_unix\(\S+\): conversation failed", "pam_unix(<*>): conversation failed"),
+        (r"pam_unix\(\S+\): auth could not identify password for \[\S+\]",
+         "pam_unix(<*>): auth could not identify password for [<*>]"),
+        (r"pam_limits\(\S+\): Could not set limit for '\w+' to soft=\S+ hard=\S+: Operation not permitted; uid=\d+,euid=\d+",
+         "pam_limits(<*>): Could not set limit for <*> to soft=<*> hard=<*>: Operation not permitted; uid=<*>,euid=<*>"),
+        (r"pam_systemd\(\S+\): Failed to connect to system bus: .*",
+         "pam_systemd(<*>): Failed to connect to system bus: <*>"),
+        (r"pam_env\(\S+\): deprecated reading of user environment enabled",
+         "pam_env(<*>): deprecated reading of user environment enabled"),
+        (r"\s*\S+ : (command not allowed|user NOT in sudoers) ; (?:TTY=\S+ ; )?PWD=\S+ ; USER=\S+ ; COMMAND=.*",
+         lambda m: "<*> : %s ; PWD=<*> ; USER=<*> ; COMMAND=<*>" % m.group(1)),
+        (r"\s*\S+ : \d+ incorrect password attempts? ; (?:TTY=\S+ ; )?PWD=\S+ ; USER=\S+ ; COMMAND=.*",
+         "<*> : <*> incorrect password attempts ; PWD=<*> ; USER=<*> ; COMMAND=<*>"),
+        (r"\s*\S+ : (?:TTY=\S+ ; )?PWD=\S+ ; USER=\S+ ; COMMAND=.*",
+         "<*> : PWD=<*> ; USER=<*> ; COMMAND=<*>"),
+        (r"\(to \S+\) \S+ on \S+", "(to <*>) <*> on <*>"),
+        (r"FAILED SU \(to \S+\) \S+ on \S+", "FAILED SU (to <*>) <*> on <*>"),
+        (r"\(\S+\) CMD \(.*\)", "(<*>) CMD (<*>)"),
+        (r"\(\S+\) (REPLACE|LIST|DELETE|RELOAD|BEGIN EDIT|END EDIT) \(\S+\)",
+         lambda m: "(<*>) %s (<*>)" % m.group(1)),
+        (r"\(CRON\) INFO \(pidfile fd = \d+\)", "(CRON) INFO (pidfile fd = <*>)"),
+        (r"\(CRON\) (STARTUP \(fork ok\)|INFO \(Skipping @reboot jobs -- not system startup\)|INFO \(Running @reboot jobs\))",
+         lambda m: "(CRON) " + m.group(1)),
+        (r"\(CRON\) info \(No MTA installed, discarding output\)", "(CRON) info (No MTA installed, discarding output)"),
+        (r"new group: name=\S+, GID=\d+", "new group: name=<*>, GID=<*>"),
+        (r"new user: name=\S+, UID=\d+, GID=\d+, home=\S+, shell=\S+, from=\S+",
+         "new user: name=<*>, UID=<*>, GID=<*>, home=<*>, shell=<*>, from=<*>"),
+        (r"group added to /etc/group: name=\S+, GID=\d+", "group added to /etc/group: name=<*>, GID=<*>"),
+        (r"group added to /etc/gshadow: name=\S+", "group added to /etc/gshadow: name=<*>"),
+        (r"add '\S+' to group '\S+'", "add <*> to group <*>"),
+        (r"add '\S+' to shadow group '\S+'", "add <*> to shadow group <*>"),
+        (r"delete '\S+' from group '\S+'", "delete <*> from group <*>"),
+        (r"delete '\S+' from shadow group '\S+'", "delete <*> from shadow group <*>"),
+        (r"delete user '\S+'", "delete user <*>"),
+        (r"removed group '\S+' owned by '\S+'", "removed group <*> owned by <*>"),
+        (r"removed shadow group '\S+' owned by '\S+'", "removed shadow group <*> owned by <*>"),
+        (r"failed adding user '\S+', exit code: \d+", "failed adding user <*>, exit code: <*>"),
+        (r"lock user '\S+' password", "lock user <*> password"),
+        (r"unlock user '\S+' password", "unlock user <*> password"),
+        (r"change user '\S+' shell from '\S+' to '\S+'", "change user <*> shell from <*> to <*>"),
+        (r"password for '\S+' changed by '\S+'", "password for <*> changed by <*>"),
+        (r"changed password expiry for \S+", "changed password expiry for <*>"),
+        (r"changed user '\S+' shell to '\S+'", "changed user <*> shell to <*>"),
+        (r"changed user '\S+' information", "changed user <*> information"),
+        (r"user \S+ added by \S+ to group \S+", "user <*> added by <*> to group <*>"),
+        (r"user \S+ removed by \S+ from group \S+", "user <*> removed by <*> from group <*>"),
+        (r"group changed in /etc/group \(group \S+, new name: \S+\)",
+         "group changed in /etc/group (group <*>, new name: <*>)"),
+        (r"group changed in /etc/gshadow \(group \S+, new name: \S+\)",
+         "group changed in /etc/gshadow (group <*>, new name: <*>)"),
+        (r"group '\S+' removed from /etc/group", "group <*> removed from /etc/group"),
+        (r"group '\S+' removed from /etc/gshadow", "group <*> removed from /etc/gshadow"),
+        (r"group '\S+' removed", "group <*> removed"),
+        (r"\[origin software=\"rsyslogd\" swVersion=\"\S+\" x-pid=\"\d+\" x-info=\"\S+\"\] (start|exiting on signal \d+\.)",
+         lambda m: "[origin software=\"rsyslogd\" swVersion=<*> x-pid=<*> x-info=<*>] " + re.sub(r"\d+", V, m.group(1))),
+    ])
+
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
     "Nginx": NGINX,
@@ -1502,6 +1576,7 @@ SYSTEMS = {
     "Bind9": BIND9,
     "Prometheus": PROMETHEUS,
     "Placement": PLACEMENT,
+    "DebianSyslog": DEBIAN_SYSLOG,
 }
 
 
