@@ -112,6 +112,12 @@ bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, con
       letters_equal(without_hex_id(first_element(lw)), without_hex_id(first_element(gw)))) {
     return true;
   }
+  // An address is a kind of its own, never a name or version made of parts (`0.0.0.0` is not
+  // `NODATA-IPv6`).
+  const auto address = [](TokenClass c) {
+    return c == TokenClass::kIPv4 || c == TokenClass::kIPv6;
+  };
+  if (address(lt.cls) != address(gt.cls)) return false;
   return IsPartsValue(lw) && IsPartsValue(gw);
 }
 
@@ -158,6 +164,40 @@ bool IsDnsWord(std::string_view message, const Token& t) {
 }
 
 bool IsNumber(TokenClass cls) { return cls == TokenClass::kInteger || cls == TokenClass::kFloat; }
+
+// A name: a letter, then letters, digits, '.', '-' and '_' (localhost, gw, blocked.test, nodb1,
+// db-01, web_2).
+bool IsNameText(std::string_view w) {
+  const auto letter = [](char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; };
+  if (w.empty() || !letter(w.front())) return false;
+  return std::all_of(w.begin(), w.end(), [&letter](char c) {
+    return letter(c) || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+  });
+}
+
+// A name that is a value by its kind: a DNS name (IsDnsWord), a host the tokenizer masked
+// (kHostPort), or a name holding a number (nodb1, eth0, db-01): what is named so is one of
+// many hosts, databases, interfaces or nodes, never an action or a state.
+bool IsValueName(std::string_view message, const Token& t) {
+  if (t.cls == TokenClass::kHostPort) return true;
+  if (t.cls == TokenClass::kWord) return IsDnsWord(message, t);
+  return t.cls == TokenClass::kDigitWord && IsNameText(message.substr(t.offset, t.length));
+}
+
+// Two different names in one place, one of them a value by its kind: the place holds values,
+// and the other is one more (`forwarded svc.corp.example` / `forwarded localhost`, `on shop` /
+// `on nodb1`). A plain word there must be a name in lower case: a name in capitals is an
+// enumeration's constant (MX, SIGTERM). Two names with numbers are left to SameVariable (a
+// number's name keeps its letters: en0 is not awdl0).
+bool NameSlot(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
+  const auto name = [](std::string_view m, const Token& t) {
+    if (t.cls != TokenClass::kWord) return IsValueName(m, t);
+    const std::string_view w = m.substr(t.offset, t.length);
+    return IsNameText(w) && !TemplateMatcher::IsConstantName(w);
+  };
+  if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord) return false;
+  return (IsValueName(lm, lt) || IsValueName(gm, gt)) && name(lm, lt) && name(gm, gt);
+}
 
 // A differing word is taken as a variable only with enough agreeing words around it: two more
 // than twice the changes, or, for a change right after an agreeing value key (`user bob` /
@@ -492,7 +532,8 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   if (g.size() != n) return MatchAligned(line, tmpl);
   const std::string_view message = line.message;
   const std::string_view gmsg = tmpl.message;
-  int word_diffs = 0, keyed_diffs = 0, anchors = 0, words_out_of_context = 0, kept = 0;
+  int word_diffs = 0, keyed_diffs = 0, named_diffs = 0, anchors = 0, words_out_of_context = 0,
+      kept = 0;
   std::size_t out_of_context_at = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const Token& lt = line.tokens[i];
@@ -540,7 +581,8 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
          IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))) ||
         ((lt.cls == TokenClass::kHostPort || IsDnsWord(message, lt)) &&
          (gt.cls == TokenClass::kHostPort || IsDnsWord(gmsg, gt)));
-    if (!host_slot && !InValueContext(line, i)) {
+    const bool name_slot = NameSlot(message, lt, gmsg, gt);
+    if (!host_slot && !name_slot && !InValueContext(line, i)) {
       // Out of a value context only a compound name may change (com.apple.x, host-1.example):
       // a plain word, an identifier or a constant is an action or a state (spawn vs
       // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.
@@ -552,6 +594,8 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       ++words_out_of_context;
     }
     ++word_diffs;
+    // A value by its kind is its own key: it needs the agreeing words a key's value needs.
+    if (name_slot) ++named_diffs;
     if (KeyedByAgreeingWord(line, tmpl, i)) ++keyed_diffs;
   }
   // A word changed outside a value context is accepted only alone, in a long line whose
@@ -559,6 +603,10 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   if (words_out_of_context > 0 && (words_out_of_context > 1 || anchors < kAnchorsForBareWord)) {
     return Reject(MatchReason::kWordOutOfContextUnsupported, out_of_context_at);
   }
+  // A name in place of a value by its kind is keyed by that kind when it is the only word
+  // that changed: two names changed in a short line (`mapred.task.id ... mapreduce.task.attempt.id`
+  // / `mapred.job.id ... mapreduce.job.id`) are another message's.
+  if (word_diffs == 1 && named_diffs == 1) keyed_diffs = 1;
   if (!Enough(anchors, word_diffs, keyed_diffs)) return Reject(MatchReason::kTooFewAgreeingWords);
   // A variable needs something fixed beside it: where every token would vary (a message that
   // is one name, `A::A` / `A::~A` / `B::~B`), nothing says the lines are one event.
@@ -618,6 +666,13 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
     }
   }
   return true;
+}
+
+bool TemplateMatcher::HoldsDnsWord(const MatchLine& line) {
+  for (const Token& t : line.tokens) {
+    if (t.cls == TokenClass::kWord && t.length >= 5 && IsDnsWord(line.message, t)) return true;
+  }
+  return false;
 }
 
 bool TemplateMatcher::RejectsAnyChangeAt(const MatchLine& line, std::size_t i) const {
@@ -749,7 +804,7 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
              (gt.cls == TokenClass::kHostPort || IsDnsWord(gmsg, gt)));
         const bool unit =
             lj > 0 && gi > 0 && IsNumber(tokens[lj - 1].cls) && IsNumber(g.cls(gi - 1));
-        if (!host_slot && !unit && !InValueContext(line, lj) &&
+        if (!host_slot && !unit && !NameSlot(message, lt, gmsg, gt) && !InValueContext(line, lj) &&
             (!IsCompoundName(message, lt) || !IsCompoundName(gmsg, gt))) {
           rejected = Reject(MatchReason::kPlainWordOutOfContext, lj);
           return false;
