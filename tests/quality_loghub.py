@@ -120,9 +120,13 @@ FLOOR_PRECISION_EACH = 0.98
 # Squid): Squid recall 0.586 -> 0.949, F1 0.739 -> 0.974, GA 0.589 -> 0.592 with both scorers,
 # every other system identical. Averages GA 0.8161 / 0.8073, F1 0.9578 / 0.9547, reduction
 # 0.9459 / 0.9452. With the splits rule above: F1 0.9623 / 0.9592. Floors 0.001 below.
+# Then two sealed systems of new kinds (branch unseen5): BIND 9's own log and Prometheus's go-kit
+# logfmt log (message GA 0.726 / 0.721, whole line 0.614 / 0.726; precision >= 0.994). Averages
+# over the 21: GA 0.8073 / 0.7942, precision 0.9997 / 0.9993, F1 0.9563 / 0.9533, reduction
+# 0.9453 / 0.9443. Floors 0.001 below (precision floors kept).
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.998, "GA": 0.815, "F1": 0.961, "reduction": 0.944},
-    "whole line": {"precision": 0.998, "GA": 0.806, "F1": 0.958, "reduction": 0.944},
+    "message": {"precision": 0.998, "GA": 0.806, "F1": 0.955, "reduction": 0.944},
+    "whole line": {"precision": 0.998, "GA": 0.793, "F1": 0.952, "reduction": 0.943},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
@@ -135,7 +139,7 @@ FLOORS_HELD_OUT = {
 # statuses split their statuses and result codes (1.000 on both): floors 0.001 below, kept
 # per system because every other system only has to reach FLOOR_PRECISION_EACH.
 FLOOR_PRECISION_HELD_OUT = {"Squid": 0.999, "HAProxy": 0.999}
-HELD_OUT_SYSTEMS = 19
+HELD_OUT_SYSTEMS = 21
 
 
 def score(name, scorer, cmd, data, failures, floors_average, floor_each, systems):

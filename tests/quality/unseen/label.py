@@ -1162,6 +1162,181 @@ HAPROXY = System(
         (r"Stopping (frontend|backend|proxy) \S+ in \d+ ms\.", lambda m: "Stopping %s <*> in <*> ms." % m.group(1)),
     ])
 
+
+# BIND 9's named: one event per format string of named's source. A query's type, a failed
+# query's reason, a resolver error's text, a TSIG error code, an rndc command's verb and a
+# transfer's kind (AXFR, AXFR-style IXFR) are enumerations: each value its own event. The
+# client's address, its `/key NAME` signer, names, zones, serials and sizes are variables; a
+# query's flags (`+E(0)K`, `-S`) are one variable.
+BCLIENT = r"client @0x[0-9a-f]+ \S+#\d+(?:/key \S+)?"
+BIND9 = System(
+    r"^\d\d-\w{3}-\d{4} \d\d:\d\d:\d\d\.\d{3} [\w-]+: \w+: (?P<content>.*)$",
+    rules=[
+        (BCLIENT + r" \(\S+\): query: \S+ IN (\w+) \S+ \(\S+\)",
+         lambda m: "client @<*> <*> (<*>): query: <*> IN %s <*> (<*>)" % m.group(1)),
+        (BCLIENT + r" \(\S+\): query failed \(([^)]+)\) for \S+ at query\.c:\d+",
+         lambda m: "client @<*> <*> (<*>): query failed (%s) for <*> at query.c:<*>" % m.group(1)),
+        (BCLIENT + r" \(\S+\): query \(cache\) '\S+' denied \(allow-query-cache did not match\)",
+         "client @<*> <*> (<*>): query (cache) <*> denied (allow-query-cache did not match)"),
+        (BCLIENT + r" \(\S+\): zone transfer '\S+' denied",
+         "client @<*> <*> (<*>): zone transfer <*> denied"),
+        (BCLIENT + r" \(\S+\): transfer of '\S+': (AXFR|AXFR-style IXFR|IXFR) started(?: \(serial \d+\))?",
+         lambda m: "client @<*> <*> (<*>): transfer of <*>: %s started (serial <*>)" % m.group(1)),
+        (BCLIENT + r" \(\S+\): transfer of '\S+': (AXFR|AXFR-style IXFR|IXFR) ended: \d+ messages, \d+ records, \d+ bytes, \S+ secs \(\d+ bytes/sec\)(?: \(serial \d+\))?",
+         lambda m: "client @<*> <*> (<*>): transfer of <*>: %s ended: <*> messages, <*> records, <*> bytes, <*> secs (<*> bytes/sec) (serial <*>)" % m.group(1)),
+        (BCLIENT + r" \(\S+\): transfer of '\S+': IXFR delta size \(\d+ bytes\) exceeds the maximum ratio to database size \(\d+ bytes\), falling back to AXFR",
+         "client @<*> <*> (<*>): transfer of <*>: IXFR delta size (<*> bytes) exceeds the maximum ratio to database size (<*> bytes), falling back to AXFR"),
+        (BCLIENT + r" \(\S+\): transfer of '\S+': IXFR version not in journal, falling back to AXFR",
+         "client @<*> <*> (<*>): transfer of <*>: IXFR version not in journal, falling back to AXFR"),
+        (BCLIENT + r": signer \"\S+\" approved", "client @<*> <*>: signer <*> approved"),
+        (BCLIENT + r": update '\S+' denied", "client @<*> <*>: update <*> denied"),
+        (BCLIENT + r": request has invalid signature: TSIG \S+: tsig verify failure \((\w+)\)",
+         lambda m: "client @<*> <*>: request has invalid signature: TSIG <*>: tsig verify failure (%s)" % m.group(1)),
+        (BCLIENT + r": updating zone '\S+': adding an RR at '\S+' \S+ .*",
+         "client @<*> <*>: updating zone <*>: adding an RR at <*> <*> <*>"),
+        (BCLIENT + r": updating zone '\S+': deleting rrset at '\S+' \S+",
+         "client @<*> <*>: updating zone <*>: deleting rrset at <*> <*>"),
+        (BCLIENT + r": updating zone '\S+': update unsuccessful: \S+: '([^']+)' prerequisite not satisfied \((\w+)\)",
+         lambda m: "client @<*> <*>: updating zone <*>: update unsuccessful: <*>: '%s' prerequisite not satisfied (%s)" % m.groups()),
+        (BCLIENT + r": updating zone '\S+': update failed: dynamic update temporarily disabled because the zone is frozen\.  Use 'rndc thaw' to re-enable updates\. \(REFUSED\)",
+         "client @<*> <*>: updating zone <*>: update failed: dynamic update temporarily disabled because the zone is frozen. Use 'rndc thaw' to re-enable updates. (REFUSED)"),
+        (BCLIENT + r": received notify for zone '\S+'", "client @<*> <*>: received notify for zone <*>"),
+        (r"automatic empty zone: \S+", "automatic empty zone: <*>"),
+        (r"(.+) resolving '\S+': \S+#\d+", lambda m: "%s resolving <*>: <*>" % m.group(1)),
+        (r"shut down hung fetch while resolving '\S+'", "shut down hung fetch while resolving <*>"),
+        (r"resolver priming query complete: (.+)",
+         lambda m: "resolver priming query complete: " + m.group(1)),
+        (r"managed-keys-zone: Unable to fetch DNSKEY set '\S+': (.+)",
+         lambda m: "managed-keys-zone: Unable to fetch DNSKEY set <*>: " + m.group(1)),
+        (r"managed-keys-zone: loaded serial \d+", "managed-keys-zone: loaded serial <*>"),
+        (r"zone \S+ sending notifies \(serial \d+\)", "zone <*> sending notifies (serial <*>)"),
+        (r"zone \S+ refresh: failure trying primary \S+ \(source \S+\): (.+)",
+         lambda m: "zone <*> refresh: failure trying primary <*> (source <*>): " + m.group(1)),
+        (r"zone \S+( \((?:un)?signed\))?: reconfiguring zone keys", "zone <*>: reconfiguring zone keys"),
+        (r"zone \S+( \((?:un)?signed\))?: next key event: \S+ \S+", "zone <*>: next key event: <*>"),
+        (r"zone \S+( \((?:un)?signed\))?: loaded serial \d+( \(DNSSEC signed\))?",
+         "zone <*>: loaded serial <*>"),
+        (r"zone \S+( \((?:un)?signed\))?: receive_secure_serial: (.+)",
+         lambda m: "zone <*>: receive_secure_serial: " + m.group(2)),
+        (r"zone \S+ not loaded due to errors\.", "zone <*> not loaded due to errors."),
+        (r"zone \S+ loading from master file \S+ failed: (.+)",
+         lambda m: "zone <*> loading from master file <*> failed: " + m.group(1)),
+        (r"zone \S+ zone serial \(\d+\) unchanged\. zone may fail to transfer to secondaries\.",
+         "zone <*> zone serial (<*>) unchanged. zone may fail to transfer to secondaries."),
+        (r"zone \S+ transferred serial \d+", "zone <*> transferred serial <*>"),
+        (r"zone \S+ Transfer started\.", "zone <*> Transfer started."),
+        (r"zone \S+ notify from \S+: serial \d+", "zone <*> notify from <*>: serial <*>"),
+        (r"transfer of '\S+' from \S+: connected using \S+", "transfer of <*> from <*>: connected using <*>"),
+        (r"transfer of '\S+' from \S+: Transfer status: (.+)",
+         lambda m: "transfer of <*> from <*>: Transfer status: " + m.group(1)),
+        (r"transfer of '\S+' from \S+: Transfer completed: \d+ messages, \d+ records, \d+ bytes, \S+ secs \(\d+ bytes/sec\)(?: \(serial \d+\))?",
+         "transfer of <*> from <*>: Transfer completed: <*> messages, <*> records, <*> bytes, <*> secs (<*> bytes/sec) (serial <*>)"),
+        (r"dns_rdata_fromtext: \S+: near '\S+': (.+)",
+         lambda m: "dns_rdata_fromtext: <*>: near <*>: " + m.group(1)),
+        (r"received control channel command '(\S+)(?: .*)?'",
+         lambda m: "received control channel command '%s <*>'" % m.group(1)),
+        (r"(freezing|thawing) zone '\S+': (\w+)", lambda m: "%s zone <*>: %s" % m.groups()),
+        (r"using default UDP/IPv[46] port range: \[\d+, \d+\]", "using default UDP/IPv<*> port range: [<*>, <*>]"),
+        (r"obtaining root key for view \S+ from '\S+'", "obtaining root key for view <*> from <*>"),
+        (r"the working directory is now '\S+'", "the working directory is now <*>"),
+        (r"sizing zone task pool based on \d+ zones", "sizing zone task pool based on <*> zones"),
+        (r"reading built-in trust anchors from file '\S+'", "reading built-in trust anchors from file <*>"),
+        (r"looking for GeoIP2 databases in '\S+'", "looking for GeoIP2 databases in <*>"),
+        (r"loading configuration from '\S+'", "loading configuration from <*>"),
+        (r"no longer listening on \S+", "no longer listening on <*>"),
+        (r"stopping command channel on \S+", "stopping command channel on <*>"),
+        (r"dumpdb started: .*", "dumpdb started: <*>"),
+        (r"keymgr: DNSKEY \S+ \((\w+)\) created for policy \S+",
+         lambda m: "keymgr: DNSKEY <*> (%s) created for policy <*>" % m.group(1)),
+        (r"Fetching \S+ \((\w+)\) from key repository\.",
+         lambda m: "Fetching <*> (%s) from key repository." % m.group(1)),
+        (r"DNSKEY \S+ \((\w+)\) is now (\w+)", lambda m: "DNSKEY <*> (%s) is now %s" % m.groups()),
+        (r"(running|all zones loaded|exiting|shutting down: flushing changes|reloading configuration succeeded|reloading zones succeeded|flushing caches in all views succeeded|scheduled loading new zones|any newly configured zones are now loaded|dumpstats complete|dumpdb complete|received SIGHUP signal to reload zones|query logging is now on|query logging is now off)",
+         lambda m: m.group(1)),
+    ])
+
+
+# Prometheus (go-kit logfmt): the header is `ts=`, `caller=` (the log call's wrapper, not always
+# the call site) and `level=`, wherever `level=` stands; the message is the other fields in
+# their order. One event per `msg` text (a constant of its log call); a failure's `err` text
+# comes from a format string of its own, so its kind is part of the event (a refused
+# connection, an unknown host, a timeout, each HTTP status, each parse error). Lines without
+# `msg` (the start-up facts) are one event per key. Job names, targets, paths, ids, durations
+# and counts are variables.
+class LogfmtSystem(System):
+    def content(self, line):
+        m = self.header.match(line)
+        if not m:
+            raise ValueError("no header: %r" % line)
+        return re.sub(r"(^| )level=\w+(?= |$)", "", m.group("content")).strip(), None
+
+
+def prom_err(err):
+    kinds = [
+        (r"Get \\\"\S+\\\": dial tcp \S+: connect: connection refused", "dial: connection refused"),
+        (r"Post \\\"\S+\\\": dial tcp \S+: connect: connection refused", "post: connection refused"),
+        (r"Get \\\"\S+\\\": dial tcp: lookup \S+ on \S+: no such host", "lookup: no such host"),
+        (r"Get \\\"\S+\\\": context deadline exceeded", "context deadline exceeded"),
+        (r"Get \\\"\S+\\\": context canceled", "get: context canceled"),
+        (r"context canceled", "context canceled"),
+        (r"server returned HTTP status (\d+ [\w ]+)", None),
+        (r"invalid metric type \\\"\S+\\\"", "invalid metric type <*>"),
+        (r"strconv\.ParseFloat: parsing \\\"\S+\\\": invalid syntax", "strconv.ParseFloat: parsing <*>: invalid syntax"),
+        (r"sample limit exceeded", "sample limit exceeded"),
+        (r"found duplicate series for the match group .*", "found duplicate series for the match group <*>"),
+        (r"unexpected end of JSON input", "unexpected end of JSON input"),
+        (r"\S+: \d+:\d+: group \\\"\S+\\\", rule \d+, \\\"\S+\\\": could not parse expression: \d+:\d+: parse error: (.+)",
+         None),
+        (r"error loading rules, previous rule set restored", "error loading rules, previous rule set restored"),
+        (r"one or more errors occurred while applying the new configuration \(.*\)",
+         "one or more errors occurred while applying the new configuration (<*>)"),
+        (r"couldn't load configuration \(.*\): parsing YAML file \S+: (not a valid duration string): .*", None),
+    ]
+    for regex, kind in kinds:
+        m = re.fullmatch(regex, err)
+        if m:
+            return kind if kind is not None else m.group(1)
+    raise ValueError("no err kind: %r" % err)
+
+
+PROM_FAILURES = ("Scrape failed|Append failed|Error sending alert|Error reading file|Failed to send "
+                 "batch, retrying|non-recoverable error|loading groups failed|Failed to apply "
+                 "configuration|Error reloading config|Evaluating rule failed")
+PROM_MESSAGES = [
+    "Out of bounds metric", "Error on ingesting samples that are too old or are too far into the future",
+    "Starting provider", "Discoverer channel closed", "Loading configuration file", "write block",
+    "Stopping file discovery...", "Processing segment", "File discovery stopped",
+    "Completed loading of configuration file", "WAL segment loaded", "Snapshotting block",
+    "Head GC completed", "Found healthy block", "Deleting obsolete block",
+    "file_sd refresh found file that should be removed", "WAL replay completed", "Tailing WAL",
+    "TSDB started", "TSDB options", "TLS is disabled.", "Starting scraped metadata watcher",
+    "Starting rule manager...", "Starting WAL watcher", "Starting TSDB ...",
+    "Starting Prometheus Server", "Start listening for connections",
+    "Server is ready to receive web requests.", "Replaying on-disk memory mappable chunks if any",
+    "Replaying WAL, this may take a while", "Replaying WAL",
+    "On-disk memory mappable chunks replay completed", "Listening on", "Done replaying WAL",
+    "WAL watcher stopped", "WAL checkpoint complete", "Stopping scrape manager...",
+    "Stopping scrape discovery manager...", "Stopping rule manager...", "Stopping remote storage...",
+    "Stopping notify discovery manager...", "Stopping notification manager...",
+    "Stopping metadata watcher...", "See you next time!", "Scraped metadata watcher stopped",
+    "Scrape manager stopped", "Scrape discovery manager stopped", "Rule manager stopped",
+    "Remote storage stopped.", "Reading checkpoint", "Read series references from checkpoint",
+    "Notify discovery manager stopped", "Notifier manager stopped",
+    "Failed to flush all samples on shutdown", "Creating checkpoint",
+    "runShard timer ticked, sending buffered data", "compact blocks", "WAL checkpoint loaded",
+    "Received termination request via web service, exiting gracefully...",
+    "Received SIGTERM, exiting gracefully...", "New checkpoint detected",
+]
+PROMETHEUS = LogfmtSystem(
+    r"^ts=\S+ caller=\S+ (?P<content>.*)$",
+    rules=[
+        (r'.*\bmsg="(%s)".* err="(.*)"' % PROM_FAILURES,
+         lambda m: 'msg="%s" err="%s"' % (m.group(1), prom_err(m.group(2)))),
+        (r'.*\bmsg="(%s)"( .*)?' % "|".join(re.escape(t) for t in PROM_MESSAGES),
+         lambda m: 'msg="%s"' % m.group(1)),
+        (r"(build_context|host_details|fd_limits|vm_limits|fs_type)=.*", lambda m: m.group(1) + "=<*>"),
+    ])
+
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
     "Nginx": NGINX,
@@ -1183,6 +1358,8 @@ SYSTEMS = {
     "Squid": SQUID,
     "Tomcat": TOMCAT,
     "HAProxy": HAPROXY,
+    "Bind9": BIND9,
+    "Prometheus": PROMETHEUS,
 }
 
 
