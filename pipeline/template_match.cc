@@ -175,28 +175,39 @@ bool IsNameText(std::string_view w) {
   });
 }
 
-// A name that is a value by its kind: a DNS name (IsDnsWord), a host the tokenizer masked
-// (kHostPort), or a name holding a number (nodb1, eth0, db-01): what is named so is one of
-// many hosts, databases, interfaces or nodes, never an action or a state.
-bool IsValueName(std::string_view message, const Token& t) {
-  if (t.cls == TokenClass::kHostPort) return true;
-  if (t.cls == TokenClass::kWord) return IsDnsWord(message, t);
-  return t.cls == TokenClass::kDigitWord && IsNameText(message.substr(t.offset, t.length));
-}
-
-// Two different names in one place, one of them a value by its kind: the place holds values,
-// and the other is one more (`forwarded svc.corp.example` / `forwarded localhost`, `on shop` /
-// `on nodb1`). A plain word there must be a name in lower case: a name in capitals is an
-// enumeration's constant (MX, SIGTERM). Two names with numbers are left to SameVariable (a
-// number's name keeps its letters: en0 is not awdl0).
-bool NameSlot(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
-  const auto name = [](std::string_view m, const Token& t) {
-    if (t.cls != TokenClass::kWord) return IsValueName(m, t);
-    const std::string_view w = m.substr(t.offset, t.length);
-    return IsNameText(w) && !TemplateMatcher::IsConstantName(w);
+// Two different tokens in one place: are both hosts (DNS names or masked hosts), and are both
+// names, one of them a value by its kind? Then the place holds values, and the other name is
+// one more (`forwarded svc.corp.example` / `forwarded localhost`, `on shop` / `on nodb1`). A
+// plain word there must be a name not in capitals: a name in capitals is an enumeration's
+// constant (MX, SIGTERM). Two names with numbers are left to SameVariable (a number's name
+// keeps its letters: en0 is not awdl0).
+struct NamePlace {
+  bool hosts = false;
+  bool names = false;
+};
+NamePlace PlaceOf(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
+  const bool l_host = lt.cls == TokenClass::kHostPort || IsDnsWord(lm, lt);
+  if (l_host && (gt.cls == TokenClass::kHostPort || IsDnsWord(gm, gt))) return {true, true};
+  // Names are words, hosts and names with numbers (the classes are compared first: most
+  // changed tokens are numbers or ids).
+  const auto named = [](TokenClass c) {
+    return c == TokenClass::kWord || c == TokenClass::kHostPort || c == TokenClass::kDigitWord;
   };
-  if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord) return false;
-  return (IsValueName(lm, lt) || IsValueName(gm, gt)) && name(lm, lt) && name(gm, gt);
+  if (!named(lt.cls) || !named(gt.cls) ||
+      (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)) {
+    return {};
+  }
+  const bool g_host = gt.cls == TokenClass::kHostPort || IsDnsWord(gm, gt);
+  const auto numbered = [](std::string_view m, const Token& t) {
+    return t.cls == TokenClass::kDigitWord && IsNameText(m.substr(t.offset, t.length));
+  };
+  const bool l_value = l_host || numbered(lm, lt), g_value = g_host || numbered(gm, gt);
+  if (!l_value && !g_value) return {};
+  const auto name = [](std::string_view m, const Token& t) {
+    const std::string_view w = m.substr(t.offset, t.length);
+    return t.cls == TokenClass::kWord && IsNameText(w) && !TemplateMatcher::IsConstantName(w);
+  };
+  return {false, (l_value || name(lm, lt)) && (g_value || name(gm, gt))};
 }
 
 // A differing word is taken as a variable only with enough agreeing words around it: two more
@@ -576,12 +587,12 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // After from/to/host..., a plain word may take the place of a host name the other side
     // has there (from node-246 / from combo): that slot holds hosts. Two plain words there
     // are still an action or a state (to spawn / to destroy).
+    const NamePlace place = PlaceOf(message, lt, gmsg, gt);
     const bool host_slot =
         ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && i > 0 &&
          IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))) ||
-        ((lt.cls == TokenClass::kHostPort || IsDnsWord(message, lt)) &&
-         (gt.cls == TokenClass::kHostPort || IsDnsWord(gmsg, gt)));
-    const bool name_slot = NameSlot(message, lt, gmsg, gt);
+        place.hosts;
+    const bool name_slot = place.names;
     if (!host_slot && !name_slot && !InValueContext(line, i)) {
       // Out of a value context only a compound name may change (com.apple.x, host-1.example):
       // a plain word, an identifier or a constant is an action or a state (spawn vs
@@ -669,6 +680,9 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
 }
 
 bool TemplateMatcher::HoldsDnsWord(const MatchLine& line) {
+  // Most first lines have no '.' after their header at all: one scan of the body says so.
+  const std::string_view body = line.message.substr(std::min(line.body, line.message.size()));
+  if (body.find('.') == std::string_view::npos) return false;
   for (const Token& t : line.tokens) {
     if (t.cls == TokenClass::kWord && t.length >= 5 && IsDnsWord(line.message, t)) return true;
   }
@@ -797,14 +811,14 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
             (gt.cls != TokenClass::kWord && lt.cls != TokenClass::kWord)) {
           continue;
         }
+        const NamePlace place = PlaceOf(message, lt, gmsg, gt);
         const bool host_slot =
             ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && lj > 0 &&
              IsHostKey(message.substr(tokens[lj - 1].offset, tokens[lj - 1].length))) ||
-            ((lt.cls == TokenClass::kHostPort || IsDnsWord(message, lt)) &&
-             (gt.cls == TokenClass::kHostPort || IsDnsWord(gmsg, gt)));
+            place.hosts;
         const bool unit =
             lj > 0 && gi > 0 && IsNumber(tokens[lj - 1].cls) && IsNumber(g.cls(gi - 1));
-        if (!host_slot && !unit && !NameSlot(message, lt, gmsg, gt) && !InValueContext(line, lj) &&
+        if (!host_slot && !unit && !place.names && !InValueContext(line, lj) &&
             (!IsCompoundName(message, lt) || !IsCompoundName(gmsg, gt))) {
           rejected = Reject(MatchReason::kPlainWordOutOfContext, lj);
           return false;

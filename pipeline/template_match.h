@@ -229,8 +229,8 @@ class TemplateMatcher {
   void MarkDifferences(const MatchLine& line, const MatchTemplate& tmpl);
 
   std::span<const TemplateMark> marks() const { return marks_; }
-  // Does the line hold a DNS name among its plain words (www.example.org)? Match may then
-  // take another name in its place, as a value by its kind.
+  // Does the line (a group's first) hold a DNS name among its plain words (www.example.org)?
+  // Match may then take a plain name in its place, as a value by its kind.
   static bool HoldsDnsWord(const MatchLine& line);
   // A word that begins or ends with a digit is one the tokenizer kept as a word for its value,
   // an enumeration's (an HTTP status, a name with its code as TCP_MISS/200, a message code):

@@ -110,8 +110,8 @@ struct WindowMerger::Impl {
     // Its words key (GroupWordsKey) is in `exact`, as an alias: set when the group takes its
     // first line, redone when a word position turns wild.
     bool words_keyed : 1 = false;
-    // Its first line holds a DNS name among its words: a plain name there may fit (a name in
-    // place of a value by its kind), so the rigid-word shortcut must not rule the group out.
+    // Its first line holds a DNS name among its plain words: a plain name may take that place
+    // (a value by its kind), so the rigid-word shortcut leaves the group to Match.
     bool dns_words : 1 = false;
     std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
     SampleRecord last;       // the latest line that joined; empty until one does

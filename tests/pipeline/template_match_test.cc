@@ -48,15 +48,14 @@ class TemplateMatchTest : public ::testing::Test {
     if (digest.RulesOut(RuledOutDigest::Of(template_))) {
       EXPECT_TRUE(ruled_out) << "the digest rules out a line RuledOut keeps: " << message;
     }
-    // Nor may a change at a position where the line rejects any change, to a plain word of
-    // a template without a DNS name (the merger's rigid-word shortcut leaves the others to
+    // Nor may a change at a position where the line rejects any change, to a plain word of a
+    // template without a DNS name (the merger's rigid-word shortcut leaves the others to
     // Match: a value by its kind may take a plain name in its place).
-    const bool dns = TemplateMatcher::HoldsDnsWord(
-        {template_message_, template_line_.tokens, template_line_.hashes, 0});
+    const bool dns = TemplateMatcher::HoldsDnsWord(template_line_.View(template_message_));
     for (std::size_t i = 0; i < line_.tokens.size() && template_.size() == line_.tokens.size();
          ++i) {
-      if (!(template_.flags(i) & kWild) && template_.hash(i) != line_.hashes[i] && !dns &&
-          template_.cls(i) == TokenClass::kWord &&
+      if (!(template_.flags(i) & kWild) && template_.hash(i) != line_.hashes[i] &&
+          template_.cls(i) == TokenClass::kWord && !dns &&
           matcher_.RejectsAnyChangeAt(line_.View(message_), i)) {
         EXPECT_FALSE(r.accepted) << "a change at " << i << " fits: " << message;
       }
