@@ -52,7 +52,9 @@ class TemplateMatcher;
 // values of one kind ("1 2 3", "node-1, node-2") collapsed into one token, and so is a
 // double-quoted text from its first variable, after at most one plain word ("GET /a?b=1
 // HTTP/1.1": GET and one path token), unless it holds one of the matcher's protected words;
-// a quoted "-" is an empty value (kEmpty, though one byte long).
+// a quoted "-" is an empty value (kEmpty, though one byte long); a stack frame's call site (a
+// qualified name with its source position in parentheses, `a.B.run(B.java:42)`) is one kPath
+// token.
 struct PreparedLine {
   std::vector<Token> tokens;
   std::vector<std::uint64_t> hashes;
