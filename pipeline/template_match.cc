@@ -468,6 +468,8 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   std::vector<std::uint64_t>& hashes = out.hashes;
   // Token offsets stay relative to the whole message, which groups keep.
   out.header = header;
+  // A logger written after the message (`tail`) is header too: no token of the message.
+  message.remove_suffix(std::min<std::size_t>(header.tail, message.size()));
   if (out.header.body == 0) {
     tokenizer.Tokenize(message, tokens);
   } else {

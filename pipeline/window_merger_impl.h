@@ -113,6 +113,7 @@ struct WindowMerger::Impl {
     // Its first line holds a DNS name among its plain words: a plain name may take that place
     // (a value by its kind), so the rigid-word shortcut leaves the group to Match.
     bool dns_words : 1 = false;
+    std::uint8_t tail = 0;   // header bytes after the message (MessageHeader::tail)
     std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
     SampleRecord last;       // the latest line that joined; empty until one does
     std::unique_ptr<GroupExtras> extras;
