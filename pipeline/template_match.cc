@@ -1036,7 +1036,28 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
                            gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i, i) &&
                        KeyedValue(
                            message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j, j);
-    if ((!evidence && !keyed) || (!bracketed && !keyed && (g_words > 1 || l_words > 1)))
+    // A field printed empty leaves its separators side by side (`on  using` / `on shop using`):
+    // nothing on one side, one word on the other, and the empty side's gap is exactly the
+    // word's two gaps joined.
+    const auto gap = [](std::string_view msg, Token before, Token after) {
+      const std::size_t end = before.offset + before.length;
+      return msg.substr(end, after.offset - end);
+    };
+    const auto joined = [](std::string_view whole, std::string_view a, std::string_view b) {
+      return whole.size() == a.size() + b.size() && whole.substr(0, a.size()) == a &&
+             whole.substr(a.size()) == b;
+    };
+    const bool empty_field = seg_i > 0 && seg_j > 0 && i < m && j < n &&
+                             ((seg_i == i && j - seg_j == 1 && l_words == 1 &&
+                               joined(gap(gmsg, g.token(seg_i - 1), g.token(i)),
+                                      gap(message, tokens[seg_j - 1], tokens[seg_j]),
+                                      gap(message, tokens[seg_j], tokens[j]))) ||
+                              (seg_j == j && i - seg_i == 1 && g_words == 1 &&
+                               joined(gap(message, tokens[seg_j - 1], tokens[j]),
+                                      gap(gmsg, g.token(seg_i - 1), g.token(seg_i)),
+                                      gap(gmsg, g.token(seg_i), g.token(i)))));
+    if ((!evidence && !keyed && !empty_field) ||
+        (!bracketed && !keyed && (g_words > 1 || l_words > 1)))
       return reject(MatchReason::kStretchWithoutVariable);
     // Words in place of words, one side without a value ("AVX512 instructions" / "io_uring"):
     // another clause, not one value written in more tokens.

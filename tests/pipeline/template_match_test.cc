@@ -309,6 +309,22 @@ TEST_F(TemplateMatchTest, WordsInPlaceOfWordsAreAnotherClause) {
   EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
 }
 
+// A field printed empty leaves its two separators side by side: the line with a word there is
+// the same event, either way round. A word missing with one separator, two words, or a gap that
+// is not the word's two gaps joined (padding) is another line.
+TEST_F(TemplateMatchTest, AFieldPrintedEmptyIsAValue) {
+  SetTemplate("Connect root@localhost on  using Socket");
+  MatchResult r = Match("Connect root@localhost on shop using Socket");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  SetTemplate("Connect root@localhost on shop using Socket");
+  EXPECT_TRUE(Match("Connect root@localhost on  using Socket").accepted);
+  EXPECT_FALSE(Match("Connect root@localhost on using Socket").accepted);
+  EXPECT_FALSE(Match("Connect root@localhost on   using Socket").accepted);
+  SetTemplate("Connect root@localhost on  using Socket");
+  EXPECT_FALSE(Match("Connect root@localhost on shop db using Socket").accepted);
+  EXPECT_FALSE(Match("Connect root@localhost on error using Socket").accepted);
+}
+
 // Where a token more elsewhere (here a leading "[main]" or a number) makes the counts differ,
 // a stretch of as many tokens on each side is tokens that changed in place: a plain word
 // there (HTTPS / SOCKS5) is another message, as it is on lines of equal token counts.
