@@ -112,6 +112,12 @@ bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, con
       letters_equal(without_hex_id(first_element(lw)), without_hex_id(first_element(gw)))) {
     return true;
   }
+  // An address is a kind of its own, never a name or version made of parts (`0.0.0.0` is not
+  // `NODATA-IPv6`).
+  const auto address = [](TokenClass c) {
+    return c == TokenClass::kIPv4 || c == TokenClass::kIPv6;
+  };
+  if (address(lt.cls) != address(gt.cls)) return false;
   return IsPartsValue(lw) && IsPartsValue(gw);
 }
 
@@ -158,6 +164,51 @@ bool IsDnsWord(std::string_view message, const Token& t) {
 }
 
 bool IsNumber(TokenClass cls) { return cls == TokenClass::kInteger || cls == TokenClass::kFloat; }
+
+// A name: a letter, then letters, digits, '.', '-' and '_' (localhost, gw, blocked.test, nodb1,
+// db-01, web_2).
+bool IsNameText(std::string_view w) {
+  const auto letter = [](char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; };
+  if (w.empty() || !letter(w.front())) return false;
+  return std::all_of(w.begin(), w.end(), [&letter](char c) {
+    return letter(c) || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+  });
+}
+
+// Two different tokens in one place: are both hosts (DNS names or masked hosts), and are both
+// names, one of them a value by its kind? Then the place holds values, and the other name is
+// one more (`forwarded svc.corp.example` / `forwarded localhost`, `on shop` / `on nodb1`). A
+// plain word there must be a name not in capitals: a name in capitals is an enumeration's
+// constant (MX, SIGTERM). Two names with numbers are left to SameVariable (a number's name
+// keeps its letters: en0 is not awdl0).
+struct NamePlace {
+  bool hosts = false;
+  bool names = false;
+};
+NamePlace PlaceOf(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
+  const bool l_host = lt.cls == TokenClass::kHostPort || IsDnsWord(lm, lt);
+  if (l_host && (gt.cls == TokenClass::kHostPort || IsDnsWord(gm, gt))) return {true, true};
+  // Names are words, hosts and names with numbers (the classes are compared first: most
+  // changed tokens are numbers or ids).
+  const auto named = [](TokenClass c) {
+    return c == TokenClass::kWord || c == TokenClass::kHostPort || c == TokenClass::kDigitWord;
+  };
+  if (!named(lt.cls) || !named(gt.cls) ||
+      (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)) {
+    return {};
+  }
+  const bool g_host = gt.cls == TokenClass::kHostPort || IsDnsWord(gm, gt);
+  const auto numbered = [](std::string_view m, const Token& t) {
+    return t.cls == TokenClass::kDigitWord && IsNameText(m.substr(t.offset, t.length));
+  };
+  const bool l_value = l_host || numbered(lm, lt), g_value = g_host || numbered(gm, gt);
+  if (!l_value && !g_value) return {};
+  const auto name = [](std::string_view m, const Token& t) {
+    const std::string_view w = m.substr(t.offset, t.length);
+    return t.cls == TokenClass::kWord && IsNameText(w) && !TemplateMatcher::IsConstantName(w);
+  };
+  return {false, (l_value || name(lm, lt)) && (g_value || name(gm, gt))};
+}
 
 // A differing word is taken as a variable only with enough agreeing words around it: two more
 // than twice the changes, or, for a change right after an agreeing value key (`user bob` /
@@ -236,6 +287,35 @@ bool KeyedValue(std::string_view message, TokenAt at, std::size_t count, std::si
   const std::size_t after = to < count ? at(to).offset : message.size();
   return end == message.size() ||
          message.substr(end, after - end).find_first_of(kSpace) != std::string_view::npos;
+}
+
+// Is token k (k + 1 < count) a field's name whose value follows: a word, '=' glued to it, and
+// the next token right after the '=' or after '=' and one opening bracket or quote
+// (`relay=local`, `to=<bob@example.test>`)?
+template <typename TokenAt>
+bool NamesValue(std::string_view message, TokenAt at, std::size_t count, std::size_t k) {
+  if (k + 1 >= count || at(k).cls != TokenClass::kWord) return false;
+  const std::size_t end = at(k).offset + at(k).length;
+  if (end >= message.size() || message[end] != '=') return false;
+  const std::size_t value = at(k + 1).offset;
+  if (value == end + 1) return true;
+  const char c = message[end + 1];
+  return value == end + 2 && (c == '<' || c == '[' || c == '(' || c == '"');
+}
+
+// Are tokens [k, k + 2) an optional field among fields: a name and its value (a variable, or
+// any word in brackets or quotes: `<carol>`) written as `name=value`, right after another such
+// field's value and right before another such field's name (`to=<a@b>, orig_to=<c@d>,
+// relay=local`)? One format string writes such a field on some lines only. Not at either end
+// of the run of fields (`... rhost=h user=root` may be another message's field), nor with
+// blanks around '=' (`samples, mean = 1.0`), nor with a bare word for its value (`mode=fast`:
+// a state).
+template <typename TokenAt>
+bool OptionalField(std::string_view message, TokenAt at, std::size_t count, std::size_t k) {
+  if (k < 2 || k + 2 >= count || !NamesValue(message, at, count, k)) return false;
+  const bool bracketed = at(k + 1).offset == at(k).offset + at(k).length + 2;
+  return (bracketed || IsVariableClass(at(k + 1).cls)) && NamesValue(message, at, count, k - 2) &&
+         NamesValue(message, at, count, k + 2);
 }
 
 // Is the double quote at `p` escaped (an odd number of backslashes right before it)?
@@ -326,6 +406,183 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
   hashes.resize(kept);
 }
 
+// The classes a count is given: an integer, `n/m` a path or a date (one bit each).
+constexpr unsigned kCountClasses = 1u << static_cast<unsigned>(TokenClass::kInteger) |
+                                   1u << static_cast<unsigned>(TokenClass::kPath) |
+                                   1u << static_cast<unsigned>(TokenClass::kDateTime);
+
+// A count: digits after an optional sign, or two counts joined by '/' (`rcpt=0/1`: done of
+// tried).
+bool IsCount(std::string_view w) {
+  if (!w.empty() && (w[0] == '-' || w[0] == '+')) w.remove_prefix(1);
+  std::size_t k = 0, slashes = 0;
+  for (; k < w.size(); ++k) {
+    if (w[k] == '/' && k > 0 && k + 1 < w.size() && w[k - 1] != '/' && slashes++ == 0) continue;
+    if (w[k] < '0' || w[k] > '9') return false;
+  }
+  return k > 0;
+}
+
+// A run of two or more `name=count` fields (each name a word with '=' glued to it and to the
+// count, fields apart by white space or commas alone) is one list of counters, a value whose
+// names and length vary from line to line (`ehlo=1 mail=1 rcpt=0/1 quit=1 commands=3/4`):
+// one integer token from its first name to its last count. Only a whole run of such fields
+// whose every value is a count: a dump of a record's fields, some of which are counts
+// (`id=3 addr=10.0.0.1:5 fd=8 age=0 idle=0 flags=N`), keeps its tokens.
+// Collapses every such run from token `begin` on (a run may begin before it); returns where the
+// first one begins, or SIZE_MAX when there is none.
+std::size_t CollapseCounterLists(std::string_view message, std::size_t begin,
+                                 std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
+  const std::size_t n = tokens.size();
+  // Token k names a field: a word, '=' right after it, a value right after that.
+  const auto field_at = [&](std::size_t k) {
+    if (k + 1 >= n || tokens[k].cls != TokenClass::kWord) return false;
+    const std::size_t end = tokens[k].offset + tokens[k].length;
+    return tokens[k + 1].offset == end + 1 && message[end] == '=';
+  };
+  // Is the field at k's value a count? (Its class first: one mask test.)
+  const auto count_class = [&](std::size_t k) {
+    return ((kCountClasses >> static_cast<unsigned>(tokens[k + 1].cls)) & 1u) != 0;
+  };
+  const auto count_at = [&](std::size_t k) {
+    const Token& v = tokens[k + 1];
+    return count_class(k) && IsCount(message.substr(v.offset, v.length));
+  };
+  // Does a field follow the field at k with only white space and commas between?
+  const auto next_field = [&](std::size_t k) {
+    if (!field_at(k + 2)) return false;
+    const std::size_t end = tokens[k + 1].offset + tokens[k + 1].length;
+    for (std::size_t p = end; p < tokens[k + 2].offset; ++p) {
+      if (message[p] != ' ' && message[p] != '\t' && message[p] != ',') return false;
+    }
+    return true;
+  };
+  // Token k + 1 may be a count after a field's name: cheap tests, most tokens fail the first.
+  const auto may_count = [&](std::size_t k) {
+    return count_class(k) && message[tokens[k + 1].offset - 1] == '=' && field_at(k);
+  };
+  // Runs of fields to collapse, found before anything is copied: most lines hold none, and a
+  // run of a record's fields (some values no counts) changes nothing.
+  std::size_t runs[8][2];
+  std::size_t found = 0;
+  for (std::size_t k = begin; k + 3 < n && found < 8;) {
+    if (!(may_count(k) && may_count(k + 2) && next_field(k))) {
+      ++k;
+      continue;
+    }
+    std::size_t from = k, to = k + 4;  // the whole run of fields: [from, to)
+    const std::size_t floor = found > 0 ? runs[found - 1][1] : 0;
+    while (from >= floor + 2 && field_at(from - 2) && next_field(from - 2)) from -= 2;
+    while (next_field(to - 2)) to += 2;
+    bool counts = true;
+    for (std::size_t f = from; counts && f < to; f += 2) counts = count_at(f);
+    if (counts) {
+      runs[found][0] = from;
+      runs[found][1] = to;
+      ++found;
+    }
+    k = to;
+  }
+  if (found == 0) return SIZE_MAX;
+  std::size_t kept = runs[0][0], read = runs[0][0];
+  for (std::size_t r = 0; r < found; ++r) {
+    for (; read < runs[r][0]; ++read, ++kept) {
+      tokens[kept] = tokens[read];
+      hashes[kept] = hashes[read];
+    }
+    const Token& last = tokens[runs[r][1] - 1];
+    tokens[kept] = Token{tokens[read].offset, last.offset + last.length - tokens[read].offset,
+                         TokenClass::kInteger};
+    hashes[kept] = Fingerprinter::TokenHash(message, tokens[kept]);
+    ++kept;
+    read = runs[r][1];
+  }
+  for (; read < n; ++read, ++kept) {
+    tokens[kept] = tokens[read];
+    hashes[kept] = hashes[read];
+  }
+  tokens.resize(kept);
+  hashes.resize(kept);
+  return runs[0][0];
+}
+
+// A position in a source file: a file's name or path with an extension of lower-case letters
+// and digits, ':' and a line number, and perhaps ':' and a column (`Thread.java:840`,
+// `/srv/app.js:10:5`). Not `ImportBailout.Error:1331`: an extension is written in lower case.
+bool IsSourcePosition(std::string_view w) {
+  const std::size_t colon = w.find(':');
+  if (colon == std::string_view::npos) return false;
+  const std::string_view file = w.substr(0, colon);
+  const std::size_t dot = file.rfind('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == file.size() ||
+      file.size() - dot - 1 > 5) {
+    return false;
+  }
+  const auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (!lower(file[dot + 1])) return false;
+  for (std::size_t k = dot + 1; k < file.size(); ++k) {
+    if (!lower(file[k]) && !digit(file[k])) return false;
+  }
+  // A line number, and perhaps ':' and a column.
+  const std::string_view numbers = w.substr(colon + 1);
+  for (std::size_t k = 0, count = 1;; ++count) {
+    const std::size_t start = k;
+    while (k < numbers.size() && digit(numbers[k])) ++k;
+    if (k == start || count > 2) return false;
+    if (k == numbers.size()) return true;
+    if (numbers[k++] != ':') return false;
+  }
+}
+
+// A qualified name: parts joined by '.' or '::' (`org.apache.Foo.run`, `Foo::run`).
+bool IsQualifiedName(std::string_view w) {
+  const auto part = [](char c) { return c != '.' && c != ':'; };
+  for (std::size_t k = 1; k + 1 < w.size(); ++k) {
+    if (!part(w[k - 1])) continue;
+    if (w[k] == '.' && part(w[k + 1])) return true;
+    if (w[k] == ':' && w[k + 1] == ':' && k + 2 < w.size() && part(w[k + 2])) return true;
+  }
+  return false;
+}
+
+// A stack frame's call site, a qualified name with its source position in parentheses right
+// after it (`org.apache.jsp.index_jsp._jspService(index_jsp.java:148)`, `Foo.bar
+// (/srv/app.js:10:5)`), is one value of a path's kind: it says where in the program a line
+// was, as a path says where in a file system, so the frames of one trace line (`at ...`) are
+// one event whatever their functions. A name before any other parenthesised text
+// (`String.length()`, `f(x)`) stays a word: two functions are two events.
+// Is tokens[i] a call site's name and tokens[i + 1], after a '(', its position?
+bool CallSiteAt(std::string_view message, const std::vector<Token>& tokens, std::size_t i) {
+  const Token& name = tokens[i];
+  const Token& where = tokens[i + 1];
+  const std::size_t end = name.offset + name.length, after = where.offset + where.length;
+  return after < message.size() && message[after] == ')' &&
+         (end + 1 == where.offset || (end + 2 == where.offset && message[end] == ' ')) &&
+         IsQualifiedName(message.substr(name.offset, name.length)) &&
+         IsSourcePosition(message.substr(where.offset, where.length));
+}
+
+// Collapses every call site from tokens[first] on (tokens[first] is one).
+void CollapseCallSites(std::string_view message, std::size_t first, std::vector<Token>& tokens,
+                       std::vector<std::uint64_t>& hashes) {
+  const std::size_t n = tokens.size();
+  std::size_t kept = first;
+  for (std::size_t i = first; i < n; ++i, ++kept) {
+    tokens[kept] = tokens[i];
+    hashes[kept] = hashes[i];
+    if (i + 1 < n && message[tokens[i + 1].offset - 1] == '(' && CallSiteAt(message, tokens, i)) {
+      const Token& where = tokens[i + 1];
+      tokens[kept].length = where.offset + where.length - tokens[kept].offset;
+      tokens[kept].cls = TokenClass::kPath;
+      hashes[kept] = Fingerprinter::TokenHash(message, tokens[kept]);
+      ++i;
+    }
+  }
+  tokens.resize(kept);
+  hashes.resize(kept);
+}
+
 }  // namespace
 
 void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, bool infer_header,
@@ -340,6 +597,8 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   std::vector<std::uint64_t>& hashes = out.hashes;
   // Token offsets stay relative to the whole message, which groups keep.
   out.header = header;
+  // A logger written after the message (`tail`) is header too: no token of the message.
+  message.remove_suffix(std::min<std::size_t>(header.tail, message.size()));
   if (out.header.body == 0) {
     tokenizer.Tokenize(message, tokens);
   } else {
@@ -357,22 +616,58 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   // another ("200 512": a status and a size). Most lines hold no list: find the first pair
   // that could start one before copying.
   auto list_pair = [&](std::size_t prev, std::size_t i) {
-    if (!IsVariableClass(tokens[i].cls) || hashes[i] != hashes[prev] ||
-        tokens[i].cls != tokens[prev].cls || !BeginAlike(message, tokens[prev], tokens[i])) {
+    if (hashes[i] != hashes[prev] || tokens[i].cls != tokens[prev].cls ||
+        !BeginAlike(message, tokens[prev], tokens[i])) {
       return false;
     }
     const std::size_t gap = tokens[prev].offset + tokens[prev].length;
     return message.substr(gap, tokens[i].offset - gap).find_first_not_of(" ,") ==
            std::string_view::npos;
   };
+  // The same pass finds call sites first (see CollapseCallSites): a call site's position and
+  // a list's element are both variable tokens, so a plain word costs one test, and a position
+  // is a host and port or a path to the tokenizer ("Foo.java:42", "/srv/app.js:10:5").
+  // Token k > 0 starts past token 0, so the byte before it exists.
+  // So does it the first value right after a '=' of a count's class, where lists of counters
+  // (see CollapseCounterLists) may begin: they are collapsed before the lists of values.
+  bool call_sites = false, counters = false;
+  const Token* t = tokens.data();
+  std::size_t n = tokens.size();
   std::size_t start = 1;
-  while (start < tokens.size() && !list_pair(start - 1, start)) ++start;
+  for (; start < n; ++start) {
+    const TokenClass cls = t[start].cls;
+    if (!IsVariableClass(cls)) continue;
+    if ((cls == TokenClass::kHostPort || cls == TokenClass::kPath) &&
+        message[t[start].offset - 1] == '(' && !call_sites &&
+        CallSiteAt(message, tokens, start - 1)) {
+      CollapseCallSites(message, start - 1, tokens, hashes);
+      call_sites = true;
+      t = tokens.data();
+      n = tokens.size();
+      --start;  // tokens[start] is the one after the call site now: look at it next
+      continue;
+    }
+    if (!counters && ((kCountClasses >> static_cast<unsigned>(cls)) & 1u) != 0 &&
+        message[t[start].offset - 1] == '=') {
+      counters = true;
+      const std::size_t run = CollapseCounterLists(message, start - 1, tokens, hashes);
+      if (run != SIZE_MAX) {
+        t = tokens.data();
+        n = tokens.size();
+        start = run > 0 ? run - 1 : 0;  // look at the first list of counters next
+        continue;
+      }
+    }
+    if (list_pair(start - 1, start)) break;
+  }
   if (start >= tokens.size()) return;
+  // Lists of counters past the first list of values (none before it: the pass saw them).
+  if (!counters) CollapseCounterLists(message, start - 1, tokens, hashes);
   std::size_t kept = start - 1;
   for (std::size_t i = start - 1; i < tokens.size();) {
     std::size_t end = i + 1;  // the run [i, end) of list elements
     bool comma = false;
-    while (end < tokens.size() && list_pair(end - 1, end)) {
+    while (end < tokens.size() && IsVariableClass(tokens[end].cls) && list_pair(end - 1, end)) {
       const std::size_t gap = tokens[end - 1].offset + tokens[end - 1].length;
       comma |= message.substr(gap, tokens[end].offset - gap).find(',') != std::string_view::npos;
       ++end;
@@ -492,7 +787,8 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   if (g.size() != n) return MatchAligned(line, tmpl);
   const std::string_view message = line.message;
   const std::string_view gmsg = tmpl.message;
-  int word_diffs = 0, keyed_diffs = 0, anchors = 0, words_out_of_context = 0, kept = 0;
+  int word_diffs = 0, keyed_diffs = 0, named_diffs = 0, anchors = 0, words_out_of_context = 0,
+      kept = 0;
   std::size_t out_of_context_at = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const Token& lt = line.tokens[i];
@@ -535,12 +831,13 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // After from/to/host..., a plain word may take the place of a host name the other side
     // has there (from node-246 / from combo): that slot holds hosts. Two plain words there
     // are still an action or a state (to spawn / to destroy).
+    const NamePlace place = PlaceOf(message, lt, gmsg, gt);
     const bool host_slot =
         ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && i > 0 &&
          IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))) ||
-        ((lt.cls == TokenClass::kHostPort || IsDnsWord(message, lt)) &&
-         (gt.cls == TokenClass::kHostPort || IsDnsWord(gmsg, gt)));
-    if (!host_slot && !InValueContext(line, i)) {
+        place.hosts;
+    const bool name_slot = place.names;
+    if (!host_slot && !name_slot && !InValueContext(line, i)) {
       // Out of a value context only a compound name may change (com.apple.x, host-1.example):
       // a plain word, an identifier or a constant is an action or a state (spawn vs
       // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.
@@ -552,6 +849,8 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       ++words_out_of_context;
     }
     ++word_diffs;
+    // A value by its kind is its own key: it needs the agreeing words a key's value needs.
+    if (name_slot) ++named_diffs;
     if (KeyedByAgreeingWord(line, tmpl, i)) ++keyed_diffs;
   }
   // A word changed outside a value context is accepted only alone, in a long line whose
@@ -559,6 +858,10 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   if (words_out_of_context > 0 && (words_out_of_context > 1 || anchors < kAnchorsForBareWord)) {
     return Reject(MatchReason::kWordOutOfContextUnsupported, out_of_context_at);
   }
+  // A name in place of a value by its kind is keyed by that kind when it is the only word
+  // that changed: two names changed in a short line (`mapred.task.id ... mapreduce.task.attempt.id`
+  // / `mapred.job.id ... mapreduce.job.id`) are another message's.
+  if (word_diffs == 1 && named_diffs == 1) keyed_diffs = 1;
   if (!Enough(anchors, word_diffs, keyed_diffs)) return Reject(MatchReason::kTooFewAgreeingWords);
   // A variable needs something fixed beside it: where every token would vary (a message that
   // is one name, `A::A` / `A::~A` / `B::~B`), nothing says the lines are one event.
@@ -620,6 +923,16 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
   return true;
 }
 
+bool TemplateMatcher::HoldsDnsWord(const MatchLine& line) {
+  // Most first lines have no '.' after their header at all: one scan of the body says so.
+  const std::string_view body = line.message.substr(std::min(line.body, line.message.size()));
+  if (body.find('.') == std::string_view::npos) return false;
+  for (const Token& t : line.tokens) {
+    if (t.cls == TokenClass::kWord && t.length >= 5 && IsDnsWord(line.message, t)) return true;
+  }
+  return false;
+}
+
 bool TemplateMatcher::RejectsAnyChangeAt(const MatchLine& line, std::size_t i) const {
   if (i >= line.tokens.size()) return false;
   const Token& t = line.tokens[i];
@@ -679,6 +992,23 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
   // another message's extra field ("... user=alice"), not a variable.
   auto stretch = [&]() -> bool {
     if (seg_i == i && seg_j == j) return true;
+    // A `name=value` field on one side only, among fields both sides have: an optional field
+    // of one format string (`to=<a@b>, orig_to=<c@d>, relay=local`).
+    if (seg_i == i && j - seg_j == 2 &&
+        OptionalField(
+            message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j)) {
+      marks_.push_back({static_cast<std::uint32_t>(seg_i - 1), kGapAfter});
+      return true;
+    }
+    if (seg_j == j && i - seg_i == 2 &&
+        OptionalField(
+            gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i)) {
+      for (std::size_t k = seg_i; k < i; ++k) {
+        marks_.push_back(
+            {static_cast<std::uint32_t>(k), static_cast<std::uint8_t>(kVaried | kWild)});
+      }
+      return true;
+    }
     if ((seg_i == i || seg_j == j) && (seg_j == 0 || j == n))
       return reject(MatchReason::kExtraTokensAtEnd);
     bool evidence = false, g_value = false, l_value = false;
@@ -723,7 +1053,28 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
                            gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i, i) &&
                        KeyedValue(
                            message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j, j);
-    if ((!evidence && !keyed) || (!bracketed && !keyed && (g_words > 1 || l_words > 1)))
+    // A field printed empty leaves its separators side by side (`on  using` / `on shop using`):
+    // nothing on one side, one word on the other, and the empty side's gap is exactly the
+    // word's two gaps joined.
+    const auto gap = [](std::string_view msg, Token before, Token after) {
+      const std::size_t end = before.offset + before.length;
+      return msg.substr(end, after.offset - end);
+    };
+    const auto joined = [](std::string_view whole, std::string_view a, std::string_view b) {
+      return whole.size() == a.size() + b.size() && whole.substr(0, a.size()) == a &&
+             whole.substr(a.size()) == b;
+    };
+    const bool empty_field = seg_i > 0 && seg_j > 0 && i < m && j < n &&
+                             ((seg_i == i && j - seg_j == 1 && l_words == 1 &&
+                               joined(gap(gmsg, g.token(seg_i - 1), g.token(i)),
+                                      gap(message, tokens[seg_j - 1], tokens[seg_j]),
+                                      gap(message, tokens[seg_j], tokens[j]))) ||
+                              (seg_j == j && i - seg_i == 1 && g_words == 1 &&
+                               joined(gap(message, tokens[seg_j - 1], tokens[j]),
+                                      gap(gmsg, g.token(seg_i - 1), g.token(seg_i)),
+                                      gap(gmsg, g.token(seg_i), g.token(i)))));
+    if ((!evidence && !keyed && !empty_field) ||
+        (!bracketed && !keyed && (g_words > 1 || l_words > 1)))
       return reject(MatchReason::kStretchWithoutVariable);
     // Words in place of words, one side without a value ("AVX512 instructions" / "io_uring"):
     // another clause, not one value written in more tokens.
@@ -742,14 +1093,14 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
             (gt.cls != TokenClass::kWord && lt.cls != TokenClass::kWord)) {
           continue;
         }
+        const NamePlace place = PlaceOf(message, lt, gmsg, gt);
         const bool host_slot =
             ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && lj > 0 &&
              IsHostKey(message.substr(tokens[lj - 1].offset, tokens[lj - 1].length))) ||
-            ((lt.cls == TokenClass::kHostPort || IsDnsWord(message, lt)) &&
-             (gt.cls == TokenClass::kHostPort || IsDnsWord(gmsg, gt)));
+            place.hosts;
         const bool unit =
             lj > 0 && gi > 0 && IsNumber(tokens[lj - 1].cls) && IsNumber(g.cls(gi - 1));
-        if (!host_slot && !unit && !InValueContext(line, lj) &&
+        if (!host_slot && !unit && !place.names && !InValueContext(line, lj) &&
             (!IsCompoundName(message, lt) || !IsCompoundName(gmsg, gt))) {
           rejected = Reject(MatchReason::kPlainWordOutOfContext, lj);
           return false;
