@@ -52,12 +52,14 @@ void WindowMerger::Impl::ImportGroup(const GroupState& s, bool resume, EventSink
   g.scope = s.scope;
   g.first.Assign(*s.first);
   g.body = static_cast<std::uint16_t>(line.header.body);
+  g.tail = line.header.tail;
   if (s.last != nullptr) {
     g.last.Assign(*s.last);
   } else {
     g.last.Reset();
   }
   g.tokens.Assign(line.tokens, line.hashes);
+  g.dns_words = TemplateMatcher::HoldsDnsWord(line.View(s.first->message));
   constexpr std::uint8_t kAllFlags = kWild | kVaried | kGapAfter;
   if (flags_fit) {
     for (std::size_t i = 0; i < tokens.size(); ++i) {
