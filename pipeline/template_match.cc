@@ -406,6 +406,11 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
   hashes.resize(kept);
 }
 
+// The classes a count is given: an integer, `n/m` a path or a date (one bit each).
+constexpr unsigned kCountClasses = 1u << static_cast<unsigned>(TokenClass::kInteger) |
+                                   1u << static_cast<unsigned>(TokenClass::kPath) |
+                                   1u << static_cast<unsigned>(TokenClass::kDateTime);
+
 // A count: digits after an optional sign, or two counts joined by '/' (`rcpt=0/1`: done of
 // tried).
 bool IsCount(std::string_view w) {
@@ -424,11 +429,11 @@ bool IsCount(std::string_view w) {
 // one integer token from its first name to its last count. Only a whole run of such fields
 // whose every value is a count: a dump of a record's fields, some of which are counts
 // (`id=3 addr=10.0.0.1:5 fd=8 age=0 idle=0 flags=N`), keeps its tokens.
-void CollapseCounterLists(std::string_view message, std::vector<Token>& tokens,
-                          std::vector<std::uint64_t>& hashes) {
+// Collapses every such run from token `begin` on (a run may begin before it); returns where the
+// first one begins, or SIZE_MAX when there is none.
+std::size_t CollapseCounterLists(std::string_view message, std::size_t begin,
+                                 std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
   const std::size_t n = tokens.size();
-  // No '=' in the body: no field (one memchr, cheaper than a look at every token).
-  if (n < 4 || message.find('=', tokens[0].offset) == std::string_view::npos) return;
   // Token k names a field: a word, '=' right after it, a value right after that.
   const auto field_at = [&](std::size_t k) {
     if (k + 1 >= n || tokens[k].cls != TokenClass::kWord) return false;
@@ -436,9 +441,6 @@ void CollapseCounterLists(std::string_view message, std::vector<Token>& tokens,
     return tokens[k + 1].offset == end + 1 && message[end] == '=';
   };
   // Is the field at k's value a count? (Its class first: one mask test.)
-  constexpr unsigned kCountClasses = 1u << static_cast<unsigned>(TokenClass::kInteger) |
-                                     1u << static_cast<unsigned>(TokenClass::kPath) |
-                                     1u << static_cast<unsigned>(TokenClass::kDateTime);
   const auto count_class = [&](std::size_t k) {
     return ((kCountClasses >> static_cast<unsigned>(tokens[k + 1].cls)) & 1u) != 0;
   };
@@ -463,7 +465,7 @@ void CollapseCounterLists(std::string_view message, std::vector<Token>& tokens,
   // run of a record's fields (some values no counts) changes nothing.
   std::size_t runs[8][2];
   std::size_t found = 0;
-  for (std::size_t k = 0; k + 3 < n && found < 8;) {
+  for (std::size_t k = begin; k + 3 < n && found < 8;) {
     if (!(may_count(k) && may_count(k + 2) && next_field(k))) {
       ++k;
       continue;
@@ -481,7 +483,7 @@ void CollapseCounterLists(std::string_view message, std::vector<Token>& tokens,
     }
     k = to;
   }
-  if (found == 0) return;
+  if (found == 0) return SIZE_MAX;
   std::size_t kept = runs[0][0], read = runs[0][0];
   for (std::size_t r = 0; r < found; ++r) {
     for (; read < runs[r][0]; ++read, ++kept) {
@@ -501,6 +503,7 @@ void CollapseCounterLists(std::string_view message, std::vector<Token>& tokens,
   }
   tokens.resize(kept);
   hashes.resize(kept);
+  return runs[0][0];
 }
 
 // A position in a source file: a file's name or path with an extension of lower-case letters
@@ -650,7 +653,6 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
       (message[body] == '[' || message[body] == ' ' || message[body] == '\t')) {
     CollapseLeadingContext(matcher, message, body, tokens, hashes);
   }
-  CollapseCounterLists(message, tokens, hashes);
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
   // however long it is: consecutive variable tokens of the same masked shape that begin alike
   // (a digit or sign, a letter, or the same other byte), separated only by spaces or commas,
@@ -672,7 +674,9 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   // a list's element are both variable tokens, so a plain word costs one test, and a position
   // is a host and port or a path to the tokenizer ("Foo.java:42", "/srv/app.js:10:5").
   // Token k > 0 starts past token 0, so the byte before it exists.
-  bool call_sites = false;
+  // So does it the first value right after a '=' of a count's class, where lists of counters
+  // (see CollapseCounterLists) may begin: they are collapsed before the lists of values.
+  bool call_sites = false, counters = false;
   const Token* t = tokens.data();
   std::size_t n = tokens.size();
   std::size_t start = 1;
@@ -689,9 +693,22 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
       --start;  // tokens[start] is the one after the call site now: look at it next
       continue;
     }
+    if (!counters && ((kCountClasses >> static_cast<unsigned>(cls)) & 1u) != 0 &&
+        message[t[start].offset - 1] == '=') {
+      counters = true;
+      const std::size_t run = CollapseCounterLists(message, start - 1, tokens, hashes);
+      if (run != SIZE_MAX) {
+        t = tokens.data();
+        n = tokens.size();
+        start = run > 0 ? run - 1 : 0;  // look at the first list of counters next
+        continue;
+      }
+    }
     if (list_pair(start - 1, start)) break;
   }
   if (start >= tokens.size()) return;
+  // Lists of counters past the first list of values (none before it: the pass saw them).
+  if (!counters) CollapseCounterLists(message, start - 1, tokens, hashes);
   std::size_t kept = start - 1;
   for (std::size_t i = start - 1; i < tokens.size();) {
     std::size_t end = i + 1;  // the run [i, end) of list elements
