@@ -186,6 +186,9 @@ struct WindowMerger::Impl {
   // A line position where Match rejects any change (TemplateMatcher::RejectsAnyChangeAt),
   // found from a candidate rejected there; kNil until one is.
   std::uint32_t rigid_at = kNil;
+  // TokenHash of an empty value (every empty value has it: its class's).
+  const std::uint64_t empty_value_hash =
+      Fingerprinter::TokenHash({}, Token{0, 0, TokenClass::kEmpty});
   // Word positions past the first kMaxSiblingPositions where a rejected candidate of the
   // line's token count differed from the line and only there, with the candidate's value:
   // where its sibling evidence is kept (window_merger_siblings.cc).
@@ -396,8 +399,11 @@ struct WindowMerger::Impl {
     return ConfirmCandidate(slot, message);
   }
   bool ChangesRigidWord(const GroupTokens& t) const {
+    // A word may take an empty value's place: a template holding one there is not ruled out
+    // (its hash, already loaded, says so: an empty value's is its class's).
+    const std::uint64_t h = t.hash(rigid_at);
     return t.size() == line.tokens.size() && !(t.flags(rigid_at) & kWild) &&
-           t.hash(rigid_at) != line.hashes[rigid_at];
+           h != line.hashes[rigid_at] && h != empty_value_hash;
   }
 
   // At max_groups every new line evicts the least recently active group, whose index

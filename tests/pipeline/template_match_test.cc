@@ -52,6 +52,7 @@ class TemplateMatchTest : public ::testing::Test {
     for (std::size_t i = 0; i < line_.tokens.size() && template_.size() == line_.tokens.size();
          ++i) {
       if (!(template_.flags(i) & kWild) && template_.hash(i) != line_.hashes[i] &&
+          template_.cls(i) != TokenClass::kEmpty &&
           matcher_.RejectsAnyChangeAt(line_.View(message_), i)) {
         EXPECT_FALSE(r.accepted) << "a change at " << i << " fits: " << message;
       }
@@ -436,6 +437,48 @@ TEST_F(TemplateMatchTest, NameWithItsCodeNeverChanges) {
   EXPECT_FALSE(Match("3 10.0.0.7 TCP_REFRESH_UNMODIFIED/200 266 GET "
                      "http://www.example.test:8089/crash? - HIER_DIRECT/10.0.0.9 text/css")
                    .accepted);
+}
+
+// A '-' standing alone is a columnar log's missing value: a value of any kind, a word
+// included, may take its place. A dash between two words is prose, and one inside a token is
+// no value: neither licenses a change.
+TEST_F(TemplateMatchTest, LoneDashIsAnEmptyValue) {
+  const std::string squid =
+      "27 10.0.0.1 TCP_MEM_HIT/200 1724 GET http://www.example.test:8089/static/app.js - "
+      "HIER_NONE/- text/css";
+  PreparedLine line;
+  PrepareLine(tokenizer_, matcher_, true, squid, line);
+  ASSERT_EQ(line.tokens.size(), 9u);
+  EXPECT_EQ(line.tokens[6].cls, TokenClass::kEmpty);  // the user column
+  EXPECT_EQ(line.tokens[7].cls, TokenClass::kWord);   // HIER_NONE/-: a dash inside a token
+  SetTemplate(squid);
+  // A user where the template has none, a media type where it has '-', and the reverse.
+  EXPECT_TRUE(Match("0 10.0.0.1 TCP_MEM_HIT/200 1724 GET http://www.example.test:8089/a.js alice "
+                    "HIER_NONE/- text/css")
+                  .accepted);
+  EXPECT_TRUE(Match("0 10.0.0.1 TCP_MEM_HIT/200 1724 GET http://www.example.test:8089/a.js - "
+                    "HIER_NONE/- -")
+                  .accepted);
+  SetTemplate(
+      "0 10.0.0.1 TCP_MEM_HIT/200 1724 GET http://www.example.test:8089/a.js alice HIER_NONE/- "
+      "text/css");
+  EXPECT_TRUE(Match(squid).accepted);
+  // The nearest that must not fold: the dash licenses its own column only (another result
+  // code elsewhere), and a protected word never takes an empty value's place.
+  EXPECT_FALSE(Match("0 10.0.0.1 TCP_MISS/200 1724 GET http://www.example.test:8089/a.js - "
+                     "HIER_NONE/- text/css")
+                   .accepted);
+  SetTemplate("job 7 - queued for node-3");
+  EXPECT_FALSE(Match("job 7 failed queued for node-3").accepted);
+  // A dash between two words is punctuation: another word there is another message.
+  SetTemplate("reverse mapping for ns.example.org failed - POSSIBLE BREAK-IN ATTEMPT");
+  PrepareLine(tokenizer_, matcher_, true, template_message_, line);
+  EXPECT_EQ(line.tokens[5].cls, TokenClass::kWord);
+  EXPECT_FALSE(
+      Match("reverse mapping for ns.example.org failed with POSSIBLE BREAK-IN ATTEMPT").accepted);
+  // Three dashes in a row are three empty fields, not a list of values.
+  PrepareLine(tokenizer_, matcher_, true, "GET /a - - - 200", line);
+  EXPECT_EQ(line.tokens.size(), 6u);
 }
 
 // A media type is a value wherever it stands; two other words joined by '/' are not.
