@@ -631,6 +631,23 @@ bool ParseKeyValueHeader(std::string_view line, MessageHeader& h) {
   return false;
 }
 
+// "kafka.server.ReplicaManager": three or more dotted identifiers, a package-qualified class.
+bool IsQualifiedName(std::string_view name) {
+  int dots = 0;
+  bool start = true;
+  for (char c : name) {
+    if (c == '.') {
+      if (start) return false;
+      ++dots, start = true;
+    } else if (IsUpper(c) || IsLower(c) || c == '_' || c == '$' || (!start && IsDigit(c))) {
+      start = false;
+    } else {
+      return false;
+    }
+  }
+  return dots >= 2 && !start;
+}
+
 // "... (kafka.server.ReplicaManager)": a package-qualified class in parentheses ending the line
 // is the logger log4j's "%m (%c)" writes after the message; three or more dotted identifiers,
 // so that a file name ("(app.conf)") or an address is not taken for one.
@@ -642,19 +659,17 @@ std::string_view TrailingLogger(std::string_view line) {
     return {};
   }
   const std::string_view name = line.substr(open + 1, line.size() - open - 2);
-  int dots = 0;
-  bool start = true;
-  for (char c : name) {
-    if (c == '.') {
-      if (start) return {};
-      ++dots, start = true;
-    } else if (IsUpper(c) || IsLower(c) || c == '_' || c == '$' || (!start && IsDigit(c))) {
-      start = false;
-    } else {
-      return {};
-    }
-  }
-  return dots >= 2 && !start ? name : std::string_view{};
+  return IsQualifiedName(name) ? name : std::string_view{};
+}
+
+// A logger written after the message, where the header has a level and no logger, is the
+// header's: the event's logger, and left out of the message (`tail`).
+void TakeTrailingLogger(std::string_view line, MessageHeader& h) {
+  if (!h.logger.empty() || h.level.empty()) return;
+  h.logger = TrailingLogger(line);
+  if (h.logger.empty()) return;
+  const std::size_t open = static_cast<std::size_t>(h.logger.data() - line.data()) - 2;  // " ("
+  if (open > h.body) h.tail = static_cast<std::uint8_t>(line.size() - open);
 }
 
 }  // namespace
@@ -705,8 +720,8 @@ std::uint64_t ShapeOf(std::string_view line, std::span<const Field> fields,
 
 // The header `shape` describes, if `line` begins with fields of its kinds and has a message
 // after them. A name stands for a level (a level word the grammar does not know).
-bool ApplyShape(std::string_view line, std::uint64_t shape, MessageHeader& h) {
-  line = line.substr(0, std::min(line.size(), kMaxHeaderBytes));
+bool ApplyShape(std::string_view whole, std::uint64_t shape, MessageHeader& h) {
+  const std::string_view line = whole.substr(0, std::min(whole.size(), kMaxHeaderBytes));
   const std::size_t count = (shape >> kCountShift) & 15;
   const std::size_t level = (shape >> kLevelShift) & 31;
   const std::size_t logger = (shape >> kLoggerShift) & 31;
@@ -733,6 +748,7 @@ bool ApplyShape(std::string_view line, std::uint64_t shape, MessageHeader& h) {
   while (p < line.size() && IsSpace(line[p])) ++p;
   if (p >= line.size()) return false;
   h.body = static_cast<std::uint32_t>(p);
+  TakeTrailingLogger(whole, h);
   return true;
 }
 
@@ -803,7 +819,12 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
   }
 
   MessageHeader h;
-  bool evidence = false;
+  // A line that opens with a tab left its first tab-separated column empty, and an empty
+  // column of a header is still that column: a time field right after it is read as the
+  // fields after a time (MySQL's general log writes its time only when the second changes:
+  // "261128  2:15:11\t     7 Connect\t..." then "\t\t     8 Connect\t...": the connection
+  // id is the header's in both).
+  bool evidence = i == 0 && line[0] == '\t';
   bool level_field = false;        // a level word was read (a number after it is the message's)
   bool bracketed_time = false;     // the last time field was bracketed ("[  12.345678]")
   bool bracket_time = false;       // ... and holds a time or date
@@ -814,6 +835,17 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
   std::size_t names = 0, first_name = 0;
   std::size_t level_first = kMaxFields;  // 0 when the line starts with its level
   std::size_t time_after_level = 0;      // time fields read right after that level
+  // Where the line's logger is written after the message (log4j's "[%d] %p %m (%c)"), the
+  // message starts right after the level: a bracket or a name with ':' there is the
+  // message's ("[MetadataLoader id=1] initializeNewPublishers: The loader ..."), as the
+  // layout has no other field before %m. Unless a qualified logger with ':' stands at field
+  // `at` (a thread's bracket before it): a layout writes one logger, so then the name in
+  // parentheses at the end is the message's ("[main] com.example.Jobs: (kafka.server.X)").
+  const auto message_after_level = [&](std::size_t at) {
+    if (names != 0 || last_fixed != Kind::kLevel || TrailingLogger(whole).empty()) return false;
+    return !(have(at) && fields[at].kind == Kind::kName && fields[at].colon &&
+             IsQualifiedName(fields[at].core()));
+  };
   for (; body == 0 && have(i); ++i) {
     const Field& f = fields[i];
     switch (f.kind) {
@@ -890,6 +922,7 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
         fixed_end = f.end, last_fixed = Kind::kBracket;
         break;
       case Kind::kBracket:
+        if (message_after_level(i + 1)) goto done;
         if (names == 1) {  // "nova.compute.manager [req-...]": a logger and its context
           h.logger = fields[first_name].core();
           body = f.end;
@@ -946,6 +979,7 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
           // a name is the message's own ("NetworkDelegate::NotifyBeforeURLRequest: <url>"):
           // the caller already says where the line comes from.
           if (!source.empty()) goto done;
+          if (message_after_level(i)) goto done;
           // Right after a bracketed level, a word of lower-case letters is the message's key
           // ("[notice] statement: DROP ..."): a logger there is capitalised, dotted or carries
           // a pid ("[Note] InnoDB:", "[error] 2108#2108:"). (After a thread, "[main] kernel:",
@@ -1018,7 +1052,7 @@ done:
   if (shape != nullptr && sure && start == 0 && (always || (without_level && h.level.empty()))) {
     *shape = ShapeOf(line, std::span<const Field>(fields.data(), n), h);
   }
-  if (h.logger.empty() && !h.level.empty()) h.logger = TrailingLogger(whole);
+  TakeTrailingLogger(whole, h);
   return h;
 }
 

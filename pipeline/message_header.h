@@ -18,6 +18,9 @@ struct MessageHeader {
   // The message is a double-quoted value (logfmt's msg="..."), its own quotes escaped (\");
   // `body` is its first word, after the blanks the value may open with.
   bool quoted = false;
+  // Bytes at the line's end that are header too: the logger log4j's "%m (%c)" writes after the
+  // message (" (kafka.server.ReplicaManager)"), when the header has a level. 0: none.
+  std::uint8_t tail = 0;
 };
 
 // Headers longer than this are not looked for: a header is a short prefix.
@@ -36,17 +39,23 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // ']', or a lone " : "; not when one word follows it, unless the name stands right after the
 // level or carries a pid; not after a caller, which already says where the line comes from;
 // not when it is a word of lower-case letters right after a bracketed level, "[notice]
-// statement: ...", or right after time fields alone, "2026/11/28 17:38:55 statement: ..."), and then past a bracketed stamp of the program's own ("kernel: [
-// 12.345678]"); or at a separator (" - ", " | ", " -- ", " --- "; after the time fields,
-// unless a level or a logger and another separator follow), a level mark alone after the time
-// fields ("*", "#", Redis), a level ending with ':' (or, when a program with its pid follows
-// it, the next name ending with ':': "INFO: app/4752 on vm:", bunyan), a bracketed field after a
-// logger (and the labelled values in
-// brackets after it: "[instance: 7d52...]"), a component in its own column after the level,
-// or else at the first plain word that follows the time and level fields. Time fields followed
-// by fields joined by '|' without spaces end at the first field holding a space. Leading
-// key=value fields (logfmt) whose values are a time, a level or a caller end at the next
-// field's value, the message. Anything that does not fit leaves the line without a header.
+// statement: ...", or right after time fields alone, "2026/11/28 17:38:55 statement: ..."), and
+// then past a bracketed stamp of the program's own ("kernel: [ 12.345678]"); or at a separator (" -
+// ", " | ", " -- ", " --- "; after the time fields, unless a level or a logger and another
+// separator follow), a level mark alone after the time fields ("*", "#", Redis), a level ending
+// with ':' (or, when a program with its pid follows it, the next name ending with ':': "INFO:
+// app/4752 on vm:", bunyan), a bracketed field after a logger (and the labelled values in brackets
+// after it: "[instance: 7d52...]"), a component in its own column after the level, or else at the
+// first plain word that follows the time and level fields. Time fields followed by fields joined by
+// '|' without spaces end at the first field holding a space. Leading key=value fields (logfmt)
+// whose values are a time, a level or a caller end at the next field's value, the message. Anything
+// that does not fit leaves the line without a header.
+// A logger written after the message ("[%d] %p %m (%c)": a qualified name of three or more parts
+// in parentheses ending the line), where the header has a level and no logger, is the header's
+// (`tail`), and the message then starts right after the level: a bracket or a name with ':' there
+// is the message's, unless a qualified logger with ':' stands there (after a thread's bracket).
+// A line opening with a tab left its first column empty: a time field right after it is read
+// as the fields after a time ("\t\t     8 Connect\t...", MySQL's general log).
 MessageHeader ParseMessageHeader(std::string_view line);
 
 // HeaderLearner: each scope's header, learned from its own lines. The rule, for any log: the

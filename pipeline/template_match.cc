@@ -362,6 +362,83 @@ std::uint32_t MarkEmptyDashes(std::string_view message, std::size_t body,
   return dashes;
 }
 
+// A position in a source file: a file's name or path with an extension of lower-case letters
+// and digits, ':' and a line number, and perhaps ':' and a column (`Thread.java:840`,
+// `/srv/app.js:10:5`). Not `ImportBailout.Error:1331`: an extension is written in lower case.
+bool IsSourcePosition(std::string_view w) {
+  const std::size_t colon = w.find(':');
+  if (colon == std::string_view::npos) return false;
+  const std::string_view file = w.substr(0, colon);
+  const std::size_t dot = file.rfind('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == file.size() ||
+      file.size() - dot - 1 > 5) {
+    return false;
+  }
+  const auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (!lower(file[dot + 1])) return false;
+  for (std::size_t k = dot + 1; k < file.size(); ++k) {
+    if (!lower(file[k]) && !digit(file[k])) return false;
+  }
+  // A line number, and perhaps ':' and a column.
+  const std::string_view numbers = w.substr(colon + 1);
+  for (std::size_t k = 0, count = 1;; ++count) {
+    const std::size_t start = k;
+    while (k < numbers.size() && digit(numbers[k])) ++k;
+    if (k == start || count > 2) return false;
+    if (k == numbers.size()) return true;
+    if (numbers[k++] != ':') return false;
+  }
+}
+
+// A qualified name: parts joined by '.' or '::' (`org.apache.Foo.run`, `Foo::run`).
+bool IsQualifiedName(std::string_view w) {
+  const auto part = [](char c) { return c != '.' && c != ':'; };
+  for (std::size_t k = 1; k + 1 < w.size(); ++k) {
+    if (!part(w[k - 1])) continue;
+    if (w[k] == '.' && part(w[k + 1])) return true;
+    if (w[k] == ':' && w[k + 1] == ':' && k + 2 < w.size() && part(w[k + 2])) return true;
+  }
+  return false;
+}
+
+// A stack frame's call site, a qualified name with its source position in parentheses right
+// after it (`org.apache.jsp.index_jsp._jspService(index_jsp.java:148)`, `Foo.bar
+// (/srv/app.js:10:5)`), is one value of a path's kind: it says where in the program a line
+// was, as a path says where in a file system, so the frames of one trace line (`at ...`) are
+// one event whatever their functions. A name before any other parenthesised text
+// (`String.length()`, `f(x)`) stays a word: two functions are two events.
+// Is tokens[i] a call site's name and tokens[i + 1], after a '(', its position?
+bool CallSiteAt(std::string_view message, const std::vector<Token>& tokens, std::size_t i) {
+  const Token& name = tokens[i];
+  const Token& where = tokens[i + 1];
+  const std::size_t end = name.offset + name.length, after = where.offset + where.length;
+  return after < message.size() && message[after] == ')' &&
+         (end + 1 == where.offset || (end + 2 == where.offset && message[end] == ' ')) &&
+         IsQualifiedName(message.substr(name.offset, name.length)) &&
+         IsSourcePosition(message.substr(where.offset, where.length));
+}
+
+// Collapses every call site from tokens[first] on (tokens[first] is one).
+void CollapseCallSites(std::string_view message, std::size_t first, std::vector<Token>& tokens,
+                       std::vector<std::uint64_t>& hashes) {
+  const std::size_t n = tokens.size();
+  std::size_t kept = first;
+  for (std::size_t i = first; i < n; ++i, ++kept) {
+    tokens[kept] = tokens[i];
+    hashes[kept] = hashes[i];
+    if (i + 1 < n && message[tokens[i + 1].offset - 1] == '(' && CallSiteAt(message, tokens, i)) {
+      const Token& where = tokens[i + 1];
+      tokens[kept].length = where.offset + where.length - tokens[kept].offset;
+      tokens[kept].cls = TokenClass::kPath;
+      hashes[kept] = Fingerprinter::TokenHash(message, tokens[kept]);
+      ++i;
+    }
+  }
+  tokens.resize(kept);
+  hashes.resize(kept);
+}
+
 }  // namespace
 
 void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, bool infer_header,
@@ -376,6 +453,8 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   std::vector<std::uint64_t>& hashes = out.hashes;
   // Token offsets stay relative to the whole message, which groups keep.
   out.header = header;
+  // A logger written after the message (`tail`) is header too: no token of the message.
+  message.remove_suffix(std::min<std::size_t>(header.tail, message.size()));
   if (out.header.body == 0) {
     tokenizer.Tokenize(message, tokens);
   } else {
@@ -394,22 +473,43 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   // another ("200 512": a status and a size). Most lines hold no list: find the first pair
   // that could start one before copying.
   auto list_pair = [&](std::size_t prev, std::size_t i) {
-    if (!IsVariableClass(tokens[i].cls) || hashes[i] != hashes[prev] ||
-        tokens[i].cls != tokens[prev].cls || !BeginAlike(message, tokens[prev], tokens[i])) {
+    if (hashes[i] != hashes[prev] || tokens[i].cls != tokens[prev].cls ||
+        !BeginAlike(message, tokens[prev], tokens[i])) {
       return false;
     }
     const std::size_t gap = tokens[prev].offset + tokens[prev].length;
     return message.substr(gap, tokens[i].offset - gap).find_first_not_of(" ,") ==
            std::string_view::npos;
   };
+  // The same pass finds call sites first (see CollapseCallSites): a call site's position and
+  // a list's element are both variable tokens, so a plain word costs one test, and a position
+  // is a host and port or a path to the tokenizer ("Foo.java:42", "/srv/app.js:10:5").
+  // Token k > 0 starts past token 0, so the byte before it exists.
+  bool call_sites = false;
+  const Token* t = tokens.data();
+  std::size_t n = tokens.size();
   std::size_t start = 1;
-  while (start < tokens.size() && !list_pair(start - 1, start)) ++start;
+  for (; start < n; ++start) {
+    const TokenClass cls = t[start].cls;
+    if (!IsVariableClass(cls)) continue;
+    if ((cls == TokenClass::kHostPort || cls == TokenClass::kPath) &&
+        message[t[start].offset - 1] == '(' && !call_sites &&
+        CallSiteAt(message, tokens, start - 1)) {
+      CollapseCallSites(message, start - 1, tokens, hashes);
+      call_sites = true;
+      t = tokens.data();
+      n = tokens.size();
+      --start;  // tokens[start] is the one after the call site now: look at it next
+      continue;
+    }
+    if (list_pair(start - 1, start)) break;
+  }
   if (start >= tokens.size()) return;
   std::size_t kept = start - 1;
   for (std::size_t i = start - 1; i < tokens.size();) {
     std::size_t end = i + 1;  // the run [i, end) of list elements
     bool comma = false;
-    while (end < tokens.size() && list_pair(end - 1, end)) {
+    while (end < tokens.size() && IsVariableClass(tokens[end].cls) && list_pair(end - 1, end)) {
       const std::size_t gap = tokens[end - 1].offset + tokens[end - 1].length;
       comma |= message.substr(gap, tokens[end].offset - gap).find(',') != std::string_view::npos;
       ++end;

@@ -54,7 +54,9 @@ class TemplateMatcher;
 // double-quoted text from its first variable, after at most one plain word ("GET /a?b=1
 // HTTP/1.1": GET and one path token), unless it holds one of the matcher's protected words;
 // a quoted "-" is an empty value (kEmpty, though one byte long), and so is a '-' standing
-// alone unless it stands between two plain words (prose punctuation: "failed - retrying").
+// alone unless it stands between two plain words (prose punctuation: "failed - retrying");
+// a stack frame's call site (a qualified name with its source position in parentheses,
+// `a.B.run(B.java:42)`) is one kPath token.
 struct PreparedLine {
   std::vector<Token> tokens;
   std::vector<std::uint64_t> hashes;

@@ -371,6 +371,7 @@ void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint
   g.fingerprint = fp;
   g.first.Assign(r, /*tight=*/true);
   g.body = static_cast<std::uint16_t>(line.header.body);
+  g.tail = line.header.tail;
   g.tokens.Assign(line.tokens, line.hashes);
   g.retired = false;
   g.words_keyed = false;

@@ -10,7 +10,9 @@ namespace logfold {
 std::string_view WindowMerger::Impl::Template(std::uint32_t slot) {
   if (template_slot == slot) return template_text;
   const Group& g = groups[slot];
-  const std::string_view m = g.first.message();
+  // A logger written after the message is header (MessageHeader::tail): no part of it.
+  std::string_view m = g.first.message();
+  m.remove_suffix(std::min<std::size_t>(g.tail, m.size()));
   // What precedes the first token of the body (the space rsyslog's forwarding template puts
   // before MSG, a BOM) is no part of the template.
   std::size_t pos = g.body;

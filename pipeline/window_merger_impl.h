@@ -110,6 +110,7 @@ struct WindowMerger::Impl {
     // Its words key (GroupWordsKey) is in `exact`, as an alias: set when the group takes its
     // first line, redone when a word position turns wild.
     bool words_keyed : 1 = false;
+    std::uint8_t tail = 0;   // header bytes after the message (MessageHeader::tail)
     std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
     SampleRecord last;       // the latest line that joined; empty until one does
     std::unique_ptr<GroupExtras> extras;

@@ -52,6 +52,7 @@ void WindowMerger::Impl::ImportGroup(const GroupState& s, bool resume, EventSink
   g.scope = s.scope;
   g.first.Assign(*s.first);
   g.body = static_cast<std::uint16_t>(line.header.body);
+  g.tail = line.header.tail;
   if (s.last != nullptr) {
     g.last.Assign(*s.last);
   } else {

@@ -120,9 +120,34 @@ FLOOR_PRECISION_EACH = 0.98
 # Squid): Squid recall 0.586 -> 0.949, F1 0.739 -> 0.974, GA 0.589 -> 0.592 with both scorers,
 # every other system identical. Averages GA 0.8161 / 0.8073, F1 0.9578 / 0.9547, reduction
 # 0.9459 / 0.9452. With the splits rule above: F1 0.9623 / 0.9592. Floors 0.001 below.
+# Then two sealed systems of new kinds (branch unseen5): BIND 9's own log and Prometheus's go-kit
+# logfmt log (message GA 0.726 / 0.721, whole line 0.614 / 0.726; precision >= 0.994). Averages
+# over the 21: GA 0.8073 / 0.7942, precision 0.9997 / 0.9993, F1 0.9563 / 0.9533, reduction
+# 0.9453 / 0.9443. Floors 0.001 below (precision floors kept).
+# Then Placement (branch unseen5), sealed: OpenStack's Placement API service through oslo.log
+# (message GA 0.674, precision 0.691; whole line 0.681 / 0.694: a per-system precision floor
+# below). Averages over the 22: GA 0.8012 / 0.7890, precision 0.9857 / 0.9854, F1 0.9491 /
+# 0.9465, reduction 0.9442 / 0.9437. Floors 0.001 below.
+# Then DebianSyslog (branch unseen5), sealed: an operating system's syslog (sudo, su, cron, PAM,
+# shadow's tools through rsyslogd; GA 0.789, precision 1.000 with both scorers). Averages over
+# the 23: GA 0.8006 / 0.7890, precision 0.9863 / 0.9860, F1 0.9481 / 0.9456, reduction 0.9452 /
+# 0.9447. Floors 0.001 below.
+# Then a stack frame's call site (a qualified name with its source position in parentheses)
+# is one value (branch frames, developed on Tomcat, whose 664 frame lines `at ...` were six
+# groups): Tomcat GA 0.611 -> 0.943 (message) and 0.613 -> 0.945 (whole line), precision
+# unchanged, every other system identical. Averages over the 23: GA 0.8151 / 0.8034, F1
+# 0.9498 / 0.9473. Floors 0.001 below.
+# Then two header rules for whole lines (branch wholeline2, developed on Kafka and
+# MariaDBGeneral, unsealed for them): a logger written after the message is header and the
+# message then starts right after the level (Kafka whole-line precision 0.991 -> 1.000, GA
+# 0.703 -> 0.641: the over-merged prefix brackets are the message's again, as in its message
+# column, GA 0.616), and an empty first column is still the header's (MariaDBGeneral
+# whole-line GA 0.398 -> 0.627, its message column's). Message column and every other system
+# identical. With the call-site rule above, whole-line averages over the 23: GA 0.8107,
+# precision 0.9864, F1 0.9497, reduction 0.9453. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.998, "GA": 0.815, "F1": 0.961, "reduction": 0.944},
-    "whole line": {"precision": 0.998, "GA": 0.806, "F1": 0.958, "reduction": 0.944},
+    "message": {"precision": 0.985, "GA": 0.814, "F1": 0.948, "reduction": 0.944},
+    "whole line": {"precision": 0.985, "GA": 0.809, "F1": 0.948, "reduction": 0.944},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
@@ -134,8 +159,9 @@ FLOORS_HELD_OUT = {
 # Squid (0.3627 on both inputs) and HAProxy (0.5905), sealed, started far below it; branch
 # statuses split their statuses and result codes (1.000 on both): floors 0.001 below, kept
 # per system because every other system only has to reach FLOOR_PRECISION_EACH.
-FLOOR_PRECISION_HELD_OUT = {"Squid": 0.999, "HAProxy": 0.999}
-HELD_OUT_SYSTEMS = 19
+# Placement (0.6912 message, 0.6942 whole line), sealed, starts far below it too.
+FLOOR_PRECISION_HELD_OUT = {"Squid": 0.999, "HAProxy": 0.999, "Placement": 0.690}
+HELD_OUT_SYSTEMS = 23
 
 
 def score(name, scorer, cmd, data, failures, floors_average, floor_each, systems):

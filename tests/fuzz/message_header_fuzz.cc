@@ -35,6 +35,8 @@ void LearnLines(std::string_view input) {
                "a learned header's message starts at a word");
     FUZZ_CHECK(Within(h.level, line, line.size()) && Within(h.logger, line, line.size()),
                "a learned level and logger are bytes of the line");
+    FUZZ_CHECK(h.tail == 0 || h.body + h.tail < line.size(),
+               "a learned trailing logger leaves a message after the header");
     start = end + 1;
   }
 }
@@ -53,6 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   FUZZ_CHECK(h.body < line.size(), "a header leaves a message");
+  FUZZ_CHECK(h.tail == 0 || h.body + h.tail < line.size(),
+             "a trailing logger leaves a message after the header");
   FUZZ_CHECK(line[h.body] != ' ' && line[h.body] != '\t', "the message starts at a word");
   FUZZ_CHECK(Within(h.level, line, h.body), "the level is in the header");
   FUZZ_CHECK(Within(h.logger, line, h.body) ||

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -334,6 +335,11 @@ const std::vector<HeaderFormat>& Formats() {
          return Format("2026-11-27 %s.%03d UTC [%d] %s:  %s", Time(r, "%d:%d:%d").c_str(),
                        r.Int(0, 999), r.Int(100, 99999), level[l], m.c_str());
        }},
+      {"log4j, the logger after the message (Kafka)",
+       [](Rng& r, int l, const char* tag, const std::string& m) {
+         return Format("[2024-05-09 %s] %s %s (org.example.%s.Handler)",
+                       Time(r, "%d:%d:%d,%d").c_str(), kUpper[l], m.c_str(), tag);
+       }},
       {"python, thread with spaces",
        [](Rng& r, int l, const char* tag, const std::string& m) {
          static const char* level[] = {"INFO    ", "WARNING ", "ERROR   "};
@@ -384,6 +390,57 @@ TEST(HeaderFormatsTest, WholeLinesFoldAsTheirBareMessages) {
       }
     }
   }
+}
+
+// Kafka's "[%d] %p %m (%c)": the logger at the end is header, so one message logged by two
+// classes folds, and a method's name before ':' after the level is the message's, so two
+// methods' messages do not.
+TEST(HeaderFormatsTest, ALoggerAfterTheMessageIsHeaderAndTheMethodBeforeItIsNot) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 6; ++i) {
+    lines.push_back(Format(
+        "[2026-11-28 02:49:%02d,%03d] INFO [MetadataLoader id=%d] %s: The loader finished "
+        "catching up to the current high water mark of %d (org.apache.kafka.image.loader.%s)",
+        10 + i, 100 + i, 1 + i % 3,
+        i % 2 == 0 ? "initializeNewPublishers" : "maybePublishMetadata(LOG_DELTA)", 200 + i,
+        i % 3 == 0 ? "MetadataLoader" : "MetadataPublisher"));
+  }
+  const Annotated a = Fold(lines);
+  for (std::size_t i = 2; i < lines.size(); ++i) EXPECT_EQ(a.ids[i], a.ids[i % 2]) << lines[i];
+  EXPECT_NE(a.ids[0], a.ids[1]);
+  EXPECT_EQ(a.templates[5],
+            "[MetadataLoader id=<*>] maybePublishMetadata(LOG_DELTA): The loader finished "
+            "catching up to "
+            "the current high water mark of <*>");
+}
+
+// MySQL's and MariaDB's general query log writes its time column only when the second
+// changes ("\t\t" where it is empty): its lines fold as their messages (the command and its
+// argument) whether the time is there or not, and different commands do not fold.
+TEST(HeaderFormatsTest, AnEmptyTimeColumnFoldsAsAFilledOne) {
+  Rng rng;
+  std::vector<std::string> bare, whole;
+  for (int i = 0; i < 200; ++i) {
+    switch (rng.Int(0, 3)) {
+      case 0:
+        bare.push_back("Connect\tapp@" + rng.Ip() + " on shop using TCP/IP");
+        break;
+      case 1:
+        bare.push_back(Format("Query\tSELECT name FROM items WHERE id = %d", rng.Int(1, 99)));
+        break;
+      case 2:
+        bare.push_back(Format("Query\tDROP TABLE t%d", rng.Int(1, 99)));
+        break;
+      default:
+        bare.push_back("Quit\t");
+    }
+    const std::string time = rng.Int(0, 3) == 0 ? Time(rng, "261128 %2d:%d:%d") : "\t";
+    whole.push_back(Format("%s\t%6d %s", time.c_str(), rng.Int(1, 400), bare.back().c_str()));
+  }
+  const Annotated a = Fold(bare), b = Fold(whole);
+  EXPECT_TRUE(SamePartition(a.ids, b.ids, whole));
+  EXPECT_EQ(a.templates, b.templates);
+  EXPECT_EQ(std::set<std::uint64_t>(b.ids.begin(), b.ids.end()).size(), 4u);
 }
 
 // A group whose header the scope's learned shape decided carries that header's level and

@@ -20,7 +20,7 @@ struct Case {
 
 void Expect(const Case& c) {
   const MessageHeader h = ParseMessageHeader(c.line);
-  const std::string_view body = c.line.substr(h.body);
+  const std::string_view body = c.line.substr(h.body, c.line.size() - h.body - h.tail);
   EXPECT_EQ(body, c.body.empty() ? c.line : c.body) << c.line;
   EXPECT_EQ(h.level, c.level) << c.line;
   EXPECT_EQ(h.logger, c.logger) << c.line;
@@ -434,11 +434,12 @@ TEST(MessageHeaderTest, ALongLeadingBracketIsNotAField) {
 // syslog, HealthApp, Windows CBS, Android logcat) are their published samples. Expected: what
 // the program adds before the message is out of the body.
 TEST(MessageHeaderTest, RealPrograms) {
-  // Kafka's "[%d] %p %m (%c)": the logger at the end is recognised, and stays in the body.
+  // Kafka's "[%d] %p %m (%c)": the logger at the end is the header's, and the message (with
+  // its own "[Broker id=1]" prefix) follows the level.
   Expect(
       {"[2026-11-27 23:17:20,843] INFO [Broker id=1] Transitioning 1 partition(s) to local "
        "leaders. (state.change.logger)",
-       "Transitioning 1 partition(s) to local leaders. (state.change.logger)", "INFO",
+       "[Broker id=1] Transitioning 1 partition(s) to local leaders.", "INFO",
        "state.change.logger"});
   Expect(
       {"2026-11-27 23:17:08.342 INFO  [main] kafka.server.ControllerServer - "
@@ -625,6 +626,59 @@ TEST(MessageHeaderTest, BracketOnlyLevelsAreMessageWordsBare) {
   // header, and only with three or more parts.
   Expect({"2026-11-27 23:17:20,843 INFO Reading (app.conf)", "Reading (app.conf)", "INFO", ""});
   Expect({"Reading (a.b.c)", "", "", ""});
+}
+
+// A logger written after the message ("[%d] %p %m (%c)", log4j; Kafka) is the header's and
+// out of the message; the layout writes nothing between the level and the message, so a
+// bracket or a name with ':' there is the message's: two methods' lines ("initializeNew
+// Publishers:", "maybePublishMetadata(LOG_DELTA):") keep their names. Without a logger at the
+// end, the same bracket is a thread and the name a logger.
+TEST(MessageHeaderTest, ALoggerAfterTheMessageIsTheHeadersAndTheMessageFollowsTheLevel) {
+  Expect(
+      {"[2026-11-28 02:49:55,704] INFO [MetadataLoader id=1] initializeNewPublishers: The loader "
+       "finished catching up (org.apache.kafka.image.loader.MetadataLoader)",
+       "[MetadataLoader id=1] initializeNewPublishers: The loader finished catching up", "INFO",
+       "org.apache.kafka.image.loader.MetadataLoader"});
+  Expect(
+      {"[2026-11-28 02:51:29,818] INFO [MetadataLoader id=1] maybePublishMetadata(LOG_DELTA): "
+       "The loader finished catching up (org.apache.kafka.image.loader.MetadataLoader)",
+       "[MetadataLoader id=1] maybePublishMetadata(LOG_DELTA): The loader finished catching up",
+       "INFO", "org.apache.kafka.image.loader.MetadataLoader"});
+  Expect({"[2026-11-28 02:51:29,818] WARN Session expired: member m-1 (kafka.coordinator.Group)",
+          "Session expired: member m-1", "WARN", "kafka.coordinator.Group"});
+  Expect(
+      {"[2026-11-28 02:51:29,818] INFO [MetadataLoader id=1] initializeNewPublishers: The loader "
+       "finished catching up",
+       "The loader finished catching up", "INFO", "initializeNewPublishers"});
+  Expect({"2026-11-28 02:51:29,818 INFO [main] kafka.server.Broker: started (app.conf)",
+          "started (app.conf)", "INFO", "kafka.server.Broker"});
+  // A layout writes one logger: after a thread and a qualified logger, the name in
+  // parentheses at the end is the message's (Kafka's config dump ends with it).
+  Expect(
+      {"2026-11-28 18:32:32,854 INFO [Thread-4 (worker)] com.example.jobs.Scheduler: values "
+       "follow (kafka.server.KafkaConfig)",
+       "values follow (kafka.server.KafkaConfig)", "INFO", "com.example.jobs.Scheduler"});
+  const std::string_view line =
+      "[2026-11-28 02:51:29,818] INFO Shutting down. (kafka.log.LogManager)";
+  EXPECT_EQ(ParseMessageHeader(line).tail, std::string_view(" (kafka.log.LogManager)").size());
+}
+
+// MySQL's and MariaDB's general query log writes its time column only when the second
+// changes; a line opening with a tab left that column empty, and the fields after it (the
+// connection id) are the header's as on a line with the time. A tab-indented line whose first
+// word is no time or level field (a stack frame, a continuation) keeps every word.
+TEST(MessageHeaderTest, AnEmptyFirstColumnIsStillTheHeadersColumn) {
+  Expect({"261128  2:15:11\t     7 Connect\tapp@127.0.0.1 on shop using TCP/IP",
+          "Connect\tapp@127.0.0.1 on shop using TCP/IP", "", ""});
+  Expect({"\t\t     8 Connect\tapp@127.0.0.1 on shop using TCP/IP",
+          "Connect\tapp@127.0.0.1 on shop using TCP/IP", "", ""});
+  Expect({"\t\t   296 Query\tCOMMIT", "Query\tCOMMIT", "", ""});
+  Expect(
+      {"\tat org.apache.catalina.core.StandardWrapperValve.invoke(StandardWrapperValve.java:199)",
+       "", "", ""});
+  Expect({"\tProcess 1234 waits for ShareLock on transaction 5678", "", "", ""});
+  Expect({"\tconnections.max.reauth.ms = 0", "", "", ""});
+  Expect({"     8 Connect\tapp@127.0.0.1 on shop using TCP/IP", "", "", ""});
 }
 
 // HeaderLearner: lines of one scope (the same id) teach it their header shape.

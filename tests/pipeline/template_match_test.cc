@@ -422,6 +422,45 @@ TEST_F(TemplateMatchTest, QuotedTextOfAnyLengthIsOneSlot) {
   EXPECT_TRUE(Match("\"GET / HTTP/1.0\" 200 7 \"-\" \"-\"").accepted);
 }
 
+// A stack frame's call site, a qualified name with its source position in parentheses, is one
+// value: the frames of a trace are one event whatever their functions.
+TEST_F(TemplateMatchTest, CallSiteWithItsSourcePositionIsOneValue) {
+  PreparedLine a;
+  const std::string ma = "at org.apache.jsp.index_jsp._jspService(index_jsp.java:148)";
+  PrepareLine(tokenizer_, matcher_, true, ma, a);
+  ASSERT_EQ(a.tokens.size(), 2u);
+  EXPECT_EQ(ma.substr(a.tokens[1].offset, a.tokens[1].length),
+            "org.apache.jsp.index_jsp._jspService(index_jsp.java:148");
+  EXPECT_EQ(a.tokens[1].cls, TokenClass::kPath);
+  SetTemplate(ma);
+  EXPECT_TRUE(Match("at org.apache.coyote.http11.Http11Processor.service(Http11Processor.java:410)")
+                  .accepted);
+  EXPECT_TRUE(Match("at java.base/java.lang.Thread.run(Thread.java:840)").accepted);
+  // A frame written with a space and a path, a column after the line (JavaScript).
+  SetTemplate("at Server.emit (/srv/app/server.js:10:5)");
+  EXPECT_TRUE(Match("at Module._compile (/srv/app/loader.js:1256:14)").accepted);
+  // Another word before the frame is another message.
+  SetTemplate("at org.apache.jsp.index_jsp._jspService(index_jsp.java:148)");
+  EXPECT_FALSE(Match("in org.apache.jsp.index_jsp._jspService(index_jsp.java:148)").accepted);
+}
+
+// The nearest names that stay words: a function with its arguments (two functions are two
+// events), a name without a qualifier, a code in parentheses whose "extension" is capitalised.
+TEST_F(TemplateMatchTest, NameBeforeOtherParenthesesStaysAWord) {
+  PreparedLine p;
+  const std::string args = "calling Widget.resize(width) now";
+  PrepareLine(tokenizer_, matcher_, true, args, p);
+  EXPECT_EQ(p.tokens.size(), 4u);
+  const std::string bare = "calling resize(widget.cc:12) now";
+  PrepareLine(tokenizer_, matcher_, true, bare, p);
+  EXPECT_EQ(p.tokens.size(), 4u);
+  const std::string code = "calling Widget.resize(ImportBailout.Error:1331) now";
+  PrepareLine(tokenizer_, matcher_, true, code, p);
+  EXPECT_EQ(p.tokens.size(), 4u);
+  SetTemplate("job failed in Widget.resize(width) after 3 s");
+  EXPECT_FALSE(Match("job failed in Widget.redraw(width) after 3 s").accepted);
+}
+
 // A proxy's result code with its status (TCP_MISS/200) is an enumeration's value: another
 // code or status is another event, while the values around it vary.
 TEST_F(TemplateMatchTest, NameWithItsCodeNeverChanges) {

@@ -1162,6 +1162,396 @@ HAPROXY = System(
         (r"Stopping (frontend|backend|proxy) \S+ in \d+ ms\.", lambda m: "Stopping %s <*> in <*> ms." % m.group(1)),
     ])
 
+
+# BIND 9's named: one event per format string of named's source. A query's type, a failed
+# query's reason, a resolver error's text, a TSIG error code, an rndc command's verb and a
+# transfer's kind (AXFR, AXFR-style IXFR) are enumerations: each value its own event. The
+# client's address, its `/key NAME` signer, names, zones, serials and sizes are variables; a
+# query's flags (`+E(0)K`, `-S`) are one variable.
+BCLIENT = r"client @0x[0-9a-f]+ \S+#\d+(?:/key \S+)?"
+BIND9 = System(
+    r"^\d\d-\w{3}-\d{4} \d\d:\d\d:\d\d\.\d{3} [\w-]+: \w+: (?P<content>.*)$",
+    rules=[
+        (BCLIENT + r" \(\S+\): query: \S+ IN (\w+) \S+ \(\S+\)",
+         lambda m: "client @<*> <*> (<*>): query: <*> IN %s <*> (<*>)" % m.group(1)),
+        (BCLIENT + r" \(\S+\): query failed \(([^)]+)\) for \S+ at query\.c:\d+",
+         lambda m: "client @<*> <*> (<*>): query failed (%s) for <*> at query.c:<*>" % m.group(1)),
+        (BCLIENT + r" \(\S+\): query \(cache\) '\S+' denied \(allow-query-cache did not match\)",
+         "client @<*> <*> (<*>): query (cache) <*> denied (allow-query-cache did not match)"),
+        (BCLIENT + r" \(\S+\): zone transfer '\S+' denied",
+         "client @<*> <*> (<*>): zone transfer <*> denied"),
+        (BCLIENT + r" \(\S+\): transfer of '\S+': (AXFR|AXFR-style IXFR|IXFR) started(?: \(serial \d+\))?",
+         lambda m: "client @<*> <*> (<*>): transfer of <*>: %s started (serial <*>)" % m.group(1)),
+        (BCLIENT + r" \(\S+\): transfer of '\S+': (AXFR|AXFR-style IXFR|IXFR) ended: \d+ messages, \d+ records, \d+ bytes, \S+ secs \(\d+ bytes/sec\)(?: \(serial \d+\))?",
+         lambda m: "client @<*> <*> (<*>): transfer of <*>: %s ended: <*> messages, <*> records, <*> bytes, <*> secs (<*> bytes/sec) (serial <*>)" % m.group(1)),
+        (BCLIENT + r" \(\S+\): transfer of '\S+': IXFR delta size \(\d+ bytes\) exceeds the maximum ratio to database size \(\d+ bytes\), falling back to AXFR",
+         "client @<*> <*> (<*>): transfer of <*>: IXFR delta size (<*> bytes) exceeds the maximum ratio to database size (<*> bytes), falling back to AXFR"),
+        (BCLIENT + r" \(\S+\): transfer of '\S+': IXFR version not in journal, falling back to AXFR",
+         "client @<*> <*> (<*>): transfer of <*>: IXFR version not in journal, falling back to AXFR"),
+        (BCLIENT + r": signer \"\S+\" approved", "client @<*> <*>: signer <*> approved"),
+        (BCLIENT + r": update '\S+' denied", "client @<*> <*>: update <*> denied"),
+        (BCLIENT + r": request has invalid signature: TSIG \S+: tsig verify failure \((\w+)\)",
+         lambda m: "client @<*> <*>: request has invalid signature: TSIG <*>: tsig verify failure (%s)" % m.group(1)),
+        (BCLIENT + r": updating zone '\S+': adding an RR at '\S+' \S+ .*",
+         "client @<*> <*>: updating zone <*>: adding an RR at <*> <*> <*>"),
+        (BCLIENT + r": updating zone '\S+': deleting rrset at '\S+' \S+",
+         "client @<*> <*>: updating zone <*>: deleting rrset at <*> <*>"),
+        (BCLIENT + r": updating zone '\S+': update unsuccessful: \S+: '([^']+)' prerequisite not satisfied \((\w+)\)",
+         lambda m: "client @<*> <*>: updating zone <*>: update unsuccessful: <*>: '%s' prerequisite not satisfied (%s)" % m.groups()),
+        (BCLIENT + r": updating zone '\S+': update failed: dynamic update temporarily disabled because the zone is frozen\.  Use 'rndc thaw' to re-enable updates\. \(REFUSED\)",
+         "client @<*> <*>: updating zone <*>: update failed: dynamic update temporarily disabled because the zone is frozen. Use 'rndc thaw' to re-enable updates. (REFUSED)"),
+        (BCLIENT + r": received notify for zone '\S+'", "client @<*> <*>: received notify for zone <*>"),
+        (r"automatic empty zone: \S+", "automatic empty zone: <*>"),
+        (r"(.+) resolving '\S+': \S+#\d+", lambda m: "%s resolving <*>: <*>" % m.group(1)),
+        (r"shut down hung fetch while resolving '\S+'", "shut down hung fetch while resolving <*>"),
+        (r"resolver priming query complete: (.+)",
+         lambda m: "resolver priming query complete: " + m.group(1)),
+        (r"managed-keys-zone: Unable to fetch DNSKEY set '\S+': (.+)",
+         lambda m: "managed-keys-zone: Unable to fetch DNSKEY set <*>: " + m.group(1)),
+        (r"managed-keys-zone: loaded serial \d+", "managed-keys-zone: loaded serial <*>"),
+        (r"zone \S+ sending notifies \(serial \d+\)", "zone <*> sending notifies (serial <*>)"),
+        (r"zone \S+ refresh: failure trying primary \S+ \(source \S+\): (.+)",
+         lambda m: "zone <*> refresh: failure trying primary <*> (source <*>): " + m.group(1)),
+        (r"zone \S+( \((?:un)?signed\))?: reconfiguring zone keys", "zone <*>: reconfiguring zone keys"),
+        (r"zone \S+( \((?:un)?signed\))?: next key event: \S+ \S+", "zone <*>: next key event: <*>"),
+        (r"zone \S+( \((?:un)?signed\))?: loaded serial \d+( \(DNSSEC signed\))?",
+         "zone <*>: loaded serial <*>"),
+        (r"zone \S+( \((?:un)?signed\))?: receive_secure_serial: (.+)",
+         lambda m: "zone <*>: receive_secure_serial: " + m.group(2)),
+        (r"zone \S+ not loaded due to errors\.", "zone <*> not loaded due to errors."),
+        (r"zone \S+ loading from master file \S+ failed: (.+)",
+         lambda m: "zone <*> loading from master file <*> failed: " + m.group(1)),
+        (r"zone \S+ zone serial \(\d+\) unchanged\. zone may fail to transfer to secondaries\.",
+         "zone <*> zone serial (<*>) unchanged. zone may fail to transfer to secondaries."),
+        (r"zone \S+ transferred serial \d+", "zone <*> transferred serial <*>"),
+        (r"zone \S+ Transfer started\.", "zone <*> Transfer started."),
+        (r"zone \S+ notify from \S+: serial \d+", "zone <*> notify from <*>: serial <*>"),
+        (r"transfer of '\S+' from \S+: connected using \S+", "transfer of <*> from <*>: connected using <*>"),
+        (r"transfer of '\S+' from \S+: Transfer status: (.+)",
+         lambda m: "transfer of <*> from <*>: Transfer status: " + m.group(1)),
+        (r"transfer of '\S+' from \S+: Transfer completed: \d+ messages, \d+ records, \d+ bytes, \S+ secs \(\d+ bytes/sec\)(?: \(serial \d+\))?",
+         "transfer of <*> from <*>: Transfer completed: <*> messages, <*> records, <*> bytes, <*> secs (<*> bytes/sec) (serial <*>)"),
+        (r"dns_rdata_fromtext: \S+: near '\S+': (.+)",
+         lambda m: "dns_rdata_fromtext: <*>: near <*>: " + m.group(1)),
+        (r"received control channel command '(\S+)(?: .*)?'",
+         lambda m: "received control channel command '%s <*>'" % m.group(1)),
+        (r"(freezing|thawing) zone '\S+': (\w+)", lambda m: "%s zone <*>: %s" % m.groups()),
+        (r"using default UDP/IPv[46] port range: \[\d+, \d+\]", "using default UDP/IPv<*> port range: [<*>, <*>]"),
+        (r"obtaining root key for view \S+ from '\S+'", "obtaining root key for view <*> from <*>"),
+        (r"the working directory is now '\S+'", "the working directory is now <*>"),
+        (r"sizing zone task pool based on \d+ zones", "sizing zone task pool based on <*> zones"),
+        (r"reading built-in trust anchors from file '\S+'", "reading built-in trust anchors from file <*>"),
+        (r"looking for GeoIP2 databases in '\S+'", "looking for GeoIP2 databases in <*>"),
+        (r"loading configuration from '\S+'", "loading configuration from <*>"),
+        (r"no longer listening on \S+", "no longer listening on <*>"),
+        (r"stopping command channel on \S+", "stopping command channel on <*>"),
+        (r"dumpdb started: .*", "dumpdb started: <*>"),
+        (r"keymgr: DNSKEY \S+ \((\w+)\) created for policy \S+",
+         lambda m: "keymgr: DNSKEY <*> (%s) created for policy <*>" % m.group(1)),
+        (r"Fetching \S+ \((\w+)\) from key repository\.",
+         lambda m: "Fetching <*> (%s) from key repository." % m.group(1)),
+        (r"DNSKEY \S+ \((\w+)\) is now (\w+)", lambda m: "DNSKEY <*> (%s) is now %s" % m.groups()),
+        (r"(running|all zones loaded|exiting|shutting down: flushing changes|reloading configuration succeeded|reloading zones succeeded|flushing caches in all views succeeded|scheduled loading new zones|any newly configured zones are now loaded|dumpstats complete|dumpdb complete|received SIGHUP signal to reload zones|query logging is now on|query logging is now off)",
+         lambda m: m.group(1)),
+    ])
+
+
+# Prometheus (go-kit logfmt): the header is `ts=`, `caller=` (the log call's wrapper, not always
+# the call site) and `level=`, wherever `level=` stands; the message is the other fields in
+# their order. One event per `msg` text (a constant of its log call); a failure's `err` text
+# comes from a format string of its own, so its kind is part of the event (a refused
+# connection, an unknown host, a timeout, each HTTP status, each parse error). Lines without
+# `msg` (the start-up facts) are one event per key. Job names, targets, paths, ids, durations
+# and counts are variables.
+class LogfmtSystem(System):
+    def content(self, line):
+        m = self.header.match(line)
+        if not m:
+            raise ValueError("no header: %r" % line)
+        return re.sub(r"(^| )level=\w+(?= |$)", "", m.group("content")).strip(), None
+
+
+def prom_err(err):
+    kinds = [
+        (r"Get \\\"\S+\\\": dial tcp \S+: connect: connection refused", "dial: connection refused"),
+        (r"Post \\\"\S+\\\": dial tcp \S+: connect: connection refused", "post: connection refused"),
+        (r"Get \\\"\S+\\\": dial tcp: lookup \S+ on \S+: no such host", "lookup: no such host"),
+        (r"Get \\\"\S+\\\": context deadline exceeded", "context deadline exceeded"),
+        (r"Get \\\"\S+\\\": context canceled", "get: context canceled"),
+        (r"context canceled", "context canceled"),
+        (r"server returned HTTP status (\d+ [\w ]+)", None),
+        (r"invalid metric type \\\"\S+\\\"", "invalid metric type <*>"),
+        (r"strconv\.ParseFloat: parsing \\\"\S+\\\": invalid syntax", "strconv.ParseFloat: parsing <*>: invalid syntax"),
+        (r"sample limit exceeded", "sample limit exceeded"),
+        (r"found duplicate series for the match group .*", "found duplicate series for the match group <*>"),
+        (r"unexpected end of JSON input", "unexpected end of JSON input"),
+        (r"\S+: \d+:\d+: group \\\"\S+\\\", rule \d+, \\\"\S+\\\": could not parse expression: \d+:\d+: parse error: (.+)",
+         None),
+        (r"error loading rules, previous rule set restored", "error loading rules, previous rule set restored"),
+        (r"one or more errors occurred while applying the new configuration \(.*\)",
+         "one or more errors occurred while applying the new configuration (<*>)"),
+        (r"couldn't load configuration \(.*\): parsing YAML file \S+: (not a valid duration string): .*", None),
+    ]
+    for regex, kind in kinds:
+        m = re.fullmatch(regex, err)
+        if m:
+            return kind if kind is not None else m.group(1)
+    raise ValueError("no err kind: %r" % err)
+
+
+PROM_FAILURES = ("Scrape failed|Append failed|Error sending alert|Error reading file|Failed to send "
+                 "batch, retrying|non-recoverable error|loading groups failed|Failed to apply "
+                 "configuration|Error reloading config|Evaluating rule failed")
+PROM_MESSAGES = [
+    "Out of bounds metric", "Error on ingesting samples that are too old or are too far into the future",
+    "Starting provider", "Discoverer channel closed", "Loading configuration file", "write block",
+    "Stopping file discovery...", "Processing segment", "File discovery stopped",
+    "Completed loading of configuration file", "WAL segment loaded", "Snapshotting block",
+    "Head GC completed", "Found healthy block", "Deleting obsolete block",
+    "file_sd refresh found file that should be removed", "WAL replay completed", "Tailing WAL",
+    "TSDB started", "TSDB options", "TLS is disabled.", "Starting scraped metadata watcher",
+    "Starting rule manager...", "Starting WAL watcher", "Starting TSDB ...",
+    "Starting Prometheus Server", "Start listening for connections",
+    "Server is ready to receive web requests.", "Replaying on-disk memory mappable chunks if any",
+    "Replaying WAL, this may take a while", "Replaying WAL",
+    "On-disk memory mappable chunks replay completed", "Listening on", "Done replaying WAL",
+    "WAL watcher stopped", "WAL checkpoint complete", "Stopping scrape manager...",
+    "Stopping scrape discovery manager...", "Stopping rule manager...", "Stopping remote storage...",
+    "Stopping notify discovery manager...", "Stopping notification manager...",
+    "Stopping metadata watcher...", "See you next time!", "Scraped metadata watcher stopped",
+    "Scrape manager stopped", "Scrape discovery manager stopped", "Rule manager stopped",
+    "Remote storage stopped.", "Reading checkpoint", "Read series references from checkpoint",
+    "Notify discovery manager stopped", "Notifier manager stopped",
+    "Failed to flush all samples on shutdown", "Creating checkpoint",
+    "runShard timer ticked, sending buffered data", "compact blocks", "WAL checkpoint loaded",
+    "Received termination request via web service, exiting gracefully...",
+    "Received SIGTERM, exiting gracefully...", "New checkpoint detected",
+]
+PROMETHEUS = LogfmtSystem(
+    r"^ts=\S+ caller=\S+ (?P<content>.*)$",
+    rules=[
+        (r'.*\bmsg="(%s)".* err="(.*)"' % PROM_FAILURES,
+         lambda m: 'msg="%s" err="%s"' % (m.group(1), prom_err(m.group(2)))),
+        (r'.*\bmsg="(%s)"( .*)?' % "|".join(re.escape(t) for t in PROM_MESSAGES),
+         lambda m: 'msg="%s"' % m.group(1)),
+        (r"(build_context|host_details|fd_limits|vm_limits|fs_type)=.*", lambda m: m.group(1) + "=<*>"),
+    ])
+
+
+# OpenStack Placement through oslo.log: the header is the time, the pid, the level, the logger
+# and the request context in brackets (`[None req-... admin admin - - - -]`, `[-]`); a debug
+# line's trailing `function /path.py:N` (oslo's debug suffix) is header too. One event per
+# format string of Placement, oslo.* and SQLAlchemy. The request log's method and status, a
+# resource class (`VCPU`, `MEMORY_MB`), a policy rule's name and an API error's text (each
+# from a format string of its own) are enumerations, each value its own event. The
+# configuration dump's `option = value` rows are one event (one format string for every row).
+# Header-less lines of a multi-line message (a JSON-schema dump) and a traceback's source and
+# marker lines are one event per text (numbers aside), as PyApp's.
+class OsloSystem(System):
+    def content(self, line):
+        line = re.sub(r" \S+ /\S+\.py:\d+$", "", line)
+        m = self.header.match(line)
+        if m:
+            return m.group("content"), None
+        return line.strip(), "continuation"
+
+    def label(self, content, field=None):
+        # a header-less line is its format's event where a rule knows it (SQLAlchemy's error
+        # text is printed with and without the header), else its text's event
+        try:
+            return System.label(self, content)
+        except ValueError:
+            if field != "continuation":
+                raise
+            return re.sub(r"\d+", V, content)
+
+
+PLACEMENT_ERRORS = [
+    (r"consumer generation conflict - expected \S+ but got \S+",
+     "consumer generation conflict - expected <*> but got <*>"),
+    (r"Unable to allocate inventory: Unable to create allocation for '(\w+)' on resource provider '\S+'\. The requested amount would exceed the capacity\.",
+     None),
+    (r"resource provider generation conflict", "resource provider generation conflict"),
+    (r"Malformed JSON: Expecting property name enclosed in double quotes: line \d+ column \d+ \(char \d+\)",
+     "Malformed JSON: Expecting property name enclosed in double quotes: line <*> column <*> (char <*>)"),
+    (r"The trait is invalid\. A valid trait must be no longer than \d+ characters, start with the prefix \"CUSTOM_\" and use following characters: .*",
+     "The trait is invalid. A valid trait must be no longer than <*> characters, start with the prefix \"CUSTOM_\" and use following characters: <*>"),
+    (r"No such trait\(s\): \S+\.", "No such trait(s): <*>."),
+    (r"Invalid resource class in resources parameter: No such resource class \S+\.",
+     "Invalid resource class in resources parameter: No such resource class <*>."),
+    (r"Conflicting resource provider name: \S+ already exists\.",
+     "Conflicting resource provider name: <*> already exists."),
+    (r"Unable to delete resource provider \S+: Resource provider has allocations\.",
+     "Unable to delete resource provider <*>: Resource provider has allocations."),
+    (r"Inventory for '[^']+' on resource provider '\S+' in use\.",
+     "Inventory for <*> on resource provider <*> in use."),
+    (r"JSON does not validate: '\w+' is a required property",
+     "JSON does not validate: <*> is a required property"),
+    (r"Unable to allocate inventory: Inventory for '[^']+' on resource provider '\S+' invalid\.",
+     "Unable to allocate inventory: Inventory for <*> on resource provider <*> invalid."),
+    (r"No resource provider with uuid \S+ found: No resource provider with uuid \S+ found",
+     "No resource provider with uuid <*> found: No resource provider with uuid <*> found"),
+    (r"No resource provider with uuid \S+ found for delete",
+     "No resource provider with uuid <*> found for delete"),
+    (r"Allocation for resource provider '\S+' that does not exist\.",
+     "Allocation for resource provider <*> that does not exist."),
+]
+
+
+def placement_error(m):
+    text = m.group(1)
+    for regex, template in PLACEMENT_ERRORS:
+        e = re.fullmatch(regex, text)
+        if e:
+            if template is None:
+                template = "Unable to allocate inventory: Unable to create allocation for '%s' on resource provider <*>. The requested amount would exceed the capacity." % e.group(1)
+            return "Placement API returning an error response: " + template
+    raise ValueError("no error rule: %r" % text)
+
+
+def text_event(m):
+    return re.sub(r"\d+", V, m.group(0).strip())
+
+
+PLACEMENT = OsloSystem(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \d+ [A-Z]+ \S+ (?:\[[^\]]*\] )?(?P<content>.*)$",
+    rules=[
+        (r"\S+ \"(\w+) \S+\" status: (\d+) len: \d+ microversion: \S+",
+         lambda m: "<*> \"%s <*>\" status: %s len: <*> microversion: <*>" % m.groups()),
+        (r"Starting request: \S+ \"(\w+) \S+\"", lambda m: "Starting request: <*> \"%s <*>\"" % m.group(1)),
+        (r"getting providers with \d+ (\w+)", lambda m: "getting providers with <*> " + m.group(1)),
+        (r"found \d+ providers with available \d+ (\w+)",
+         lambda m: "found <*> providers with available <*> " + m.group(1)),
+        (r"found no providers with \d+ (\w+)", lambda m: "found no providers with <*> " + m.group(1)),
+        (r"found \d+ providers after filtering by previous result",
+         "found <*> providers after filtering by previous result"),
+        (r"found \d+ providers after applying initial aggregate and trait filters",
+         "found <*> providers after applying initial aggregate and trait filters"),
+        (r"found \d+ providers after applying required traits filter \(.*\)",
+         "found <*> providers after applying required traits filter (<*>)"),
+        (r"found \d+ providers after applying required aggregates filter \(.*\)",
+         "found <*> providers after applying required aggregates filter (<*>)"),
+        (r"found no providers matching aggregates .*", "found no providers matching aggregates <*>"),
+        (r"Merging candidates yields \d+ allocation requests and \d+ provider summaries",
+         "Merging candidates yields <*> allocation requests and <*> provider summaries"),
+        (r"RequestGroup\(.*\) \(suffix '.*'\) returned \d+ matches",
+         "RequestGroup(<*>) (suffix <*>) returned <*> matches"),
+        (r"Supplied project or user ID for consumer \S+ was different than existing record\. Updating consumer record\.",
+         "Supplied project or user ID for consumer <*> was different than existing record. Updating consumer record."),
+        (r"Placement API returning an error response: (.*)", placement_error),
+        (r"Deleted auto-created consumer with consumer UUID \S+ after failed allocation",
+         "Deleted auto-created consumer with consumer UUID <*> after failed allocation"),
+        (r"Over capacity for (\w+) on resource provider \S+\. Needed: \d+, Used: \d+, Capacity: \S+",
+         lambda m: "Over capacity for %s on resource provider <*>. Needed: <*>, Used: <*>, Capacity: <*>" % m.group(1)),
+        (r"Policy check for (\S+) failed with credentials .*",
+         lambda m: "Policy check for %s failed with credentials <*>" % m.group(1)),
+        (r"Setting aggregates for provider \S+\. Successfully (associated|disassociated) aggregate \S+\.",
+         lambda m: "Setting aggregates for provider <*>. Successfully %s aggregate <*>." % m.group(1)),
+        (r"_ensure_aggregate\(\) did not find aggregate \S+\. Attempting to create it\.",
+         "_ensure_aggregate() did not find aggregate <*>. Attempting to create it."),
+        (r"_ensure_aggregate\(\) created new aggregate \S+ \(id=\d+\)\.",
+         "_ensure_aggregate() created new aggregate <*> (id=<*>)."),
+        (r"Successfully wrote allocations \[.*\]", "Successfully wrote allocations [<*>]"),
+        (r"Successfully deleted allocations \[.*\]", "Successfully deleted allocations [<*>]"),
+        (r"Synced traits from os_traits into API DB: .*", "Synced traits from os_traits into API DB: <*>"),
+        (r"Synced resource_classes from os_resource_classes: .*",
+         "Synced resource_classes from os_resource_classes: <*>"),
+        (r"Found existing resource classes in db: .*", "Found existing resource classes in db: <*>"),
+        (r"(Acquiring|Acquired|Releasing) lock \"\S+\"( .*)?", lambda m: m.group(1) + " lock <*>"),
+        (r"\*{20,}", "****"),
+        (r"={20,}", "===="),
+        (r"Configuration options gathered from:", "Configuration options gathered from:"),
+        (r"command line args: \[.*\]", "command line args: [<*>]"),
+        (r"config files: \[.*\]", "config files: [<*>]"),
+        (r"[\w.]+ +=( .*)?", "<*> = <*>"),
+        (r"Unhandled error: ([\w.]+): .*", lambda m: "Unhandled error: %s: <*>" % m.group(1)),
+        (r"Traceback \(most recent call last\):", "Traceback (most recent call last):"),
+        (r"  File \".*\", line \d+, in \S+", "File <*>, line <*>, in <*>"),
+        (r"\s*\^+", "^^^^"),
+        (r"The above exception was the direct cause of the following exception:",
+         "The above exception was the direct cause of the following exception:"),
+        (r"([\w.]+(?:Error|Exception|NonExistentTable)): (.*)", lambda m: m.group(1) + ": <*>"),
+        (r"\[SQL: .*", "[SQL: <*>"),
+        (r"FROM \w+\]", "FROM <*>]"),
+        (r"\(Background on this error at: \S+\)", "(Background on this error at: <*>)"),
+        (r"    .*", text_event),
+        (r"", "(blank)"),
+    ])
+
+
+# An operating system's syslog (Debian 12's sudo, su, runuser, cron, atd, shadow's tools, PAM)
+# through rsyslogd: the header is the time, the host and the program's tag. One event per
+# format string. A PAM module's service and type (`pam_unix(su:session)`) and a limit's name are
+# variables of one format string; a sudo refusal's reason (`command not allowed`, `user NOT in
+# sudoers`, `N incorrect password attempts`), a crontab action (`REPLACE`, `LIST`, `DELETE`),
+# cron's own notices, an opened or closed session and each shadow tool's message are events.
+DEBIAN_SYSLOG = System(
+    r"^\w{3} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.-]+(?:\[\d+\])?: (?P<content>.*)$",
+    rules=[
+        (r"pam_unix\(\S+\): session opened for user \S+\(uid=\d+\) by \S*\(uid=\d+\)",
+         "pam_unix(<*>): session opened for user <*>(uid=<*>) by <*>(uid=<*>)"),
+        (r"pam_unix\(\S+\): session closed for user \S+", "pam_unix(<*>): session closed for user <*>"),
+        (r"pam_unix\(\S+\): authentication failure; logname=\S* uid=\d+ euid=\d+ tty=\S* ruser=\S* rhost=\S* +user=\S+",
+         "pam_unix(<*>): authentication failure; logname=<*> uid=<*> euid=<*> tty=<*> ruser=<*> rhost=<*> user=<*>"),
+        (r"pam_unix\(\S+\): password changed for \S+", "pam_unix(<*>): password changed for <*>"),
+        (r"pam_unix\(\S+\): new password not acceptable", "pam_unix(<*>): new password not acceptable"),
+        (r"pam_unix\(\S+\): conversation failed", "pam_unix(<*>): conversation failed"),
+        (r"pam_unix\(\S+\): auth could not identify password for \[\S+\]",
+         "pam_unix(<*>): auth could not identify password for [<*>]"),
+        (r"pam_limits\(\S+\): Could not set limit for '\w+' to soft=\S+ hard=\S+: Operation not permitted; uid=\d+,euid=\d+",
+         "pam_limits(<*>): Could not set limit for <*> to soft=<*> hard=<*>: Operation not permitted; uid=<*>,euid=<*>"),
+        (r"pam_systemd\(\S+\): Failed to connect to system bus: .*",
+         "pam_systemd(<*>): Failed to connect to system bus: <*>"),
+        (r"pam_env\(\S+\): deprecated reading of user environment enabled",
+         "pam_env(<*>): deprecated reading of user environment enabled"),
+        (r"\s*\S+ : (command not allowed|user NOT in sudoers) ; (?:TTY=\S+ ; )?PWD=\S+ ; USER=\S+ ; COMMAND=.*",
+         lambda m: "<*> : %s ; PWD=<*> ; USER=<*> ; COMMAND=<*>" % m.group(1)),
+        (r"\s*\S+ : \d+ incorrect password attempts? ; (?:TTY=\S+ ; )?PWD=\S+ ; USER=\S+ ; COMMAND=.*",
+         "<*> : <*> incorrect password attempts ; PWD=<*> ; USER=<*> ; COMMAND=<*>"),
+        (r"\s*\S+ : (?:TTY=\S+ ; )?PWD=\S+ ; USER=\S+ ; COMMAND=.*",
+         "<*> : PWD=<*> ; USER=<*> ; COMMAND=<*>"),
+        (r"\(to \S+\) \S+ on \S+", "(to <*>) <*> on <*>"),
+        (r"FAILED SU \(to \S+\) \S+ on \S+", "FAILED SU (to <*>) <*> on <*>"),
+        (r"\(\S+\) CMD \(.*\)", "(<*>) CMD (<*>)"),
+        (r"\(\S+\) (REPLACE|LIST|DELETE|RELOAD|BEGIN EDIT|END EDIT) \(\S+\)",
+         lambda m: "(<*>) %s (<*>)" % m.group(1)),
+        (r"\(CRON\) INFO \(pidfile fd = \d+\)", "(CRON) INFO (pidfile fd = <*>)"),
+        (r"\(CRON\) (STARTUP \(fork ok\)|INFO \(Skipping @reboot jobs -- not system startup\)|INFO \(Running @reboot jobs\))",
+         lambda m: "(CRON) " + m.group(1)),
+        (r"\(CRON\) info \(No MTA installed, discarding output\)", "(CRON) info (No MTA installed, discarding output)"),
+        (r"new group: name=\S+, GID=\d+", "new group: name=<*>, GID=<*>"),
+        (r"new user: name=\S+, UID=\d+, GID=\d+, home=\S+, shell=\S+, from=\S+",
+         "new user: name=<*>, UID=<*>, GID=<*>, home=<*>, shell=<*>, from=<*>"),
+        (r"group added to /etc/group: name=\S+, GID=\d+", "group added to /etc/group: name=<*>, GID=<*>"),
+        (r"group added to /etc/gshadow: name=\S+", "group added to /etc/gshadow: name=<*>"),
+        (r"add '\S+' to group '\S+'", "add <*> to group <*>"),
+        (r"add '\S+' to shadow group '\S+'", "add <*> to shadow group <*>"),
+        (r"delete '\S+' from group '\S+'", "delete <*> from group <*>"),
+        (r"delete '\S+' from shadow group '\S+'", "delete <*> from shadow group <*>"),
+        (r"delete user '\S+'", "delete user <*>"),
+        (r"removed group '\S+' owned by '\S+'", "removed group <*> owned by <*>"),
+        (r"removed shadow group '\S+' owned by '\S+'", "removed shadow group <*> owned by <*>"),
+        (r"failed adding user '\S+', exit code: \d+", "failed adding user <*>, exit code: <*>"),
+        (r"lock user '\S+' password", "lock user <*> password"),
+        (r"unlock user '\S+' password", "unlock user <*> password"),
+        (r"change user '\S+' shell from '\S+' to '\S+'", "change user <*> shell from <*> to <*>"),
+        (r"password for '\S+' changed by '\S+'", "password for <*> changed by <*>"),
+        (r"changed password expiry for \S+", "changed password expiry for <*>"),
+        (r"changed user '\S+' shell to '\S+'", "changed user <*> shell to <*>"),
+        (r"changed user '\S+' information", "changed user <*> information"),
+        (r"user \S+ added by \S+ to group \S+", "user <*> added by <*> to group <*>"),
+        (r"user \S+ removed by \S+ from group \S+", "user <*> removed by <*> from group <*>"),
+        (r"group changed in /etc/group \(group \S+, new name: \S+\)",
+         "group changed in /etc/group (group <*>, new name: <*>)"),
+        (r"group changed in /etc/gshadow \(group \S+, new name: \S+\)",
+         "group changed in /etc/gshadow (group <*>, new name: <*>)"),
+        (r"group '\S+' removed from /etc/group", "group <*> removed from /etc/group"),
+        (r"group '\S+' removed from /etc/gshadow", "group <*> removed from /etc/gshadow"),
+        (r"group '\S+' removed", "group <*> removed"),
+        (r"\[origin software=\"rsyslogd\" swVersion=\"\S+\" x-pid=\"\d+\" x-info=\"\S+\"\] (start|exiting on signal \d+\.)",
+         lambda m: "[origin software=\"rsyslogd\" swVersion=<*> x-pid=<*> x-info=<*>] " + re.sub(r"\d+", V, m.group(1))),
+    ])
+
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
     "Nginx": NGINX,
@@ -1183,6 +1573,10 @@ SYSTEMS = {
     "Squid": SQUID,
     "Tomcat": TOMCAT,
     "HAProxy": HAPROXY,
+    "Bind9": BIND9,
+    "Prometheus": PROMETHEUS,
+    "Placement": PLACEMENT,
+    "DebianSyslog": DEBIAN_SYSLOG,
 }
 
 
