@@ -330,8 +330,9 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
   hashes.resize(kept);
 }
 
-// A '-' standing alone (a token of its own) is what columnar logs (access logs, proxies,
-// CSV-like dumps) write for a missing value: an empty value (kEmpty, though one byte long),
+// A '-' standing alone (a token of its own) in a line of fields (more values than plain words,
+// dashes aside) is what columnar logs (access logs, proxies, CSV-like dumps) write for a
+// missing value: an empty value (kEmpty, though one byte long),
 // so a line without the value and one with it align there (`URL - HIER_NONE/-` / `URL alice
 // HIER_NONE/-`). A dash between two plain words is prose punctuation (`failed - POSSIBLE
 // BREAK-IN`, `Class::method - text`): it stays a word. A dash inside a token (`HIER_NONE/-`,
@@ -340,6 +341,9 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
 std::uint32_t MarkEmptyDashes(std::string_view message, std::size_t body,
                               std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
   std::uint32_t dashes = 0;
+  // Is the line one of fields, its values more than its plain words, dashes aside (a prose
+  // message's dash, `Deleted 3 rows - done`, is no column's)? -1: not counted yet.
+  int columnar = -1;
   // Each '-' that may start a token (dates and names hold theirs inside), then its token by
   // offset: most lines hold none, and a syslog line's few cost no walk over every token.
   const auto by_offset = [](const Token& t, std::size_t at) { return t.offset < at; };
@@ -350,6 +354,14 @@ std::uint32_t MarkEmptyDashes(std::string_view message, std::size_t body,
     if (it == tokens.end() || it->offset != p || it->length != 1) continue;
     if (it->cls == TokenClass::kEmpty) ++dashes;  // quoted: already an empty value
     if (it->cls != TokenClass::kWord) continue;
+    if (columnar < 0) {
+      int words = 0;
+      for (const Token& t : tokens) {
+        if (t.length != 1 || message[t.offset] != '-') words += t.cls == TokenClass::kWord ? 1 : -1;
+      }
+      columnar = words < 0;
+    }
+    if (columnar == 0) continue;
     const auto k = static_cast<std::size_t>(it - tokens.begin());
     if (k > 0 && tokens[k - 1].cls == TokenClass::kWord && k + 1 < tokens.size() &&
         tokens[k + 1].cls == TokenClass::kWord) {

@@ -478,9 +478,9 @@ TEST_F(TemplateMatchTest, NameWithItsCodeNeverChanges) {
                    .accepted);
 }
 
-// A '-' standing alone is a columnar log's missing value: a value of any kind, a word
-// included, may take its place. A dash between two words is prose, and one inside a token is
-// no value: neither licenses a change.
+// A '-' standing alone in a line of fields is a columnar log's missing value: a value of any
+// kind, a word included, may take its place. A dash between two words or in a line of words is
+// prose, and one inside a token is no value: neither licenses a change.
 TEST_F(TemplateMatchTest, LoneDashIsAnEmptyValue) {
   const std::string squid =
       "27 10.0.0.1 TCP_MEM_HIT/200 1724 GET http://www.example.test:8089/static/app.js - "
@@ -507,8 +507,13 @@ TEST_F(TemplateMatchTest, LoneDashIsAnEmptyValue) {
   EXPECT_FALSE(Match("0 10.0.0.1 TCP_MISS/200 1724 GET http://www.example.test:8089/a.js - "
                      "HIER_NONE/- text/css")
                    .accepted);
-  SetTemplate("job 7 - queued for node-3");
-  EXPECT_FALSE(Match("job 7 failed queued for node-3").accepted);
+  SetTemplate("10.0.0.1 7 - 512 GET queued");
+  EXPECT_TRUE(Match("10.0.0.2 9 alice 512 GET queued").accepted);
+  EXPECT_FALSE(Match("10.0.0.2 9 failed 512 GET queued").accepted);
+  // Only in a line of fields (more values than words, dashes aside): a prose message's dash is
+  // punctuation, a word.
+  PrepareLine(tokenizer_, matcher_, true, "Deleted 3 rows - done", line);
+  EXPECT_EQ(line.tokens[3].cls, TokenClass::kWord);
   // A dash between two words is punctuation: another word there is another message.
   SetTemplate("reverse mapping for ns.example.org failed - POSSIBLE BREAK-IN ATTEMPT");
   PrepareLine(tokenizer_, matcher_, true, template_message_, line);
