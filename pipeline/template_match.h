@@ -36,7 +36,6 @@ struct MatchLine {
   std::span<const Token> tokens;
   std::span<const std::uint64_t> hashes;  // Fingerprinter::TokenHash of each token
   std::size_t body = 0;
-  std::uint32_t dashes = 0;  // its empty values written '-' (kEmpty of one byte)
 };
 
 // A group's template: its first line's message and that line's tokens with the flags the
@@ -53,18 +52,14 @@ class TemplateMatcher;
 // values of one kind ("1 2 3", "node-1, node-2") collapsed into one token, and so is a
 // double-quoted text from its first variable, after at most one plain word ("GET /a?b=1
 // HTTP/1.1": GET and one path token), unless it holds one of the matcher's protected words;
-// a quoted "-" is an empty value (kEmpty, though one byte long), and so is a '-' standing
-// alone unless it stands between two plain words (prose punctuation: "failed - retrying");
-// a stack frame's call site (a qualified name with its source position in parentheses,
-// `a.B.run(B.java:42)`) is one kPath token.
+// a quoted "-" is an empty value (kEmpty, though one byte long); a stack frame's call site (a
+// qualified name with its source position in parentheses, `a.B.run(B.java:42)`) is one kPath
+// token.
 struct PreparedLine {
   std::vector<Token> tokens;
   std::vector<std::uint64_t> hashes;
   MessageHeader header;
-  std::uint32_t dashes = 0;  // tokens that are a '-' standing for an empty value
-  MatchLine View(std::string_view message) const {
-    return {message, tokens, hashes, header.body, dashes};
-  }
+  MatchLine View(std::string_view message) const { return {message, tokens, hashes, header.body}; }
 };
 void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, bool infer_header,
                  std::string_view message, PreparedLine& out);
@@ -128,7 +123,7 @@ class RuledOutDigest {
   void SetLine(const MatchLine& line) {
     const std::size_t n = line.tokens.size();
     line_ = static_cast<std::uint64_t>(n & 0xff) << 56;
-    words_past_ = line.dashes;  // a dash may agree as a word does (Match counts one)
+    words_past_ = 0;
     for (std::size_t i = 0; i < n; ++i) {
       if (i < kPositions) {
         line_ |= Byte(line.hashes[i], line.tokens[i].cls) << (8 * i);
@@ -164,7 +159,7 @@ class RuledOutDigest {
   }
 
   std::uint64_t line_ = 0;
-  int words_past_ = 0;  // the line's words past kPositions and its dashes: each may agree
+  int words_past_ = 0;  // the line's words past kPositions: each may agree
 };
 
 // What an accepted line adds to the template at one template position.
@@ -223,11 +218,12 @@ class TemplateMatcher {
   bool RuledOut(const MatchLine& line, const GroupTokens& tmpl) const;
 
   // Does Match reject every template of the line's token count whose position i is not wild
-  // and holds another token than the line's, other than an empty value? True when the line's
-  // token there is a plain word (not a compound name) outside a value context, not after a
-  // number or a host key: Match turns such a change away whatever the template holds there
-  // (but an empty value, whose place a word may take). One check then rules
-  // out a crowd of lines that differ from this one in that word (exact, like RuledOut).
+  // and holds another plain word than the line's, where the template holds no DNS name? True
+  // when the line's token there is a plain word (not a compound name) outside a value
+  // context, not after a number or a host key: Match turns such a change away unless the
+  // template's token is a value by its kind (a masked host or name with a number, or a DNS
+  // name: HoldsDnsWord), which the caller leaves to Match. One check then rules out a crowd
+  // of lines that differ from this one in that word (exact, like RuledOut).
   bool RejectsAnyChangeAt(const MatchLine& line, std::size_t i) const;
 
   // Without confirmation (plain SimHash), marks the overlapping positions whose text differs,
@@ -235,6 +231,9 @@ class TemplateMatcher {
   void MarkDifferences(const MatchLine& line, const MatchTemplate& tmpl);
 
   std::span<const TemplateMark> marks() const { return marks_; }
+  // Does the line (a group's first) hold a DNS name among its plain words (www.example.org)?
+  // Match may then take a plain name in its place, as a value by its kind.
+  static bool HoldsDnsWord(const MatchLine& line);
   // A word that begins or ends with a digit is one the tokenizer kept as a word for its value,
   // an enumeration's (an HTTP status, a name with its code as TCP_MISS/200, a message code):
   // protected like the listed words.

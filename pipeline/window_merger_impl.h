@@ -110,6 +110,9 @@ struct WindowMerger::Impl {
     // Its words key (GroupWordsKey) is in `exact`, as an alias: set when the group takes its
     // first line, redone when a word position turns wild.
     bool words_keyed : 1 = false;
+    // Its first line holds a DNS name among its plain words: a plain name may take that place
+    // (a value by its kind), so the rigid-word shortcut leaves the group to Match.
+    bool dns_words : 1 = false;
     std::uint8_t tail = 0;   // header bytes after the message (MessageHeader::tail)
     std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
     SampleRecord last;       // the latest line that joined; empty until one does
@@ -187,9 +190,6 @@ struct WindowMerger::Impl {
   // A line position where Match rejects any change (TemplateMatcher::RejectsAnyChangeAt),
   // found from a candidate rejected there; kNil until one is.
   std::uint32_t rigid_at = kNil;
-  // TokenHash of an empty value (every empty value has it: its class's).
-  const std::uint64_t empty_value_hash =
-      Fingerprinter::TokenHash({}, Token{0, 0, TokenClass::kEmpty});
   // Word positions past the first kMaxSiblingPositions where a rejected candidate of the
   // line's token count differed from the line and only there, with the candidate's value:
   // where its sibling evidence is kept (window_merger_siblings.cc).
@@ -392,19 +392,21 @@ struct WindowMerger::Impl {
   // of them there (rigid_at), the others are ruled out by that position alone.
   bool Fits(std::uint32_t slot, std::string_view message) {
     const GroupTokens& t = groups[slot].tokens;
-    if ((rigid_at != kNil && ChangesRigidWord(t)) || matcher.RuledOut(line.View(message), t)) {
+    if ((rigid_at != kNil && ChangesRigidWord(groups[slot])) ||
+        matcher.RuledOut(line.View(message), t)) {
       unexplained = slot;
       return false;
     }
     unexplained = kNil;
     return ConfirmCandidate(slot, message);
   }
-  bool ChangesRigidWord(const GroupTokens& t) const {
-    // A word may take an empty value's place: a template holding one there is not ruled out
-    // (its hash, already loaded, says so: an empty value's is its class's).
-    const std::uint64_t h = t.hash(rigid_at);
+  // A template holding a value by its kind there (a host, a name with a number, a DNS name)
+  // may take the line's plain name in its place: Match decides.
+  bool ChangesRigidWord(const Group& g) const {
+    const GroupTokens& t = g.tokens;
     return t.size() == line.tokens.size() && !(t.flags(rigid_at) & kWild) &&
-           h != line.hashes[rigid_at] && h != empty_value_hash;
+           t.hash(rigid_at) != line.hashes[rigid_at] && t.cls(rigid_at) == TokenClass::kWord &&
+           !g.dns_words;
   }
 
   // At max_groups every new line evicts the least recently active group, whose index
