@@ -293,6 +293,35 @@ bool KeyedValue(std::string_view message, TokenAt at, std::size_t count, std::si
          message.substr(end, after - end).find_first_of(kSpace) != std::string_view::npos;
 }
 
+// Is token k (k + 1 < count) a field's name whose value follows: a word, '=' glued to it, and
+// the next token right after the '=' or after '=' and one opening bracket or quote
+// (`relay=local`, `to=<bob@example.test>`)?
+template <typename TokenAt>
+bool NamesValue(std::string_view message, TokenAt at, std::size_t count, std::size_t k) {
+  if (k + 1 >= count || at(k).cls != TokenClass::kWord) return false;
+  const std::size_t end = at(k).offset + at(k).length;
+  if (end >= message.size() || message[end] != '=') return false;
+  const std::size_t value = at(k + 1).offset;
+  if (value == end + 1) return true;
+  const char c = message[end + 1];
+  return value == end + 2 && (c == '<' || c == '[' || c == '(' || c == '"');
+}
+
+// Are tokens [k, k + 2) an optional field among fields: a name and its value (a variable, or
+// any word in brackets or quotes: `<carol>`) written as `name=value`, right after another such
+// field's value and right before another such field's name (`to=<a@b>, orig_to=<c@d>,
+// relay=local`)? One format string writes such a field on some lines only. Not at either end
+// of the run of fields (`... rhost=h user=root` may be another message's field), nor with
+// blanks around '=' (`samples, mean = 1.0`), nor with a bare word for its value (`mode=fast`:
+// a state).
+template <typename TokenAt>
+bool OptionalField(std::string_view message, TokenAt at, std::size_t count, std::size_t k) {
+  if (k < 2 || k + 2 >= count || !NamesValue(message, at, count, k)) return false;
+  const bool bracketed = at(k + 1).offset == at(k).offset + at(k).length + 2;
+  return (bracketed || IsVariableClass(at(k + 1).cls)) && NamesValue(message, at, count, k - 2) &&
+         NamesValue(message, at, count, k + 2);
+}
+
 // Is the double quote at `p` escaped (an odd number of backslashes right before it)?
 bool EscapedQuote(std::string_view message, std::size_t p) {
   std::size_t backslashes = 0;
@@ -425,6 +454,103 @@ std::uint32_t MarkEmptyDashes(std::string_view message, std::size_t body,
   return dashes;
 }
 
+// A count: digits after an optional sign, or two counts joined by '/' (`rcpt=0/1`: done of
+// tried).
+bool IsCount(std::string_view w) {
+  if (!w.empty() && (w[0] == '-' || w[0] == '+')) w.remove_prefix(1);
+  std::size_t k = 0, slashes = 0;
+  for (; k < w.size(); ++k) {
+    if (w[k] == '/' && k > 0 && k + 1 < w.size() && w[k - 1] != '/' && slashes++ == 0) continue;
+    if (w[k] < '0' || w[k] > '9') return false;
+  }
+  return k > 0;
+}
+
+// A run of two or more `name=count` fields (each name a word with '=' glued to it and to the
+// count, fields apart by white space or commas alone) is one list of counters, a value whose
+// names and length vary from line to line (`ehlo=1 mail=1 rcpt=0/1 quit=1 commands=3/4`):
+// one integer token from its first name to its last count. Only a whole run of such fields
+// whose every value is a count: a dump of a record's fields, some of which are counts
+// (`id=3 addr=10.0.0.1:5 fd=8 age=0 idle=0 flags=N`), keeps its tokens.
+void CollapseCounterLists(std::string_view message, std::vector<Token>& tokens,
+                          std::vector<std::uint64_t>& hashes) {
+  const std::size_t n = tokens.size();
+  // No '=' in the body: no field (one memchr, cheaper than a look at every token).
+  if (n < 4 || message.find('=', tokens[0].offset) == std::string_view::npos) return;
+  // Token k names a field: a word, '=' right after it, a value right after that.
+  const auto field_at = [&](std::size_t k) {
+    if (k + 1 >= n || tokens[k].cls != TokenClass::kWord) return false;
+    const std::size_t end = tokens[k].offset + tokens[k].length;
+    return tokens[k + 1].offset == end + 1 && message[end] == '=';
+  };
+  // Is the field at k's value a count? (Its class first: one mask test.)
+  constexpr unsigned kCountClasses = 1u << static_cast<unsigned>(TokenClass::kInteger) |
+                                     1u << static_cast<unsigned>(TokenClass::kPath) |
+                                     1u << static_cast<unsigned>(TokenClass::kDateTime);
+  const auto count_class = [&](std::size_t k) {
+    return ((kCountClasses >> static_cast<unsigned>(tokens[k + 1].cls)) & 1u) != 0;
+  };
+  const auto count_at = [&](std::size_t k) {
+    const Token& v = tokens[k + 1];
+    return count_class(k) && IsCount(message.substr(v.offset, v.length));
+  };
+  // Does a field follow the field at k with only white space and commas between?
+  const auto next_field = [&](std::size_t k) {
+    if (!field_at(k + 2)) return false;
+    const std::size_t end = tokens[k + 1].offset + tokens[k + 1].length;
+    for (std::size_t p = end; p < tokens[k + 2].offset; ++p) {
+      if (message[p] != ' ' && message[p] != '\t' && message[p] != ',') return false;
+    }
+    return true;
+  };
+  // Token k + 1 may be a count after a field's name: cheap tests, most tokens fail the first.
+  const auto may_count = [&](std::size_t k) {
+    return count_class(k) && message[tokens[k + 1].offset - 1] == '=' && field_at(k);
+  };
+  // Runs of fields to collapse, found before anything is copied: most lines hold none, and a
+  // run of a record's fields (some values no counts) changes nothing.
+  std::size_t runs[8][2];
+  std::size_t found = 0;
+  for (std::size_t k = 0; k + 3 < n && found < 8;) {
+    if (!(may_count(k) && may_count(k + 2) && next_field(k))) {
+      ++k;
+      continue;
+    }
+    std::size_t from = k, to = k + 4;  // the whole run of fields: [from, to)
+    const std::size_t floor = found > 0 ? runs[found - 1][1] : 0;
+    while (from >= floor + 2 && field_at(from - 2) && next_field(from - 2)) from -= 2;
+    while (next_field(to - 2)) to += 2;
+    bool counts = true;
+    for (std::size_t f = from; counts && f < to; f += 2) counts = count_at(f);
+    if (counts) {
+      runs[found][0] = from;
+      runs[found][1] = to;
+      ++found;
+    }
+    k = to;
+  }
+  if (found == 0) return;
+  std::size_t kept = runs[0][0], read = runs[0][0];
+  for (std::size_t r = 0; r < found; ++r) {
+    for (; read < runs[r][0]; ++read, ++kept) {
+      tokens[kept] = tokens[read];
+      hashes[kept] = hashes[read];
+    }
+    const Token& last = tokens[runs[r][1] - 1];
+    tokens[kept] = Token{tokens[read].offset, last.offset + last.length - tokens[read].offset,
+                         TokenClass::kInteger};
+    hashes[kept] = Fingerprinter::TokenHash(message, tokens[kept]);
+    ++kept;
+    read = runs[r][1];
+  }
+  for (; read < n; ++read, ++kept) {
+    tokens[kept] = tokens[read];
+    hashes[kept] = hashes[read];
+  }
+  tokens.resize(kept);
+  hashes.resize(kept);
+}
+
 // A position in a source file: a file's name or path with an extension of lower-case letters
 // and digits, ':' and a line number, and perhaps ':' and a column (`Thread.java:840`,
 // `/srv/app.js:10:5`). Not `ImportBailout.Error:1331`: an extension is written in lower case.
@@ -526,6 +652,7 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   }
   Fingerprinter::TokenHashes(message, tokens, hashes);
   CollapseQuotedText(matcher, message, out.header.body, out.header.quoted, tokens, hashes);
+  CollapseCounterLists(message, tokens, hashes);
   out.dashes = MarkEmptyDashes(message, out.header.body, tokens, hashes);
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
   // however long it is: consecutive variable tokens of the same masked shape that begin alike
@@ -908,6 +1035,23 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
   // another message's extra field ("... user=alice"), not a variable.
   auto stretch = [&]() -> bool {
     if (seg_i == i && seg_j == j) return true;
+    // A `name=value` field on one side only, among fields both sides have: an optional field
+    // of one format string (`to=<a@b>, orig_to=<c@d>, relay=local`).
+    if (seg_i == i && j - seg_j == 2 &&
+        OptionalField(
+            message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j)) {
+      marks_.push_back({static_cast<std::uint32_t>(seg_i - 1), kGapAfter});
+      return true;
+    }
+    if (seg_j == j && i - seg_i == 2 &&
+        OptionalField(
+            gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i)) {
+      for (std::size_t k = seg_i; k < i; ++k) {
+        marks_.push_back(
+            {static_cast<std::uint32_t>(k), static_cast<std::uint8_t>(kVaried | kWild)});
+      }
+      return true;
+    }
     if ((seg_i == i || seg_j == j) && (seg_j == 0 || j == n))
       return reject(MatchReason::kExtraTokensAtEnd);
     bool evidence = false, g_value = false, l_value = false;
@@ -952,7 +1096,28 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
                            gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i, i) &&
                        KeyedValue(
                            message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j, j);
-    if ((!evidence && !keyed) || (!bracketed && !keyed && (g_words > 1 || l_words > 1)))
+    // A field printed empty leaves its separators side by side (`on  using` / `on shop using`):
+    // nothing on one side, one word on the other, and the empty side's gap is exactly the
+    // word's two gaps joined.
+    const auto gap = [](std::string_view msg, Token before, Token after) {
+      const std::size_t end = before.offset + before.length;
+      return msg.substr(end, after.offset - end);
+    };
+    const auto joined = [](std::string_view whole, std::string_view a, std::string_view b) {
+      return whole.size() == a.size() + b.size() && whole.substr(0, a.size()) == a &&
+             whole.substr(a.size()) == b;
+    };
+    const bool empty_field = seg_i > 0 && seg_j > 0 && i < m && j < n &&
+                             ((seg_i == i && j - seg_j == 1 && l_words == 1 &&
+                               joined(gap(gmsg, g.token(seg_i - 1), g.token(i)),
+                                      gap(message, tokens[seg_j - 1], tokens[seg_j]),
+                                      gap(message, tokens[seg_j], tokens[j]))) ||
+                              (seg_j == j && i - seg_i == 1 && g_words == 1 &&
+                               joined(gap(message, tokens[seg_j - 1], tokens[j]),
+                                      gap(gmsg, g.token(seg_i - 1), g.token(seg_i)),
+                                      gap(gmsg, g.token(seg_i), g.token(i)))));
+    if ((!evidence && !keyed && !empty_field) ||
+        (!bracketed && !keyed && (g_words > 1 || l_words > 1)))
       return reject(MatchReason::kStretchWithoutVariable);
     // Words in place of words, one side without a value ("AVX512 instructions" / "io_uring"):
     // another clause, not one value written in more tokens.

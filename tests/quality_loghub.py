@@ -152,7 +152,17 @@ FLOOR_PRECISION_EACH = 0.98
 # developed on them: Chromium 0.812 -> 0.823, Kafka 0.616 -> 0.624 and the sealed Bind9 0.726 ->
 # 0.747 (precision 0.994 -> 0.995); the given eight and every other system identical. With the
 # rules above, averages over the 23 GA 0.8454 / 0.8401, F1 0.9564 / 0.9558, reduction 0.9462 /
-# 0.9461. Floors 0.001 below.
+# 0.9461. Floors 0.001 below. Then a field printed empty (its two separators side by side
+# where the other line has one word between them) is a value (branch idents, developed on
+# MariaDBGeneral's `on  using Socket` / `on shop using Socket`; no other system has such a
+# line): MariaDBGeneral GA 0.979 -> 0.995 with both scorers, every other system identical.
+# Averages over the 23 GA 0.8461 / 0.8408. Floors 0.001 below.
+# Then (branch mail, developed on Postfix, unsealed for it) a name glued to a bracketed address
+# is its host, an address's host may be one label, a whole run of name=count fields is one list
+# of counters and a name=value field between two others on some lines only is optional:
+# Postfix GA 0.532 -> 0.973 (recall 0.741 -> 0.997, precision 1.000) with both scorers, the
+# given eight and every other system identical. Averages over the 23 GA 0.865 / 0.860, F1 0.963 / 0.962.
+# Floors 0.001 below.
 # Then (branch fields, developed on Squid) a lone '-' in a line of fields is an empty value a
 # word may take the place of, and a busy group moves to its bucket's newest end every 16th
 # line: Squid GA 0.592 -> 1.000 with both scorers; not developed on them: Kafka message GA
@@ -161,8 +171,8 @@ FLOOR_PRECISION_EACH = 0.98
 # every other system identical. Averages over the 23 GA 0.8639 / 0.8578, F1 0.9578 / 0.9570,
 # reduction 0.9463 / 0.9462. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.985, "GA": 0.862, "F1": 0.956, "reduction": 0.945},
-    "whole line": {"precision": 0.985, "GA": 0.856, "F1": 0.956, "reduction": 0.945},
+    "message": {"precision": 0.985, "GA": 0.864, "F1": 0.962, "reduction": 0.945},
+    "whole line": {"precision": 0.985, "GA": 0.859, "F1": 0.961, "reduction": 0.945},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
