@@ -454,6 +454,11 @@ std::uint32_t MarkEmptyDashes(std::string_view message, std::size_t body,
   return dashes;
 }
 
+// The classes a count is given: an integer, `n/m` a path or a date (one bit each).
+constexpr unsigned kCountClasses = 1u << static_cast<unsigned>(TokenClass::kInteger) |
+                                   1u << static_cast<unsigned>(TokenClass::kPath) |
+                                   1u << static_cast<unsigned>(TokenClass::kDateTime);
+
 // A count: digits after an optional sign, or two counts joined by '/' (`rcpt=0/1`: done of
 // tried).
 bool IsCount(std::string_view w) {
@@ -472,11 +477,11 @@ bool IsCount(std::string_view w) {
 // one integer token from its first name to its last count. Only a whole run of such fields
 // whose every value is a count: a dump of a record's fields, some of which are counts
 // (`id=3 addr=10.0.0.1:5 fd=8 age=0 idle=0 flags=N`), keeps its tokens.
-void CollapseCounterLists(std::string_view message, std::vector<Token>& tokens,
-                          std::vector<std::uint64_t>& hashes) {
+// Collapses every such run from token `begin` on (a run may begin before it); returns where the
+// first one begins, or SIZE_MAX when there is none.
+std::size_t CollapseCounterLists(std::string_view message, std::size_t begin,
+                                 std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
   const std::size_t n = tokens.size();
-  // No '=' in the body: no field (one memchr, cheaper than a look at every token).
-  if (n < 4 || message.find('=', tokens[0].offset) == std::string_view::npos) return;
   // Token k names a field: a word, '=' right after it, a value right after that.
   const auto field_at = [&](std::size_t k) {
     if (k + 1 >= n || tokens[k].cls != TokenClass::kWord) return false;
@@ -484,9 +489,6 @@ void CollapseCounterLists(std::string_view message, std::vector<Token>& tokens,
     return tokens[k + 1].offset == end + 1 && message[end] == '=';
   };
   // Is the field at k's value a count? (Its class first: one mask test.)
-  constexpr unsigned kCountClasses = 1u << static_cast<unsigned>(TokenClass::kInteger) |
-                                     1u << static_cast<unsigned>(TokenClass::kPath) |
-                                     1u << static_cast<unsigned>(TokenClass::kDateTime);
   const auto count_class = [&](std::size_t k) {
     return ((kCountClasses >> static_cast<unsigned>(tokens[k + 1].cls)) & 1u) != 0;
   };
@@ -511,7 +513,7 @@ void CollapseCounterLists(std::string_view message, std::vector<Token>& tokens,
   // run of a record's fields (some values no counts) changes nothing.
   std::size_t runs[8][2];
   std::size_t found = 0;
-  for (std::size_t k = 0; k + 3 < n && found < 8;) {
+  for (std::size_t k = begin; k + 3 < n && found < 8;) {
     if (!(may_count(k) && may_count(k + 2) && next_field(k))) {
       ++k;
       continue;
@@ -529,7 +531,7 @@ void CollapseCounterLists(std::string_view message, std::vector<Token>& tokens,
     }
     k = to;
   }
-  if (found == 0) return;
+  if (found == 0) return SIZE_MAX;
   std::size_t kept = runs[0][0], read = runs[0][0];
   for (std::size_t r = 0; r < found; ++r) {
     for (; read < runs[r][0]; ++read, ++kept) {
@@ -549,6 +551,7 @@ void CollapseCounterLists(std::string_view message, std::vector<Token>& tokens,
   }
   tokens.resize(kept);
   hashes.resize(kept);
+  return runs[0][0];
 }
 
 // A position in a source file: a file's name or path with an extension of lower-case letters
@@ -628,6 +631,46 @@ void CollapseCallSites(std::string_view message, std::size_t first, std::vector<
   hashes.resize(kept);
 }
 
+// A bracketed text that opens a message (after its header) names the message's context: a
+// thread, or a component with its instance (`[raft-expiration-reaper]: Starting`,
+// `[LogLoader partition=orders-0, dir=/data] Loading ...`). Like a quoted text it is one value
+// whatever its words, of a path's kind (where in the program), after at most one plain word
+// that heads it and stays a word of its own: the component's name, so a thread's bracket and
+// a component's are not one slot (two writers of `Shutting down` and `Shutting down.`, two
+// format strings, keep apart). A bracket of one token (a thread's name) is one value whole.
+// A bracket holding a protected word (`[error]`) or a name in capitals (`[OK]`, `[UFW BLOCK]`:
+// an enumeration's constants) keeps its tokens, and so does a message that is only the bracket.
+void CollapseLeadingContext(const TemplateMatcher& matcher, std::string_view message,
+                            std::size_t body, std::vector<Token>& tokens,
+                            std::vector<std::uint64_t>& hashes) {
+  if (tokens.size() < 2) return;
+  std::size_t open = body;
+  while (open < message.size() && (message[open] == ' ' || message[open] == '\t')) ++open;
+  if (open >= message.size() || message[open] != '[' || tokens[0].offset <= open) return;
+  const std::size_t close = message.find(']', open + 1);
+  if (close == std::string_view::npos ||
+      message.substr(open + 1, close - open - 1).find('[') != std::string_view::npos) {
+    return;
+  }
+  std::size_t end = 0;  // the tokens inside: [0, end)
+  while (end < tokens.size() && tokens[end].offset < close) ++end;
+  if (end == 0 || end == tokens.size()) return;
+  for (std::size_t k = 0; k < end; ++k) {
+    if (tokens[k].cls != TokenClass::kWord) continue;
+    const std::string_view w = message.substr(tokens[k].offset, tokens[k].length);
+    if (TemplateMatcher::IsConstantName(w) || matcher.IsProtectedWord(w)) return;
+  }
+  const std::size_t from = end >= 2 && tokens[0].cls == TokenClass::kWord ? 1 : 0;
+  const Token& last = tokens[end - 1];
+  tokens[from].length = last.offset + last.length - tokens[from].offset;
+  tokens[from].cls = TokenClass::kPath;
+  hashes[from] = Fingerprinter::TokenHash(message, tokens[from]);
+  tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(from + 1),
+               tokens.begin() + static_cast<std::ptrdiff_t>(end));
+  hashes.erase(hashes.begin() + static_cast<std::ptrdiff_t>(from + 1),
+               hashes.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
 }  // namespace
 
 void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, bool infer_header,
@@ -652,7 +695,12 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   }
   Fingerprinter::TokenHashes(message, tokens, hashes);
   CollapseQuotedText(matcher, message, out.header.body, out.header.quoted, tokens, hashes);
-  CollapseCounterLists(message, tokens, hashes);
+  // Most messages open with no bracket: one byte read decides (blanks before it are rare).
+  if (const std::size_t body = out.header.body;
+      body < message.size() &&
+      (message[body] == '[' || message[body] == ' ' || message[body] == '\t')) {
+    CollapseLeadingContext(matcher, message, body, tokens, hashes);
+  }
   out.dashes = MarkEmptyDashes(message, out.header.body, tokens, hashes);
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
   // however long it is: consecutive variable tokens of the same masked shape that begin alike
@@ -675,7 +723,9 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   // a list's element are both variable tokens, so a plain word costs one test, and a position
   // is a host and port or a path to the tokenizer ("Foo.java:42", "/srv/app.js:10:5").
   // Token k > 0 starts past token 0, so the byte before it exists.
-  bool call_sites = false;
+  // So does it the first value right after a '=' of a count's class, where lists of counters
+  // (see CollapseCounterLists) may begin: they are collapsed before the lists of values.
+  bool call_sites = false, counters = false;
   const Token* t = tokens.data();
   std::size_t n = tokens.size();
   std::size_t start = 1;
@@ -692,9 +742,22 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
       --start;  // tokens[start] is the one after the call site now: look at it next
       continue;
     }
+    if (!counters && ((kCountClasses >> static_cast<unsigned>(cls)) & 1u) != 0 &&
+        message[t[start].offset - 1] == '=') {
+      counters = true;
+      const std::size_t run = CollapseCounterLists(message, start - 1, tokens, hashes);
+      if (run != SIZE_MAX) {
+        t = tokens.data();
+        n = tokens.size();
+        start = run > 0 ? run - 1 : 0;  // look at the first list of counters next
+        continue;
+      }
+    }
     if (list_pair(start - 1, start)) break;
   }
   if (start >= tokens.size()) return;
+  // Lists of counters past the first list of values (none before it: the pass saw them).
+  if (!counters) CollapseCounterLists(message, start - 1, tokens, hashes);
   std::size_t kept = start - 1;
   for (std::size_t i = start - 1; i < tokens.size();) {
     std::size_t end = i + 1;  // the run [i, end) of list elements

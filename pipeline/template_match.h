@@ -56,7 +56,8 @@ class TemplateMatcher;
 // a quoted "-" is an empty value (kEmpty, though one byte long), and so is a '-' standing alone
 // in a line of fields unless it stands between two plain words (MarkEmptyDashes); a stack
 // frame's call site (a qualified name with its source position in parentheses,
-// `a.B.run(B.java:42)`) is one kPath token.
+// `a.B.run(B.java:42)`) is one kPath token, and so is a bracketed context opening the body
+// (`[raft-expiration-reaper]:`, or after its one plain first word, `[LogLoader partition=t-0]`).
 struct PreparedLine {
   std::vector<Token> tokens;
   std::vector<std::uint64_t> hashes;
