@@ -112,6 +112,12 @@ bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, con
       letters_equal(without_hex_id(first_element(lw)), without_hex_id(first_element(gw)))) {
     return true;
   }
+  // An address is a kind of its own, never a name or version made of parts (`0.0.0.0` is not
+  // `NODATA-IPv6`).
+  const auto address = [](TokenClass c) {
+    return c == TokenClass::kIPv4 || c == TokenClass::kIPv6;
+  };
+  if (address(lt.cls) != address(gt.cls)) return false;
   return IsPartsValue(lw) && IsPartsValue(gw);
 }
 
@@ -158,6 +164,51 @@ bool IsDnsWord(std::string_view message, const Token& t) {
 }
 
 bool IsNumber(TokenClass cls) { return cls == TokenClass::kInteger || cls == TokenClass::kFloat; }
+
+// A name: a letter, then letters, digits, '.', '-' and '_' (localhost, gw, blocked.test, nodb1,
+// db-01, web_2).
+bool IsNameText(std::string_view w) {
+  const auto letter = [](char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; };
+  if (w.empty() || !letter(w.front())) return false;
+  return std::all_of(w.begin(), w.end(), [&letter](char c) {
+    return letter(c) || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+  });
+}
+
+// Two different tokens in one place: are both hosts (DNS names or masked hosts), and are both
+// names, one of them a value by its kind? Then the place holds values, and the other name is
+// one more (`forwarded svc.corp.example` / `forwarded localhost`, `on shop` / `on nodb1`). A
+// plain word there must be a name not in capitals: a name in capitals is an enumeration's
+// constant (MX, SIGTERM). Two names with numbers are left to SameVariable (a number's name
+// keeps its letters: en0 is not awdl0).
+struct NamePlace {
+  bool hosts = false;
+  bool names = false;
+};
+NamePlace PlaceOf(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
+  const bool l_host = lt.cls == TokenClass::kHostPort || IsDnsWord(lm, lt);
+  if (l_host && (gt.cls == TokenClass::kHostPort || IsDnsWord(gm, gt))) return {true, true};
+  // Names are words, hosts and names with numbers (the classes are compared first: most
+  // changed tokens are numbers or ids).
+  const auto named = [](TokenClass c) {
+    return c == TokenClass::kWord || c == TokenClass::kHostPort || c == TokenClass::kDigitWord;
+  };
+  if (!named(lt.cls) || !named(gt.cls) ||
+      (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)) {
+    return {};
+  }
+  const bool g_host = gt.cls == TokenClass::kHostPort || IsDnsWord(gm, gt);
+  const auto numbered = [](std::string_view m, const Token& t) {
+    return t.cls == TokenClass::kDigitWord && IsNameText(m.substr(t.offset, t.length));
+  };
+  const bool l_value = l_host || numbered(lm, lt), g_value = g_host || numbered(gm, gt);
+  if (!l_value && !g_value) return {};
+  const auto name = [](std::string_view m, const Token& t) {
+    const std::string_view w = m.substr(t.offset, t.length);
+    return t.cls == TokenClass::kWord && IsNameText(w) && !TemplateMatcher::IsConstantName(w);
+  };
+  return {false, (l_value || name(lm, lt)) && (g_value || name(gm, gt))};
+}
 
 // A differing word is taken as a variable only with enough agreeing words around it: two more
 // than twice the changes, or, for a change right after an agreeing value key (`user bob` /
@@ -592,7 +643,8 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   if (g.size() != n) return MatchAligned(line, tmpl);
   const std::string_view message = line.message;
   const std::string_view gmsg = tmpl.message;
-  int word_diffs = 0, keyed_diffs = 0, anchors = 0, words_out_of_context = 0, kept = 0;
+  int word_diffs = 0, keyed_diffs = 0, named_diffs = 0, anchors = 0, words_out_of_context = 0,
+      kept = 0;
   std::size_t out_of_context_at = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const Token& lt = line.tokens[i];
@@ -635,12 +687,13 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // After from/to/host..., a plain word may take the place of a host name the other side
     // has there (from node-246 / from combo): that slot holds hosts. Two plain words there
     // are still an action or a state (to spawn / to destroy).
+    const NamePlace place = PlaceOf(message, lt, gmsg, gt);
     const bool host_slot =
         ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && i > 0 &&
          IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))) ||
-        ((lt.cls == TokenClass::kHostPort || IsDnsWord(message, lt)) &&
-         (gt.cls == TokenClass::kHostPort || IsDnsWord(gmsg, gt)));
-    if (!host_slot && !InValueContext(line, i)) {
+        place.hosts;
+    const bool name_slot = place.names;
+    if (!host_slot && !name_slot && !InValueContext(line, i)) {
       // Out of a value context only a compound name may change (com.apple.x, host-1.example):
       // a plain word, an identifier or a constant is an action or a state (spawn vs
       // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.
@@ -652,6 +705,8 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       ++words_out_of_context;
     }
     ++word_diffs;
+    // A value by its kind is its own key: it needs the agreeing words a key's value needs.
+    if (name_slot) ++named_diffs;
     if (KeyedByAgreeingWord(line, tmpl, i)) ++keyed_diffs;
   }
   // A word changed outside a value context is accepted only alone, in a long line whose
@@ -659,6 +714,10 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   if (words_out_of_context > 0 && (words_out_of_context > 1 || anchors < kAnchorsForBareWord)) {
     return Reject(MatchReason::kWordOutOfContextUnsupported, out_of_context_at);
   }
+  // A name in place of a value by its kind is keyed by that kind when it is the only word
+  // that changed: two names changed in a short line (`mapred.task.id ... mapreduce.task.attempt.id`
+  // / `mapred.job.id ... mapreduce.job.id`) are another message's.
+  if (word_diffs == 1 && named_diffs == 1) keyed_diffs = 1;
   if (!Enough(anchors, word_diffs, keyed_diffs)) return Reject(MatchReason::kTooFewAgreeingWords);
   // A variable needs something fixed beside it: where every token would vary (a message that
   // is one name, `A::A` / `A::~A` / `B::~B`), nothing says the lines are one event.
@@ -718,6 +777,16 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
     }
   }
   return true;
+}
+
+bool TemplateMatcher::HoldsDnsWord(const MatchLine& line) {
+  // Most first lines have no '.' after their header at all: one scan of the body says so.
+  const std::string_view body = line.message.substr(std::min(line.body, line.message.size()));
+  if (body.find('.') == std::string_view::npos) return false;
+  for (const Token& t : line.tokens) {
+    if (t.cls == TokenClass::kWord && t.length >= 5 && IsDnsWord(line.message, t)) return true;
+  }
+  return false;
 }
 
 bool TemplateMatcher::RejectsAnyChangeAt(const MatchLine& line, std::size_t i) const {
@@ -823,7 +892,28 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
                            gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i, i) &&
                        KeyedValue(
                            message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j, j);
-    if ((!evidence && !keyed) || (!bracketed && !keyed && (g_words > 1 || l_words > 1)))
+    // A field printed empty leaves its separators side by side (`on  using` / `on shop using`):
+    // nothing on one side, one word on the other, and the empty side's gap is exactly the
+    // word's two gaps joined.
+    const auto gap = [](std::string_view msg, Token before, Token after) {
+      const std::size_t end = before.offset + before.length;
+      return msg.substr(end, after.offset - end);
+    };
+    const auto joined = [](std::string_view whole, std::string_view a, std::string_view b) {
+      return whole.size() == a.size() + b.size() && whole.substr(0, a.size()) == a &&
+             whole.substr(a.size()) == b;
+    };
+    const bool empty_field = seg_i > 0 && seg_j > 0 && i < m && j < n &&
+                             ((seg_i == i && j - seg_j == 1 && l_words == 1 &&
+                               joined(gap(gmsg, g.token(seg_i - 1), g.token(i)),
+                                      gap(message, tokens[seg_j - 1], tokens[seg_j]),
+                                      gap(message, tokens[seg_j], tokens[j]))) ||
+                              (seg_j == j && i - seg_i == 1 && g_words == 1 &&
+                               joined(gap(message, tokens[seg_j - 1], tokens[j]),
+                                      gap(gmsg, g.token(seg_i - 1), g.token(seg_i)),
+                                      gap(gmsg, g.token(seg_i), g.token(i)))));
+    if ((!evidence && !keyed && !empty_field) ||
+        (!bracketed && !keyed && (g_words > 1 || l_words > 1)))
       return reject(MatchReason::kStretchWithoutVariable);
     // Words in place of words, one side without a value ("AVX512 instructions" / "io_uring"):
     // another clause, not one value written in more tokens.
@@ -842,14 +932,14 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
             (gt.cls != TokenClass::kWord && lt.cls != TokenClass::kWord)) {
           continue;
         }
+        const NamePlace place = PlaceOf(message, lt, gmsg, gt);
         const bool host_slot =
             ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && lj > 0 &&
              IsHostKey(message.substr(tokens[lj - 1].offset, tokens[lj - 1].length))) ||
-            ((lt.cls == TokenClass::kHostPort || IsDnsWord(message, lt)) &&
-             (gt.cls == TokenClass::kHostPort || IsDnsWord(gmsg, gt)));
+            place.hosts;
         const bool unit =
             lj > 0 && gi > 0 && IsNumber(tokens[lj - 1].cls) && IsNumber(g.cls(gi - 1));
-        if (!host_slot && !unit && !InValueContext(line, lj) &&
+        if (!host_slot && !unit && !place.names && !InValueContext(line, lj) &&
             (!IsCompoundName(message, lt) || !IsCompoundName(gmsg, gt))) {
           rejected = Reject(MatchReason::kPlainWordOutOfContext, lj);
           return false;

@@ -218,10 +218,12 @@ class TemplateMatcher {
   bool RuledOut(const MatchLine& line, const GroupTokens& tmpl) const;
 
   // Does Match reject every template of the line's token count whose position i is not wild
-  // and holds another token than the line's? True when the line's token there is a plain
-  // word (not a compound name) outside a value context, not after a number or a host key:
-  // Match turns such a change away whatever the template holds there. One check then rules
-  // out a crowd of lines that differ from this one in that word (exact, like RuledOut).
+  // and holds another plain word than the line's, where the template holds no DNS name? True
+  // when the line's token there is a plain word (not a compound name) outside a value
+  // context, not after a number or a host key: Match turns such a change away unless the
+  // template's token is a value by its kind (a masked host or name with a number, or a DNS
+  // name: HoldsDnsWord), which the caller leaves to Match. One check then rules out a crowd
+  // of lines that differ from this one in that word (exact, like RuledOut).
   bool RejectsAnyChangeAt(const MatchLine& line, std::size_t i) const;
 
   // Without confirmation (plain SimHash), marks the overlapping positions whose text differs,
@@ -229,6 +231,9 @@ class TemplateMatcher {
   void MarkDifferences(const MatchLine& line, const MatchTemplate& tmpl);
 
   std::span<const TemplateMark> marks() const { return marks_; }
+  // Does the line (a group's first) hold a DNS name among its plain words (www.example.org)?
+  // Match may then take a plain name in its place, as a value by its kind.
+  static bool HoldsDnsWord(const MatchLine& line);
   // A word that begins or ends with a digit is one the tokenizer kept as a word for its value,
   // an enumeration's (an HTTP status, a name with its code as TCP_MISS/200, a message code):
   // protected like the listed words.

@@ -110,6 +110,9 @@ struct WindowMerger::Impl {
     // Its words key (GroupWordsKey) is in `exact`, as an alias: set when the group takes its
     // first line, redone when a word position turns wild.
     bool words_keyed : 1 = false;
+    // Its first line holds a DNS name among its plain words: a plain name may take that place
+    // (a value by its kind), so the rigid-word shortcut leaves the group to Match.
+    bool dns_words : 1 = false;
     std::uint8_t tail = 0;   // header bytes after the message (MessageHeader::tail)
     std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
     SampleRecord last;       // the latest line that joined; empty until one does
@@ -389,16 +392,21 @@ struct WindowMerger::Impl {
   // of them there (rigid_at), the others are ruled out by that position alone.
   bool Fits(std::uint32_t slot, std::string_view message) {
     const GroupTokens& t = groups[slot].tokens;
-    if ((rigid_at != kNil && ChangesRigidWord(t)) || matcher.RuledOut(line.View(message), t)) {
+    if ((rigid_at != kNil && ChangesRigidWord(groups[slot])) ||
+        matcher.RuledOut(line.View(message), t)) {
       unexplained = slot;
       return false;
     }
     unexplained = kNil;
     return ConfirmCandidate(slot, message);
   }
-  bool ChangesRigidWord(const GroupTokens& t) const {
+  // A template holding a value by its kind there (a host, a name with a number, a DNS name)
+  // may take the line's plain name in its place: Match decides.
+  bool ChangesRigidWord(const Group& g) const {
+    const GroupTokens& t = g.tokens;
     return t.size() == line.tokens.size() && !(t.flags(rigid_at) & kWild) &&
-           t.hash(rigid_at) != line.hashes[rigid_at];
+           t.hash(rigid_at) != line.hashes[rigid_at] && t.cls(rigid_at) == TokenClass::kWord &&
+           !g.dns_words;
   }
 
   // At max_groups every new line evicts the least recently active group, whose index

@@ -701,6 +701,28 @@ TEST(WindowMergerTest, DigitWordsMustKeepTheirLetters) {
   EXPECT_EQ(GroupsFor({"read blk_-123 from disk", "read blk_4567 from disk"}), 1u);
 }
 
+// A name in place of a value by its kind (a DNS name, a name with a number) is one more value,
+// whichever came first and whatever rejected the line before: groups of constants at that
+// place (which turn the plain name away) must not hide the DNS name's group from it.
+TEST(WindowMergerTest, ANameInPlaceOfAValueByItsKindJoinsItsGroup) {
+  EXPECT_EQ(GroupsFor({"forwarded svc.corp.example to 10.0.0.1#53",
+                       "forwarded localhost to 10.0.0.1#53", "forwarded gw to 10.0.0.1#53"}),
+            1u);
+  EXPECT_EQ(GroupsFor({"Connect app@127.0.0.1 on shop using TCP/IP",
+                       "Connect app@127.0.0.1 on nodb1 using TCP/IP"}),
+            1u);
+  EXPECT_EQ(
+      GroupsFor({"forwarded ALPHA to 10.0.0.1#53", "forwarded svc.corp.example to 10.0.0.1#53",
+                 "forwarded BRAVO to 10.0.0.1#53", "forwarded CHARLIE to 10.0.0.1#53",
+                 "forwarded localhost to 10.0.0.1#53"}),
+      4u);
+  // Two plain words there are an action or a state, and so is a name in capitals.
+  EXPECT_EQ(GroupsFor({"worker spawn completed on node1", "worker destroy completed on node1"}),
+            2u);
+  EXPECT_EQ(GroupsFor({"query type A for www.example.org", "query type MX for www.example.org"}),
+            2u);
+}
+
 TEST(WindowMergerTest, ConfirmFalseBehavesAsPlainSimHash) {
   const std::string a = "connection open through proxy gw.example.org:5070 HTTPS";
   const std::string b = "connection open through proxy gw.example.org:5070 SOCKS5";
@@ -977,8 +999,8 @@ TEST(WindowMergerTest, ALineReachesTheGroupWithItsWordsInTheSamePlaces) {
   ExpectConsistent(h.sink.Take(), h.added);
 }
 
-// An event split before its group generalised (a host name with a digit is a value, one
-// without is a word, and two agreeing words do not carry a changed word) is one group again
+// An event split before its group generalised (one agreeing word does not carry a changed
+// name, even in the place of a value by its kind) is one group again
 // once the other group's position becomes a learned variable: the group whose first line the
 // general template takes, with the same words in the same places, takes no more lines. A group
 // whose first line that template does not take (another interface's letters) keeps its own.
@@ -994,22 +1016,22 @@ TEST(WindowMergerTest, AGroupTheGeneralisedTemplateTakesRetires) {
     EXPECT_EQ(events.size(), 1u) << line;
     return events.empty() ? 0 : events.back().group_id;
   };
-  const std::uint64_t general = group_of("forwarded svc.corp.example to 127.0.0.2#55355");
-  const std::uint64_t split = group_of("forwarded rnd13.example.com to 127.0.0.1#55354");
+  const std::uint64_t general = group_of("forwarded svc.corp.example 127.0.0.2#55355");
+  const std::uint64_t split = group_of("forwarded rnd13.example.com 127.0.0.1#55354");
   ASSERT_NE(split, general);
-  ASSERT_EQ(group_of("forwarded rnd14.example.com to 127.0.0.1#55354"), split);  // keys it
+  ASSERT_EQ(group_of("forwarded rnd14.example.com 127.0.0.1#55354"), split);  // keys it
   // Its own event: en0 is no address.
-  const std::uint64_t other = group_of("forwarded rnd15.example.com to en0");
+  const std::uint64_t other = group_of("forwarded rnd15.example.com en0");
   ASSERT_NE(other, split);
   ASSERT_NE(other, general);
   // Seven names without a digit: the position becomes a learned variable of the first group.
   std::uint64_t last = 0;
   for (const char* name : {"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"}) {
-    last = group_of(std::string("forwarded ") + name + ".corp.example to 127.0.0.2#55355");
+    last = group_of(std::string("forwarded ") + name + ".corp.example 127.0.0.2#55355");
   }
   EXPECT_EQ(last, general);
-  EXPECT_EQ(group_of("forwarded rnd16.example.com to 127.0.0.1#55354"), general);
-  EXPECT_EQ(group_of("forwarded rnd17.example.com to en0"), other);
+  EXPECT_EQ(group_of("forwarded rnd16.example.com 127.0.0.1#55354"), general);
+  EXPECT_EQ(group_of("forwarded rnd17.example.com en0"), other);
 }
 
 // Lines of one long prefix and a unique last word (a plain word: no two fit each other) open a
