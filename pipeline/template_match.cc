@@ -289,6 +289,35 @@ bool KeyedValue(std::string_view message, TokenAt at, std::size_t count, std::si
          message.substr(end, after - end).find_first_of(kSpace) != std::string_view::npos;
 }
 
+// Is token k (k + 1 < count) a field's name whose value follows: a word, '=' glued to it, and
+// the next token right after the '=' or after '=' and one opening bracket or quote
+// (`relay=local`, `to=<bob@example.test>`)?
+template <typename TokenAt>
+bool NamesValue(std::string_view message, TokenAt at, std::size_t count, std::size_t k) {
+  if (k + 1 >= count || at(k).cls != TokenClass::kWord) return false;
+  const std::size_t end = at(k).offset + at(k).length;
+  if (end >= message.size() || message[end] != '=') return false;
+  const std::size_t value = at(k + 1).offset;
+  if (value == end + 1) return true;
+  const char c = message[end + 1];
+  return value == end + 2 && (c == '<' || c == '[' || c == '(' || c == '"');
+}
+
+// Are tokens [k, k + 2) an optional field among fields: a name and its value (a variable, or
+// any word in brackets or quotes: `<carol>`) written as `name=value`, right after another such
+// field's value and right before another such field's name (`to=<a@b>, orig_to=<c@d>,
+// relay=local`)? One format string writes such a field on some lines only. Not at either end
+// of the run of fields (`... rhost=h user=root` may be another message's field), nor with
+// blanks around '=' (`samples, mean = 1.0`), nor with a bare word for its value (`mode=fast`:
+// a state).
+template <typename TokenAt>
+bool OptionalField(std::string_view message, TokenAt at, std::size_t count, std::size_t k) {
+  if (k < 2 || k + 2 >= count || !NamesValue(message, at, count, k)) return false;
+  const bool bracketed = at(k + 1).offset == at(k).offset + at(k).length + 2;
+  return (bracketed || IsVariableClass(at(k + 1).cls)) && NamesValue(message, at, count, k - 2) &&
+         NamesValue(message, at, count, k + 2);
+}
+
 // Is the double quote at `p` escaped (an odd number of backslashes right before it)?
 bool EscapedQuote(std::string_view message, std::size_t p) {
   std::size_t backslashes = 0;
@@ -375,6 +404,106 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
   keep_until(n);
   tokens.resize(kept);
   hashes.resize(kept);
+}
+
+// The classes a count is given: an integer, `n/m` a path or a date (one bit each).
+constexpr unsigned kCountClasses = 1u << static_cast<unsigned>(TokenClass::kInteger) |
+                                   1u << static_cast<unsigned>(TokenClass::kPath) |
+                                   1u << static_cast<unsigned>(TokenClass::kDateTime);
+
+// A count: digits after an optional sign, or two counts joined by '/' (`rcpt=0/1`: done of
+// tried).
+bool IsCount(std::string_view w) {
+  if (!w.empty() && (w[0] == '-' || w[0] == '+')) w.remove_prefix(1);
+  std::size_t k = 0, slashes = 0;
+  for (; k < w.size(); ++k) {
+    if (w[k] == '/' && k > 0 && k + 1 < w.size() && w[k - 1] != '/' && slashes++ == 0) continue;
+    if (w[k] < '0' || w[k] > '9') return false;
+  }
+  return k > 0;
+}
+
+// A run of two or more `name=count` fields (each name a word with '=' glued to it and to the
+// count, fields apart by white space or commas alone) is one list of counters, a value whose
+// names and length vary from line to line (`ehlo=1 mail=1 rcpt=0/1 quit=1 commands=3/4`):
+// one integer token from its first name to its last count. Only a whole run of such fields
+// whose every value is a count: a dump of a record's fields, some of which are counts
+// (`id=3 addr=10.0.0.1:5 fd=8 age=0 idle=0 flags=N`), keeps its tokens.
+// Collapses every such run from token `begin` on (a run may begin before it); returns where the
+// first one begins, or SIZE_MAX when there is none.
+std::size_t CollapseCounterLists(std::string_view message, std::size_t begin,
+                                 std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
+  const std::size_t n = tokens.size();
+  // Token k names a field: a word, '=' right after it, a value right after that.
+  const auto field_at = [&](std::size_t k) {
+    if (k + 1 >= n || tokens[k].cls != TokenClass::kWord) return false;
+    const std::size_t end = tokens[k].offset + tokens[k].length;
+    return tokens[k + 1].offset == end + 1 && message[end] == '=';
+  };
+  // Is the field at k's value a count? (Its class first: one mask test.)
+  const auto count_class = [&](std::size_t k) {
+    return ((kCountClasses >> static_cast<unsigned>(tokens[k + 1].cls)) & 1u) != 0;
+  };
+  const auto count_at = [&](std::size_t k) {
+    const Token& v = tokens[k + 1];
+    return count_class(k) && IsCount(message.substr(v.offset, v.length));
+  };
+  // Does a field follow the field at k with only white space and commas between?
+  const auto next_field = [&](std::size_t k) {
+    if (!field_at(k + 2)) return false;
+    const std::size_t end = tokens[k + 1].offset + tokens[k + 1].length;
+    for (std::size_t p = end; p < tokens[k + 2].offset; ++p) {
+      if (message[p] != ' ' && message[p] != '\t' && message[p] != ',') return false;
+    }
+    return true;
+  };
+  // Token k + 1 may be a count after a field's name: cheap tests, most tokens fail the first.
+  const auto may_count = [&](std::size_t k) {
+    return count_class(k) && message[tokens[k + 1].offset - 1] == '=' && field_at(k);
+  };
+  // Runs of fields to collapse, found before anything is copied: most lines hold none, and a
+  // run of a record's fields (some values no counts) changes nothing.
+  std::size_t runs[8][2];
+  std::size_t found = 0;
+  for (std::size_t k = begin; k + 3 < n && found < 8;) {
+    if (!(may_count(k) && may_count(k + 2) && next_field(k))) {
+      ++k;
+      continue;
+    }
+    std::size_t from = k, to = k + 4;  // the whole run of fields: [from, to)
+    const std::size_t floor = found > 0 ? runs[found - 1][1] : 0;
+    while (from >= floor + 2 && field_at(from - 2) && next_field(from - 2)) from -= 2;
+    while (next_field(to - 2)) to += 2;
+    bool counts = true;
+    for (std::size_t f = from; counts && f < to; f += 2) counts = count_at(f);
+    if (counts) {
+      runs[found][0] = from;
+      runs[found][1] = to;
+      ++found;
+    }
+    k = to;
+  }
+  if (found == 0) return SIZE_MAX;
+  std::size_t kept = runs[0][0], read = runs[0][0];
+  for (std::size_t r = 0; r < found; ++r) {
+    for (; read < runs[r][0]; ++read, ++kept) {
+      tokens[kept] = tokens[read];
+      hashes[kept] = hashes[read];
+    }
+    const Token& last = tokens[runs[r][1] - 1];
+    tokens[kept] = Token{tokens[read].offset, last.offset + last.length - tokens[read].offset,
+                         TokenClass::kInteger};
+    hashes[kept] = Fingerprinter::TokenHash(message, tokens[kept]);
+    ++kept;
+    read = runs[r][1];
+  }
+  for (; read < n; ++read, ++kept) {
+    tokens[kept] = tokens[read];
+    hashes[kept] = hashes[read];
+  }
+  tokens.resize(kept);
+  hashes.resize(kept);
+  return runs[0][0];
 }
 
 // A position in a source file: a file's name or path with an extension of lower-case letters
@@ -499,7 +628,9 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   // a list's element are both variable tokens, so a plain word costs one test, and a position
   // is a host and port or a path to the tokenizer ("Foo.java:42", "/srv/app.js:10:5").
   // Token k > 0 starts past token 0, so the byte before it exists.
-  bool call_sites = false;
+  // So does it the first value right after a '=' of a count's class, where lists of counters
+  // (see CollapseCounterLists) may begin: they are collapsed before the lists of values.
+  bool call_sites = false, counters = false;
   const Token* t = tokens.data();
   std::size_t n = tokens.size();
   std::size_t start = 1;
@@ -516,9 +647,22 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
       --start;  // tokens[start] is the one after the call site now: look at it next
       continue;
     }
+    if (!counters && ((kCountClasses >> static_cast<unsigned>(cls)) & 1u) != 0 &&
+        message[t[start].offset - 1] == '=') {
+      counters = true;
+      const std::size_t run = CollapseCounterLists(message, start - 1, tokens, hashes);
+      if (run != SIZE_MAX) {
+        t = tokens.data();
+        n = tokens.size();
+        start = run > 0 ? run - 1 : 0;  // look at the first list of counters next
+        continue;
+      }
+    }
     if (list_pair(start - 1, start)) break;
   }
   if (start >= tokens.size()) return;
+  // Lists of counters past the first list of values (none before it: the pass saw them).
+  if (!counters) CollapseCounterLists(message, start - 1, tokens, hashes);
   std::size_t kept = start - 1;
   for (std::size_t i = start - 1; i < tokens.size();) {
     std::size_t end = i + 1;  // the run [i, end) of list elements
@@ -848,6 +992,23 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
   // another message's extra field ("... user=alice"), not a variable.
   auto stretch = [&]() -> bool {
     if (seg_i == i && seg_j == j) return true;
+    // A `name=value` field on one side only, among fields both sides have: an optional field
+    // of one format string (`to=<a@b>, orig_to=<c@d>, relay=local`).
+    if (seg_i == i && j - seg_j == 2 &&
+        OptionalField(
+            message, [&tokens](std::size_t k) { return tokens[k]; }, n, seg_j)) {
+      marks_.push_back({static_cast<std::uint32_t>(seg_i - 1), kGapAfter});
+      return true;
+    }
+    if (seg_j == j && i - seg_i == 2 &&
+        OptionalField(
+            gmsg, [&g](std::size_t k) { return g.token(k); }, m, seg_i)) {
+      for (std::size_t k = seg_i; k < i; ++k) {
+        marks_.push_back(
+            {static_cast<std::uint32_t>(k), static_cast<std::uint8_t>(kVaried | kWild)});
+      }
+      return true;
+    }
     if ((seg_i == i || seg_j == j) && (seg_j == 0 || j == n))
       return reject(MatchReason::kExtraTokensAtEnd);
     bool evidence = false, g_value = false, l_value = false;

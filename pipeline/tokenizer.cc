@@ -412,6 +412,18 @@ bool IsDnsName(std::string_view s) {
   }
 }
 
+// A host name of one label after an address's '@' (root@vm, postfix@localhost): a letter,
+// then letters, digits and '-'. Not all hex with a digit: `Object@1a2b3c` is an object's hash.
+bool IsHostLabel(std::string_view s) {
+  if (s.empty() || !IsAlpha(s.front()) || s.back() == '-') return false;
+  bool digit = false;
+  for (char c : s) {
+    if (!IsAlpha(c) && !IsDigit(c) && c != '-') return false;
+    digit |= IsDigit(c);
+  }
+  return !(digit && AllHex(s));
+}
+
 // A media type: one of the standard top-level types (RFC 6838 and its registry), '/', and a
 // subtype of lower-case letters, digits and . + - (text/css, application/vnd.api+json).
 bool IsMediaType(std::string_view s) {
@@ -497,7 +509,8 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
   }
   if (has(kShapeAt)) {
     const std::size_t at = t.find('@');
-    if (at != t.npos && at > 0 && t.find('.', at) != t.npos && t.find('/') == t.npos) {
+    if (at != t.npos && at > 0 && t.find('/') == t.npos &&
+        (t.find('.', at) != t.npos || IsHostLabel(t.substr(at + 1)))) {
       return TokenClass::kEmail;
     }
   }
@@ -732,6 +745,9 @@ inline bool MayHaveContext(std::string_view message, const Token& prev, std::str
              message[prev.offset] <= 'Z';
     case TokenClass::kDigitWord:
       return prev.cls == TokenClass::kWord && prev.length >= 2 && prev.length <= 8;
+    case TokenClass::kIPv4:
+    case TokenClass::kIPv6:
+      return message[prev.offset + prev.length] == '[';
     default:
       return false;
   }
@@ -774,6 +790,17 @@ TokenClass InContext(std::string_view message, std::vector<Token>& out, std::str
       if (prev.cls == TokenClass::kWord &&
           IsHostKeyWord(message.substr(prev.offset, prev.length)) && IsShortHostName(text)) {
         return TokenClass::kHostPort;
+      }
+      return cls;
+    case TokenClass::kIPv4:
+    case TokenClass::kIPv6:
+      // A name glued to a bracketed address (localhost[127.0.0.1], unknown[::1], as syslog
+      // daemons write a peer) is that address's host name: a value, whatever its letters.
+      if (gap + 1 == start && start + text.size() < message.size() &&
+          message[start + text.size()] == ']' &&
+          (prev.cls == TokenClass::kWord || prev.cls == TokenClass::kDigitWord) &&
+          IsShortHostName(message.substr(prev.offset, prev.length))) {
+        out.back().cls = TokenClass::kHostPort;
       }
       return cls;
     default:

@@ -26,7 +26,7 @@ enum class TokenClass : std::uint8_t {
   kPath,       // /var/log/x.1, /health: a token beginning with '/', or holding a '/' and a digit
                // (not TCP_MISS/200, a word), and media types (text/css, image/png)
   kUrl,        // scheme://... (holding a digit)
-  kEmail,      // user@example.org
+  kEmail,      // user@example.org, and user@host with a one-label host (root@vm)
   kHostPort,   // name.example.org:5070, and host names holding a digit: a DNS name of three
                // or more labels ending in a lower-case letter label (host-1-2.example.net),
                // or a name of letters, digits and '-' after from/to/host/rhost/hostname/server
@@ -112,6 +112,8 @@ class Tokenizer {
   //   (only spaces and commas between) is kDateTime, as are such names before it in a row;
   // - a digit-bearing name of letters, digits and '-' (starting with a letter) right after
   //   from, to, host, rhost, hostname or server is kHostPort;
+  // - a name (a letter, then letters, digits, '-' and '.') glued to the '[' of a bracketed
+  //   IPv4 or IPv6 address is kHostPort: the address's host name (localhost[127.0.0.1]);
   // - a message catalogue code right before a ':' (two or more capitals, an optional '-' or
   //   '_', four or more digits: "AH10479:", "ORA-00942:") is kWord: it names the event
   //   (CPU0:, eth1: stay digit-bearing words);

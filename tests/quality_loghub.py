@@ -157,9 +157,15 @@ FLOOR_PRECISION_EACH = 0.98
 # MariaDBGeneral's `on  using Socket` / `on shop using Socket`; no other system has such a
 # line): MariaDBGeneral GA 0.979 -> 0.995 with both scorers, every other system identical.
 # Averages over the 23 GA 0.8461 / 0.8408. Floors 0.001 below.
+# Then (branch mail, developed on Postfix, unsealed for it) a name glued to a bracketed address
+# is its host, an address's host may be one label, a whole run of name=count fields is one list
+# of counters and a name=value field between two others on some lines only is optional:
+# Postfix GA 0.532 -> 0.973 (recall 0.741 -> 0.997, precision 1.000) with both scorers, the
+# given eight and every other system identical. Averages over the 23 GA 0.865 / 0.860, F1 0.963 / 0.962.
+# Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.985, "GA": 0.845, "F1": 0.955, "reduction": 0.945},
-    "whole line": {"precision": 0.985, "GA": 0.839, "F1": 0.954, "reduction": 0.945},
+    "message": {"precision": 0.985, "GA": 0.864, "F1": 0.962, "reduction": 0.945},
+    "whole line": {"precision": 0.985, "GA": 0.859, "F1": 0.961, "reduction": 0.945},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements

@@ -64,6 +64,18 @@ inline TokenClass InContext(std::string_view message, std::vector<Token>& before
     if (host_like && (key == "from" || key == "to" || key == "host" || key == "rhost" ||
                       key == "server" || key == "hostname"))
       return TokenClass::kHostPort;
+  } else if (t.cls == TokenClass::kIPv4 || t.cls == TokenClass::kIPv6) {
+    // A name (a letter, then letters, digits, '-' and '.', not ending in '-' or '.') glued to
+    // the '[' of a bracketed address is the address's host name.
+    const std::string_view name = text(prev);
+    bool host_like = (prev.cls == TokenClass::kWord || prev.cls == TokenClass::kDigitWord) &&
+                     std::isalpha(static_cast<unsigned char>(name.front())) && name.back() != '.' &&
+                     name.back() != '-';
+    for (char c : name)
+      host_like &= std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.';
+    const std::size_t end = t.offset + t.length;
+    if (host_like && gap(prev, t.offset) == "[" && end < message.size() && message[end] == ']')
+      before.back().cls = TokenClass::kHostPort;
   }
   return t.cls;
 }

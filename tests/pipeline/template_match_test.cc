@@ -447,6 +447,59 @@ TEST_F(TemplateMatchTest, ListsOfValuesCollapseIntoOneToken) {
   EXPECT_TRUE(Match(mb).accepted);
 }
 
+// A run of `name=count` pairs is one list of counters whatever its names and length; a pair
+// alone, or pairs whose values are no counts (`status=sent`), keep their tokens.
+TEST_F(TemplateMatchTest, CounterListsCollapseIntoOneToken) {
+  PreparedLine a, b, c;
+  const std::string ma = "disconnect from h ehlo=1 mail=1 rcpt=0/1 quit=1 commands=3/4";
+  const std::string mb = "disconnect from h helo=1 unknown=0/1 commands=1/2";
+  const std::string mc = "disconnect from h ehlo=1 status=sent quit=1";
+  PrepareLine(tokenizer_, matcher_, true, ma, a);
+  PrepareLine(tokenizer_, matcher_, true, mb, b);
+  PrepareLine(tokenizer_, matcher_, true, mc, c);
+  ASSERT_EQ(a.tokens.size(), 4u);
+  ASSERT_EQ(b.tokens.size(), 4u);
+  EXPECT_EQ(ma.substr(a.tokens[3].offset, a.tokens[3].length),
+            "ehlo=1 mail=1 rcpt=0/1 quit=1 commands=3/4");
+  EXPECT_EQ(a.tokens[3].cls, TokenClass::kInteger);
+  EXPECT_EQ(a.hashes, b.hashes);
+  EXPECT_EQ(c.tokens.size(), 9u);  // no two counts in a row: every token stays
+  SetTemplate(ma);
+  EXPECT_TRUE(Match(mb).accepted);
+  // The words around the list still decide: another action is another event.
+  EXPECT_FALSE(Match("disconnect to h ehlo=1 mail=1 commands=2").accepted);
+}
+
+// A `name=value` field present on some lines only, among fields every line has, is an
+// optional field of one format string; at the end of the fields, or written with blanks
+// around '=', or with a word for its value, it is another message's.
+TEST_F(TemplateMatchTest, AnOptionalFieldAmongFieldsAligns) {
+  SetTemplate("A1: to=<bob@example.test>, relay=local, delay=0.1, status=sent (delivered)");
+  MatchResult r = Match(
+      "B2: to=<bob@example.test>, orig_to=<u2@relay.test>, relay=local, delay=0.3, "
+      "status=sent (delivered)");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  EXPECT_EQ(r.reason, MatchReason::kFitsAligned);
+  // A word in brackets is a value too (a local address).
+  r = Match(
+      "B3: to=<carol@example.test>, orig_to=<carol>, relay=local, delay=0.3, "
+      "status=sent (delivered)");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  // The other way round: the template has the field, the line not.
+  SetTemplate("A1: to=<bob@example.test>, orig_to=<u2@relay.test>, relay=local, status=sent");
+  r = Match("B2: to=<bob@example.test>, relay=local, status=sent");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  // The nearest cases that stay apart.
+  SetTemplate("authentication failure; logname= uid=0 euid=0 tty=ssh ruser= rhost=10.0.0.1");
+  EXPECT_FALSE(Match("authentication failure; logname= uid=0 euid=0 tty=ssh ruser= rhost=10.0.0.1 "
+                     "user=root")
+                   .accepted);
+  SetTemplate("A1: to=<bob@example.test>, relay=local, status=sent");
+  EXPECT_FALSE(Match("A1: to=<bob@example.test>, mode=fast, relay=local, status=sent").accepted);
+  EXPECT_FALSE(Match("A1: to=<bob@example.test>, mean = 0.5, relay=local, status=sent").accepted);
+  EXPECT_FALSE(Match("A1: to=<bob@example.test>, relay=local, status=bounced").accepted);
+}
+
 // A double-quoted text is one slot whatever its number of words (a user agent, a referer, a
 // request target with a query string), after its first word when that is a plain word.
 TEST_F(TemplateMatchTest, QuotedTextOfAnyLengthIsOneSlot) {

@@ -300,6 +300,21 @@ TEST(TokenizerValueClassTest, HostNamesHoldingADigit) {
       (std::vector<std::string>{"word", "hostport", "word", "hostport", "word", "digitword"}));
 }
 
+TEST(TokenizerValueClassTest, NameGluedToABracketedAddressIsItsHost) {
+  EXPECT_EQ(ClassNames("connect from localhost[127.0.0.1]"),
+            (std::vector<std::string>{"word", "word", "hostport", "ipv4"}));
+  EXPECT_EQ(ClassNames("client=unknown[::1]:25 helo=mail-7.example.test[10.0.0.2]"),
+            (std::vector<std::string>{"word", "hostport", "ipv6", "digitword", "word", "hostport",
+                                      "ipv4"}));
+  // Not glued, not closed right after the address, or not an address: the word stays.
+  EXPECT_EQ(ClassNames("connect from localhost [127.0.0.1]"),
+            (std::vector<std::string>{"word", "word", "word", "ipv4"}));
+  EXPECT_EQ(ClassNames("peer localhost[127.0.0.1 x]"),
+            (std::vector<std::string>{"word", "word", "ipv4", "word"}));
+  EXPECT_EQ(ClassNames("sshd[1234] query[A] x[10.0.0.1 y]"),
+            (std::vector<std::string>{"word", "int", "word", "word", "word", "ipv4", "word"}));
+}
+
 // --- classification ------------------------------------------------------------------------
 
 struct ClassCase {
@@ -319,7 +334,6 @@ TEST(TokenizerClassifyTest, Words) {
                  {"Mar", TokenClass::kWord},
                  {"deadbeef", TokenClass::kWord},        // hex letters only, no digit
                  {"var/log/syslog", TokenClass::kWord},  // no digit, no leading '/'
-                 {"user@host", TokenClass::kWord},       // no dot after '@'
                  {"-", TokenClass::kWord},
                  {"", TokenClass::kWord}});
 }
@@ -460,7 +474,13 @@ TEST(TokenizerClassifyTest, Email) {
                  {"alice.smith+tag@mail.example.com", TokenClass::kEmail},
                  {"bob7@example.org", TokenClass::kEmail}});
   EXPECT_NE(Tokenizer::Classify("@example.org"), TokenClass::kEmail);  // nothing before '@'
-  EXPECT_NE(Tokenizer::Classify("user@host"), TokenClass::kEmail);
+  // A host of one label is a host too (root@vm, a message id's `<...@vm>`); an object's
+  // hash code after '@' (all hex with a digit) or a number is not a host.
+  EXPECT_EQ(Tokenizer::Classify("user@host"), TokenClass::kEmail);
+  EXPECT_EQ(Tokenizer::Classify("20261128045348.003684@vm"), TokenClass::kEmail);
+  EXPECT_NE(Tokenizer::Classify("QuorumServer@33557fe4"), TokenClass::kEmail);
+  EXPECT_NE(Tokenizer::Classify("doSaveChannels@286"), TokenClass::kEmail);
+  EXPECT_NE(Tokenizer::Classify("user@host-"), TokenClass::kEmail);
   EXPECT_NE(Tokenizer::Classify("a@b.c/d1"), TokenClass::kEmail);  // a slash: not an address
 }
 
