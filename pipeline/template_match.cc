@@ -583,6 +583,46 @@ void CollapseCallSites(std::string_view message, std::size_t first, std::vector<
   hashes.resize(kept);
 }
 
+// A bracketed text that opens a message (after its header) names the message's context: a
+// thread, or a component with its instance (`[raft-expiration-reaper]: Starting`,
+// `[LogLoader partition=orders-0, dir=/data] Loading ...`). Like a quoted text it is one value
+// whatever its words, of a path's kind (where in the program), after at most one plain word
+// that heads it and stays a word of its own: the component's name, so a thread's bracket and
+// a component's are not one slot (two writers of `Shutting down` and `Shutting down.`, two
+// format strings, keep apart). A bracket of one token (a thread's name) is one value whole.
+// A bracket holding a protected word (`[error]`) or a name in capitals (`[OK]`, `[UFW BLOCK]`:
+// an enumeration's constants) keeps its tokens, and so does a message that is only the bracket.
+void CollapseLeadingContext(const TemplateMatcher& matcher, std::string_view message,
+                            std::size_t body, std::vector<Token>& tokens,
+                            std::vector<std::uint64_t>& hashes) {
+  if (tokens.size() < 2) return;
+  std::size_t open = body;
+  while (open < message.size() && (message[open] == ' ' || message[open] == '\t')) ++open;
+  if (open >= message.size() || message[open] != '[' || tokens[0].offset <= open) return;
+  const std::size_t close = message.find(']', open + 1);
+  if (close == std::string_view::npos ||
+      message.substr(open + 1, close - open - 1).find('[') != std::string_view::npos) {
+    return;
+  }
+  std::size_t end = 0;  // the tokens inside: [0, end)
+  while (end < tokens.size() && tokens[end].offset < close) ++end;
+  if (end == 0 || end == tokens.size()) return;
+  for (std::size_t k = 0; k < end; ++k) {
+    if (tokens[k].cls != TokenClass::kWord) continue;
+    const std::string_view w = message.substr(tokens[k].offset, tokens[k].length);
+    if (TemplateMatcher::IsConstantName(w) || matcher.IsProtectedWord(w)) return;
+  }
+  const std::size_t from = end >= 2 && tokens[0].cls == TokenClass::kWord ? 1 : 0;
+  const Token& last = tokens[end - 1];
+  tokens[from].length = last.offset + last.length - tokens[from].offset;
+  tokens[from].cls = TokenClass::kPath;
+  hashes[from] = Fingerprinter::TokenHash(message, tokens[from]);
+  tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(from + 1),
+               tokens.begin() + static_cast<std::ptrdiff_t>(end));
+  hashes.erase(hashes.begin() + static_cast<std::ptrdiff_t>(from + 1),
+               hashes.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
 }  // namespace
 
 void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, bool infer_header,
@@ -607,6 +647,12 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   }
   Fingerprinter::TokenHashes(message, tokens, hashes);
   CollapseQuotedText(matcher, message, out.header.body, out.header.quoted, tokens, hashes);
+  // Most messages open with no bracket: one byte read decides (blanks before it are rare).
+  if (const std::size_t body = out.header.body;
+      body < message.size() &&
+      (message[body] == '[' || message[body] == ' ' || message[body] == '\t')) {
+    CollapseLeadingContext(matcher, message, body, tokens, hashes);
+  }
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
   // however long it is: consecutive variable tokens of the same masked shape that begin alike
   // (a digit or sign, a letter, or the same other byte), separated only by spaces or commas,

@@ -54,7 +54,8 @@ class TemplateMatcher;
 // HTTP/1.1": GET and one path token), unless it holds one of the matcher's protected words;
 // a quoted "-" is an empty value (kEmpty, though one byte long); a stack frame's call site (a
 // qualified name with its source position in parentheses, `a.B.run(B.java:42)`) is one kPath
-// token.
+// token, and so is a bracketed context opening the body (`[raft-expiration-reaper]:`, or after
+// its one plain first word, `[LogLoader partition=t-0]`).
 struct PreparedLine {
   std::vector<Token> tokens;
   std::vector<std::uint64_t> hashes;

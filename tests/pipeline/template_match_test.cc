@@ -566,6 +566,54 @@ TEST_F(TemplateMatchTest, NameBeforeOtherParenthesesStaysAWord) {
   EXPECT_FALSE(Match("job failed in Widget.redraw(width) after 3 s").accepted);
 }
 
+// A bracketed text that opens a message names its context (a thread, or a component and its
+// instance): one slot whatever its words, after the component's name, so one message of two
+// threads or two instances is one event.
+TEST_F(TemplateMatchTest, LeadingBracketedContextIsOneSlot) {
+  PreparedLine a;
+  const std::string ma =
+      "[LogLoader partition=orders-0, dir=/tmp/data] Reloading from producer snapshot at 12";
+  PrepareLine(tokenizer_, matcher_, true, ma, a);
+  ASSERT_EQ(a.tokens.size(), 8u);
+  EXPECT_EQ(ma.substr(a.tokens[0].offset, a.tokens[0].length), "LogLoader");
+  EXPECT_EQ(ma.substr(a.tokens[1].offset, a.tokens[1].length), "partition=orders-0, dir=/tmp/data");
+  EXPECT_EQ(a.tokens[1].cls, TokenClass::kPath);
+  SetTemplate(ma);
+  EXPECT_TRUE(Match("[LogLoader partition=__cluster_metadata-0, dir=/tmp/data] Reloading from "
+                    "producer snapshot at 0")
+                  .accepted);
+  SetTemplate("[kafka-1-raft-outbound-request-thread]: Starting");
+  EXPECT_TRUE(Match("[raft-expiration-reaper]: Starting").accepted);
+  EXPECT_TRUE(Match("[ExpirationReaper-1-AlterAcls]: Starting").accepted);
+  // The words after the context tell two messages apart.
+  EXPECT_FALSE(Match("[raft-expiration-reaper]: Stopped").accepted);
+  EXPECT_FALSE(Match("[raft-expiration-reaper]: Shutting down").accepted);
+  // A thread's bracket and a component's are two writers (`Shutting down` / `Shutting down.`).
+  SetTemplate("[broker-1-to-controller-heartbeat-channel-manager]: Shutting down");
+  EXPECT_FALSE(Match("[TransactionCoordinator id=1] Shutting down.").accepted);
+}
+
+// The nearest brackets that stay tokens: one holding a protected word, one name in capitals
+// (an enumeration's constant), a bracket that is the whole message, one later in the line.
+TEST_F(TemplateMatchTest, BracketOfAConstantOrAProtectedWordStaysTokens) {
+  SetTemplate("[OK] Started the disk service");
+  EXPECT_FALSE(Match("[FAILED] Started the disk service").accepted);
+  SetTemplate("[UFW BLOCK] IN=eth0 OUT= SRC=203.0.4.210 DST=10.0.0.187 LEN=258 PROTO=TCP");
+  EXPECT_FALSE(
+      Match("[UFW ALLOW] IN=eth0 OUT= SRC=203.0.4.210 DST=10.0.0.187 LEN=258 PROTO=TCP").accepted);
+  EXPECT_TRUE(
+      Match("[UFW BLOCK] IN=eth0 OUT= SRC=203.0.8.236 DST=10.0.0.53 LEN=1071 PROTO=TCP").accepted);
+  SetTemplate("[worker failed] Started the disk service");
+  EXPECT_FALSE(Match("[worker ready] Started the disk service").accepted);
+  PreparedLine p;
+  const std::string whole = "[worker main]";
+  PrepareLine(tokenizer_, matcher_, true, whole, p);
+  EXPECT_EQ(p.tokens.size(), 2u);
+  const std::string later = "Started [worker main] now";
+  PrepareLine(tokenizer_, matcher_, true, later, p);
+  EXPECT_EQ(p.tokens.size(), 4u);
+}
+
 // A proxy's result code with its status (TCP_MISS/200) is an enumeration's value: another
 // code or status is another event, while the values around it vary.
 TEST_F(TemplateMatchTest, NameWithItsCodeNeverChanges) {
