@@ -68,8 +68,9 @@ class Rsyslogd {
 
   // Writes the config (global() with the work directory and `global_params`, more parameters
   // each after a space, then `body`, then the internal log's action), starts rsyslogd and waits
-  // until `ready()` holds; without `ready`, until imtcp_port() is known. False, with the config and
-  // Diagnostics() in `error`, if it exits first or is not ready by `deadline`.
+  // until `ready()` holds; without `ready`, until imtcp's port accepts a connection (its port file
+  // can be read before the listener takes connections: CI saw ECONNREFUSED). False, with the config
+  // and Diagnostics() in `error`, if it exits first or is not ready by `deadline`.
   bool Start(const std::string& body, std::string& error,
              const std::function<bool()>& ready = nullptr, std::string_view global_params = "",
              milliseconds deadline = milliseconds(15000)) {
@@ -99,7 +100,9 @@ class Rsyslogd {
             pid_ = -1;
             return true;
           }
-          return ready ? ready() : imtcp_port() != 0;
+          if (ready) return ready();
+          const std::uint16_t port = imtcp_port();
+          return port != 0 && daemon_test::TcpClient(port, milliseconds(1000)).connected();
         },
         deadline);
     if (!up || exited) {
