@@ -838,13 +838,15 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
   // Where the line's logger is written after the message (log4j's "[%d] %p %m (%c)"), the
   // message starts right after the level: a bracket or a name with ':' there is the
   // message's ("[MetadataLoader id=1] initializeNewPublishers: The loader ..."), as the
-  // layout has no other field before %m. Unless a qualified logger with ':' stands at field
-  // `at` (a thread's bracket before it): a layout writes one logger, so then the name in
+  // layout has no other field before %m. Unless a bracket is followed by a qualified logger
+  // with ':' (a thread and a logger): a layout writes one logger, so then the name in
   // parentheses at the end is the message's ("[main] com.example.Jobs: (kafka.server.X)").
-  const auto message_after_level = [&](std::size_t at) {
-    if (names != 0 || last_fixed != Kind::kLevel || TrailingLogger(whole).empty()) return false;
-    return !(have(at) && fields[at].kind == Kind::kName && fields[at].colon &&
-             IsQualifiedName(fields[at].core()));
+  const auto message_after_level = [&]() {
+    return names == 0 && last_fixed == Kind::kLevel && !TrailingLogger(whole).empty();
+  };
+  const auto logger_after = [&](std::size_t at) {
+    return have(at) && fields[at].kind == Kind::kName && fields[at].colon &&
+           IsQualifiedName(fields[at].core());
   };
   for (; body == 0 && have(i); ++i) {
     const Field& f = fields[i];
@@ -922,7 +924,7 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
         fixed_end = f.end, last_fixed = Kind::kBracket;
         break;
       case Kind::kBracket:
-        if (message_after_level(i + 1)) goto done;
+        if (message_after_level() && !logger_after(i + 1)) goto done;
         if (names == 1) {  // "nova.compute.manager [req-...]": a logger and its context
           h.logger = fields[first_name].core();
           body = f.end;
@@ -979,7 +981,7 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
           // a name is the message's own ("NetworkDelegate::NotifyBeforeURLRequest: <url>"):
           // the caller already says where the line comes from.
           if (!source.empty()) goto done;
-          if (message_after_level(i)) goto done;
+          if (message_after_level()) goto done;
           // Right after a bracketed level, a word of lower-case letters is the message's key
           // ("[notice] statement: DROP ..."): a logger there is capitalised, dotted or carries
           // a pid ("[Note] InnoDB:", "[error] 2108#2108:"). (After a thread, "[main] kernel:",

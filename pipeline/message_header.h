@@ -53,7 +53,8 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // A logger written after the message ("[%d] %p %m (%c)": a qualified name of three or more parts
 // in parentheses ending the line), where the header has a level and no logger, is the header's
 // (`tail`), and the message then starts right after the level: a bracket or a name with ':' there
-// is the message's, unless a qualified logger with ':' stands there (after a thread's bracket).
+// is the message's, unless the bracket is followed by a qualified logger with ':' (a thread and
+// a logger: a layout writes one logger).
 // A line opening with a tab left its first column empty: a time field right after it is read
 // as the fields after a time ("\t\t     8 Connect\t...", MySQL's general log).
 MessageHeader ParseMessageHeader(std::string_view line);

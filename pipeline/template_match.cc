@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "pipeline/byte_blocks.h"
 #include "pipeline/fingerprinter.h"
 
 namespace logfold {
@@ -63,6 +64,8 @@ bool IsPartsValue(std::string_view w) {
 // package, a version, a host) varies, a single name with a number is one of a few.
 bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
   if (!IsVariableClass(lt.cls) || !IsVariableClass(gt.cls)) return false;
+  // An empty value stands where any value may be.
+  if (lt.cls == TokenClass::kEmpty || gt.cls == TokenClass::kEmpty) return true;
   // A literal is a value of its key (overlap:true): the other side must have the same key,
   // the text up to its last ':' (none for a bare literal after '=').
   if (lt.cls == TokenClass::kLiteral || gt.cls == TokenClass::kLiteral) {
@@ -226,7 +229,8 @@ bool BeginAlike(std::string_view message, const Token& a, const Token& b) {
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return 257;
     return static_cast<unsigned char>(c);
   };
-  if (a.length == 0 || b.length == 0) return false;  // empty values are not a list
+  // Empty values (zero-length, or a lone '-') are not a list.
+  if (a.cls == TokenClass::kEmpty || b.cls == TokenClass::kEmpty) return false;
   return kind(message[a.offset]) == kind(message[b.offset]);
 }
 
@@ -404,6 +408,50 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
   keep_until(n);
   tokens.resize(kept);
   hashes.resize(kept);
+}
+
+// A '-' standing alone (a token of its own) in a line of fields (more values than plain words,
+// dashes aside) is what columnar logs (access logs, proxies, CSV-like dumps) write for a
+// missing value: an empty value (kEmpty, though one byte long),
+// so a line without the value and one with it align there (`URL - HIER_NONE/-` / `URL alice
+// HIER_NONE/-`). A dash between two plain words is prose punctuation (`failed - POSSIBLE
+// BREAK-IN`, `Class::method - text`): it stays a word. A dash inside a token (`HIER_NONE/-`,
+// `-v`, `a-b`, `--`) is no value either.
+// Returns how many of the line's tokens are such a dash, quoted ones ("-") included.
+std::uint32_t MarkEmptyDashes(std::string_view message, std::size_t body,
+                              std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
+  std::uint32_t dashes = 0;
+  // Is the line one of fields, its values more than its plain words, dashes aside (a prose
+  // message's dash, `Deleted 3 rows - done`, is no column's)? -1: not counted yet.
+  int columnar = -1;
+  // Each '-' that may start a token (dates and names hold theirs inside), then its token by
+  // offset: most lines hold none, and a syslog line's few cost no walk over every token.
+  const auto by_offset = [](const Token& t, std::size_t at) { return t.offset < at; };
+  for (std::size_t p = message.find('-', body); p != std::string_view::npos;
+       p = message.find('-', p + 1)) {
+    if (p > body && kTokenSeparators.find(message[p - 1]) == std::string_view::npos) continue;
+    const auto it = std::lower_bound(tokens.begin(), tokens.end(), p, by_offset);
+    if (it == tokens.end() || it->offset != p || it->length != 1) continue;
+    if (it->cls == TokenClass::kEmpty) ++dashes;  // quoted: already an empty value
+    if (it->cls != TokenClass::kWord) continue;
+    if (columnar < 0) {
+      int words = 0;
+      for (const Token& t : tokens) {
+        if (t.length != 1 || message[t.offset] != '-') words += t.cls == TokenClass::kWord ? 1 : -1;
+      }
+      columnar = words < 0;
+    }
+    if (columnar == 0) continue;
+    const auto k = static_cast<std::size_t>(it - tokens.begin());
+    if (k > 0 && tokens[k - 1].cls == TokenClass::kWord && k + 1 < tokens.size() &&
+        tokens[k + 1].cls == TokenClass::kWord) {
+      continue;
+    }
+    it->cls = TokenClass::kEmpty;
+    hashes[k] = Fingerprinter::TokenHash(message, *it);
+    ++dashes;
+  }
+  return dashes;
 }
 
 // The classes a count is given: an integer, `n/m` a path or a date (one bit each).
@@ -653,6 +701,7 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
       (message[body] == '[' || message[body] == ' ' || message[body] == '\t')) {
     CollapseLeadingContext(matcher, message, body, tokens, hashes);
   }
+  out.dashes = MarkEmptyDashes(message, out.header.body, tokens, hashes);
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
   // however long it is: consecutive variable tokens of the same masked shape that begin alike
   // (a digit or sign, a letter, or the same other byte), separated only by spaces or commas,
@@ -854,7 +903,11 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       ++kept;
       if (lt.cls == TokenClass::kWord) {
         ++anchors;
-      } else if (!(flags & kVaried) &&  // else already marked: skip the compare
+      } else if (lt.cls == TokenClass::kEmpty) {
+        // A '-' on both sides is the same empty column: it agrees as a word does (a syslog
+        // line's "- -" still counts towards the words a changed name needs around it).
+        anchors += lt.length != 0;
+      } else if (!(flags & kVaried) && lt.cls != TokenClass::kEmpty &&  // no text to show
                  message.substr(lt.offset, lt.length) != gmsg.substr(gt.offset, gt.length)) {
         marks_.push_back({pos, kVaried});
       }
@@ -883,7 +936,10 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
          IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))) ||
         place.hosts;
     const bool name_slot = place.names;
-    if (!host_slot && !name_slot && !InValueContext(line, i)) {
+    // A word where the other side has an empty value ('-', "") is that column's value: the
+    // placeholder says the program writes a value there (`- HIER_NONE` / `alice HIER_NONE`).
+    const bool empty_slot = lt.cls == TokenClass::kEmpty || gt.cls == TokenClass::kEmpty;
+    if (!host_slot && !name_slot && !empty_slot && !InValueContext(line, i)) {
       // Out of a value context only a compound name may change (com.apple.x, host-1.example):
       // a plain word, an identifier or a constant is an action or a state (spawn vs
       // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.
@@ -897,7 +953,9 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     ++word_diffs;
     // A value by its kind is its own key: it needs the agreeing words a key's value needs.
     if (name_slot) ++named_diffs;
-    if (KeyedByAgreeingWord(line, tmpl, i)) ++keyed_diffs;
+    // A value in an empty value's place needs what a value key's value needs: one agreeing
+    // word more than the changes.
+    if (empty_slot || KeyedByAgreeingWord(line, tmpl, i)) ++keyed_diffs;
   }
   // A word changed outside a value context is accepted only alone, in a long line whose
   // other words all agree.
@@ -951,7 +1009,8 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
         if (++changed > 2) return true;
       }
     }
-    return changed > 0 && agreeing < changed + 1;
+    // A dash on both sides agrees as a word does: each of the line's may (more is safe).
+    return changed > 0 && agreeing + static_cast<int>(line.dashes) < changed + 1;
   }
   if (m == 0 || n == 0 || (m > n ? m - n : n - m) > kMaxTokenCountChange) return false;
   // MatchAligned needs two aligned words: each a line word whose hash some non-wild template
@@ -985,7 +1044,8 @@ bool TemplateMatcher::RejectsAnyChangeAt(const MatchLine& line, std::size_t i) c
   // Match's branch for a changed non-wild token, with every test that reads the template
   // decided by the line alone: a plain word is never the same variable as anything, a
   // host-port token after a host key could take its place, and a unit after two numbers may
-  // change.
+  // change. (A template holding an empty value there is the exception, which the caller
+  // checks: a word may take an empty value's place.)
   if (t.cls != TokenClass::kWord || IsCompoundName(line.message, t)) return false;
   if (i > 0) {
     const Token& prev = line.tokens[i - 1];
@@ -1136,7 +1196,8 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
         const Token gt = g.token(gi);
         const Token& lt = tokens[lj];
         if ((g.flags(gi) & kWild) || g.hash(gi) == hashes[lj] ||
-            (gt.cls != TokenClass::kWord && lt.cls != TokenClass::kWord)) {
+            (gt.cls != TokenClass::kWord && lt.cls != TokenClass::kWord) ||
+            gt.cls == TokenClass::kEmpty || lt.cls == TokenClass::kEmpty) {
           continue;
         }
         const NamePlace place = PlaceOf(message, lt, gmsg, gt);

@@ -36,6 +36,7 @@ struct MatchLine {
   std::span<const Token> tokens;
   std::span<const std::uint64_t> hashes;  // Fingerprinter::TokenHash of each token
   std::size_t body = 0;
+  std::uint32_t dashes = 0;  // its empty values written '-' (kEmpty of one byte)
 };
 
 // A group's template: its first line's message and that line's tokens with the flags the
@@ -52,15 +53,19 @@ class TemplateMatcher;
 // values of one kind ("1 2 3", "node-1, node-2") collapsed into one token, and so is a
 // double-quoted text from its first variable, after at most one plain word ("GET /a?b=1
 // HTTP/1.1": GET and one path token), unless it holds one of the matcher's protected words;
-// a quoted "-" is an empty value (kEmpty, though one byte long); a stack frame's call site (a
-// qualified name with its source position in parentheses, `a.B.run(B.java:42)`) is one kPath
-// token, and so is a bracketed context opening the body (`[raft-expiration-reaper]:`, or after
-// its one plain first word, `[LogLoader partition=t-0]`).
+// a quoted "-" is an empty value (kEmpty, though one byte long), and so is a '-' standing alone
+// in a line of fields unless it stands between two plain words (MarkEmptyDashes); a stack
+// frame's call site (a qualified name with its source position in parentheses,
+// `a.B.run(B.java:42)`) is one kPath token, and so is a bracketed context opening the body
+// (`[raft-expiration-reaper]:`, or after its one plain first word, `[LogLoader partition=t-0]`).
 struct PreparedLine {
   std::vector<Token> tokens;
   std::vector<std::uint64_t> hashes;
   MessageHeader header;
-  MatchLine View(std::string_view message) const { return {message, tokens, hashes, header.body}; }
+  std::uint32_t dashes = 0;  // tokens that are a '-' standing for an empty value
+  MatchLine View(std::string_view message) const {
+    return {message, tokens, hashes, header.body, dashes};
+  }
 };
 void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, bool infer_header,
                  std::string_view message, PreparedLine& out);
@@ -124,7 +129,7 @@ class RuledOutDigest {
   void SetLine(const MatchLine& line) {
     const std::size_t n = line.tokens.size();
     line_ = static_cast<std::uint64_t>(n & 0xff) << 56;
-    words_past_ = 0;
+    words_past_ = line.dashes;  // a dash may agree as a word does (Match counts one)
     for (std::size_t i = 0; i < n; ++i) {
       if (i < kPositions) {
         line_ |= Byte(line.hashes[i], line.tokens[i].cls) << (8 * i);
@@ -160,7 +165,7 @@ class RuledOutDigest {
   }
 
   std::uint64_t line_ = 0;
-  int words_past_ = 0;  // the line's words past kPositions: each may agree
+  int words_past_ = 0;  // the line's words past kPositions and its dashes: each may agree
 };
 
 // What an accepted line adds to the template at one template position.

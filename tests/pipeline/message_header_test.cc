@@ -658,6 +658,12 @@ TEST(MessageHeaderTest, ALoggerAfterTheMessageIsTheHeadersAndTheMessageFollowsTh
       {"2026-11-28 18:32:32,854 INFO [Thread-4 (worker)] com.example.jobs.Scheduler: values "
        "follow (kafka.server.KafkaConfig)",
        "values follow (kafka.server.KafkaConfig)", "INFO", "com.example.jobs.Scheduler"});
+  // Right after the level, even a qualified name with ':' is the message's there.
+  Expect(
+      {"[2026-11-28 17:16:16,684] DEBUG com.apple.icloud.fmfd.heartbeat: scheduler_evaluate_"
+       "activity told me to run this job (com.apple.xpc.launchd)",
+       "com.apple.icloud.fmfd.heartbeat: scheduler_evaluate_activity told me to run this job",
+       "DEBUG", "com.apple.xpc.launchd"});
   const std::string_view line =
       "[2026-11-28 02:51:29,818] INFO Shutting down. (kafka.log.LogManager)";
   EXPECT_EQ(ParseMessageHeader(line).tail, std::string_view(" (kafka.log.LogManager)").size());

@@ -631,6 +631,53 @@ TEST_F(TemplateMatchTest, NameWithItsCodeNeverChanges) {
                    .accepted);
 }
 
+// A '-' standing alone in a line of fields is a columnar log's missing value: a value of any
+// kind, a word included, may take its place. A dash between two words or in a line of words is
+// prose, and one inside a token is no value: neither licenses a change.
+TEST_F(TemplateMatchTest, LoneDashIsAnEmptyValue) {
+  const std::string squid =
+      "27 10.0.0.1 TCP_MEM_HIT/200 1724 GET http://www.example.test:8089/static/app.js - "
+      "HIER_NONE/- text/css";
+  PreparedLine line;
+  PrepareLine(tokenizer_, matcher_, true, squid, line);
+  ASSERT_EQ(line.tokens.size(), 9u);
+  EXPECT_EQ(line.tokens[6].cls, TokenClass::kEmpty);  // the user column
+  EXPECT_EQ(line.tokens[7].cls, TokenClass::kWord);   // HIER_NONE/-: a dash inside a token
+  SetTemplate(squid);
+  // A user where the template has none, a media type where it has '-', and the reverse.
+  EXPECT_TRUE(Match("0 10.0.0.1 TCP_MEM_HIT/200 1724 GET http://www.example.test:8089/a.js alice "
+                    "HIER_NONE/- text/css")
+                  .accepted);
+  EXPECT_TRUE(Match("0 10.0.0.1 TCP_MEM_HIT/200 1724 GET http://www.example.test:8089/a.js - "
+                    "HIER_NONE/- -")
+                  .accepted);
+  SetTemplate(
+      "0 10.0.0.1 TCP_MEM_HIT/200 1724 GET http://www.example.test:8089/a.js alice HIER_NONE/- "
+      "text/css");
+  EXPECT_TRUE(Match(squid).accepted);
+  // The nearest that must not fold: the dash licenses its own column only (another result
+  // code elsewhere), and a protected word never takes an empty value's place.
+  EXPECT_FALSE(Match("0 10.0.0.1 TCP_MISS/200 1724 GET http://www.example.test:8089/a.js - "
+                     "HIER_NONE/- text/css")
+                   .accepted);
+  SetTemplate("10.0.0.1 7 - 512 GET queued");
+  EXPECT_TRUE(Match("10.0.0.2 9 alice 512 GET queued").accepted);
+  EXPECT_FALSE(Match("10.0.0.2 9 failed 512 GET queued").accepted);
+  // Only in a line of fields (more values than words, dashes aside): a prose message's dash is
+  // punctuation, a word.
+  PrepareLine(tokenizer_, matcher_, true, "Deleted 3 rows - done", line);
+  EXPECT_EQ(line.tokens[3].cls, TokenClass::kWord);
+  // A dash between two words is punctuation: another word there is another message.
+  SetTemplate("reverse mapping for ns.example.org failed - POSSIBLE BREAK-IN ATTEMPT");
+  PrepareLine(tokenizer_, matcher_, true, template_message_, line);
+  EXPECT_EQ(line.tokens[5].cls, TokenClass::kWord);
+  EXPECT_FALSE(
+      Match("reverse mapping for ns.example.org failed with POSSIBLE BREAK-IN ATTEMPT").accepted);
+  // Three dashes in a row are three empty fields, not a list of values.
+  PrepareLine(tokenizer_, matcher_, true, "GET /a - - - 200", line);
+  EXPECT_EQ(line.tokens.size(), 6u);
+}
+
 // A media type is a value wherever it stands; two other words joined by '/' are not.
 TEST_F(TemplateMatchTest, MediaTypeMayChange) {
   SetTemplate(

@@ -963,6 +963,45 @@ TEST(WindowMergerTest, AGroupTheBucketScanFindsStaysWithinIt) {
   EXPECT_EQ(h.merger.open_groups(), 1u + 2u * packages.size());
 }
 
+// A group that keeps taking lines by its exact shape stays within the bucket scan's reach
+// however many groups of its length open after it: a line only the scan can bring to it (a
+// user where the group's lines have the empty value '-') still joins it.
+TEST(WindowMergerTest, ABusyGroupStaysWithinTheBucketScan) {
+  MergerOptions options;
+  options.window_us = 3600 * kSec;
+  options.variable_after_values = 0;
+  Harness h(options);
+  const std::string busy =
+      "0 10.0.0.1 TCP_MEM_HIT/200 1724 GET http://www.example.test/app.js - HIER_NONE/- text/css";
+  TimeUs t = kT0;
+  for (int i = 0; i < 40; ++i) {
+    h.Add(busy, ++t);
+    // Another event of nine tokens, words only: each opens a group of its own.
+    std::string other = "startup";
+    for (int w = 0; w < 8; ++w) {
+      other += ' ';
+      other += static_cast<char>('a' + (8 * i + w) % 26);
+      other += static_cast<char>('a' + (8 * i + w) / 26);
+      other += "word";
+    }
+    h.Add(other, ++t);
+  }
+  ASSERT_EQ(h.merger.open_groups(), 41u);
+  const std::uint64_t busy_id = h.sink.Take().front().group_id;
+  h.Add(
+      "0 10.0.0.1 TCP_MEM_HIT/200 1722 GET http://members.example.test/m.css alice HIER_NONE/- "
+      "text/css",
+      ++t);
+  EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kBucket);
+  EXPECT_EQ(h.merger.last_decision().group_id, busy_id);
+  // The nearest line that must not join: another method.
+  h.Add(
+      "0 10.0.0.1 TCP_MEM_HIT/200 1722 DELETE http://members.example.test/m.css alice "
+      "HIER_NONE/- text/css",
+      ++t);
+  EXPECT_EQ(h.merger.last_decision().path, MergeDecision::kNew);
+}
+
 // A line whose masked shape and fingerprint are new to its event (another kind of value in a
 // slot) reaches the event's group by its words in their places, however many groups of its
 // token count opened after the event's: the bucket scan reads only the newest 16. Match still
