@@ -322,6 +322,16 @@ bool OptionalField(std::string_view message, TokenAt at, std::size_t count, std:
          NamesValue(message, at, count, k + 2);
 }
 
+// Does the quote at `p` open a quoted text: a double quote, or a single quote at the start or
+// after a blank or an opening bracket (a single quote after a letter is an apostrophe)?
+bool OpensQuotedText(std::string_view message, std::size_t p) {
+  if (message[p] == '"') return true;
+  if (message[p] != '\'') return false;
+  if (p == 0) return true;
+  const char c = message[p - 1];
+  return c == ' ' || c == '\t' || c == '(' || c == '[' || c == '{';
+}
+
 // Is the double quote at `p` escaped (an odd number of backslashes right before it)?
 bool EscapedQuote(std::string_view message, std::size_t p) {
   std::size_t backslashes = 0;
@@ -853,14 +863,16 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
   // A bracket glued to the word before it qualifies that word (query[A], query[MX]): a
   // different word there is a different kind of thing, not a value.
   const bool subscript = i > 0 && t.offset == prev_end + 1 && line.message[prev_end] == '[';
-  // A plain word that opens a double-quoted text of several tokens heads it: an action
-  // ("GET" in "GET /a HTTP/1.1", "compress" in "compress the old logs"), not a value; unless
-  // the text is a key's value (name="alice smith").
-  if (t.offset > prev_end && line.message[t.offset - 1] == '"' && i + 1 < line.tokens.size() &&
+  // A plain word that opens a quoted text of several tokens heads it: an action ("GET" in
+  // "GET /a HTTP/1.1", "compress" in "compress the old logs", a command 'reload example.test'),
+  // not a value; unless the text is a key's value (name="alice smith"). A single quote opens a
+  // text only at the start or after a blank or a bracket ("don't" holds an apostrophe).
+  if (t.offset > prev_end && i + 1 < line.tokens.size() &&
+      OpensQuotedText(line.message, t.offset - 1) &&
       line.message.substr(prev_end, t.offset - prev_end).find('=') == std::string_view::npos) {
     const std::size_t end = t.offset + t.length;
-    if (line.message.substr(end, line.tokens[i + 1].offset - end).find('"') ==
-        std::string_view::npos) {
+    if (line.message.substr(end, line.tokens[i + 1].offset - end)
+            .find(line.message[t.offset - 1]) == std::string_view::npos) {
       return false;
     }
   }

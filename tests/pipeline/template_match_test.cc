@@ -714,6 +714,12 @@ TEST_F(TemplateMatchTest, QuotedTextKeepsItsFirstWordAndProtectedWords) {
   SetTemplate("job 7 ran \"compress /var/log/old 3 times\" in 3 s");
   EXPECT_TRUE(Match("job 8 ran \"compress /var/log/x.1 and /var/log/x.2\" in 5 s").accepted);
   EXPECT_FALSE(Match("job 8 ran \"rotate /var/log/old 3 times\" in 3 s").accepted);
+  // So does a single-quoted text's first word (a command and its argument), while a
+  // single-quoted name alone still varies.
+  SetTemplate("received control channel command 'reload example.test'");
+  EXPECT_FALSE(Match("received control channel command 'freeze example.test'").accepted);
+  SetTemplate("session opened for user 'alice' by admin");
+  EXPECT_TRUE(Match("session opened for user 'bob' by admin").accepted);
   // A key's quoted value is a value from its first word.
   SetTemplate("job 7 ran by=\"alice smith\" in 3 s");
   EXPECT_TRUE(Match("job 8 ran by=\"bob smith\" in 5 s").accepted);
