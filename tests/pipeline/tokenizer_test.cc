@@ -32,6 +32,15 @@ std::vector<Token> Tok(std::string_view message, Tokenizer::Options options = {}
   return out;
 }
 
+// The class of the token whose text is `token` in `msg` (a test failure if there is none).
+TokenClass ClassOf(std::string_view msg, std::string_view token) {
+  for (const Token& t : Tok(msg)) {
+    if (msg.substr(t.offset, t.length) == token) return t.cls;
+  }
+  ADD_FAILURE() << "no token " << token << " in " << msg;
+  return TokenClass::kCount_;
+}
+
 // Every token must lie inside the message, in order, and contain no separator.
 void ExpectWellFormed(std::string_view message, const std::vector<Token>& tokens) {
   std::size_t prev_end = 0;
@@ -89,86 +98,62 @@ TEST(TokenizerSplitTest, KeyValueExposesTheValueAsItsOwnToken) {
 // An HTTP status is an enumeration, so it stays a word (hashed by its text) where a status
 // stands: after the protocol that ends a quoted request line or a status line.
 TEST(TokenizerContextTest, HttpStatusIsAWordWhereAStatusStands) {
-  auto class_of = [](std::string_view msg, std::string_view token) {
-    const std::vector<Token> tokens = Tok(msg);
-    for (const Token& t : tokens) {
-      if (msg.substr(t.offset, t.length) == token) return t.cls;
-    }
-    ADD_FAILURE() << "no token " << token << " in " << msg;
-    return TokenClass::kCount_;
-  };
-  EXPECT_EQ(class_of("\"GET /a HTTP/1.1\" 404 153", "404"), TokenClass::kWord);
-  EXPECT_EQ(class_of("\"GET /a HTTP/1.1\" 404 153", "153"), TokenClass::kInteger);
-  EXPECT_EQ(class_of("HTTP/1.0 503 Service Unavailable", "503"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("\"GET /a HTTP/1.1\" 404 153", "404"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("\"GET /a HTTP/1.1\" 404 153", "153"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("HTTP/1.0 503 Service Unavailable", "503"), TokenClass::kWord);
   // Not a status: out of 100-599, not three digits, or not where a status stands (a status
   // key keeps its number a variable: its fingerprint is pinned).
-  EXPECT_EQ(class_of("HTTP/1.1 600 odd", "600"), TokenClass::kInteger);
-  EXPECT_EQ(class_of("HTTP/1.1 2000 odd", "2000"), TokenClass::kInteger);
-  EXPECT_EQ(class_of("done status=500 in 3 ms", "500"), TokenClass::kInteger);
-  EXPECT_EQ(class_of("sent 200 bytes to peer", "200"), TokenClass::kInteger);
-  EXPECT_EQ(class_of("\"GET /a HTTP/1.1\" - 2000", "2000"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("HTTP/1.1 600 odd", "600"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("HTTP/1.1 2000 odd", "2000"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("done status=500 in 3 ms", "500"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("sent 200 bytes to peer", "200"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("\"GET /a HTTP/1.1\" - 2000", "2000"), TokenClass::kInteger);
   // Not right after the protocol, but the first integer standing alone outside the request:
   // a status by the rule below.
-  EXPECT_EQ(class_of("\"GET /a HTTP/1.1\" - 200", "200"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("\"GET /a HTTP/1.1\" - 200", "200"), TokenClass::kWord);
 }
 
 // A line holding a quoted HTTP request with its status elsewhere (an access log that writes
 // the request last): the first integer of a status's shape standing alone outside the request
 // is the status, a word; the nearest lines keep their numbers variables.
 TEST(TokenizerContextTest, HttpStatusOutsideTheRequestIsAWord) {
-  auto class_of = [](std::string_view msg, std::string_view token) {
-    const std::vector<Token> tokens = Tok(msg);
-    for (const Token& t : tokens) {
-      if (msg.substr(t.offset, t.length) == token) return t.cls;
-    }
-    ADD_FAILURE() << "no token " << token << " in " << msg;
-    return TokenClass::kCount_;
-  };
   const std::string_view line =
       "10.0.0.1:42960 [28/Nov/2026:05:07:05.338] web app/app2 0/0/0/63/63 503 1602 - - SC-- "
       "1/1/0/0/0 0/0 \"GET /items?id=404 HTTP/1.1\"";
-  EXPECT_EQ(class_of(line, "503"), TokenClass::kWord);
-  EXPECT_EQ(class_of(line, "1602"), TokenClass::kInteger);
-  EXPECT_EQ(class_of(line, "404"), TokenClass::kInteger);  // inside the request
+  EXPECT_EQ(ClassOf(line, "503"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf(line, "1602"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf(line, "404"), TokenClass::kInteger);  // inside the request
   // Integers of other shapes before it (a pid, a duration) do not hide it; only the first of
   // two is the status.
-  EXPECT_EQ(class_of("23910 23916 took 2000 ms 503 \"GET /a HTTP/1.1\"", "503"), TokenClass::kWord);
-  EXPECT_EQ(class_of("23910 23916 took 2000 ms 503 \"GET /a HTTP/1.1\"", "2000"),
+  EXPECT_EQ(ClassOf("23910 23916 took 2000 ms 503 \"GET /a HTTP/1.1\"", "503"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("23910 23916 took 2000 ms 503 \"GET /a HTTP/1.1\"", "2000"),
             TokenClass::kInteger);
-  EXPECT_EQ(class_of("web 301 503 \"GET /a HTTP/1.1\"", "301"), TokenClass::kWord);
-  EXPECT_EQ(class_of("web 301 503 \"GET /a HTTP/1.1\"", "503"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("web 301 503 \"GET /a HTTP/1.1\"", "301"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("web 301 503 \"GET /a HTTP/1.1\"", "503"), TokenClass::kInteger);
   // Not standing alone, or no quoted request in the line.
-  EXPECT_EQ(class_of("web x=503 1602 \"GET /a HTTP/1.1\"", "503"), TokenClass::kInteger);
-  EXPECT_EQ(class_of("web 503 1602 GET /a HTTP/1.1", "503"), TokenClass::kInteger);
-  EXPECT_EQ(class_of("sent 200 bytes to peer", "200"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("web x=503 1602 \"GET /a HTTP/1.1\"", "503"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("web 503 1602 GET /a HTTP/1.1", "503"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("sent 200 bytes to peer", "200"), TokenClass::kInteger);
 }
 
 // A status written as a key's value after ':' (a request log that writes `status: 409`, JSON's
 // `"code": 200`) is an enumeration too, a word; the nearest lines keep their numbers variables.
 TEST(TokenizerContextTest, HttpStatusAfterAStatusKeyIsAWord) {
-  auto class_of = [](std::string_view msg, std::string_view token) {
-    const std::vector<Token> tokens = Tok(msg);
-    for (const Token& t : tokens) {
-      if (msg.substr(t.offset, t.length) == token) return t.cls;
-    }
-    ADD_FAILURE() << "no token " << token << " in " << msg;
-    return TokenClass::kCount_;
-  };
   const std::string_view line =
       "127.0.0.1 \"PUT /allocations/8e15\" status: 409 len: 400 microversion: 1.39";
-  EXPECT_EQ(class_of(line, "409"), TokenClass::kWord);
-  EXPECT_EQ(class_of(line, "400"), TokenClass::kInteger);  // a length, after another key
-  EXPECT_EQ(class_of("{\"statusCode\": 503, \"ms\": 120}", "503"), TokenClass::kWord);
-  EXPECT_EQ(class_of("upstream http_status: 404 done", "404"), TokenClass::kWord);
-  EXPECT_EQ(class_of("reply code: 250 ok", "250"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf(line, "409"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf(line, "400"), TokenClass::kInteger);  // a length, after another key
+  EXPECT_EQ(ClassOf("{\"statusCode\": 503, \"ms\": 120}", "503"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("upstream http_status: 404 done", "404"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("reply code: 250 ok", "250"), TokenClass::kWord);
   // Not a status: no ':' after the key (running text), another key, another shape, or '='
   // (pinned fingerprints: see HttpStatusIsAWordWhereAStatusStands).
-  EXPECT_EQ(class_of("cannot connect, status code 403", "403"), TokenClass::kInteger);
-  EXPECT_EQ(class_of("len: 404 status: ok", "404"), TokenClass::kInteger);
-  EXPECT_EQ(class_of("status: 2000 items", "2000"), TokenClass::kInteger);
-  EXPECT_EQ(class_of("status: 600", "600"), TokenClass::kInteger);
-  EXPECT_EQ(class_of("status: x 404", "404"), TokenClass::kInteger);
-  EXPECT_EQ(class_of("done status=500 in 3 ms", "500"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("cannot connect, status code 403", "403"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("len: 404 status: ok", "404"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("status: 2000 items", "2000"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("status: 600", "600"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("status: x 404", "404"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("done status=500 in 3 ms", "500"), TokenClass::kInteger);
 }
 
 // A name in capitals glued to a three-digit code is an outcome with its status (a proxy's
