@@ -1613,12 +1613,14 @@ MOSQUITTO = System(
 # Unbound (its own log file, verbosity 2 with query, reply, local-action and SERVFAIL logging;
 # the header is the epoch stamp in brackets, `unbound[pid:thread]` and the level): one event per
 # format string of unbound 1.17. A question's type (`A IN`, `MX IN`, `TYPE0 CLASS0`) is an
-# enumeration wherever a line prints one, each its own event, and so are a reply's rcode
+# enumeration on the lines that report a question (the query, the reply, a local zone's action,
+# the iterator's and the trust anchor's steps), each its own event, and so are a reply's rcode
 # (NOERROR, NXDOMAIN, SERVFAIL, REFUSED), a local zone's type (`static`, `refuse`,
 # `always_nxdomain`, `redirect`, ...), the iterator's response classification (`ANSWER`,
 # `nodata ANSWER`, `THROWAWAY`), a SERVFAIL's and a validation failure's reason text and an
 # unbound-control command's verb. Names, zones, addresses, ports, times, counts and a reply's
-# cached flag are variables.
+# cached flag are variables, and so is the question a failure names in `<...>` (the failure's
+# reason is its event).
 UB_Q = r"\S+ (\S+) (\S+)"  # name type class
 
 
@@ -1721,6 +1723,8 @@ class EtcdSystem(System):
             msg = "<*> switched to configuration <*>"
         elif re.fullmatch(r"\S+ failed to send message to \S+ because it is unreachable \[(\w+) .*\]", msg):
             msg = re.sub(r".*\[(\w+) .*", r"<*> failed to send message to <*> because it is unreachable [\1 <*>]", msg)
+        elif msg.startswith("newRaft "):
+            msg = etcd_shape(re.sub(r"\[peers: \[[^\]]*\]", "[peers: [<*>]", msg))
         elif msg.startswith("[core]ccResolverWrapper: sending update to cc: "):
             msg = "[core]ccResolverWrapper: sending update to cc: <*>"
         else:
