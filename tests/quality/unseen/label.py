@@ -1668,6 +1668,76 @@ SAMBA = System(
         (r"Could not open tdb: (.*)", lambda m: "Could not open tdb: " + m.group(1)),
     ])
 
+# CUPS's cupsd error_log at `LogLevel debug` prints a few hundred different messages in a short
+# run, most of them from the filters and backends a job runs (each writes `DEBUG: ...` lines
+# that cupsd logs under `[Job N]`): too many to write a regex for each, so, as for Kafka, one
+# rule states the event. The header is the level letter and the time. The message's
+# `[Job N]` / `[Client N]` prefix is a variable. Dumps of one format string are one event
+# each: a job's `envp[N]=`/`argv[N]=` rows, the IPP backend's attribute rows (`name type
+# value`, `name (N values)`, `[N] = value`, `---- group ----`), a filter's argv and
+# Ghostscript's command line, a driver's `pdl=` list, `cupsdWriteClient`'s state dump,
+# `cupsdMarkDirty`'s flags, and an option set with `Setting <option> to "..."`. Otherwise an
+# event is the message's shape: quoted text, URIs, paths, media types, anything holding a
+# digit and the names the driver chose (queues, users, documents, the host) become `<*>`, and
+# other words stay, so an IPP operation (`Create-Job`, `Cancel-Jobs`), an IPP or HTTP status
+# (`successful-ok`, `client-error-not-found`, `Unauthorized`), an HTTP method, an event
+# cupsd discards (`job-completed`), a printer-state reason added or removed (`STATE:
+# +connecting-to-device`), a log level a state message is set at, a busy state, how a filter
+# ended (`exited with no errors` / `stopped with status N`) and an error text are each their
+# own event.
+CUPS_NAMES = re.compile(
+    r"(?<![\w./-])(office|loop|sock|deadipp|deadlpd|temp\d+|nosuchqueue\d+|root|printuser|lp|"
+    r"localhost|vm|hello\.ps|broken\.pdf|random\.bin|text\d\.txt)(?![\w/-])")
+CUPS_ATTR_TYPES = ("integer|keyword|enum|boolean|nameWithoutLanguage|textWithoutLanguage|"
+                   "nameWithLanguage|textWithLanguage|uri|uriScheme|mimeMediaType|"
+                   "rangeOfInteger|naturalLanguage|charset|resolution|dateTime|collection|"
+                   "octetString|memberAttrName|no-value|unknown")
+CUPS_DUMPS = [
+    (r"envp\[\d+\]=\".*\"", "envp[<*>]=<*>"),
+    (r"argv\[\d+\]=\".*\"", "argv[<*>]=<*>"),
+    (r"\[\d+\] = .*", "[<*>] = <*>"),
+    (r"---- [\w-]+ ----", "---- <*> ----"),
+    (r"[\w-]+ (?:\d*setOf )?(?:%s)(?: .*)?" % CUPS_ATTR_TYPES, "<*> <*> <*>"),
+    (r"[\w-]+ \(\d+ values\)", "<*> (<*> values)"),
+    (r"\S+ argv\[\d+\] = .*", "<*> argv[<*>] = <*>"),
+    (r"Ghostscript command line: .*", "Ghostscript command line: <*>"),
+    (r"\S+: pdl='.*'", "<*>: pdl=<*>"),
+    (r"cupsdWriteClient error=.*", "cupsdWriteClient error=<*>, used=<*>, state=<*>, data_encoding=<*>, "
+     "data_remaining=<*>, response=<*>, pipe_pid=<*>, file=<*>"),
+    (r"cupsdMarkDirty\(\S+\)", "cupsdMarkDirty(<*>)"),
+    (r"Setting [\w-]+ to \".*\"\.\.\.", "Setting <*> to <*>..."),
+    (r"\S+ \(\S+ to \S+, cost \d+\)", "<*> (<*> to <*>, cost <*>)"),
+    (r"([A-Z][A-Za-z]*(?:-[A-Za-z]+)+)(?: \w+://\S*)?", lambda m: m.group(1) + " <*>"),
+    # the URI is a variable, `no URI` when the request has none
+    (r"Returning (IPP|HTTP) (\S+) for (\S+) \(.*\) from \S+?(\.?)",
+     lambda m: "Returning %s %s for %s (<*>) from <*>%s" % m.groups()),
+    (r"cupsdSetBusyState: newbusy=\"(.*)\", busy=\"(.*)\"",
+     lambda m: "cupsdSetBusyState: newbusy=\"%s\", busy=\"%s\"" % m.groups()),
+]
+CUPS_DUMPS = [(re.compile(r), t) for r, t in CUPS_DUMPS]
+
+
+def cups_event(m):
+    rest = m.group(2)
+    prefix = re.sub(r"\d+", V, m.group(1) or "")
+    for regex, template in CUPS_DUMPS:
+        d = regex.fullmatch(rest)
+        if d:
+            return prefix + (template(d) if callable(template) else template)
+    shape = re.sub(r"\\?\"[^\"]*\\?\"|'[^']*'", V, rest)
+    shape = re.sub(r"\b\w+://[^\s)]+", V, shape)
+    shape = re.sub(r"(?<![\w<])/[^\s)]*", V, shape)
+    shape = re.sub(r"\b[a-z][\w.+-]*/[\w.+/-]+", V, shape)
+    shape = CUPS_NAMES.sub(V, shape)
+    shape = re.sub(r"[^\s,;()\[\]=]*\d[^\s,;()\[\]]*", V, shape)
+    shape = re.sub(r"<\*>(?:[.:,]?<\*>)+", V, shape)
+    return prefix + shape
+
+
+CUPS = System(
+    r"^(?P<field>[DIWECAX]) \[\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] (?P<content>.*)$",
+    rules=[(r"(\[(?:Job|Client) \d+\] )?(.*)", cups_event)])
+
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
     "Nginx": NGINX,
@@ -1694,6 +1764,7 @@ SYSTEMS = {
     "Placement": PLACEMENT,
     "DebianSyslog": DEBIAN_SYSLOG,
     "Samba": SAMBA,
+    "Cups": CUPS,
 }
 
 

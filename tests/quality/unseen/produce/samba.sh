@@ -66,8 +66,9 @@ write_conf() {
 C
 }
 write_conf 3
+made=()
 for u in alice bob carol; do
-  id "$u" >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin "$u"
+  id "$u" >/dev/null 2>&1 || { useradd -M -s /usr/sbin/nologin "$u"; made+=("$u"); }
   printf 'pw-%s\npw-%s\n' "$u" "$u" | smbpasswd -c "$conf" -s -a "$u" >/dev/null
 done
 smbpasswd -c "$conf" -d carol >/dev/null
@@ -126,4 +127,5 @@ stop
 for p in $(pgrep -f "configfile=$conf" || true); do kill "$p" 2>/dev/null || true; done
 mkdir -p "$out/Samba"
 cp "$w/log.smbd" "$out/Samba/Samba_raw.log"
+for u in "${made[@]}"; do userdel "$u" 2>/dev/null || true; done
 rm -rf "$w"
