@@ -1552,6 +1552,191 @@ DEBIAN_SYSLOG = System(
          lambda m: "[origin software=\"rsyslogd\" swVersion=<*> x-pid=<*> x-info=<*>] " + re.sub(r"\d+", V, m.group(1))),
     ])
 
+# Samba's smbd log (`debug prefix timestamp`, `debug pid`): the header is the time, the debug
+# level and the pid; a message's further lines (the JSON audit record, start-up facts) come
+# without it, indented.
+SAMBA = System(
+    r"^\[\d{4}/\d\d/\d\d \d\d:\d\d:\d\d\.\d+, +\d+, pid=\d+\] {3}(?P<content>.*)$",
+    continuation=r"^  \S",
+    rules=[
+        # an NT status, a strerror text, an exit reason, an authentication type are
+        # enumerations: each value its own event
+        (r"smbd_smb2_request_error_ex: smbd_smb2_request_error_ex: idx\[\d+\] status\[(\w+)\] \|\| at \S+:\d+",
+         lambda m: "smbd_smb2_request_error_ex: smbd_smb2_request_error_ex: idx[<*>] status[%s] || at <*>" % m.group(1)),
+        (r"Allowed connection from \S+ \(\S+\)", "Allowed connection from <*> (<*>)"),
+        (r"Forcing Primary Group to '.*' for \S+", "Forcing Primary Group to <*> for <*>"),
+        (r"chdir_current_service: vfs_ChDir\(\S+\) failed: (.*)\. Current token: uid=\d+, gid=\d+, \d+ groups:( \d+)*",
+         lambda m: "chdir_current_service: vfs_ChDir(<*>) failed: %s. Current token: uid=<*>, gid=<*>, <*> groups: <*>" % m.group(1)),
+        (r"Got NTLMSSP neg_flags=0x[0-9a-f]+", "Got NTLMSSP neg_flags=<*>"),
+        (r"string_to_sid: SID \S+ is not in a valid format", "string_to_sid: SID <*> is not in a valid format"),
+        (r"Initialising default vfs hooks", "Initialising default vfs hooks"),
+        (r"Initialising custom vfs hooks from \[.*\]", "Initialising custom vfs hooks from [<*>]"),
+        (r"Failed to fetch domain sid for \S+", "Failed to fetch domain sid for <*>"),
+        (r"NTLMSSP Sign/Seal - Initialising with flags:", "NTLMSSP Sign/Seal - Initialising with flags:"),
+        (r"Registered MSG_REQ_POOL_USAGE", "Registered MSG_REQ_POOL_USAGE"),
+        (r"Registered MSG_REQ_DMALLOC_MARK and LOG_CHANGED", "Registered MSG_REQ_DMALLOC_MARK and LOG_CHANGED"),
+        (r"init_oplocks: initializing messages\.", "init_oplocks: initializing messages."),
+        (r"Server exit \((.*)\)", lambda m: "Server exit (%s)" % m.group(1)),
+        (r"Selected protocol \S+", "Selected protocol <*>"),
+        (r"GENSEC backend '\S+' registered", "GENSEC backend <*> registered"),
+        (r"lp_load_ex: refreshing parameters", "lp_load_ex: refreshing parameters"),
+        (r"adding IPC service", "adding IPC service"),
+        (r"Processing section \"\[\S+\]\"", "Processing section <*>"),
+        (r"Initialising global parameters", "Initialising global parameters"),
+        (r"make_connection_snum: Connect path is '\S+' for service \[\S+\]",
+         "make_connection_snum: Connect path is <*> for service [<*>]"),
+        (r"make_connection_snum: canonicalize_connect_path failed for service \S+, path \S+",
+         "make_connection_snum: canonicalize_connect_path failed for service <*>, path <*>"),
+        (r"\S+ \(\S+\) closed connection to service \S+", "<*> (<*>) closed connection to service <*>"),
+        # `signed ` / `encrypted ` is a separate optional piece of one message
+        (r"\S+ \(\S+\) (?:signed |encrypted )?connect to service \S+ initially as user \S+ \(uid=\d+, gid=\d+\) \(pid \d+\)",
+         "<*> (<*>) connect to service <*> initially as user <*> (uid=<*>, gid=<*>) (pid <*>)"),
+        (r"fcntl_getlock: fd \d+ is returned info \d+ pid \d+", "fcntl_getlock: fd <*> is returned info <*> pid <*>"),
+        (r"smbd_do_qfsinfo: level = \d+", "smbd_do_qfsinfo: level = <*>"),
+        (r"smbd_dirptr_get_entry mask=\[.*\] found .* fname=.* \(.*\)",
+         "smbd_dirptr_get_entry mask=[<*>] found <*> fname=<*> (<*>)"),
+        (r"get_referred_path: \|\S+\| in dfs path \S+ is not a dfs root\.",
+         "get_referred_path: |<*>| in dfs path <*> is not a dfs root."),
+        (r"\S+ closed file .* \(numopen=\d+\) (\w+)", lambda m: "<*> closed file <*> (numopen=<*>) " + m.group(1)),
+        (r"\S+ opened file .* read=\w+ write=\w+ \(numopen=\d+\)",
+         "<*> opened file <*> read=<*> write=<*> (numopen=<*>)"),
+        (r"check_ntlm_password:  mapped user is: \[.*\]\\\[.*\]@\[.*\]",
+         "check_ntlm_password:  mapped user is: [<*>]\\[<*>]@[<*>]"),
+        (r"check_ntlm_password:  Checking password for unmapped user \[.*\]\\\[.*\]@\[.*\] with the new password interface",
+         "check_ntlm_password:  Checking password for unmapped user [<*>]\\[<*>]@[<*>] with the new password interface"),
+        (r"check_ntlm_password:  authentication for user \[.*\] -> \[.*\] -> \[.*\] succeeded",
+         "check_ntlm_password:  authentication for user [<*>] -> [<*>] -> [<*>] succeeded"),
+        (r"check_ntlm_password:  Authentication for user \[.*\] -> \[.*\] FAILED with error (\w+), authoritative=\d+",
+         lambda m: "check_ntlm_password:  Authentication for user [<*>] -> [<*>] FAILED with error %s, authoritative=<*>" % m.group(1)),
+        (r"Got user=\[.*\] domain=\[.*\] workstation=\[.*\] len1=\d+ len2=\d+",
+         "Got user=[<*>] domain=[<*>] workstation=[<*>] len1=<*> len2=<*>"),
+        (r"auth_check_ntlm_password: \S+ authentication for user \[.*\] succeeded",
+         "auth_check_ntlm_password: <*> authentication for user [<*>] succeeded"),
+        (r"Auth: \[.*\] user \[.*\]\\\[.*\] at \[.*\] with \[(\S+)\] status \[(\w+)\] workstation \[.*\] remote host \[\S+\] became \[.*\]\\\[.*\] \[\S+\]\. local host \[\S+\]",
+         lambda m: "Auth: [<*>] user [<*>]\\[<*>] at [<*>] with [%s] status [%s] workstation [<*>] remote host [<*>] became [<*>]\\[<*>] [<*>]. local host [<*>]" % m.groups()),
+        (r"Auth: \[.*\] user \[.*\]\\\[.*\] at \[.*\] with \[(\S+)\] status \[(\w+)\] workstation \[.*\] remote host \[\S+\] mapped to \[.*\]\\\[.*\]\. local host \[\S+\]",
+         lambda m: "Auth: [<*>] user [<*>]\\[<*>] at [<*>] with [%s] status [%s] workstation [<*>] remote host [<*>] mapped to [<*>]\\[<*>]. local host [<*>]" % m.groups()),
+        # the audit record in JSON: one format for every record; its type and status name the event
+        (r"\{\"timestamp\": \"[^\"]+\", \"type\": \"(\w+)\", .*\"status\": \"(\w+)\".*\}",
+         lambda m: "{\"timestamp\": <*>, \"type\": \"%s\", ... \"status\": \"%s\", ...}" % m.groups()),
+        (r"Adding homes service for user '\S+' using home directory: '\S+'",
+         "Adding homes service for user <*> using home directory: <*>"),
+        (r"smb2: fnum \d+, file .*, length=\d+ offset=\d+ wrote=\d+",
+         "smb2: fnum <*>, file <*>, length=<*> offset=<*> wrote=<*>"),
+        (r"smbd_smb2_read: fnum \d+, file .*, length=\d+ offset=\d+ read=\d+",
+         "smbd_smb2_read: fnum <*>, file <*>, length=<*> offset=<*> read=<*>"),
+        (r"smbd_do_setfilepathinfo: .* \(fnum \d+\) info_level=\d+ totdata=\d+",
+         "smbd_do_setfilepathinfo: <*> (fnum <*>) info_level=<*> totdata=<*>"),
+        (r"rename_internals_fsp: succeeded doing rename on .* -> .*",
+         "rename_internals_fsp: succeeded doing rename on <*> -> <*>"),
+        (r"check_sam_security: Couldn't find user '\S+' in passdb\.", "check_sam_security: Couldn't find user <*> in passdb."),
+        (r"No such user \S+ \[\S+\] - using guest account", "No such user <*> [<*>] - using guest account"),
+        (r"sam_account_ok: Account for user '\S+' was disabled\.", "sam_account_ok: Account for user <*> was disabled."),
+        (r"gensec_spnego_server_negTokenTarg_step: SPNEGO\(\S+\) login failed: (\w+)",
+         lambda m: "gensec_spnego_server_negTokenTarg_step: SPNEGO(<*>) login failed: " + m.group(1)),
+        (r"ntlm_password_check: NTLMv2 password check failed", "ntlm_password_check: NTLMv2 password check failed"),
+        (r"ntlm_password_check: Lanman passwords NOT PERMITTED for user \S+",
+         "ntlm_password_check: Lanman passwords NOT PERMITTED for user <*>"),
+        (r"ntlm_password_check: LM password and LMv2 failed for user \S+, and NT MD4 password in LM field not permitted",
+         "ntlm_password_check: LM password and LMv2 failed for user <*>, and NT MD4 password in LM field not permitted"),
+        (r"create_connection_session_info failed: (\w+)", lambda m: "create_connection_session_info failed: " + m.group(1)),
+        (r"create_connection_session_info: user '\S+' \(from session setup\) not permitted to access this share \(\S+\)",
+         "create_connection_session_info: user <*> (from session setup) not permitted to access this share (<*>)"),
+        (r"create_connection_session_info: guest user \(from session setup\) not permitted to access this share \(\S+\)",
+         "create_connection_session_info: guest user (from session setup) not permitted to access this share (<*>)"),
+        (r"find_service\(\) failed to find service \S+", "find_service() failed to find service <*>"),
+        (r"checking for home directory \S+ gave \S+", "checking for home directory <*> gave <*>"),
+        (r"smbd_smb2_tree_connect: couldn't find service \S+", "smbd_smb2_tree_connect: couldn't find service <*>"),
+        (r"process_usershare_file: stat of \S+ failed\. (.*)",
+         lambda m: "process_usershare_file: stat of <*> failed. " + m.group(1)),
+        (r"idmap range not specified for domain '\S+'", "idmap range not specified for domain <*>"),
+        (r"Forced user \S+", "Forced user <*>"),
+        (r"added interface \S+ ip=\S+ bcast=\S* netmask=\S+", "added interface <*> ip=<*> bcast=<*> netmask=<*>"),
+        (r"Copyright Andrew Tridgell and the Samba Team \d+-\d+", "Copyright Andrew Tridgell and the Samba Team <*>"),
+        (r"waiting for connections", "waiting for connections"),
+        (r"uid=\d+ gid=\d+ euid=\d+ egid=\d+", "uid=<*> gid=<*> euid=<*> egid=<*>"),
+        (r"smbd version \S+ started\.", "smbd version <*> started."),
+        (r"rpc_worker_exited: No worker with PID \d+", "rpc_worker_exited: No worker with PID <*>"),
+        (r"pid_to_procid: messaging_dgm_get_unique failed: (.*)",
+         lambda m: "pid_to_procid: messaging_dgm_get_unique failed: " + m.group(1)),
+        (r"loaded services", "loaded services"),
+        (r"Standard input is not a socket, assuming -D option", "Standard input is not a socket, assuming -D option"),
+        (r"Becoming a daemon\.", "Becoming a daemon."),
+        (r"INFO: Profiling turned OFF from pid \d+", "INFO: Profiling turned OFF from pid <*>"),
+        (r"tdb\(\S+\): tdb_open_ex: could not open file \S+: (.*)",
+         lambda m: "tdb(<*>): tdb_open_ex: could not open file <*>: " + m.group(1)),
+        (r"Could not open tdb: (.*)", lambda m: "Could not open tdb: " + m.group(1)),
+    ])
+
+# CUPS's cupsd error_log at `LogLevel debug` prints a few hundred different messages in a short
+# run, most of them from the filters and backends a job runs (each writes `DEBUG: ...` lines
+# that cupsd logs under `[Job N]`): too many to write a regex for each, so, as for Kafka, one
+# rule states the event. The header is the level letter and the time. The message's
+# `[Job N]` / `[Client N]` prefix is a variable. Dumps of one format string are one event
+# each: a job's `envp[N]=`/`argv[N]=` rows, the IPP backend's attribute rows (`name type
+# value`, `name (N values)`, `[N] = value`, `---- group ----`), a filter's argv and
+# Ghostscript's command line, a driver's `pdl=` list, `cupsdWriteClient`'s state dump,
+# `cupsdMarkDirty`'s flags, and an option set with `Setting <option> to "..."`. Otherwise an
+# event is the message's shape: quoted text, URIs, paths, media types, anything holding a
+# digit and the names the driver chose (queues, users, documents, the host) become `<*>`, and
+# other words stay, so an IPP operation (`Create-Job`, `Cancel-Jobs`), an IPP or HTTP status
+# (`successful-ok`, `client-error-not-found`, `Unauthorized`), an HTTP method, an event
+# cupsd discards (`job-completed`), a printer-state reason added or removed (`STATE:
+# +connecting-to-device`), a log level a state message is set at, a busy state, how a filter
+# ended (`exited with no errors` / `stopped with status N`) and an error text are each their
+# own event.
+CUPS_NAMES = re.compile(
+    r"(?<![\w./-])(office|loop|sock|deadipp|deadlpd|temp\d+|nosuchqueue\d+|root|printuser|lp|"
+    r"localhost|vm|hello\.ps|broken\.pdf|random\.bin|text\d\.txt)(?![\w/-])")
+CUPS_ATTR_TYPES = ("integer|keyword|enum|boolean|nameWithoutLanguage|textWithoutLanguage|"
+                   "nameWithLanguage|textWithLanguage|uri|uriScheme|mimeMediaType|"
+                   "rangeOfInteger|naturalLanguage|charset|resolution|dateTime|collection|"
+                   "octetString|memberAttrName|no-value|unknown")
+CUPS_DUMPS = [
+    (r"envp\[\d+\]=\".*\"", "envp[<*>]=<*>"),
+    (r"argv\[\d+\]=\".*\"", "argv[<*>]=<*>"),
+    (r"\[\d+\] = .*", "[<*>] = <*>"),
+    (r"---- [\w-]+ ----", "---- <*> ----"),
+    (r"[\w-]+ (?:\d*setOf )?(?:%s)(?: .*)?" % CUPS_ATTR_TYPES, "<*> <*> <*>"),
+    (r"[\w-]+ \(\d+ values\)", "<*> (<*> values)"),
+    (r"\S+ argv\[\d+\] = .*", "<*> argv[<*>] = <*>"),
+    (r"Ghostscript command line: .*", "Ghostscript command line: <*>"),
+    (r"\S+: pdl='.*'", "<*>: pdl=<*>"),
+    (r"cupsdWriteClient error=.*", "cupsdWriteClient error=<*>, used=<*>, state=<*>, data_encoding=<*>, "
+     "data_remaining=<*>, response=<*>, pipe_pid=<*>, file=<*>"),
+    (r"cupsdMarkDirty\(\S+\)", "cupsdMarkDirty(<*>)"),
+    (r"Setting [\w-]+ to \".*\"\.\.\.", "Setting <*> to <*>..."),
+    (r"\S+ \(\S+ to \S+, cost \d+\)", "<*> (<*> to <*>, cost <*>)"),
+    (r"([A-Z][A-Za-z]*(?:-[A-Za-z]+)+)(?: \w+://\S*)?", lambda m: m.group(1) + " <*>"),
+    # the URI is a variable, `no URI` when the request has none
+    (r"Returning (IPP|HTTP) (\S+) for (\S+) \(.*\) from \S+?(\.?)",
+     lambda m: "Returning %s %s for %s (<*>) from <*>%s" % m.groups()),
+    (r"cupsdSetBusyState: newbusy=\"(.*)\", busy=\"(.*)\"",
+     lambda m: "cupsdSetBusyState: newbusy=\"%s\", busy=\"%s\"" % m.groups()),
+]
+CUPS_DUMPS = [(re.compile(r), t) for r, t in CUPS_DUMPS]
+
+
+def cups_event(m):
+    rest = m.group(2)
+    prefix = re.sub(r"\d+", V, m.group(1) or "")
+    for regex, template in CUPS_DUMPS:
+        d = regex.fullmatch(rest)
+        if d:
+            return prefix + (template(d) if callable(template) else template)
+    shape = re.sub(r"\\?\"[^\"]*\\?\"|'[^']*'", V, rest)
+    shape = re.sub(r"\b\w+://[^\s)]+", V, shape)
+    shape = re.sub(r"(?<![\w<])/[^\s)]*", V, shape)
+    shape = re.sub(r"\b[a-z][\w.+-]*/[\w.+/-]+", V, shape)
+    shape = CUPS_NAMES.sub(V, shape)
+    shape = re.sub(r"[^\s,;()\[\]=]*\d[^\s,;()\[\]]*", V, shape)
+    shape = re.sub(r"<\*>(?:[.:,]?<\*>)+", V, shape)
+    return prefix + shape
+
+
+CUPS = System(
+    r"^(?P<field>[DIWECAX]) \[\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] (?P<content>.*)$",
+    rules=[(r"(\[(?:Job|Client) \d+\] )?(.*)", cups_event)])
 # Mosquitto (its own log file, `log_type all`, Debian's default `epoch: ` stamps): one event per
 # format string of mosquitto 2.0. The MQTT packet type a line sends or receives (PUBLISH,
 # PUBACK, PUBREC, SUBACK, PINGREQ, ...) is an enumeration, each its own event, and so is a
@@ -1771,6 +1956,8 @@ SYSTEMS = {
     "Prometheus": PROMETHEUS,
     "Placement": PLACEMENT,
     "DebianSyslog": DEBIAN_SYSLOG,
+    "Samba": SAMBA,
+    "Cups": CUPS,
     "Mosquitto": MOSQUITTO,
     "Unbound": UNBOUND,
     "Etcd": ETCD,
