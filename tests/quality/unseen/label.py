@@ -1737,6 +1737,199 @@ def cups_event(m):
 CUPS = System(
     r"^(?P<field>[DIWECAX]) \[\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] (?P<content>.*)$",
     rules=[(r"(\[(?:Job|Client) \d+\] )?(.*)", cups_event)])
+# Mosquitto (its own log file, `log_type all`, Debian's default `epoch: ` stamps): one event per
+# format string of mosquitto 2.0. The MQTT packet type a line sends or receives (PUBLISH,
+# PUBACK, PUBREC, SUBACK, PINGREQ, ...) is an enumeration, each its own event, and so is a
+# return or reason code (`CONNACK ... (0, 5)` refuses a client that `(0, 0)` accepts; `rc0`,
+# `RC:0`); a CONNACK's session-present flag, the publish flags (`d0, q1, r0`), message ids,
+# client ids, topics, addresses and sizes are variables. An error's text (strerror) is part
+# of the event. A subscription's detail lines (`client qos topic`, `\ttopic (QoS n)`, a will's
+# `\ttopic`) are one event each.
+MOSQUITTO = System(
+    r"^\d+: (?P<content>.*)$",
+    rules=[
+        (r"New connection from \S+ on port \d+\.", "New connection from <*> on port <*>."),
+        (r"New client connected from \S+ as \S+ \(p\d+, c\d+, k\d+(?:, u'[^']*')?\)\.",
+         "New client connected from <*> as <*> (p<*>, c<*>, k<*>, u<*>)."),
+        (r"No will message specified\.", "No will message specified."),
+        (r"Will message specified \(\d+ bytes\) \(r\d+, q\d+\)\.",
+         "Will message specified (<*> bytes) (r<*>, q<*>)."),
+        (r"(Sending|Received|Denied|Dropped too large) PUBLISH (to|from) \S+ \(d\d+, q\d+, r\d+, m\d+, '.*', \.\.\. \(\d+ bytes\)\)",
+         lambda m: "%s PUBLISH %s <*> (d<*>, q<*>, r<*>, m<*>, <*>, ... (<*> bytes))" % m.groups()),
+        (r"Sending (\w+) to \S+ \(m\d+, rc(\d+)\)",
+         lambda m: "Sending %s to <*> (m<*>, rc%s)" % m.groups()),
+        (r"Sending (\w+) to \S+ \(m\d+\)", lambda m: "Sending %s to <*> (m<*>)" % m.group(1)),
+        (r"Sending CONNACK to \S+ \(\d+, (\d+)\)",
+         lambda m: "Sending CONNACK to <*> (<*>, %s)" % m.group(1)),
+        (r"Sending (\w+) to \S+", lambda m: "Sending %s to <*>" % m.group(1)),
+        (r"Received (\w+) from \S+ \(Mid: \d+, RC:(\d+)\)",
+         lambda m: "Received %s from <*> (Mid: <*>, RC:%s)" % m.groups()),
+        (r"Received (\w+) from \S+ \(Mid: \d+\)", lambda m: "Received %s from <*> (Mid: <*>)" % m.group(1)),
+        (r"Received (\w+) from \S+", lambda m: "Received %s from <*>" % m.group(1)),
+        (r"Received CONNACK on connection \S+\.", "Received CONNACK on connection <*>."),
+        (r"Client \S+ (disconnected\.|disconnected, not authorised\.|closed its connection\.|disconnected due to protocol error\.|already connected, closing old connection\.|has exceeded timeout, disconnecting\.)",
+         lambda m: "Client <*> " + m.group(1)),
+        (r"Socket error on client \S+, disconnecting\.", "Socket error on client <*>, disconnecting."),
+        (r"Outgoing messages are being dropped for client \S+\.",
+         "Outgoing messages are being dropped for client <*>."),
+        (r"\S+ \d+ \S+", "<*> <*> <*>"),
+        (r"\t\S+ \(QoS \d+\)", "\t<*> (QoS <*>)"),
+        (r"\t\S+", "\t<*>"),
+        (r"Connecting bridge \(step \d+\) \S+ \(\S+\)", "Connecting bridge (step <*>) <*> (<*>)"),
+        (r"Error creating bridge: (.*)\.", lambda m: "Error creating bridge: %s." % m.group(1)),
+        (r"Error in epoll re-registering to (EPOLLOUT|EPOLLIN): (.*)",
+         lambda m: "Error in epoll re-registering to %s: %s" % m.groups()),
+        (r"Bridge \S+ sending CONNECT", "Bridge <*> sending CONNECT"),
+        (r"Bridge \S+ doing local SUBSCRIBE on topic \S+", "Bridge <*> doing local SUBSCRIBE on topic <*>"),
+        (r"Bridge \S+ sending UNSUBSCRIBE \(Mid: \d+, Topic: \S+\)",
+         "Bridge <*> sending UNSUBSCRIBE (Mid: <*>, Topic: <*>)"),
+        (r"Bridge \S+ sending SUBSCRIBE \(Mid: \d+, Topic: \S+, QoS: \d+, Options: 0x[0-9a-f]+\)",
+         "Bridge <*> sending SUBSCRIBE (Mid: <*>, Topic: <*>, QoS: <*>, Options: <*>)"),
+        (r"Saving in-memory database to \S+\.", "Saving in-memory database to <*>."),
+        (r"mosquitto version \S+ (starting|running|terminating)",
+         lambda m: "mosquitto version <*> " + m.group(1)),
+        (r"Config loaded from \S+\.", "Config loaded from <*>."),
+        (r"Opening ipv\d listen socket on port \d+\.", "Opening ipv<*> listen socket on port <*>."),
+        (r"(Reloading config\.|Note: It is recommended to replace `message_size_limit` with `max_packet_size`\.)",
+         lambda m: m.group(1)),
+    ])
+
+
+# Unbound (its own log file, verbosity 2 with query, reply, local-action and SERVFAIL logging;
+# the header is the epoch stamp in brackets, `unbound[pid:thread]` and the level): one event per
+# format string of unbound 1.17. A question's type (`A IN`, `MX IN`, `TYPE0 CLASS0`) is an
+# enumeration on the lines that report a question (the query, the reply, a local zone's action,
+# the iterator's and the trust anchor's steps), each its own event, and so are a reply's rcode
+# (NOERROR, NXDOMAIN, SERVFAIL, REFUSED), a local zone's type (`static`, `refuse`,
+# `always_nxdomain`, `redirect`, ...), the iterator's response classification (`ANSWER`,
+# `nodata ANSWER`, `THROWAWAY`), a SERVFAIL's and a validation failure's reason text and an
+# unbound-control command's verb. Names, zones, addresses, ports, times, counts and a reply's
+# cached flag are variables, and so is the question a failure names in `<...>` (the failure's
+# reason is its event).
+UB_Q = r"\S+ (\S+) (\S+)"  # name type class
+
+
+def ub_q(m, i=1):
+    return "%s %s" % (m.group(i), m.group(i + 1))
+
+
+UNBOUND = System(
+    r"^\[\d+\] unbound\[\d+:\d+\] (?:info|notice|error|warning|debug|fatal error): (?P<content>.*)$",
+    rules=[
+        (r"\d+\.\d+\.\d+\.\d+ " + UB_Q, lambda m: "<*> <*> %s" % ub_q(m)),
+        (r"\d+\.\d+\.\d+\.\d+ " + UB_Q + r" ([A-Z]+) [\d.]+ \d+ \d+",
+         lambda m: "<*> <*> %s %s <*> <*> <*>" % (ub_q(m), m.group(3))),
+        (r"\S+ (static|refuse|always_nxdomain|redirect|always_refuse|inform|always_nodata|deny|transparent|inform_deny|always_transparent|typetransparent|nodefault) \S+@\d+ " + UB_Q,
+         lambda m: "<*> %s <*> <*> %s" % (m.group(1), ub_q(m, 2))),
+        (r"(resolving|response for|sending query:|processQueryTargets:|iterator operate: query) " + UB_Q,
+         lambda m: "%s <*> %s" % (m.group(1), ub_q(m, 2))),
+        (r"reply from <\S+> \S+#\d+", "reply from <<*>> <*>"),
+        (r"query response was (.*)", lambda m: "query response was " + m.group(1)),
+        (r"SERVFAIL <[^>]*>: all the configured stub or forward servers failed, at zone \S+ (from \S+ got \w+|.*)",
+         lambda m: "SERVFAIL <<*>>: all the configured stub or forward servers failed, at zone <*> "
+         + re.sub(r"^from \S+ got", "from <*> got", m.group(1))),
+        (r"validation failure <[^>]*>: key for validation \S+ is marked as invalid because of a previous validation failure <[^>]*>: no DNSKEY rrset from \S+ for trust anchor \S+ while building chain of trust",
+         "validation failure <<*>>: key for validation <*> is marked as invalid because of a previous validation failure <<*>>: no DNSKEY rrset from <*> for trust anchor <*> while building chain of trust"),
+        (r"validation failure <[^>]*>: no DNSKEY rrset from \S+ for trust anchor \S+ while building chain of trust",
+         "validation failure <<*>>: no DNSKEY rrset from <*> for trust anchor <*> while building chain of trust"),
+        (r"prime trust anchor", "prime trust anchor"),
+        (r"generate keytag query \S+ " + r"(\S+) (\S+)", lambda m: "generate keytag query <*> %s" % ub_q(m)),
+        (r"failed to prime trust anchor -- could not fetch DNSKEY rrset \S+ (\S+) (\S+)",
+         lambda m: "failed to prime trust anchor -- could not fetch DNSKEY rrset <*> %s" % ub_q(m)),
+        (r"Could not establish a chain of trust to keys for \S+ (\S+) (\S+)",
+         lambda m: "Could not establish a chain of trust to keys for <*> %s" % ub_q(m)),
+        (r"control cmd:  (\w+)(?: .*)?", lambda m: "control cmd: %s <*>" % m.group(1)),
+        (r"new control connection from \S+ port \d+", "new control connection from <*> port <*>"),
+        (r"server stats for thread \d+: \d+ queries, \d+ answers from cache, \d+ recursions, \d+ prefetch, \d+ rejected by ip ratelimiting",
+         "server stats for thread <*>: <*> queries, <*> answers from cache, <*> recursions, <*> prefetch, <*> rejected by ip ratelimiting"),
+        (r"server stats for thread \d+: requestlist max \d+ avg [\d.]+ exceeded \d+ jostled \d+",
+         "server stats for thread <*>: requestlist max <*> avg <*> exceeded <*> jostled <*>"),
+        (r"mesh has \d+ recursion states \(\d+ with reply, \d+ detached\), \d+ waiting replies, \d+ recursion replies sent, \d+ replies dropped, \d+ states jostled out",
+         "mesh has <*> recursion states (<*> with reply, <*> detached), <*> waiting replies, <*> recursion replies sent, <*> replies dropped, <*> states jostled out"),
+        (r"average recursion processing time [\d.e-]+ sec", "average recursion processing time <*> sec"),
+        (r"histogram of recursion processing times", "histogram of recursion processing times"),
+        (r"\[25%\]=\S+ median\[50%\]=\S+ \[75%\]=\S+", "[25%]=<*> median[50%]=<*> [75%]=<*>"),
+        (r"lower\(secs\) upper\(secs\) recursions", "lower(secs) upper(secs) recursions"),
+        (r"\s*[\d.]+\s+[\d.]+ \d+", "<*> <*> <*>"),
+        (r"init module \d+: \w+", "init module <*>: <*>"),
+        (r"(start of service|service stopped) \(unbound \S+\)\.", lambda m: "%s (unbound <*>)." % m.group(1)),
+        (r"Restart of unbound \S+\.", "Restart of unbound <*>."),
+        (r"sending to target: <\S+> \S+#\d+", "sending to target: <<*>> <*>"),
+        (r"iterator\[module \d+\] operate: extstate:(\w+) event:(\w+)",
+         lambda m: "iterator[module <*>] operate: extstate:%s event:%s" % m.groups()),
+        (r"cache memory msg=\d+ rrset=\d+ infra=\d+ val=\d+ subnet=\d+",
+         "cache memory msg=<*> rrset=<*> infra=<*> val=<*> subnet=<*>"),
+        (r"ip_ratelimit exceeded \S+ \d+ \S+ (\S+) (\S+)",
+         lambda m: "ip_ratelimit exceeded <*> <*> <*> %s %s" % m.groups()),
+    ])
+
+
+# etcd 3.4 (`--logger zap`: one JSON object a line on stderr; member m1 at `debug`, so gRPC's own
+# log comes through zap too): `level`, `ts` and `caller` are header, the message is the rest of
+# the object in its order (`{"msg":...,"key":value,...}`). One event per `msg` text, which is a
+# constant of etcd's call, or a format string where raft and gRPC print their values into it
+# (member ids, terms, indexes, addresses, pointers and quoted names are variables; a raft
+# configuration or peer list is one). Fields are variables except those holding an
+# enumeration, whose value is part of the event: a stream's type, a gRPC request's method
+# (`response type`), an alarm, a configuration change's kind, a round tripper's and a raft
+# message's type; and an `error` field's kind (its text with ids, addresses and numbers as
+# variables: `connection refused`, `context canceled`, `auth: permission denied`), since it
+# comes from a format string of its own. A raft progress's state (`StateProbe`) is part of an
+# unreachable peer's event, its flags are not.
+ETCD_ENUMS = ("stream-reader-type", "stream-writer-type", "stream-type", "response type", "alarm",
+              "raft-conf-change", "round-tripper-name", "type")
+
+
+def etcd_shape(text):
+    t = re.sub(r'"[^"]*"', V, text)
+    t = re.sub(r"\b0x[0-9a-f]+\b", V, t)
+    t = re.sub(r"\b\d+\.\d+\.\d+\.\d+(:\d+)?(->\d+\.\d+\.\d+\.\d+:\d+)?\b", V, t)
+    t = re.sub(r"\b(?=[0-9a-f]*\d)[0-9a-f]{6,}\b", V, t)
+    t = re.sub(r"\b\d+(\.\d+)?\b", V, t)
+    t = re.sub(r"<\*>(?:[ ,]+<\*>)+", V, t)
+    return t
+
+
+class EtcdSystem(System):
+    def content(self, line):
+        m = re.match(r'^\{"level":"\w+","ts":"[^"]*","caller":"[^"]*",(?P<content>.*)$', line)
+        if m:
+            return "{" + m.group("content"), None
+        return System.content(self, line)
+
+    def label(self, content, field=None):
+        if not content.startswith("{"):
+            return System.label(self, content)
+        import json
+        d = json.loads(content)
+        msg = d.get("msg", "")
+        m = re.fullmatch(r"\S+ switched to configuration .*", msg)
+        if m:
+            msg = "<*> switched to configuration <*>"
+        elif re.fullmatch(r"\S+ failed to send message to \S+ because it is unreachable \[(\w+) .*\]", msg):
+            msg = re.sub(r".*\[(\w+) .*", r"<*> failed to send message to <*> because it is unreachable [\1 <*>]", msg)
+        elif msg.startswith("newRaft "):
+            msg = etcd_shape(re.sub(r"\[peers: \[[^\]]*\]", "[peers: [<*>]", msg))
+        elif msg.startswith("[core]ccResolverWrapper: sending update to cc: "):
+            msg = "[core]ccResolverWrapper: sending update to cc: <*>"
+        else:
+            msg = etcd_shape(msg)
+        parts = ["msg=" + msg]
+        for k in ETCD_ENUMS:
+            if k in d:
+                parts.append("%s=%s" % (k, d[k]))
+        if "error" in d:
+            parts.append("error=" + etcd_shape(str(d["error"])))
+        return " ".join(parts)
+
+
+ETCD = EtcdSystem(
+    r"^[A-Z]+: \d{4}/\d\d/\d\d \d\d:\d\d:\d\d (?P<content>.*)$",
+    rules=[
+        (r"\[core\] grpc: Server\.Serve failed to create ServerTransport:  (.*)",
+         lambda m: "[core] grpc: Server.Serve failed to create ServerTransport: " + etcd_shape(m.group(1))),
+    ])
+
 
 # A Linux kernel's console (`Kernel`) prints a few hundred different messages from as many
 # drivers in one boot, too many to write a regex for each, so label.py states one rule, as for
@@ -1840,6 +2033,9 @@ SYSTEMS = {
     "DebianSyslog": DEBIAN_SYSLOG,
     "Samba": SAMBA,
     "Cups": CUPS,
+    "Mosquitto": MOSQUITTO,
+    "Unbound": UNBOUND,
+    "Etcd": ETCD,
     "Kernel": KERNEL,
 }
 
