@@ -736,6 +736,80 @@ bool IsStatusKeyPlace(std::string_view message, const Token& prev, std::size_t g
   return true;
 }
 
+// A field's name glued to its number by ':' (active_anon:418, free:47417): the name, a
+// letter then letters and '_' (no digit, '.' or '-', which host names with a port hold:
+// db1:5432, example.org:443), then ':' and digits only. The position of the ':', or 0.
+[[gnu::noinline]] std::size_t FieldValueColon(std::string_view s) {
+  const std::size_t colon = s.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == s.size() ||
+      !IsAlpha(s.front())) {
+    return 0;
+  }
+  for (std::size_t i = 1; i < colon; ++i) {
+    if (!IsAlpha(s[i]) && s[i] != '_') return 0;
+  }
+  for (std::size_t i = colon + 1; i < s.size(); ++i) {
+    if (!IsDigit(s[i])) return 0;
+  }
+  return colon;
+}
+
+// A field's name: a letter, then letters, digits and '_' (R10, eax2, rx_bytes0).
+bool IsFieldName(std::string_view s) {
+  if (!IsAlpha(s.front())) return false;
+  for (char c : s) {
+    if (!IsAlpha(c) && !IsDigit(c) && c != '_') return false;
+  }
+  return true;
+}
+
+// A field's name glued to its number by ':' (name:42, a kHostPort token `t`) is tokenized as
+// "name: 42": the name a word, pushed to `out` if both fit in max_tokens, and the number an
+// integer, which `t` becomes (true then).
+bool SplitFieldValue(std::string_view message, std::vector<Token>& out, Token& t,
+                     std::size_t max_tokens) {
+  const std::size_t colon = FieldValueColon(message.substr(t.offset, t.length));
+  if (colon == 0 || out.size() + 2 > max_tokens) return false;
+  out.push_back(Token{t.offset, static_cast<std::uint32_t>(colon), TokenClass::kWord});
+  t = Token{static_cast<std::uint32_t>(t.offset + colon + 1),
+            static_cast<std::uint32_t>(t.length - colon - 1), TokenClass::kInteger};
+  return true;
+}
+
+// Is the token at `t` a closing tag's name (</TASK>, </body>): markup's word, not a path?
+bool IsClosingTag(std::string_view message, const Token& t) {
+  return message[t.offset] == '/' && t.offset != 0 && message[t.offset - 1] == '<' &&
+         t.offset + t.length < message.size() && message[t.offset + t.length] == '>';
+}
+
+// A name holding a digit (`prev`, a digit-bearing word) right before ": " and a number (at
+// `start`) is that number's field (R10: 0000000000000246, as registers are dumped): a word.
+// Before a word it stays a variable (eth1: link up).
+void NameOfNumber(std::string_view message, Token& prev, std::size_t gap, std::size_t start) {
+  if (gap + 2 == start && message[gap] == ':' && message[gap + 1] == ' ' &&
+      IsFieldName(message.substr(prev.offset, prev.length))) {
+    prev.cls = TokenClass::kWord;
+  }
+}
+
+// The first token gets no context rule; of those on fields' names and markup it may take
+// two (a later token takes them in the loop): a field's name glued to its number, a closing tag.
+[[gnu::noinline]] void FirstTokenRules(std::string_view message, std::vector<Token>& out,
+                                       std::size_t max_tokens) {
+  Token t = out[0];
+  if (t.cls == TokenClass::kPath && IsClosingTag(message, t)) {
+    out[0].cls = TokenClass::kWord;
+  } else if (t.cls == TokenClass::kHostPort && out.size() < max_tokens) {
+    const std::size_t colon = FieldValueColon(message.substr(t.offset, t.length));
+    if (colon != 0) {
+      out[0] = Token{t.offset, static_cast<std::uint32_t>(colon), TokenClass::kWord};
+      out.insert(out.begin() + 1,
+                 Token{static_cast<std::uint32_t>(t.offset + colon + 1),
+                       static_cast<std::uint32_t>(t.length - colon - 1), TokenClass::kInteger});
+    }
+  }
+}
+
 // A short host name: a letter, then letters, digits, '-' and '.' (node-246, dn228).
 bool IsShortHostName(std::string_view s) {
   if (!IsAlpha(s.front()) || s.back() == '.' || s.back() == '-') return false;
@@ -757,11 +831,17 @@ inline bool MayHaveContext(std::string_view message, const Token& prev, std::str
               (text.size() <= 5 && ((c | 0x20) == 't' || (c | 0x20) == 'f' || (c | 0x20) == 'n')));
     }
     case TokenClass::kInteger:
-      if (IsHttpStatus(text)) return true;
+      if (IsHttpStatus(text) || prev.cls == TokenClass::kDigitWord) return true;
       [[fallthrough]];
     case TokenClass::kDateTime:
       return prev.cls == TokenClass::kWord && message[prev.offset] >= 'A' &&
              message[prev.offset] <= 'Z';
+    case TokenClass::kHex:
+      return prev.cls == TokenClass::kDigitWord;
+    case TokenClass::kHostPort:
+      return true;
+    case TokenClass::kPath:
+      return text.data()[-1] == '<';
     case TokenClass::kDigitWord:
       return prev.cls == TokenClass::kWord && prev.length >= 2 && prev.length <= 8;
     case TokenClass::kIPv4:
@@ -790,6 +870,7 @@ TokenClass InContext(std::string_view message, std::vector<Token>& out, std::str
       }
       return cls;
     case TokenClass::kInteger:
+      if (prev.cls == TokenClass::kDigitWord) NameOfNumber(message, out.back(), gap, start);
       // An HTTP status is an enumeration (a burst of 500s must not hide among 200s): a word.
       if (IsHttpStatus(text) &&
           (IsStatusPlace(message, prev, gap, start) || IsStatusKeyPlace(message, prev, gap, start)))
@@ -813,6 +894,14 @@ TokenClass InContext(std::string_view message, std::vector<Token>& out, std::str
         return TokenClass::kHostPort;
       }
       return cls;
+    case TokenClass::kHex:
+      NameOfNumber(message, out.back(), gap, start);
+      return cls;
+    case TokenClass::kPath:
+      return IsClosingTag(message, Token{static_cast<std::uint32_t>(start),
+                                         static_cast<std::uint32_t>(text.size()), cls})
+                 ? TokenClass::kWord
+                 : cls;
     case TokenClass::kIPv4:
     case TokenClass::kIPv6:
       // A name glued to a bracketed address (localhost[127.0.0.1], unknown[::1], as syslog
@@ -910,7 +999,16 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
       if (IsMessageCode(text)) cls = TokenClass::kWord;
     }
     if (count != 0 && MayHaveContext(message, out.back(), text, cls)) {
-      cls = InContext(message, out, text, start, cls);
+      if (cls == TokenClass::kHostPort) [[unlikely]] {
+        Token t{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start), cls};
+        if (SplitFieldValue(message, out, t, max_tokens)) {
+          out.push_back(t);
+          count = out.size();
+          continue;
+        }
+      } else {
+        cls = InContext(message, out, text, start, cls);
+      }
     }
     if (cls == TokenClass::kPath && text[0] == 'H' && text.size() > 5 &&
         text.substr(0, 5) == "HTTP/") [[unlikely]] {
@@ -922,6 +1020,10 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
   }
   if (protocol != SIZE_MAX) [[unlikely]] {
     MarkStatusOutsideRequest(message, out, protocol);
+  }
+  if (count != 0 && (out[0].cls == TokenClass::kHostPort || out[0].cls == TokenClass::kPath))
+      [[unlikely]] {
+    FirstTokenRules(message, out, max_tokens);
   }
 }
 

@@ -268,6 +268,43 @@ TEST(TokenizerValueClassTest, Base64IdsAreOpaqueIdsWithOrWithoutSlashOrPlus) {
   EXPECT_EQ(Tokenizer::Classify("Kq9xP2mZ7wRb"), TokenClass::kDigitWord);
 }
 
+// A field's name is never a value, glued to its ':' as much as apart: active_anon:418 is
+// tokenized as "active_anon: 418" (a word, then the number), so rows of different fields do
+// not fold; a host's name with a port holds a '.', a digit or a '-' and stays one value.
+TEST(TokenizerContextTest, AFieldsNameGluedToItsNumberIsAWord) {
+  const std::string_view msg = "active_anon:418 free:47417 isolated_anon:0";
+  const std::vector<Token> tokens = Tok(msg);
+  EXPECT_EQ(Texts(msg, tokens), (std::vector<std::string>{"active_anon", "418", "free", "47417",
+                                                          "isolated_anon", "0"}));
+  EXPECT_EQ(ClassNames(msg),
+            (std::vector<std::string>{"word", "int", "word", "int", "word", "int"}));
+  EXPECT_EQ(ClassNames("connect db1:5432 kafka-1:9092 example.org:443"),
+            (std::vector<std::string>{"word", "hostport", "hostport", "hostport"}));
+  EXPECT_EQ(ClassNames("free:15232kB a:b:12"),
+            (std::vector<std::string>{"digitword", "digitword"}));
+}
+
+// A name holding a digit right before ':' and a number names that number's field (registers
+// dumped as R10: 0000000000000246): a word. Before a word it stays a variable (eth1: link up),
+// and so does one glued to its value or one starting with a digit.
+TEST(TokenizerContextTest, ADigitNameBeforeAColonAndANumberIsAWord) {
+  EXPECT_EQ(ClassNames("R10: 0000000000000001 R11: 0x246 RAX: ffff88800a1b2c3d"),
+            (std::vector<std::string>{"word", "int", "word", "hex", "word", "hex"}));
+  EXPECT_EQ(ClassNames("CPU0: 42"), (std::vector<std::string>{"word", "int"}));
+  EXPECT_EQ(ClassNames("eth1: link up"), (std::vector<std::string>{"digitword", "word", "word"}));
+  EXPECT_EQ(ClassNames("eth1 42"), (std::vector<std::string>{"digitword", "int"}));
+  EXPECT_EQ(ClassNames("1a2: 42"), (std::vector<std::string>{"digitword", "int"}));
+}
+
+// A closing tag is markup's word (</TASK>), not a path, so a line of it does not fold with a
+// line of one path-like token (a stack frame dump_stack_lvl+0x44/0x5c).
+TEST(TokenizerContextTest, AClosingTagIsAWord) {
+  EXPECT_EQ(ClassNames(" </TASK>"), (std::vector<std::string>{"word"}));
+  EXPECT_EQ(ClassNames("<p>x</p>"), (std::vector<std::string>{"word", "word", "word"}));
+  EXPECT_EQ(ClassNames(" dump_stack_lvl+0x44/0x5c"), (std::vector<std::string>{"path"}));
+  EXPECT_EQ(ClassNames("GET </health"), (std::vector<std::string>{"word", "path"}));
+}
+
 TEST(TokenizerValueClassTest, LiteralsAreValuesOnlyAfterAKey) {
   EXPECT_EQ(
       ClassNames("overlap:true enabled=null flag: False returned true"),
