@@ -71,6 +71,7 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
     scope = merger_detail::Mix(scope, kLevelSeed + static_cast<std::uint64_t>(severity));
   }
   const std::uint64_t shape = ShapeKey(scope);
+  name_fields.scope = scope;
   unexplained = kNil;
 
   ResetDecision();
@@ -376,6 +377,7 @@ void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint
   g.retired = false;
   g.words_keyed = false;
   g.dns_words = TemplateMatcher::HoldsDnsWord(line.View(r.message));
+  if (opt.confirm) NoteFieldValues(r.message, scope);
   if (wild_at != kNil) {
     g.tokens.AddFlags(wild_at, kWild | kVaried);
     fp = GroupFingerprint(g);
@@ -509,6 +511,7 @@ void WindowMerger::Reconfigure(MergerOptions options, EventSink& sink) {
   // and the same threshold.
   if (keys_change || options.variable_after_values != m.opt.variable_after_values) {
     m.siblings.Clear();
+    m.name_fields.table.Clear();
   }
   const bool reindex = options.max_distance != m.opt.max_distance;
   options.id_seed = m.opt.id_seed;  // ids stay unique across a reload

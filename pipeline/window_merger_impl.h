@@ -204,6 +204,24 @@ struct WindowMerger::Impl {
   // scratch for a sibling's shape key.
   SiblingTable siblings;
   std::vector<std::uint64_t> shape_scratch;
+  // Fields learned to hold names (window_merger_siblings.cc): per scope and field name, the
+  // distinct names its value has been in lines that opened groups; Entry::variable marks a
+  // field that has held a text (an error's words may be the event's).
+  struct LearnedNameFields final : NameFields {
+    SiblingTable table;
+    std::uint64_t scope = 0;                   // the current line's
+    std::size_t k = SiblingTable::kMaxValues;  // variable_after_values, at most kMaxValues
+    static std::uint64_t Key(std::uint64_t scope, std::uint64_t field_hash) {
+      const std::uint64_t key =
+          SiblingKeys::Fmix(scope ^ SiblingKeys::Fmix(field_hash + 0x6669656c64ULL));
+      return key == 0 ? 1 : key;
+    }
+    bool HoldsNames(std::uint64_t field_hash) override {
+      const SiblingTable::Entry* e = table.Find(Key(scope, field_hash));
+      return e != nullptr && e->distinct >= k && !e->variable;
+    }
+  };
+  LearnedNameFields name_fields;
 
   explicit Impl(MergerOptions o)
       : opt(std::move(o)),
@@ -226,6 +244,8 @@ struct WindowMerger::Impl {
     opt.max_hold_us = std::max<TimeUs>(opt.max_hold_us, 1);
     opt.max_groups = std::max<std::size_t>(opt.max_groups, 1);
     matcher.SetWords(opt.protected_words, opt.value_keys);
+    name_fields.k = std::min<std::size_t>(opt.variable_after_values, SiblingTable::kMaxValues);
+    matcher.SetNameFields(opt.variable_after_values > 0 ? &name_fields : nullptr);
     track_hosts =
         std::find(opt.scope.begin(), opt.scope.end(), ScopeField::kHost) == opt.scope.end();
   }
@@ -482,6 +502,7 @@ struct WindowMerger::Impl {
   std::uint32_t FindSibling(std::uint64_t scope, std::size_t position, std::uint64_t value);
   bool RecurElsewhere(const SiblingTable::Entry& e, std::uint64_t scope, std::size_t i);
   bool ConfirmCandidate(std::uint32_t slot, std::string_view message);
+  void NoteFieldValues(std::string_view message, std::uint64_t scope);
   void Retire(std::uint32_t slot);
 
   // --- templates, events and slot statistics (window_merger_events.cc) ----------------------

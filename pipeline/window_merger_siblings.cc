@@ -18,6 +18,33 @@ void AppendDecimal(std::uint32_t v, std::string& out) {
   while (n > 0) out += buf[--n];
 }
 
+// Is a field's quoted value a name (`rule manager`, `discovery manager scrape`): at most
+// three words of letters, digits, '-', '_', '.' and '/'? A text (an error's: `dial tcp
+// 127.0.0.1:9: connect: connection refused`) is not one.
+bool IsNameValue(std::string_view v) {
+  int words = 1;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    const char c = v[k];
+    if (c == ' ') {
+      if (k == 0 || k + 1 == v.size() || v[k - 1] == ' ' || ++words > 3) return false;
+    } else if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c >= '0' && c <= '9') && c != '-' &&
+               c != '_' && c != '.' && c != '/') {
+      return false;
+    }
+  }
+  return !v.empty();
+}
+
+// The first double quote at or after `from` that no backslash escapes, or npos.
+std::size_t NextUnescapedQuote(std::string_view m, std::size_t from) {
+  for (std::size_t p = m.find('"', from); p != std::string_view::npos; p = m.find('"', p + 1)) {
+    std::size_t backslashes = 0;
+    while (p > backslashes && m[p - 1 - backslashes] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) return p;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 // Confirm for a candidate (Fits), learning from a rejection of the line's token count: whether
@@ -51,6 +78,41 @@ bool WindowMerger::Impl::ConfirmCandidate(std::uint32_t slot, std::string_view m
   // The first words keep their evidence anyway (SettleBySiblings).
   if (words_before >= kMaxSiblingPositions) sibling_hints[sibling_hint_count++] = {p, t.hash(p)};
   return false;
+}
+
+// Records the line's field values under their field's name (a plain word right after the
+// name and `=`, or after `=` and a bracket: `pool=closed`, `subs=[closed]`; a double-quoted
+// value whole: `component="rule manager"`): the line opens a group, so each value it brings
+// is new to the field or another event's. A field whose values have been K
+// (variable_after_values) different names and never a text holds names
+// (LearnedNameFields::HoldsNames). The message field's text is the event's: never noted.
+void WindowMerger::Impl::NoteFieldValues(std::string_view message, std::uint64_t scope) {
+  const std::size_t n = line.tokens.size();
+  for (std::size_t i = 1; i < n; ++i) {
+    const Token& key = line.tokens[i - 1];
+    const Token& value = line.tokens[i];
+    if (key.cls != TokenClass::kWord || message[key.offset + key.length] != '=') continue;
+    const std::string_view gap = FieldValueGap(message, key, value);
+    if (gap.empty() || IsMessageKey(message.substr(key.offset, key.length))) continue;
+    std::uint64_t hash = line.hashes[i];
+    bool name = value.cls == TokenClass::kWord;
+    if (gap == "=\"") {
+      const std::size_t close = NextUnescapedQuote(message, value.offset);
+      if (close == std::string_view::npos) continue;
+      const std::string_view text = message.substr(value.offset, close - value.offset);
+      hash = XXH3_64bits(text.data(), text.size());
+      name = IsNameValue(text);
+    } else if (!name) {
+      continue;  // a number, an address...: a variable by its class already
+    }
+    SiblingTable::Entry& e =
+        name_fields.table.Touch(LearnedNameFields::Key(scope, line.hashes[i - 1]));
+    if (name) {
+      SiblingTable::Note(e, hash);
+    } else {
+      e.variable = true;  // here: the field has held a text
+    }
+  }
 }
 
 // The open group whose first line is the current line with `value` at `position`, if it is
