@@ -1069,12 +1069,12 @@ bool TemplateMatcher::NameFieldValue(const MatchLine& line, const MatchTemplate&
   const Token& lt = line.tokens[i];
   const Token gt = g.token(i);
   if (lt.cls != TokenClass::kWord || gt.cls != TokenClass::kWord ||
-      line.tokens[i - 1].cls != TokenClass::kWord ||
-      (IsProtected(line.message, lt) && IsProtected(tmpl.message, gt))) {
+      line.tokens[i - 1].cls != TokenClass::kWord) {
     return false;
   }
   const std::string_view gap = FieldValueGap(line.message, line.tokens[i - 1], lt);
   return !gap.empty() && gap == FieldValueGap(tmpl.message, g.token(i - 1), gt) &&
+         !(IsProtected(line.message, lt) && IsProtected(tmpl.message, gt)) &&
          name_fields_->HoldsNames(line.hashes[i - 1]);
 }
 

@@ -288,7 +288,8 @@ class TemplateMatcher {
   MatchResult MatchAligned(const MatchLine& line, const MatchTemplate& tmpl);
   bool InValueContext(const MatchLine& line, std::size_t i) const;
   bool KeyedByAgreeingWord(const MatchLine& line, const MatchTemplate& tmpl, std::size_t i) const;
-  bool NameFieldValue(const MatchLine& line, const MatchTemplate& tmpl, std::size_t i) const;
+  [[gnu::noinline, gnu::cold]] bool NameFieldValue(const MatchLine& line, const MatchTemplate& tmpl,
+                                                   std::size_t i) const;
   bool IsProtected(std::string_view message, const Token& t) const {
     return t.cls == TokenClass::kWord && IsProtectedWord(message.substr(t.offset, t.length));
   }

@@ -377,7 +377,6 @@ void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint
   g.retired = false;
   g.words_keyed = false;
   g.dns_words = TemplateMatcher::HoldsDnsWord(line.View(r.message));
-  if (opt.confirm) NoteFieldValues(r.message, scope);
   if (wild_at != kNil) {
     g.tokens.AddFlags(wild_at, kWild | kVaried);
     fp = GroupFingerprint(g);

@@ -502,7 +502,7 @@ struct WindowMerger::Impl {
   std::uint32_t FindSibling(std::uint64_t scope, std::size_t position, std::uint64_t value);
   bool RecurElsewhere(const SiblingTable::Entry& e, std::uint64_t scope, std::size_t i);
   bool ConfirmCandidate(std::uint32_t slot, std::string_view message);
-  void NoteFieldValues(std::string_view message, std::uint64_t scope);
+  void NoteFieldValue(std::string_view message, std::uint64_t scope, std::size_t i);
   void Retire(std::uint32_t slot);
 
   // --- templates, events and slot statistics (window_merger_events.cc) ----------------------

@@ -3,6 +3,8 @@
 // it and differ from it in one word only: when one word position has shown enough distinct
 // values there, that position is a variable, and the line joins the sibling group that has
 // become its template (or opens that group, the position already <*>).
+#include <cstring>
+
 #include "pipeline/window_merger_impl.h"
 
 namespace logfold {
@@ -34,6 +36,8 @@ bool IsNameValue(std::string_view v) {
   }
   return !v.empty();
 }
+
+bool IsLowerAscii(char c) { return c >= 'a' && c <= 'z'; }
 
 // The first double quote at or after `from` that no backslash escapes, or npos.
 std::size_t NextUnescapedQuote(std::string_view m, std::size_t from) {
@@ -80,38 +84,41 @@ bool WindowMerger::Impl::ConfirmCandidate(std::uint32_t slot, std::string_view m
   return false;
 }
 
-// Records the line's field values under their field's name (a plain word right after the
-// name and `=`, or after `=` and a bracket: `pool=closed`, `subs=[closed]`; a double-quoted
-// value whole: `component="rule manager"`): the line opens a group, so each value it brings
-// is new to the field or another event's. A field whose values have been K
+// Records the value that line token i, a plain word right after `=` or after `=` and one
+// opening byte, begins under its field's name (`pool=closed`, `subs=[closed]`; a
+// double-quoted value whole: `component="rule manager"`), for a line that opens a group: each
+// value it brings is new to the field or another event's. A field whose values have been K
 // (variable_after_values) different names and never a text holds names
 // (LearnedNameFields::HoldsNames). The message field's text is the event's: never noted.
-void WindowMerger::Impl::NoteFieldValues(std::string_view message, std::uint64_t scope) {
-  const std::size_t n = line.tokens.size();
-  for (std::size_t i = 1; i < n; ++i) {
-    const Token& key = line.tokens[i - 1];
-    const Token& value = line.tokens[i];
-    if (key.cls != TokenClass::kWord || message[key.offset + key.length] != '=') continue;
-    const std::string_view gap = FieldValueGap(message, key, value);
-    if (gap.empty() || IsMessageKey(message.substr(key.offset, key.length))) continue;
-    std::uint64_t hash = line.hashes[i];
-    bool name = value.cls == TokenClass::kWord;
-    if (gap == "=\"") {
-      const std::size_t close = NextUnescapedQuote(message, value.offset);
-      if (close == std::string_view::npos) continue;
-      const std::string_view text = message.substr(value.offset, close - value.offset);
-      hash = XXH3_64bits(text.data(), text.size());
-      name = IsNameValue(text);
-    } else if (!name) {
-      continue;  // a number, an address...: a variable by its class already
-    }
-    SiblingTable::Entry& e =
-        name_fields.table.Touch(LearnedNameFields::Key(scope, line.hashes[i - 1]));
-    if (name) {
-      SiblingTable::Note(e, hash);
-    } else {
-      e.variable = true;  // here: the field has held a text
-    }
+void WindowMerger::Impl::NoteFieldValue(std::string_view message, std::uint64_t scope,
+                                        std::size_t i) {
+  const Token& key = line.tokens[i - 1];
+  const Token& value = line.tokens[i];
+  // A field's name as key=value logs write it: lower-case letters, digits, '_' or '.'.
+  if (key.cls != TokenClass::kWord || key.length < 2 || !IsLowerAscii(message[key.offset])) {
+    return;
+  }
+  const std::string_view name = message.substr(key.offset, key.length);
+  for (char c : name) {
+    if (!IsLowerAscii(c) && !(c >= '0' && c <= '9') && c != '_' && c != '.') return;
+  }
+  const std::string_view gap = FieldValueGap(message, key, value);
+  if (gap.empty() || IsMessageKey(name)) return;
+  std::uint64_t hash = line.hashes[i];
+  bool is_name = true;
+  if (gap == "=\"") {
+    const std::size_t close = NextUnescapedQuote(message, value.offset);
+    if (close == std::string_view::npos) return;
+    const std::string_view text = message.substr(value.offset, close - value.offset);
+    hash = XXH3_64bits(text.data(), text.size());
+    is_name = IsNameValue(text);
+  }
+  SiblingTable::Entry& e =
+      name_fields.table.Touch(LearnedNameFields::Key(scope, line.hashes[i - 1]));
+  if (is_name) {
+    SiblingTable::Note(e, hash);
+  } else {
+    e.variable = true;  // here: the field has held a text
   }
 }
 
@@ -195,6 +202,20 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
       if (count < kMaxSiblingPositions) at[count++] = static_cast<std::uint32_t>(i);
     }
     sum += SiblingKeys::Term(line.hashes[i], i);
+  }
+  // The line opens a group: its fields learn their values (one memchr where it has none).
+  const std::string_view message = r.message;
+  if (n > 1 && line.header.body < message.size() &&
+      std::memchr(message.data() + line.header.body, '=', message.size() - line.header.body)) {
+    for (std::size_t i = 1; i < n; ++i) {
+      const Token& t = line.tokens[i];
+      const Token& key = line.tokens[i - 1];
+      if (t.cls == TokenClass::kWord && key.cls == TokenClass::kWord &&
+          IsLowerAscii(message[key.offset]) &&
+          (message[t.offset - 1] == '=' || (t.offset > 1 && message[t.offset - 2] == '='))) {
+        NoteFieldValue(message, scope, i);
+      }
+    }
   }
   if (words < 2) return false;  // a word alone, or among variables only, is no context
   const std::uint32_t k = static_cast<std::uint32_t>(
