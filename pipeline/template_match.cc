@@ -379,6 +379,43 @@ bool OpensQuotedText(std::string_view message, std::size_t p) {
   return c == ' ' || c == '\t' || c == '(' || c == '[' || c == '{';
 }
 
+// A code: a name in capitals (letters, digits and '_', a letter first) that fills a pair of
+// brackets or quotes alone, the pair opened at the message's start or after a blank
+// (`verify failure (BADSIG)`, `allocation for 'VCPU'`, `[OK]`). Logs write an outcome, a kind
+// or a state so; a bracket glued to a name holds its argument (`ListenerName(CONTROLLER)`), and
+// a qualified name holds parts that vary (`'org/DS/IN'`).
+bool IsBracketedCode(std::string_view message, const Token& t) {
+  if (t.cls != TokenClass::kWord || t.offset == 0 || t.offset + t.length >= message.size()) {
+    return false;
+  }
+  const std::string_view w = message.substr(t.offset, t.length);
+  if (w[0] < 'A' || w[0] > 'Z') return false;
+  for (char c : w) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  const std::size_t open = t.offset - 1;
+  char close;
+  switch (message[open]) {
+    case '(':
+      close = ')';
+      break;
+    case '[':
+      close = ']';
+      break;
+    case '{':
+      close = '}';
+      break;
+    case '\'':
+    case '"':
+      close = message[open];
+      break;
+    default:
+      return false;
+  }
+  if (message[t.offset + t.length] != close) return false;
+  return open == 0 || message[open - 1] == ' ' || message[open - 1] == '\t';
+}
+
 // Is the double quote at `p` escaped (an odd number of backslashes right before it)?
 bool EscapedQuote(std::string_view message, std::size_t p) {
   std::size_t backslashes = 0;
@@ -910,6 +947,9 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
   // A bracket glued to the word before it qualifies that word (query[A], query[MX]): a
   // different word there is a different kind of thing, not a value.
   const bool subscript = i > 0 && t.offset == prev_end + 1 && line.message[prev_end] == '[';
+  // A name in capitals alone in a pair of brackets or quotes opened after a blank is a code
+  // (`failure (BADSIG)`, `allocation for 'VCPU'`): an enumeration's constant, not a value.
+  if (IsBracketedCode(line.message, t)) return false;
   // A plain word that opens a quoted text of several tokens heads it: an action ("GET" in
   // "GET /a HTTP/1.1", "compress" in "compress the old logs", a command 'reload example.test'),
   // not a value; unless the text is a key's value (name="alice smith") other than the line's
@@ -1002,7 +1042,9 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // A word where the other side has an empty value ('-', "") is that column's value: the
     // placeholder says the program writes a value there (`- HIER_NONE` / `alice HIER_NONE`).
     const bool empty_slot = lt.cls == TokenClass::kEmpty || gt.cls == TokenClass::kEmpty;
-    if (!host_slot && !name_slot && !empty_slot && !InValueContext(line, i)) {
+    // A code on either side (`(BADSIG)`) is no value: InValueContext sees the line's side.
+    if (!host_slot && !name_slot && !empty_slot &&
+        (!InValueContext(line, i) || IsBracketedCode(gmsg, gt))) {
       // Out of a value context only a compound name may change (com.apple.x, host-1.example):
       // a plain word, an identifier or a constant is an action or a state (spawn vs
       // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.

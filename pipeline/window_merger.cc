@@ -376,7 +376,7 @@ void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint
   g.tokens.Assign(line.tokens, line.hashes);
   g.retired = false;
   g.words_keyed = false;
-  g.dns_words = TemplateMatcher::HoldsDnsWord(line.View(r.message));
+  g.dns_known = false;  // DnsWords finds it if ever asked
   if (wild_at != kNil) {
     g.tokens.AddFlags(wild_at, kWild | kVaried);
     fp = GroupFingerprint(g);

@@ -117,6 +117,31 @@ TEST_F(TemplateMatchTest, PlainWordOutsideValueContextRejects) {
   EXPECT_EQ(r.position, 1u);
 }
 
+// A name in capitals alone in brackets or quotes opened after a blank is a code, an
+// enumeration's constant (an outcome, a kind): another code is another event, on either side.
+TEST_F(TemplateMatchTest, ACodeAloneInBracketsIsNoValue) {
+  SetTemplate("client 10.0.0.1#53: request has invalid signature: tsig verify failure (BADSIG)");
+  MatchResult r =
+      Match("client 10.0.0.2#41: request has invalid signature: tsig verify failure (BADKEY)");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  EXPECT_FALSE(Match("client 10.0.0.2#41: request has invalid signature: tsig verify failure "
+                     "(alice)")
+                   .accepted);
+  SetTemplate("Unable to create allocation for 'VCPU' on resource provider 'a1'");
+  EXPECT_FALSE(
+      Match("Unable to create allocation for 'MEMORY_MB' on resource provider 'a1'").accepted);
+  // The nearest values: a name in lower case there, a bracket glued to a name (an argument)
+  // and a name of parts, whose parts vary.
+  SetTemplate("tsig verify failure for key (alice) on zone example");
+  EXPECT_TRUE(Match("tsig verify failure for key (bob) on zone example").accepted);
+  SetTemplate("Created acceptor and processors for endpoint : ListenerName(CONTROLLER)");
+  EXPECT_TRUE(
+      Match("Created acceptor and processors for endpoint : ListenerName(PLAINTEXT)").accepted);
+  SetTemplate("shut down hung fetch while resolving 'org/DS/IN'");
+  EXPECT_TRUE(Match("shut down hung fetch while resolving 'com/NS/IN'").accepted);
+}
+
 TEST_F(TemplateMatchTest, DigitWordThatChangesItsLettersRejects) {
   SetTemplate("link state changed on interface en0 to active now");
   const MatchResult r = Match("link state changed on interface awdl0 to active now");
