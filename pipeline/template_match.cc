@@ -58,37 +58,6 @@ bool IsPartsValue(std::string_view w) {
   return digit && joined;
 }
 
-// A quantity: a number with its unit glued to it, or a run of them, as programs print
-// durations and sizes (`161ns`, `1.683µs`, `64.789082ms`, `1m30.5s`, `2.5GiB`): a unit is one to
-// five letters (`µ` counting as one) after a number that may have a fraction.
-bool IsQuantity(std::string_view w) {
-  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  std::size_t k = 0;
-  while (k < w.size()) {
-    const std::size_t number = k;
-    while (k < w.size() && digit(w[k])) ++k;
-    if (k == number) return false;
-    if (k < w.size() && w[k] == '.') {
-      const std::size_t fraction = ++k;
-      while (k < w.size() && digit(w[k])) ++k;
-      if (k == fraction) return false;
-    }
-    int letters = 0;
-    while (k < w.size()) {
-      if ((w[k] | 0x20) >= 'a' && (w[k] | 0x20) <= 'z') {
-        ++k;
-      } else if (w[k] == '\xC2' && k + 1 < w.size() && w[k + 1] == '\xB5') {  // µ in UTF-8
-        k += 2;
-      } else {
-        break;
-      }
-      ++letters;
-    }
-    if (letters == 0 || letters > 5) return false;
-  }
-  return !w.empty();
-}
-
 // Two masked tokens are the same variable unless a digit-bearing word changed its letters:
 // a variable changes digits, not words (blk_-12 ~ blk_34, but en0 !~ awdl0). Names and
 // versions made of parts are one kind whatever their shape: what is named in parts (a
@@ -152,8 +121,6 @@ bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, con
     return c == TokenClass::kIPv4 || c == TokenClass::kIPv6;
   };
   if (address(lt.cls) != address(gt.cls)) return false;
-  // A quantity in another unit is the same quantity (`761ns` / `1.042µs`, `1.5ms` / `2s`).
-  if (IsQuantity(lw) && IsQuantity(gw)) return true;
   return IsPartsValue(lw) && IsPartsValue(gw);
 }
 

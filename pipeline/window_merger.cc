@@ -510,7 +510,6 @@ void WindowMerger::Reconfigure(MergerOptions options, EventSink& sink) {
   // and the same threshold.
   if (keys_change || options.variable_after_values != m.opt.variable_after_values) {
     m.siblings.Clear();
-    m.name_fields.table.Clear();
   }
   const bool reindex = options.max_distance != m.opt.max_distance;
   options.id_seed = m.opt.id_seed;  // ids stay unique across a reload

@@ -206,22 +206,14 @@ struct WindowMerger::Impl {
   // scratch for a sibling's shape key.
   SiblingTable siblings;
   std::vector<std::uint64_t> shape_scratch;
-  // Fields learned to hold names (window_merger_siblings.cc): per scope and field name, the
-  // distinct names its value has been in lines that opened groups; Entry::variable marks a
-  // field that has held a text (an error's words may be the event's).
+  // Which fields hold names, read from the open groups where Match asks
+  // (window_merger_siblings.cc).
+  static constexpr std::size_t kNameFieldScan = 64;
   struct LearnedNameFields final : NameFields {
-    SiblingTable table;
+    Impl* m = nullptr;
     std::uint64_t scope = 0;                   // the current line's
     std::size_t k = SiblingTable::kMaxValues;  // variable_after_values, at most kMaxValues
-    static std::uint64_t Key(std::uint64_t scope, std::uint64_t field_hash) {
-      const std::uint64_t key =
-          SiblingKeys::Fmix(scope ^ SiblingKeys::Fmix(field_hash + 0x6669656c64ULL));
-      return key == 0 ? 1 : key;
-    }
-    bool HoldsNames(std::uint64_t field_hash) override {
-      const SiblingTable::Entry* e = table.Find(Key(scope, field_hash));
-      return e != nullptr && e->distinct >= k && !e->variable;
-    }
+    bool HoldsNames(std::uint64_t field_hash) override;
   };
   LearnedNameFields name_fields;
 
@@ -246,6 +238,7 @@ struct WindowMerger::Impl {
     opt.max_hold_us = std::max<TimeUs>(opt.max_hold_us, 1);
     opt.max_groups = std::max<std::size_t>(opt.max_groups, 1);
     matcher.SetWords(opt.protected_words, opt.value_keys);
+    name_fields.m = this;
     name_fields.k = std::min<std::size_t>(opt.variable_after_values, SiblingTable::kMaxValues);
     matcher.SetNameFields(opt.variable_after_values > 0 ? &name_fields : nullptr);
     track_hosts =
@@ -516,7 +509,6 @@ struct WindowMerger::Impl {
   std::uint32_t FindSibling(std::uint64_t scope, std::size_t position, std::uint64_t value);
   bool RecurElsewhere(const SiblingTable::Entry& e, std::uint64_t scope, std::size_t i);
   bool ConfirmCandidate(std::uint32_t slot, std::string_view message);
-  void NoteFieldValue(std::string_view message, std::uint64_t scope, std::size_t i);
   void Retire(std::uint32_t slot);
 
   // --- templates, events and slot statistics (window_merger_events.cc) ----------------------

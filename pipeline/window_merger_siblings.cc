@@ -3,7 +3,7 @@
 // it and differ from it in one word only: when one word position has shown enough distinct
 // values there, that position is a variable, and the line joins the sibling group that has
 // become its template (or opens that group, the position already <*>).
-#include <cstring>
+#include <algorithm>
 
 #include "pipeline/window_merger_impl.h"
 
@@ -36,8 +36,6 @@ bool IsNameValue(std::string_view v) {
   }
   return !v.empty();
 }
-
-bool IsLowerAscii(char c) { return c >= 'a' && c <= 'z'; }
 
 // The first double quote at or after `from` that no backslash escapes, or npos.
 std::size_t NextUnescapedQuote(std::string_view m, std::size_t from) {
@@ -84,42 +82,43 @@ bool WindowMerger::Impl::ConfirmCandidate(std::uint32_t slot, std::string_view m
   return false;
 }
 
-// Records the value that line token i, a plain word right after `=` or after `=` and one
-// opening byte, begins under its field's name (`pool=closed`, `subs=[closed]`; a
-// double-quoted value whole: `component="rule manager"`), for a line that opens a group: each
-// value it brings is new to the field or another event's. A field whose values have been K
-// (variable_after_values) different names and never a text holds names
-// (LearnedNameFields::HoldsNames). The message field's text is the event's: never noted.
-void WindowMerger::Impl::NoteFieldValue(std::string_view message, std::uint64_t scope,
-                                        std::size_t i) {
-  const Token& key = line.tokens[i - 1];
-  const Token& value = line.tokens[i];
-  // A field's name as key=value logs write it: lower-case letters, digits, '_' or '.'.
-  if (key.cls != TokenClass::kWord || key.length < 2 || !IsLowerAscii(message[key.offset])) {
-    return;
+// Does the field whose name hashes to `field_hash` hold names in the current line's scope?
+// Asked only where Match would reject a protected word as a field's value (rare), so the
+// evidence is read then from the open groups, not kept: the first lines of the scope's
+// kNameFieldScan most recently active groups that hold the field (a word, `=` and a value)
+// must show K (variable_after_values) different names (plain words, or quoted texts of at
+// most three such words) and no text (an error's). The message field is never one.
+bool WindowMerger::Impl::LearnedNameFields::HoldsNames(std::uint64_t field_hash) {
+  std::uint64_t names[SiblingTable::kMaxValues];
+  std::size_t distinct = 0, read = 0;
+  for (std::uint32_t slot = m->lru.tail; slot != kNil && read < kNameFieldScan;
+       slot = m->groups[slot].lru_prev, ++read) {
+    const Group& g = m->groups[slot];
+    if (g.scope != scope) continue;
+    const std::string_view message = g.first.message();
+    const GroupTokens& t = g.tokens;
+    for (std::size_t j = 1; j < t.size(); ++j) {
+      if (t.hash(j - 1) != field_hash || t.cls(j - 1) != TokenClass::kWord) continue;
+      const Token key = t.token(j - 1), value = t.token(j);
+      const std::string_view gap = FieldValueGap(message, key, value);
+      if (gap.empty() || IsMessageKey(message.substr(key.offset, key.length))) continue;
+      std::uint64_t name = t.hash(j);
+      if (gap == "=\"") {
+        const std::size_t close = NextUnescapedQuote(message, value.offset);
+        if (close == std::string_view::npos) continue;
+        const std::string_view text = message.substr(value.offset, close - value.offset);
+        if (!IsNameValue(text)) return false;  // the field holds texts
+        name = XXH3_64bits(text.data(), text.size());
+      } else if (value.cls != TokenClass::kWord) {
+        continue;  // a number, an address...: a variable by its class already
+      }
+      if (std::find(names, names + distinct, name) == names + distinct) {
+        names[distinct++] = name;
+        if (distinct >= k) return true;
+      }
+    }
   }
-  const std::string_view name = message.substr(key.offset, key.length);
-  for (char c : name) {
-    if (!IsLowerAscii(c) && !(c >= '0' && c <= '9') && c != '_' && c != '.') return;
-  }
-  const std::string_view gap = FieldValueGap(message, key, value);
-  if (gap.empty() || IsMessageKey(name)) return;
-  std::uint64_t hash = line.hashes[i];
-  bool is_name = true;
-  if (gap == "=\"") {
-    const std::size_t close = NextUnescapedQuote(message, value.offset);
-    if (close == std::string_view::npos) return;
-    const std::string_view text = message.substr(value.offset, close - value.offset);
-    hash = XXH3_64bits(text.data(), text.size());
-    is_name = IsNameValue(text);
-  }
-  SiblingTable::Entry& e =
-      name_fields.table.Touch(LearnedNameFields::Key(scope, line.hashes[i - 1]));
-  if (is_name) {
-    SiblingTable::Note(e, hash);
-  } else {
-    e.variable = true;  // here: the field has held a text
-  }
+  return false;
 }
 
 // The open group whose first line is the current line with `value` at `position`, if it is
@@ -202,20 +201,6 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
       if (count < kMaxSiblingPositions) at[count++] = static_cast<std::uint32_t>(i);
     }
     sum += SiblingKeys::Term(line.hashes[i], i);
-  }
-  // The line opens a group: its fields learn their values (one memchr where it has none).
-  const std::string_view message = r.message;
-  if (n > 1 && line.header.body < message.size() &&
-      std::memchr(message.data() + line.header.body, '=', message.size() - line.header.body)) {
-    for (std::size_t i = 1; i < n; ++i) {
-      const Token& t = line.tokens[i];
-      const Token& key = line.tokens[i - 1];
-      if (t.cls == TokenClass::kWord && key.cls == TokenClass::kWord &&
-          IsLowerAscii(message[key.offset]) &&
-          (message[t.offset - 1] == '=' || (t.offset > 1 && message[t.offset - 2] == '='))) {
-        NoteFieldValue(message, scope, i);
-      }
-    }
   }
   if (words < 2) return false;  // a word alone, or among variables only, is no context
   const std::uint32_t k = static_cast<std::uint32_t>(

@@ -296,8 +296,8 @@ TEST(SiblingVariablesTest, ProtectedWordsNeverTakeTheSlot) {
   EXPECT_EQ(s.sink.template_of[get], "request method GET accepted");
 }
 
-// A field whose values, in lines that opened groups, have been K different words holds
-// names: a protected word as its value (`pool=closed`) is then one more name; before that,
+// A field whose values, in the first lines of the scope's most recently active groups, are K
+// different words holds names: a protected word as its value (`pool=closed`) is then one more name; before that,
 // and for two protected words (`method=GET` / `method=DELETE`), the lines still split.
 TEST(SiblingVariablesTest, AFieldOfManyNamesTakesAProtectedWordAsAName) {
   const std::string failed = " target=http://127.0.0.1:9101/m msg=\"Scrape failed\"";

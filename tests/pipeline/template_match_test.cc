@@ -206,23 +206,6 @@ TEST_F(TemplateMatchTest, MessageCodesAreTwoEvents) {
                   .accepted);
 }
 
-// A quantity (a number with its unit glued to it: a duration, a size) in another unit is the
-// same quantity: `161ns`, `1.683µs` and `64.789082ms` are one duration; a name with a number
-// still keeps its letters.
-TEST_F(TemplateMatchTest, QuantitiesInAnyUnitAreOneKind) {
-  SetTemplate("msg=\"WAL replay completed\" duration=1.683µs total=161ns");
-  EXPECT_TRUE(Match("msg=\"WAL replay completed\" duration=64.789082ms total=2.5s").accepted);
-  EXPECT_TRUE(Match("msg=\"WAL replay completed\" duration=1m30.5s total=4GiB").accepted);
-  const MatchResult name = Match("msg=\"WAL replay completed\" duration=eth0 total=161ns");
-  EXPECT_FALSE(name.accepted);
-  EXPECT_EQ(name.reason, MatchReason::kDigitWordLetters);
-  // Six letters or more after the number is a word with a number, not a unit.
-  SetTemplate("took 12ms to finish");
-  const MatchResult word = Match("took 12ssssss to finish");
-  EXPECT_FALSE(word.accepted);
-  EXPECT_EQ(word.reason, MatchReason::kDigitWordLetters);
-}
-
 TEST_F(TemplateMatchTest, DigitWordThatChangesOnlyDigitsFits) {
   SetTemplate("Receiving block blk_-1608999687919862906 src: /10.250.19.102:54106");
   const MatchResult r = Match("Receiving block blk_7503483334202473044 src: /10.250.10.6:40524");
