@@ -487,7 +487,9 @@ struct WindowMerger::Impl {
   // --- settling a line and group life (window_merger.cc) -------------------------------------
   // `reuse`: the slot is opened again at once (Open evicting), so its token and first-line
   // blocks stay for the new group's Assign instead of a free and a malloc each.
-  void Close(std::uint32_t slot, SummaryReason reason, EventSink& sink, bool reuse = false);
+  // `index_cleared`: every group closes and the caller then clears the index (FlushAll).
+  void Close(std::uint32_t slot, SummaryReason reason, EventSink& sink, bool reuse = false,
+             bool index_cleared = false);
   void Open(const LogRecord& r, std::uint64_t scope, std::uint64_t fp, std::uint64_t shape,
             TimeUs now, EventSink& sink, std::uint32_t wild_at = kNil);
   void Join(std::uint32_t slot, const LogRecord& r, std::optional<std::uint64_t> fp,

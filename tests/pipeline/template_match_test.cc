@@ -747,6 +747,25 @@ TEST_F(TemplateMatchTest, LoneDashIsAnEmptyValue) {
   EXPECT_EQ(line.tokens.size(), 6u);
 }
 
+// A word saying a value is missing (none, null, nil) where the other line has a value is that
+// value printed empty: a value takes its place as it takes a dash's, also where values varied.
+TEST_F(TemplateMatchTest, AWordSayingNothingIsAnEmptyValue) {
+  SetTemplate("(to alice) root on none");
+  EXPECT_TRUE(Match("(to alice) root on pts/0").accepted);
+  SetTemplate("(to alice) root on pts/0");
+  EXPECT_TRUE(Match("(to alice) root on NULL").accepted);
+  template_.AddFlags(4, kVaried | kWild);
+  EXPECT_TRUE(Match("(to alice) root on none").accepted);
+  // The nearest that must not fold: another word there is another message's, and so is a
+  // word in place of the missing value's word (`none` is a protected word).
+  SetTemplate("(to alice) root on pts/0");
+  EXPECT_FALSE(Match("(to alice) root on console").accepted);
+  SetTemplate("(to alice) root on none");
+  EXPECT_FALSE(Match("(to alice) root on some").accepted);
+  template_.AddFlags(4, kVaried | kWild);
+  EXPECT_FALSE(Match("(to alice) root on off").accepted);
+}
+
 // A media type is a value wherever it stands; two other words joined by '/' are not.
 TEST_F(TemplateMatchTest, MediaTypeMayChange) {
   SetTemplate(
