@@ -48,22 +48,6 @@ std::size_t Utf8SequenceLength(std::string_view s, std::size_t i) {
   return len;
 }
 
-void AppendKey(std::string_view key, std::string& out) {
-  // One append: the keys are short literals.
-  char buf[40];
-  if (key.size() + 3 > sizeof buf) {
-    out += '"';
-    out += key;
-    out += "\":";
-    return;
-  }
-  buf[0] = '"';
-  std::memcpy(buf + 1, key.data(), key.size());
-  buf[key.size() + 1] = '"';
-  buf[key.size() + 2] = ':';
-  out.append(buf, key.size() + 3);
-}
-
 std::uint64_t Load8(const char* p) {
   std::uint64_t v;
   std::memcpy(&v, p, sizeof v);
@@ -79,18 +63,6 @@ std::uint64_t LookMask(std::uint64_t v) {
   auto has_zero = [](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
   return (v & kHigh) | ((v - 0x20 * kOnes) & ~v & kHigh) | has_zero(v ^ ('"' * kOnes)) |
          has_zero(v ^ ('\\' * kOnes));
-}
-
-void AppendUint(std::uint64_t v, std::string& out) {
-  char buf[24];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
-}
-
-void AppendInt(std::int64_t v, std::string& out) {
-  char buf[24];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
 }
 
 void PutDigits(char* p, std::int64_t v, int width) {
@@ -110,23 +82,6 @@ void CivilFromDays(std::int64_t z, std::int64_t& y, int& m, int& d) {
   d = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
   m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
   if (m <= 2) ++y;
-}
-
-bool IsValidUtf8(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    if (i + 8 <= s.size() && (Load8(s.data() + i) & 0x8080808080808080ULL) == 0) {
-      i += 8;  // eight ASCII bytes
-      continue;
-    }
-    if (static_cast<unsigned char>(s[i]) < 0x80) {
-      ++i;
-      continue;
-    }
-    const std::size_t len = Utf8SequenceLength(s, i);
-    if (len == 0) return false;
-    i += len;
-  }
-  return true;
 }
 
 // Standard base64 with padding (RFC 4648 section 4), appended.
@@ -153,67 +108,6 @@ void AppendBase64(std::string_view s, std::string& out) {
     out += two ? kAlphabet[(v >> 6) & 63] : '=';
     out += '=';
   }
-}
-
-void AppendStringField(std::string_view key, std::string_view value, std::string& out) {
-  out += ',';
-  AppendKey(key, out);
-  AppendJsonString(value, out);
-}
-
-// The original line's fields. Empty header fields are left out rather than written as "".
-void AppendRecordFields(const LogRecord& r, std::string& out) {
-  AppendKey("time", out);
-  AppendJsonTime(r.EventTime(), out);
-  out += ',';
-  AppendKey("received", out);
-  AppendJsonTime(r.arrival_us, out);
-  if (!r.hostname.empty()) AppendStringField("host", r.hostname, out);
-  if (!r.app_name.empty()) AppendStringField("app", r.app_name, out);
-  if (!r.tag.empty()) AppendStringField("tag", r.tag, out);
-  if (!r.procid.empty()) AppendStringField("procid", r.procid, out);
-  if (!r.msgid.empty()) AppendStringField("msgid", r.msgid, out);
-  if (r.facility >= 0) {
-    out += ',';
-    AppendKey("facility", out);
-    AppendInt(r.facility, out);
-  }
-  if (r.severity >= 0) {
-    out += ',';
-    AppendKey("severity", out);
-    AppendInt(r.severity, out);
-  }
-  if (!r.structured_data.empty()) AppendStringField("structured_data", r.structured_data, out);
-  if (!r.json_fields.empty()) {
-    out += ',';
-    AppendKey("fields", out);
-    out += r.json_fields;  // produced by the JSON parser: already valid JSON
-  }
-  AppendStringField("format", SyslogFlavorName(r.flavor), out);
-  if (r.outcome != ParseOutcome::kOk)
-    AppendStringField("parse_error", ParseOutcomeName(r.outcome), out);
-  AppendStringField("message", r.message, out);
-  // JSON strings hold only Unicode, so a message that is not UTF-8 shows U+FFFD in "message"
-  // and travels exactly, byte for byte, in "message_base64".
-  if (!IsValidUtf8(r.message)) {
-    out += ',';
-    AppendKey("message_base64", out);
-    out += '"';
-    AppendBase64(r.message, out);
-    out += '"';
-  }
-}
-
-// What the merger read from the message's own header; left out when not found.
-void AppendHeaderFields(const Event& e, std::string& out) {
-  if (!e.level.empty()) AppendStringField("level", e.level, out);
-  if (!e.logger.empty()) AppendStringField("logger", e.logger, out);
-}
-
-void AppendRecordObject(const LogRecord& r, std::string& out) {
-  out += '{';
-  AppendRecordFields(r, out);
-  out += '}';
 }
 
 }  // namespace
@@ -254,8 +148,9 @@ namespace {
 
 // Writes bytes [i, end) of s escaped for a JSON string from p, a UTF-8 sequence that starts
 // before `end` whole; returns the output's end and leaves i past the last byte written. p has
-// room for the worst case: 6 * (end - i) + 24 bytes (every byte as \u00XX).
-char* WriteJsonText(std::string_view s, std::size_t& i, std::size_t end, char* p) {
+// room for the worst case: 6 * (end - i) + 24 bytes (every byte as \u00XX). Sets `replaced`
+// when a byte was not UTF-8 (and became U+FFFD).
+char* WriteJsonText(std::string_view s, std::size_t& i, std::size_t end, char* p, bool& replaced) {
   const char* const in = s.data();
   while (i < end) {
     // Eight bytes at a time while none needs a look (most text is plain ASCII), then straight
@@ -292,6 +187,7 @@ char* WriteJsonText(std::string_view s, std::size_t& i, std::size_t end, char* p
       }
       std::memcpy(p, "\xEF\xBF\xBD", 3);  // U+FFFD for each invalid byte
       p += 3;
+      replaced = true;
       ++i;
       continue;
     }
@@ -324,27 +220,8 @@ char* WriteJsonText(std::string_view s, std::size_t& i, std::size_t end, char* p
   return p;
 }
 
-}  // namespace
-
-void AppendJsonString(std::string_view s, std::string& out) {
-  // Written into a buffer on the stack, appended once per kChunk bytes of text (nearly every
-  // syslog message is one chunk): not one append per run and per escape (a flood of random
-  // text has a '"' or '\\' every ~40 bytes).
-  constexpr std::size_t kChunk = 512;
-  char buf[6 * kChunk + 32];
-  char* p = buf;
-  *p++ = '"';
-  for (std::size_t i = 0;;) {
-    p = WriteJsonText(s, i, std::min(s.size(), i + kChunk), p);
-    if (i >= s.size()) break;
-    out.append(buf, static_cast<std::size_t>(p - buf));
-    p = buf;
-  }
-  *p++ = '"';
-  out.append(buf, static_cast<std::size_t>(p - buf));
-}
-
-void AppendJsonTime(TimeUs us, std::string& out) {
+// RFC 3339 UTC with microseconds, quoted (29 bytes) at p.
+void WriteJsonTime(TimeUs us, char* p) {
   std::int64_t secs = us / 1'000'000;
   std::int64_t frac = us % 1'000'000;
   if (frac < 0) frac += 1'000'000, secs -= 1;
@@ -368,13 +245,171 @@ void AppendJsonTime(TimeUs us, std::string& out) {
     buf_secs = secs;
   }
   PutDigits(buf + 21, frac, 6);
-  out.append(buf, 29);
+  std::memcpy(p, buf, 29);
+}
+
+// 16 lowercase hex digits at p.
+void WriteHex64(std::uint64_t v, char* p) {
+  for (int i = 7; i >= 0; --i, v >>= 8) std::memcpy(p + 2 * i, &kHexPairs[2 * (v & 0xff)], 2);
+}
+
+// An event's text, written into a buffer on the stack and appended to the output in a few
+// large appends (one for most events): a checked std::string append for every key, quote and
+// number was a third of what a first event cost.
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::string& out) : out_(out) {}
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
+  ~JsonWriter() { Flush(); }
+
+  void Raw(std::string_view s) {
+    if (s.size() > kLongText) {
+      Flush();
+      out_.append(s);
+      return;
+    }
+    std::memcpy(Room(s.size()), s.data(), s.size());
+    p_ += s.size();
+  }
+  void Raw(char c) { *Room(1) = c, ++p_; }
+  // "key": (a key is a short literal).
+  void Key(std::string_view key) {
+    char* p = Room(key.size() + 3);
+    *p = '"';
+    std::memcpy(p + 1, key.data(), key.size());
+    p[key.size() + 1] = '"';
+    p[key.size() + 2] = ':';
+    p_ += key.size() + 3;
+  }
+  // A JSON string literal, quotes included. False when bytes of `s` were not UTF-8 (each
+  // became U+FFFD).
+  bool String(std::string_view s) {
+    Raw('"');
+    bool replaced = false;
+    for (std::size_t i = 0; i < s.size();) {
+      const std::size_t n = std::min(kChunk, s.size() - i);
+      p_ = WriteJsonText(s, i, i + n, Room(6 * n + 24), replaced);
+    }
+    Raw('"');
+    return !replaced;
+  }
+  // ,"key":"value"
+  void StringField(std::string_view key, std::string_view value) {
+    Raw(',');
+    Key(key);
+    String(value);
+  }
+  void Time(TimeUs us) {
+    WriteJsonTime(us, Room(29));
+    p_ += 29;
+  }
+  void Hex64(std::uint64_t v) {
+    WriteHex64(v, Room(16));
+    p_ += 16;
+  }
+  template <typename Integer>
+  void Number(Integer v) {
+    char* p = Room(24);
+    p_ = std::to_chars(p, p + 24, v).ptr;
+  }
+  // Standard base64 with padding, appended after what is written so far.
+  void Base64(std::string_view s) {
+    Flush();
+    AppendBase64(s, out_);
+  }
+  void Flush() {
+    out_.append(buf_, static_cast<std::size_t>(p_ - buf_));
+    p_ = buf_;
+  }
+
+ private:
+  static constexpr std::size_t kChunk = 512;      // text escaped per step (6 bytes out per byte in)
+  static constexpr std::size_t kLongText = 1024;  // raw text appended directly
+  static constexpr std::size_t kSize = 8 * kChunk;
+  // Room for n <= 6 * kChunk + 24 more bytes.
+  char* Room(std::size_t n) {
+    if (static_cast<std::size_t>(buf_ + kSize - p_) < n) Flush();
+    return p_;
+  }
+
+  std::string& out_;
+  char buf_[kSize];
+  char* p_ = buf_;
+};
+
+// The original line's fields. Empty header fields are left out rather than written as "".
+void WriteRecordFields(const LogRecord& r, JsonWriter& w) {
+  w.Key("time");
+  w.Time(r.EventTime());
+  w.Raw(',');
+  w.Key("received");
+  w.Time(r.arrival_us);
+  if (!r.hostname.empty()) w.StringField("host", r.hostname);
+  if (!r.app_name.empty()) w.StringField("app", r.app_name);
+  if (!r.tag.empty()) w.StringField("tag", r.tag);
+  if (!r.procid.empty()) w.StringField("procid", r.procid);
+  if (!r.msgid.empty()) w.StringField("msgid", r.msgid);
+  if (r.facility >= 0) {
+    w.Raw(',');
+    w.Key("facility");
+    w.Number(static_cast<std::int64_t>(r.facility));
+  }
+  if (r.severity >= 0) {
+    w.Raw(',');
+    w.Key("severity");
+    w.Number(static_cast<std::int64_t>(r.severity));
+  }
+  if (!r.structured_data.empty()) w.StringField("structured_data", r.structured_data);
+  if (!r.json_fields.empty()) {
+    w.Raw(',');
+    w.Key("fields");
+    w.Raw(r.json_fields);  // produced by the JSON parser: already valid JSON
+  }
+  w.StringField("format", SyslogFlavorName(r.flavor));
+  if (r.outcome != ParseOutcome::kOk) w.StringField("parse_error", ParseOutcomeName(r.outcome));
+  w.Raw(',');
+  w.Key("message");
+  // JSON strings hold only Unicode, so a message that is not UTF-8 shows U+FFFD in "message"
+  // and travels exactly, byte for byte, in "message_base64".
+  if (!w.String(r.message)) {
+    w.Raw(',');
+    w.Key("message_base64");
+    w.Raw('"');
+    w.Base64(r.message);
+    w.Raw('"');
+  }
+}
+
+// What the merger read from the message's own header; left out when not found.
+void WriteHeaderFields(const Event& e, JsonWriter& w) {
+  if (!e.level.empty()) w.StringField("level", e.level);
+  if (!e.logger.empty()) w.StringField("logger", e.logger);
+}
+
+void WriteRecordObject(const LogRecord& r, JsonWriter& w) {
+  w.Raw('{');
+  WriteRecordFields(r, w);
+  w.Raw('}');
+}
+
+}  // namespace
+
+void AppendJsonString(std::string_view s, std::string& out) {
+  JsonWriter w(out);
+  w.String(s);
+}
+
+void AppendJsonTime(TimeUs us, std::string& out) {
+  char buf[29];
+  WriteJsonTime(us, buf);
+  out.append(buf, sizeof buf);
 }
 
 void AppendHex64(std::uint64_t v, std::string& out) {
   char buf[16];
-  for (int i = 7; i >= 0; --i, v >>= 8) std::memcpy(buf + 2 * i, &kHexPairs[2 * (v & 0xff)], 2);
-  out.append(buf, 16);
+  WriteHex64(v, buf);
+  out.append(buf, sizeof buf);
 }
 
 std::string_view EventJsonStringField(std::string_view event_json, std::string_view name) {
@@ -398,110 +433,111 @@ std::string_view EventJsonStringField(std::string_view event_json, std::string_v
 namespace {
 
 // The slot statistics of a summary or a new_value event.
-void AppendSlots(std::span<const SlotSummary> slots, std::string& out) {
+void WriteSlots(std::span<const SlotSummary> slots, JsonWriter& w) {
   if (slots.empty()) return;
-  out += ",\"slots\":[";
+  w.Raw(",\"slots\":[");
   for (std::size_t i = 0; i < slots.size(); ++i) {
     const SlotSummary& slot = slots[i];
-    if (i > 0) out += ',';
-    out += "{\"token\":";
-    AppendUint(slot.token, out);
-    out += ",\"distinct\":";
-    AppendUint(slot.distinct, out);
-    out += ",\"lines\":";
-    AppendUint(slot.lines, out);
-    out += ",\"top\":[";
+    if (i > 0) w.Raw(',');
+    w.Raw("{\"token\":");
+    w.Number(slot.token);
+    w.Raw(",\"distinct\":");
+    w.Number(slot.distinct);
+    w.Raw(",\"lines\":");
+    w.Number(slot.lines);
+    w.Raw(",\"top\":[");
     for (std::size_t k = 0; k < slot.top.size(); ++k) {
-      if (k > 0) out += ',';
-      out += "{\"value\":";
-      AppendJsonString(slot.top[k].value, out);
-      out += ",\"count\":";
-      AppendUint(slot.top[k].count, out);
-      out += '}';
+      if (k > 0) w.Raw(',');
+      w.Raw("{\"value\":");
+      w.String(slot.top[k].value);
+      w.Raw(",\"count\":");
+      w.Number(slot.top[k].count);
+      w.Raw('}');
     }
-    out += "]}";
+    w.Raw("]}");
   }
-  out += ']';
+  w.Raw(']');
 }
 
 }  // namespace
 
 void AppendEventJson(const Event& e, std::string& out) {
-  out += "{\"kind\":\"";
-  out += EventKindName(e.kind);
+  JsonWriter w(out);
+  w.Raw("{\"kind\":\"");
+  w.Raw(EventKindName(e.kind));
   if (e.origin.stream != 0) {
     // Deterministic: the same lines replayed (Kafka after a crash) give the same id, so a
     // store keeping one row per id drops the replays. The kind tells apart a line's first or
     // new_value event from a summary whose first covered line it is.
-    out += "\",\"event_id\":\"";
-    AppendHex64(e.origin.stream, out);
-    out += '-';
-    AppendInt(e.origin.position, out);
-    out += '-';
-    out += EventKindName(e.kind)[0];
+    w.Raw("\",\"event_id\":\"");
+    w.Hex64(e.origin.stream);
+    w.Raw('-');
+    w.Number(e.origin.position);
+    w.Raw('-');
+    w.Raw(EventKindName(e.kind)[0]);
   }
-  out += "\",\"group_id\":\"";
-  AppendHex64(e.group_id, out);
+  w.Raw("\",\"group_id\":\"");
+  w.Hex64(e.group_id);
   if (e.kind == EventKind::kAnnotate) {
-    out += "\",\"cluster_id\":\"";
-    AppendHex64(e.group_id, out);
+    w.Raw("\",\"cluster_id\":\"");
+    w.Hex64(e.group_id);
   }
-  out += "\",\"fingerprint\":\"";
-  AppendHex64(e.fingerprint, out);
-  out += '"';
+  w.Raw("\",\"fingerprint\":\"");
+  w.Hex64(e.fingerprint);
+  w.Raw('"');
   if (e.kind == EventKind::kSummary) {
-    AppendStringField("reason", SummaryReasonName(e.reason), out);
-    out += ",\"closed\":";
-    out += e.closed ? "true" : "false";
-    out += ",\"count\":";
-    AppendUint(e.count, out);
-    out += ",\"count_total\":";
-    AppendUint(e.count_total, out);
-    out += ",\"first_seen\":";
-    AppendJsonTime(e.first_seen_us, out);
-    out += ",\"last_seen\":";
-    AppendJsonTime(e.last_seen_us, out);
-    out += ",\"max_distance\":";
-    AppendInt(e.max_distance, out);
-    AppendStringField("template", e.template_text, out);
-    AppendHeaderFields(e, out);
+    w.StringField("reason", SummaryReasonName(e.reason));
+    w.Raw(",\"closed\":");
+    w.Raw(e.closed ? "true" : "false");
+    w.Raw(",\"count\":");
+    w.Number(e.count);
+    w.Raw(",\"count_total\":");
+    w.Number(e.count_total);
+    w.Raw(",\"first_seen\":");
+    w.Time(e.first_seen_us);
+    w.Raw(",\"last_seen\":");
+    w.Time(e.last_seen_us);
+    w.Raw(",\"max_distance\":");
+    w.Number(e.max_distance);
+    w.StringField("template", e.template_text);
+    WriteHeaderFields(e, w);
     if (e.record != nullptr) {
       if (!e.record->hostname.empty() && e.hosts.empty()) {
-        AppendStringField("host", e.record->hostname, out);
+        w.StringField("host", e.record->hostname);
       }
-      if (!e.record->app_name.empty()) AppendStringField("app", e.record->app_name, out);
+      if (!e.record->app_name.empty()) w.StringField("app", e.record->app_name);
     }
     if (!e.hosts.empty()) {
-      out += ",\"hosts\":[";
+      w.Raw(",\"hosts\":[");
       for (std::size_t i = 0; i < e.hosts.size(); ++i) {
-        if (i > 0) out += ',';
-        AppendJsonString(e.hosts[i], out);
+        if (i > 0) w.Raw(',');
+        w.String(e.hosts[i]);
       }
-      out += "],\"hosts_truncated\":";
-      out += e.hosts_truncated ? "true" : "false";
+      w.Raw("],\"hosts_truncated\":");
+      w.Raw(e.hosts_truncated ? "true" : "false");
     }
-    AppendSlots(e.slots, out);
-    out += ",\"samples\":[";
-    if (e.record != nullptr) AppendRecordObject(*e.record, out);
+    WriteSlots(e.slots, w);
+    w.Raw(",\"samples\":[");
+    if (e.record != nullptr) WriteRecordObject(*e.record, w);
     if (e.last_record != nullptr && e.last_record != e.record) {
-      out += ',';
-      AppendRecordObject(*e.last_record, out);
+      w.Raw(',');
+      WriteRecordObject(*e.last_record, w);
     }
-    out += "]}\n";
+    w.Raw("]}\n");
     return;
   }
-  AppendHeaderFields(e, out);
+  WriteHeaderFields(e, w);
   if (e.kind == EventKind::kAnnotate || e.kind == EventKind::kNewValue) {
-    AppendStringField("template", e.template_text, out);
-    out += ",\"count_total\":";
-    AppendUint(e.count_total, out);
+    w.StringField("template", e.template_text);
+    w.Raw(",\"count_total\":");
+    w.Number(e.count_total);
   }
-  if (e.kind == EventKind::kNewValue) AppendSlots(e.slots, out);
+  if (e.kind == EventKind::kNewValue) WriteSlots(e.slots, w);
   if (e.record != nullptr) {
-    out += ',';
-    AppendRecordFields(*e.record, out);
+    w.Raw(',');
+    WriteRecordFields(*e.record, w);
   }
-  out += "}\n";
+  w.Raw("}\n");
 }
 
 }  // namespace logfold

@@ -149,26 +149,19 @@ bool IndexImpl::RhErase(RhTable& t, int b, std::uint64_t fp, std::uint32_t group
   const std::uint64_t m = masks[b];
   const std::uint64_t key = fp & m;
   const std::uint32_t home = t.Home(key);
-  std::uint64_t cached_key = key;
-  std::uint32_t cached_home = home;
+  // An entry lies at or after its home with every slot between occupied (runs never wrap, and
+  // a backward shift stops at an entry sitting at its home): finding it needs no home of the
+  // entries before it, which a scan that stops at a later run computes for each (an absent
+  // entry, a caller's error, is answered at the cluster's end instead).
   std::uint32_t i = home;
   for (;; ++i) {
     if (!t.Occupied(i)) return false;
-    const std::uint64_t f = SlotFp(t.slots[i]);
-    if ((f & m) == key) {
-      if (f == fp && SlotGroup(t.slots[i]) == group) break;
-      continue;
-    }
-    if ((f & m) != cached_key) {
-      cached_key = f & m;
-      cached_home = t.Home(cached_key);
-    }
-    if (cached_home > home) return false;
+    if (SlotFp(t.slots[i]) == fp && SlotGroup(t.slots[i]) == group) break;
   }
   // Backward shift: the entries after i up to the first one sitting at its home (or an
   // empty slot) move one slot closer to home.
-  cached_key = key;
-  cached_home = home;
+  std::uint64_t cached_key = key;
+  std::uint32_t cached_home = home;
   std::uint32_t j = i + 1;
   for (; t.Occupied(j); ++j) {
     const std::uint64_t f = SlotFp(t.slots[j]) & m;

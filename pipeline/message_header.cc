@@ -112,13 +112,37 @@ constexpr std::string_view kLevels[] = {
 // they begin messages ("Note: ...").
 constexpr std::string_view kBracketLevels[] = {"note", "information"};
 
-bool InList(std::string_view word, std::span<const std::string_view> list) {
-  const char first = Lower(word[0]);
-  for (std::string_view w : list) {
-    if (w.size() == word.size() && w[0] == first && EqualsLower(word, w)) return true;
+// A list of lower-case words indexed by their first letters: a word looked up is compared
+// only with the list's words of its initial (a linear scan compared it with every one, and
+// these lists are read for the first fields of every line).
+class WordList {
+ public:
+  constexpr explicit WordList(std::span<const std::string_view> words) : words_(words) {
+    for (std::size_t k = 0; k < words.size(); ++k) {
+      by_initial_[static_cast<std::size_t>(words[k][0] - 'a')] |= std::uint32_t{1} << k;
+    }
   }
-  return false;
-}
+  // `word` (not empty) in any case.
+  bool Contains(std::string_view word) const {
+    const auto initial = static_cast<unsigned>(Lower(word[0]) - 'a');
+    if (initial >= 26) return false;
+    for (std::uint32_t m = by_initial_[initial]; m != 0; m &= m - 1) {
+      const std::string_view w = words_[static_cast<std::size_t>(std::countr_zero(m))];
+      if (w.size() == word.size() && EqualsLower(word, w)) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::span<const std::string_view> words_;  // at most 32
+  std::array<std::uint32_t, 26> by_initial_{};
+};
+
+constexpr WordList kShortCalendarList{kShortCalendar};
+constexpr WordList kMonthList{std::span(kShortCalendar, 12)};
+constexpr WordList kLongCalendarList{kLongCalendar};
+constexpr WordList kLevelList{kLevels};
+constexpr WordList kBracketLevelList{kBracketLevels};
 
 // A date whose month is written as its short name between date separators, with time bytes
 // around it and a digit: "28/Nov/2026:00:29:11" (the common log format's bracketed stamp).
@@ -126,7 +150,7 @@ bool IsDateWithMonth(std::string_view w) {
   std::size_t at = 0;
   while (at < w.size() && IsTimeByte(w[at])) ++at;
   if (at == 0 || at + 3 >= w.size() || !IsDateSeparator(w[at - 1]) || !IsDateSeparator(w[at + 3]) ||
-      !InList(w.substr(at, 3), std::span(kShortCalendar, 12))) {
+      !kMonthList.Contains(w.substr(at, 3))) {
     return false;
   }
   const std::string_view after = w.substr(at + 3);
@@ -136,8 +160,7 @@ bool IsDateWithMonth(std::string_view w) {
 
 bool IsCalendarName(std::string_view w) {
   if (w.size() < 3 || w.size() > 9 || !IsUpper(w[0])) return false;
-  return InList(w, w.size() == 3 ? std::span<const std::string_view>(kShortCalendar)
-                                 : std::span<const std::string_view>(kLongCalendar));
+  return (w.size() == 3 ? kShortCalendarList : kLongCalendarList).Contains(w);
 }
 
 // A time field that may follow names in a header ("dn228 Nov 9 12:01:01", BGL's
@@ -160,7 +183,7 @@ bool IsStampAfterName(std::string_view w) {
 }
 
 bool IsLevelName(std::string_view w) {
-  return w.size() >= 3 && w.size() <= 8 && InList(w, kLevels);
+  return w.size() >= 3 && w.size() <= 8 && kLevelList.Contains(w);
 }
 
 // A level in capitals with a verbosity digit ("VERBOSE1": Chromium's and glog's VLOG(1);
@@ -176,7 +199,7 @@ std::string_view WithoutVerbosity(std::string_view w) {
 // A level word as a logging library writes it: upper case or capitalised bare ("INFO",
 // "Info"), any case inside brackets ("[notice]"); in capitals, with a verbosity digit.
 bool IsLevelWord(std::string_view w, bool bracketed) {
-  if (bracketed && (w.size() == 4 || w.size() == 11) && InList(w, kBracketLevels)) return true;
+  if (bracketed && (w.size() == 4 || w.size() == 11) && kBracketLevelList.Contains(w)) return true;
   w = WithoutVerbosity(w);
   if (w.empty() || (!bracketed && !IsUpper(w[0])) || !IsLevelName(w)) return false;
   if (bracketed) return true;

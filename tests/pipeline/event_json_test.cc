@@ -420,6 +420,43 @@ TEST(EventJsonTest, HostileRecordStillSerialisesToValidJson) {
 
 using test::FromBase64;
 
+// An event is written in pieces of a few KB: fields of every size around those pieces, escapes
+// and invalid bytes included, come out whole and in order, and a long json_fields is kept.
+TEST(EventJsonTest, LongFieldsAreWrittenWholeAtEverySize) {
+  for (std::size_t size : {0u, 1u, 511u, 512u, 513u, 1023u, 1024u, 1025u, 3000u, 4096u, 9000u}) {
+    std::string message(size, 'm');
+    for (std::size_t k = 0; k < size; k += 7) message[k] = "\"\\\x01\xff"[k % 4];
+    LogRecord r =
+        MakeRecord(message, "h" + std::string(size, 'h'), "a" + std::string(size / 2, 'a'));
+    r.json_fields = "{\"k\":\"" + std::string(size, 'v') + "\"}";
+    const std::string value(size, 's'), tmpl(size, 't');
+    const SlotValueCount top{value, 2};
+    const SlotSummary slot{3, 1, 1, std::span<const SlotValueCount>(&top, 1)};
+    for (EventKind kind : {EventKind::kFirst, EventKind::kSummary, EventKind::kNewValue}) {
+      Event e;
+      e.kind = kind;
+      e.record = &r;
+      e.template_text = tmpl;
+      e.slots = std::span<const SlotSummary>(&slot, 1);
+      const json j = Serialise(e);
+      const json& rec = kind == EventKind::kSummary ? j["samples"][0] : j;
+      EXPECT_EQ(rec["app"], r.app_name) << size;
+      EXPECT_EQ(rec["fields"]["k"], std::string(size, 'v')) << size;
+      if (kind != EventKind::kSummary) {
+        EXPECT_EQ(rec["host"], r.hostname) << size;
+        const bool utf8 = message.find('\xff') == std::string::npos;
+        EXPECT_EQ(FromBase64(rec.value("message_base64", std::string())),
+                  utf8 ? std::string() : message)
+            << size;
+      }
+      if (kind != EventKind::kFirst) {
+        EXPECT_EQ(j["template"], e.template_text) << size;
+        EXPECT_EQ(j["slots"][0]["top"][0]["value"], value) << size;
+      }
+    }
+  }
+}
+
 // Issue #21: bytes that are not UTF-8 were replaced by U+FFFD and lost. "message_base64"
 // carries them exactly; a UTF-8 message has no such field.
 TEST(EventJsonTest, NonUtf8MessageTravelsExactlyAsBase64) {

@@ -1552,6 +1552,385 @@ DEBIAN_SYSLOG = System(
          lambda m: "[origin software=\"rsyslogd\" swVersion=<*> x-pid=<*> x-info=<*>] " + re.sub(r"\d+", V, m.group(1))),
     ])
 
+# Samba's smbd log (`debug prefix timestamp`, `debug pid`): the header is the time, the debug
+# level and the pid; a message's further lines (the JSON audit record, start-up facts) come
+# without it, indented.
+SAMBA = System(
+    r"^\[\d{4}/\d\d/\d\d \d\d:\d\d:\d\d\.\d+, +\d+, pid=\d+\] {3}(?P<content>.*)$",
+    continuation=r"^  \S",
+    rules=[
+        # an NT status, a strerror text, an exit reason, an authentication type are
+        # enumerations: each value its own event
+        (r"smbd_smb2_request_error_ex: smbd_smb2_request_error_ex: idx\[\d+\] status\[(\w+)\] \|\| at \S+:\d+",
+         lambda m: "smbd_smb2_request_error_ex: smbd_smb2_request_error_ex: idx[<*>] status[%s] || at <*>" % m.group(1)),
+        (r"Allowed connection from \S+ \(\S+\)", "Allowed connection from <*> (<*>)"),
+        (r"Forcing Primary Group to '.*' for \S+", "Forcing Primary Group to <*> for <*>"),
+        (r"chdir_current_service: vfs_ChDir\(\S+\) failed: (.*)\. Current token: uid=\d+, gid=\d+, \d+ groups:( \d+)*",
+         lambda m: "chdir_current_service: vfs_ChDir(<*>) failed: %s. Current token: uid=<*>, gid=<*>, <*> groups: <*>" % m.group(1)),
+        (r"Got NTLMSSP neg_flags=0x[0-9a-f]+", "Got NTLMSSP neg_flags=<*>"),
+        (r"string_to_sid: SID \S+ is not in a valid format", "string_to_sid: SID <*> is not in a valid format"),
+        (r"Initialising default vfs hooks", "Initialising default vfs hooks"),
+        (r"Initialising custom vfs hooks from \[.*\]", "Initialising custom vfs hooks from [<*>]"),
+        (r"Failed to fetch domain sid for \S+", "Failed to fetch domain sid for <*>"),
+        (r"NTLMSSP Sign/Seal - Initialising with flags:", "NTLMSSP Sign/Seal - Initialising with flags:"),
+        (r"Registered MSG_REQ_POOL_USAGE", "Registered MSG_REQ_POOL_USAGE"),
+        (r"Registered MSG_REQ_DMALLOC_MARK and LOG_CHANGED", "Registered MSG_REQ_DMALLOC_MARK and LOG_CHANGED"),
+        (r"init_oplocks: initializing messages\.", "init_oplocks: initializing messages."),
+        (r"Server exit \((.*)\)", lambda m: "Server exit (%s)" % m.group(1)),
+        (r"Selected protocol \S+", "Selected protocol <*>"),
+        (r"GENSEC backend '\S+' registered", "GENSEC backend <*> registered"),
+        (r"lp_load_ex: refreshing parameters", "lp_load_ex: refreshing parameters"),
+        (r"adding IPC service", "adding IPC service"),
+        (r"Processing section \"\[\S+\]\"", "Processing section <*>"),
+        (r"Initialising global parameters", "Initialising global parameters"),
+        (r"make_connection_snum: Connect path is '\S+' for service \[\S+\]",
+         "make_connection_snum: Connect path is <*> for service [<*>]"),
+        (r"make_connection_snum: canonicalize_connect_path failed for service \S+, path \S+",
+         "make_connection_snum: canonicalize_connect_path failed for service <*>, path <*>"),
+        (r"\S+ \(\S+\) closed connection to service \S+", "<*> (<*>) closed connection to service <*>"),
+        # `signed ` / `encrypted ` is a separate optional piece of one message
+        (r"\S+ \(\S+\) (?:signed |encrypted )?connect to service \S+ initially as user \S+ \(uid=\d+, gid=\d+\) \(pid \d+\)",
+         "<*> (<*>) connect to service <*> initially as user <*> (uid=<*>, gid=<*>) (pid <*>)"),
+        (r"fcntl_getlock: fd \d+ is returned info \d+ pid \d+", "fcntl_getlock: fd <*> is returned info <*> pid <*>"),
+        (r"smbd_do_qfsinfo: level = \d+", "smbd_do_qfsinfo: level = <*>"),
+        (r"smbd_dirptr_get_entry mask=\[.*\] found .* fname=.* \(.*\)",
+         "smbd_dirptr_get_entry mask=[<*>] found <*> fname=<*> (<*>)"),
+        (r"get_referred_path: \|\S+\| in dfs path \S+ is not a dfs root\.",
+         "get_referred_path: |<*>| in dfs path <*> is not a dfs root."),
+        (r"\S+ closed file .* \(numopen=\d+\) (\w+)", lambda m: "<*> closed file <*> (numopen=<*>) " + m.group(1)),
+        (r"\S+ opened file .* read=\w+ write=\w+ \(numopen=\d+\)",
+         "<*> opened file <*> read=<*> write=<*> (numopen=<*>)"),
+        (r"check_ntlm_password:  mapped user is: \[.*\]\\\[.*\]@\[.*\]",
+         "check_ntlm_password:  mapped user is: [<*>]\\[<*>]@[<*>]"),
+        (r"check_ntlm_password:  Checking password for unmapped user \[.*\]\\\[.*\]@\[.*\] with the new password interface",
+         "check_ntlm_password:  Checking password for unmapped user [<*>]\\[<*>]@[<*>] with the new password interface"),
+        (r"check_ntlm_password:  authentication for user \[.*\] -> \[.*\] -> \[.*\] succeeded",
+         "check_ntlm_password:  authentication for user [<*>] -> [<*>] -> [<*>] succeeded"),
+        (r"check_ntlm_password:  Authentication for user \[.*\] -> \[.*\] FAILED with error (\w+), authoritative=\d+",
+         lambda m: "check_ntlm_password:  Authentication for user [<*>] -> [<*>] FAILED with error %s, authoritative=<*>" % m.group(1)),
+        (r"Got user=\[.*\] domain=\[.*\] workstation=\[.*\] len1=\d+ len2=\d+",
+         "Got user=[<*>] domain=[<*>] workstation=[<*>] len1=<*> len2=<*>"),
+        (r"auth_check_ntlm_password: \S+ authentication for user \[.*\] succeeded",
+         "auth_check_ntlm_password: <*> authentication for user [<*>] succeeded"),
+        (r"Auth: \[.*\] user \[.*\]\\\[.*\] at \[.*\] with \[(\S+)\] status \[(\w+)\] workstation \[.*\] remote host \[\S+\] became \[.*\]\\\[.*\] \[\S+\]\. local host \[\S+\]",
+         lambda m: "Auth: [<*>] user [<*>]\\[<*>] at [<*>] with [%s] status [%s] workstation [<*>] remote host [<*>] became [<*>]\\[<*>] [<*>]. local host [<*>]" % m.groups()),
+        (r"Auth: \[.*\] user \[.*\]\\\[.*\] at \[.*\] with \[(\S+)\] status \[(\w+)\] workstation \[.*\] remote host \[\S+\] mapped to \[.*\]\\\[.*\]\. local host \[\S+\]",
+         lambda m: "Auth: [<*>] user [<*>]\\[<*>] at [<*>] with [%s] status [%s] workstation [<*>] remote host [<*>] mapped to [<*>]\\[<*>]. local host [<*>]" % m.groups()),
+        # the audit record in JSON: one format for every record; its type and status name the event
+        (r"\{\"timestamp\": \"[^\"]+\", \"type\": \"(\w+)\", .*\"status\": \"(\w+)\".*\}",
+         lambda m: "{\"timestamp\": <*>, \"type\": \"%s\", ... \"status\": \"%s\", ...}" % m.groups()),
+        (r"Adding homes service for user '\S+' using home directory: '\S+'",
+         "Adding homes service for user <*> using home directory: <*>"),
+        (r"smb2: fnum \d+, file .*, length=\d+ offset=\d+ wrote=\d+",
+         "smb2: fnum <*>, file <*>, length=<*> offset=<*> wrote=<*>"),
+        (r"smbd_smb2_read: fnum \d+, file .*, length=\d+ offset=\d+ read=\d+",
+         "smbd_smb2_read: fnum <*>, file <*>, length=<*> offset=<*> read=<*>"),
+        (r"smbd_do_setfilepathinfo: .* \(fnum \d+\) info_level=\d+ totdata=\d+",
+         "smbd_do_setfilepathinfo: <*> (fnum <*>) info_level=<*> totdata=<*>"),
+        (r"rename_internals_fsp: succeeded doing rename on .* -> .*",
+         "rename_internals_fsp: succeeded doing rename on <*> -> <*>"),
+        (r"check_sam_security: Couldn't find user '\S+' in passdb\.", "check_sam_security: Couldn't find user <*> in passdb."),
+        (r"No such user \S+ \[\S+\] - using guest account", "No such user <*> [<*>] - using guest account"),
+        (r"sam_account_ok: Account for user '\S+' was disabled\.", "sam_account_ok: Account for user <*> was disabled."),
+        (r"gensec_spnego_server_negTokenTarg_step: SPNEGO\(\S+\) login failed: (\w+)",
+         lambda m: "gensec_spnego_server_negTokenTarg_step: SPNEGO(<*>) login failed: " + m.group(1)),
+        (r"ntlm_password_check: NTLMv2 password check failed", "ntlm_password_check: NTLMv2 password check failed"),
+        (r"ntlm_password_check: Lanman passwords NOT PERMITTED for user \S+",
+         "ntlm_password_check: Lanman passwords NOT PERMITTED for user <*>"),
+        (r"ntlm_password_check: LM password and LMv2 failed for user \S+, and NT MD4 password in LM field not permitted",
+         "ntlm_password_check: LM password and LMv2 failed for user <*>, and NT MD4 password in LM field not permitted"),
+        (r"create_connection_session_info failed: (\w+)", lambda m: "create_connection_session_info failed: " + m.group(1)),
+        (r"create_connection_session_info: user '\S+' \(from session setup\) not permitted to access this share \(\S+\)",
+         "create_connection_session_info: user <*> (from session setup) not permitted to access this share (<*>)"),
+        (r"create_connection_session_info: guest user \(from session setup\) not permitted to access this share \(\S+\)",
+         "create_connection_session_info: guest user (from session setup) not permitted to access this share (<*>)"),
+        (r"find_service\(\) failed to find service \S+", "find_service() failed to find service <*>"),
+        (r"checking for home directory \S+ gave \S+", "checking for home directory <*> gave <*>"),
+        (r"smbd_smb2_tree_connect: couldn't find service \S+", "smbd_smb2_tree_connect: couldn't find service <*>"),
+        (r"process_usershare_file: stat of \S+ failed\. (.*)",
+         lambda m: "process_usershare_file: stat of <*> failed. " + m.group(1)),
+        (r"idmap range not specified for domain '\S+'", "idmap range not specified for domain <*>"),
+        (r"Forced user \S+", "Forced user <*>"),
+        (r"added interface \S+ ip=\S+ bcast=\S* netmask=\S+", "added interface <*> ip=<*> bcast=<*> netmask=<*>"),
+        (r"Copyright Andrew Tridgell and the Samba Team \d+-\d+", "Copyright Andrew Tridgell and the Samba Team <*>"),
+        (r"waiting for connections", "waiting for connections"),
+        (r"uid=\d+ gid=\d+ euid=\d+ egid=\d+", "uid=<*> gid=<*> euid=<*> egid=<*>"),
+        (r"smbd version \S+ started\.", "smbd version <*> started."),
+        (r"rpc_worker_exited: No worker with PID \d+", "rpc_worker_exited: No worker with PID <*>"),
+        (r"pid_to_procid: messaging_dgm_get_unique failed: (.*)",
+         lambda m: "pid_to_procid: messaging_dgm_get_unique failed: " + m.group(1)),
+        (r"loaded services", "loaded services"),
+        (r"Standard input is not a socket, assuming -D option", "Standard input is not a socket, assuming -D option"),
+        (r"Becoming a daemon\.", "Becoming a daemon."),
+        (r"INFO: Profiling turned OFF from pid \d+", "INFO: Profiling turned OFF from pid <*>"),
+        (r"tdb\(\S+\): tdb_open_ex: could not open file \S+: (.*)",
+         lambda m: "tdb(<*>): tdb_open_ex: could not open file <*>: " + m.group(1)),
+        (r"Could not open tdb: (.*)", lambda m: "Could not open tdb: " + m.group(1)),
+    ])
+
+# CUPS's cupsd error_log at `LogLevel debug` prints a few hundred different messages in a short
+# run, most of them from the filters and backends a job runs (each writes `DEBUG: ...` lines
+# that cupsd logs under `[Job N]`): too many to write a regex for each, so, as for Kafka, one
+# rule states the event. The header is the level letter and the time. The message's
+# `[Job N]` / `[Client N]` prefix is a variable. Dumps of one format string are one event
+# each: a job's `envp[N]=`/`argv[N]=` rows, the IPP backend's attribute rows (`name type
+# value`, `name (N values)`, `[N] = value`, `---- group ----`), a filter's argv and
+# Ghostscript's command line, a driver's `pdl=` list, `cupsdWriteClient`'s state dump,
+# `cupsdMarkDirty`'s flags, and an option set with `Setting <option> to "..."`. Otherwise an
+# event is the message's shape: quoted text, URIs, paths, media types, anything holding a
+# digit and the names the driver chose (queues, users, documents, the host) become `<*>`, and
+# other words stay, so an IPP operation (`Create-Job`, `Cancel-Jobs`), an IPP or HTTP status
+# (`successful-ok`, `client-error-not-found`, `Unauthorized`), an HTTP method, an event
+# cupsd discards (`job-completed`), a printer-state reason added or removed (`STATE:
+# +connecting-to-device`), a log level a state message is set at, a busy state, how a filter
+# ended (`exited with no errors` / `stopped with status N`) and an error text are each their
+# own event.
+CUPS_NAMES = re.compile(
+    r"(?<![\w./-])(office|loop|sock|deadipp|deadlpd|temp\d+|nosuchqueue\d+|root|printuser|lp|"
+    r"localhost|vm|hello\.ps|broken\.pdf|random\.bin|text\d\.txt)(?![\w/-])")
+CUPS_ATTR_TYPES = ("integer|keyword|enum|boolean|nameWithoutLanguage|textWithoutLanguage|"
+                   "nameWithLanguage|textWithLanguage|uri|uriScheme|mimeMediaType|"
+                   "rangeOfInteger|naturalLanguage|charset|resolution|dateTime|collection|"
+                   "octetString|memberAttrName|no-value|unknown")
+CUPS_DUMPS = [
+    (r"envp\[\d+\]=\".*\"", "envp[<*>]=<*>"),
+    (r"argv\[\d+\]=\".*\"", "argv[<*>]=<*>"),
+    (r"\[\d+\] = .*", "[<*>] = <*>"),
+    (r"---- [\w-]+ ----", "---- <*> ----"),
+    (r"[\w-]+ (?:\d*setOf )?(?:%s)(?: .*)?" % CUPS_ATTR_TYPES, "<*> <*> <*>"),
+    (r"[\w-]+ \(\d+ values\)", "<*> (<*> values)"),
+    (r"\S+ argv\[\d+\] = .*", "<*> argv[<*>] = <*>"),
+    (r"Ghostscript command line: .*", "Ghostscript command line: <*>"),
+    (r"\S+: pdl='.*'", "<*>: pdl=<*>"),
+    (r"cupsdWriteClient error=.*", "cupsdWriteClient error=<*>, used=<*>, state=<*>, data_encoding=<*>, "
+     "data_remaining=<*>, response=<*>, pipe_pid=<*>, file=<*>"),
+    (r"cupsdMarkDirty\(\S+\)", "cupsdMarkDirty(<*>)"),
+    (r"Setting [\w-]+ to \".*\"\.\.\.", "Setting <*> to <*>..."),
+    (r"\S+ \(\S+ to \S+, cost \d+\)", "<*> (<*> to <*>, cost <*>)"),
+    (r"([A-Z][A-Za-z]*(?:-[A-Za-z]+)+)(?: \w+://\S*)?", lambda m: m.group(1) + " <*>"),
+    # the URI is a variable, `no URI` when the request has none
+    (r"Returning (IPP|HTTP) (\S+) for (\S+) \(.*\) from \S+?(\.?)",
+     lambda m: "Returning %s %s for %s (<*>) from <*>%s" % m.groups()),
+    (r"cupsdSetBusyState: newbusy=\"(.*)\", busy=\"(.*)\"",
+     lambda m: "cupsdSetBusyState: newbusy=\"%s\", busy=\"%s\"" % m.groups()),
+]
+CUPS_DUMPS = [(re.compile(r), t) for r, t in CUPS_DUMPS]
+
+
+def cups_event(m):
+    rest = m.group(2)
+    prefix = re.sub(r"\d+", V, m.group(1) or "")
+    for regex, template in CUPS_DUMPS:
+        d = regex.fullmatch(rest)
+        if d:
+            return prefix + (template(d) if callable(template) else template)
+    shape = re.sub(r"\\?\"[^\"]*\\?\"|'[^']*'", V, rest)
+    shape = re.sub(r"\b\w+://[^\s)]+", V, shape)
+    shape = re.sub(r"(?<![\w<])/[^\s)]*", V, shape)
+    shape = re.sub(r"\b[a-z][\w.+-]*/[\w.+/-]+", V, shape)
+    shape = CUPS_NAMES.sub(V, shape)
+    shape = re.sub(r"[^\s,;()\[\]=]*\d[^\s,;()\[\]]*", V, shape)
+    shape = re.sub(r"<\*>(?:[.:,]?<\*>)+", V, shape)
+    return prefix + shape
+
+
+CUPS = System(
+    r"^(?P<field>[DIWECAX]) \[\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] (?P<content>.*)$",
+    rules=[(r"(\[(?:Job|Client) \d+\] )?(.*)", cups_event)])
+# Mosquitto (its own log file, `log_type all`, Debian's default `epoch: ` stamps): one event per
+# format string of mosquitto 2.0. The MQTT packet type a line sends or receives (PUBLISH,
+# PUBACK, PUBREC, SUBACK, PINGREQ, ...) is an enumeration, each its own event, and so is a
+# return or reason code (`CONNACK ... (0, 5)` refuses a client that `(0, 0)` accepts; `rc0`,
+# `RC:0`); a CONNACK's session-present flag, the publish flags (`d0, q1, r0`), message ids,
+# client ids, topics, addresses and sizes are variables. An error's text (strerror) is part
+# of the event. A subscription's detail lines (`client qos topic`, `\ttopic (QoS n)`, a will's
+# `\ttopic`) are one event each.
+MOSQUITTO = System(
+    r"^\d+: (?P<content>.*)$",
+    rules=[
+        (r"New connection from \S+ on port \d+\.", "New connection from <*> on port <*>."),
+        (r"New client connected from \S+ as \S+ \(p\d+, c\d+, k\d+(?:, u'[^']*')?\)\.",
+         "New client connected from <*> as <*> (p<*>, c<*>, k<*>, u<*>)."),
+        (r"No will message specified\.", "No will message specified."),
+        (r"Will message specified \(\d+ bytes\) \(r\d+, q\d+\)\.",
+         "Will message specified (<*> bytes) (r<*>, q<*>)."),
+        (r"(Sending|Received|Denied|Dropped too large) PUBLISH (to|from) \S+ \(d\d+, q\d+, r\d+, m\d+, '.*', \.\.\. \(\d+ bytes\)\)",
+         lambda m: "%s PUBLISH %s <*> (d<*>, q<*>, r<*>, m<*>, <*>, ... (<*> bytes))" % m.groups()),
+        (r"Sending (\w+) to \S+ \(m\d+, rc(\d+)\)",
+         lambda m: "Sending %s to <*> (m<*>, rc%s)" % m.groups()),
+        (r"Sending (\w+) to \S+ \(m\d+\)", lambda m: "Sending %s to <*> (m<*>)" % m.group(1)),
+        (r"Sending CONNACK to \S+ \(\d+, (\d+)\)",
+         lambda m: "Sending CONNACK to <*> (<*>, %s)" % m.group(1)),
+        (r"Sending (\w+) to \S+", lambda m: "Sending %s to <*>" % m.group(1)),
+        (r"Received (\w+) from \S+ \(Mid: \d+, RC:(\d+)\)",
+         lambda m: "Received %s from <*> (Mid: <*>, RC:%s)" % m.groups()),
+        (r"Received (\w+) from \S+ \(Mid: \d+\)", lambda m: "Received %s from <*> (Mid: <*>)" % m.group(1)),
+        (r"Received (\w+) from \S+", lambda m: "Received %s from <*>" % m.group(1)),
+        (r"Received CONNACK on connection \S+\.", "Received CONNACK on connection <*>."),
+        (r"Client \S+ (disconnected\.|disconnected, not authorised\.|closed its connection\.|disconnected due to protocol error\.|already connected, closing old connection\.|has exceeded timeout, disconnecting\.)",
+         lambda m: "Client <*> " + m.group(1)),
+        (r"Socket error on client \S+, disconnecting\.", "Socket error on client <*>, disconnecting."),
+        (r"Outgoing messages are being dropped for client \S+\.",
+         "Outgoing messages are being dropped for client <*>."),
+        (r"\S+ \d+ \S+", "<*> <*> <*>"),
+        (r"\t\S+ \(QoS \d+\)", "\t<*> (QoS <*>)"),
+        (r"\t\S+", "\t<*>"),
+        (r"Connecting bridge \(step \d+\) \S+ \(\S+\)", "Connecting bridge (step <*>) <*> (<*>)"),
+        (r"Error creating bridge: (.*)\.", lambda m: "Error creating bridge: %s." % m.group(1)),
+        (r"Error in epoll re-registering to (EPOLLOUT|EPOLLIN): (.*)",
+         lambda m: "Error in epoll re-registering to %s: %s" % m.groups()),
+        (r"Bridge \S+ sending CONNECT", "Bridge <*> sending CONNECT"),
+        (r"Bridge \S+ doing local SUBSCRIBE on topic \S+", "Bridge <*> doing local SUBSCRIBE on topic <*>"),
+        (r"Bridge \S+ sending UNSUBSCRIBE \(Mid: \d+, Topic: \S+\)",
+         "Bridge <*> sending UNSUBSCRIBE (Mid: <*>, Topic: <*>)"),
+        (r"Bridge \S+ sending SUBSCRIBE \(Mid: \d+, Topic: \S+, QoS: \d+, Options: 0x[0-9a-f]+\)",
+         "Bridge <*> sending SUBSCRIBE (Mid: <*>, Topic: <*>, QoS: <*>, Options: <*>)"),
+        (r"Saving in-memory database to \S+\.", "Saving in-memory database to <*>."),
+        (r"mosquitto version \S+ (starting|running|terminating)",
+         lambda m: "mosquitto version <*> " + m.group(1)),
+        (r"Config loaded from \S+\.", "Config loaded from <*>."),
+        (r"Opening ipv\d listen socket on port \d+\.", "Opening ipv<*> listen socket on port <*>."),
+        (r"(Reloading config\.|Note: It is recommended to replace `message_size_limit` with `max_packet_size`\.)",
+         lambda m: m.group(1)),
+    ])
+
+
+# Unbound (its own log file, verbosity 2 with query, reply, local-action and SERVFAIL logging;
+# the header is the epoch stamp in brackets, `unbound[pid:thread]` and the level): one event per
+# format string of unbound 1.17. A question's type (`A IN`, `MX IN`, `TYPE0 CLASS0`) is an
+# enumeration on the lines that report a question (the query, the reply, a local zone's action,
+# the iterator's and the trust anchor's steps), each its own event, and so are a reply's rcode
+# (NOERROR, NXDOMAIN, SERVFAIL, REFUSED), a local zone's type (`static`, `refuse`,
+# `always_nxdomain`, `redirect`, ...), the iterator's response classification (`ANSWER`,
+# `nodata ANSWER`, `THROWAWAY`), a SERVFAIL's and a validation failure's reason text and an
+# unbound-control command's verb. Names, zones, addresses, ports, times, counts and a reply's
+# cached flag are variables, and so is the question a failure names in `<...>` (the failure's
+# reason is its event).
+UB_Q = r"\S+ (\S+) (\S+)"  # name type class
+
+
+def ub_q(m, i=1):
+    return "%s %s" % (m.group(i), m.group(i + 1))
+
+
+UNBOUND = System(
+    r"^\[\d+\] unbound\[\d+:\d+\] (?:info|notice|error|warning|debug|fatal error): (?P<content>.*)$",
+    rules=[
+        (r"\d+\.\d+\.\d+\.\d+ " + UB_Q, lambda m: "<*> <*> %s" % ub_q(m)),
+        (r"\d+\.\d+\.\d+\.\d+ " + UB_Q + r" ([A-Z]+) [\d.]+ \d+ \d+",
+         lambda m: "<*> <*> %s %s <*> <*> <*>" % (ub_q(m), m.group(3))),
+        (r"\S+ (static|refuse|always_nxdomain|redirect|always_refuse|inform|always_nodata|deny|transparent|inform_deny|always_transparent|typetransparent|nodefault) \S+@\d+ " + UB_Q,
+         lambda m: "<*> %s <*> <*> %s" % (m.group(1), ub_q(m, 2))),
+        (r"(resolving|response for|sending query:|processQueryTargets:|iterator operate: query) " + UB_Q,
+         lambda m: "%s <*> %s" % (m.group(1), ub_q(m, 2))),
+        (r"reply from <\S+> \S+#\d+", "reply from <<*>> <*>"),
+        (r"query response was (.*)", lambda m: "query response was " + m.group(1)),
+        (r"SERVFAIL <[^>]*>: all the configured stub or forward servers failed, at zone \S+ (from \S+ got \w+|.*)",
+         lambda m: "SERVFAIL <<*>>: all the configured stub or forward servers failed, at zone <*> "
+         + re.sub(r"^from \S+ got", "from <*> got", m.group(1))),
+        (r"validation failure <[^>]*>: key for validation \S+ is marked as invalid because of a previous validation failure <[^>]*>: no DNSKEY rrset from \S+ for trust anchor \S+ while building chain of trust",
+         "validation failure <<*>>: key for validation <*> is marked as invalid because of a previous validation failure <<*>>: no DNSKEY rrset from <*> for trust anchor <*> while building chain of trust"),
+        (r"validation failure <[^>]*>: no DNSKEY rrset from \S+ for trust anchor \S+ while building chain of trust",
+         "validation failure <<*>>: no DNSKEY rrset from <*> for trust anchor <*> while building chain of trust"),
+        (r"prime trust anchor", "prime trust anchor"),
+        (r"generate keytag query \S+ " + r"(\S+) (\S+)", lambda m: "generate keytag query <*> %s" % ub_q(m)),
+        (r"failed to prime trust anchor -- could not fetch DNSKEY rrset \S+ (\S+) (\S+)",
+         lambda m: "failed to prime trust anchor -- could not fetch DNSKEY rrset <*> %s" % ub_q(m)),
+        (r"Could not establish a chain of trust to keys for \S+ (\S+) (\S+)",
+         lambda m: "Could not establish a chain of trust to keys for <*> %s" % ub_q(m)),
+        (r"control cmd:  (\w+)(?: .*)?", lambda m: "control cmd: %s <*>" % m.group(1)),
+        (r"new control connection from \S+ port \d+", "new control connection from <*> port <*>"),
+        (r"server stats for thread \d+: \d+ queries, \d+ answers from cache, \d+ recursions, \d+ prefetch, \d+ rejected by ip ratelimiting",
+         "server stats for thread <*>: <*> queries, <*> answers from cache, <*> recursions, <*> prefetch, <*> rejected by ip ratelimiting"),
+        (r"server stats for thread \d+: requestlist max \d+ avg [\d.]+ exceeded \d+ jostled \d+",
+         "server stats for thread <*>: requestlist max <*> avg <*> exceeded <*> jostled <*>"),
+        (r"mesh has \d+ recursion states \(\d+ with reply, \d+ detached\), \d+ waiting replies, \d+ recursion replies sent, \d+ replies dropped, \d+ states jostled out",
+         "mesh has <*> recursion states (<*> with reply, <*> detached), <*> waiting replies, <*> recursion replies sent, <*> replies dropped, <*> states jostled out"),
+        (r"average recursion processing time [\d.e-]+ sec", "average recursion processing time <*> sec"),
+        (r"histogram of recursion processing times", "histogram of recursion processing times"),
+        (r"\[25%\]=\S+ median\[50%\]=\S+ \[75%\]=\S+", "[25%]=<*> median[50%]=<*> [75%]=<*>"),
+        (r"lower\(secs\) upper\(secs\) recursions", "lower(secs) upper(secs) recursions"),
+        (r"\s*[\d.]+\s+[\d.]+ \d+", "<*> <*> <*>"),
+        (r"init module \d+: \w+", "init module <*>: <*>"),
+        (r"(start of service|service stopped) \(unbound \S+\)\.", lambda m: "%s (unbound <*>)." % m.group(1)),
+        (r"Restart of unbound \S+\.", "Restart of unbound <*>."),
+        (r"sending to target: <\S+> \S+#\d+", "sending to target: <<*>> <*>"),
+        (r"iterator\[module \d+\] operate: extstate:(\w+) event:(\w+)",
+         lambda m: "iterator[module <*>] operate: extstate:%s event:%s" % m.groups()),
+        (r"cache memory msg=\d+ rrset=\d+ infra=\d+ val=\d+ subnet=\d+",
+         "cache memory msg=<*> rrset=<*> infra=<*> val=<*> subnet=<*>"),
+        (r"ip_ratelimit exceeded \S+ \d+ \S+ (\S+) (\S+)",
+         lambda m: "ip_ratelimit exceeded <*> <*> <*> %s %s" % m.groups()),
+    ])
+
+
+# etcd 3.4 (`--logger zap`: one JSON object a line on stderr; member m1 at `debug`, so gRPC's own
+# log comes through zap too): `level`, `ts` and `caller` are header, the message is the rest of
+# the object in its order (`{"msg":...,"key":value,...}`). One event per `msg` text, which is a
+# constant of etcd's call, or a format string where raft and gRPC print their values into it
+# (member ids, terms, indexes, addresses, pointers and quoted names are variables; a raft
+# configuration or peer list is one). Fields are variables except those holding an
+# enumeration, whose value is part of the event: a stream's type, a gRPC request's method
+# (`response type`), an alarm, a configuration change's kind, a round tripper's and a raft
+# message's type; and an `error` field's kind (its text with ids, addresses and numbers as
+# variables: `connection refused`, `context canceled`, `auth: permission denied`), since it
+# comes from a format string of its own. A raft progress's state (`StateProbe`) is part of an
+# unreachable peer's event, its flags are not.
+ETCD_ENUMS = ("stream-reader-type", "stream-writer-type", "stream-type", "response type", "alarm",
+              "raft-conf-change", "round-tripper-name", "type")
+
+
+def etcd_shape(text):
+    t = re.sub(r'"[^"]*"', V, text)
+    t = re.sub(r"\b0x[0-9a-f]+\b", V, t)
+    t = re.sub(r"\b\d+\.\d+\.\d+\.\d+(:\d+)?(->\d+\.\d+\.\d+\.\d+:\d+)?\b", V, t)
+    t = re.sub(r"\b(?=[0-9a-f]*\d)[0-9a-f]{6,}\b", V, t)
+    t = re.sub(r"\b\d+(\.\d+)?\b", V, t)
+    t = re.sub(r"<\*>(?:[ ,]+<\*>)+", V, t)
+    return t
+
+
+class EtcdSystem(System):
+    def content(self, line):
+        m = re.match(r'^\{"level":"\w+","ts":"[^"]*","caller":"[^"]*",(?P<content>.*)$', line)
+        if m:
+            return "{" + m.group("content"), None
+        return System.content(self, line)
+
+    def label(self, content, field=None):
+        if not content.startswith("{"):
+            return System.label(self, content)
+        import json
+        d = json.loads(content)
+        msg = d.get("msg", "")
+        m = re.fullmatch(r"\S+ switched to configuration .*", msg)
+        if m:
+            msg = "<*> switched to configuration <*>"
+        elif re.fullmatch(r"\S+ failed to send message to \S+ because it is unreachable \[(\w+) .*\]", msg):
+            msg = re.sub(r".*\[(\w+) .*", r"<*> failed to send message to <*> because it is unreachable [\1 <*>]", msg)
+        elif msg.startswith("newRaft "):
+            msg = etcd_shape(re.sub(r"\[peers: \[[^\]]*\]", "[peers: [<*>]", msg))
+        elif msg.startswith("[core]ccResolverWrapper: sending update to cc: "):
+            msg = "[core]ccResolverWrapper: sending update to cc: <*>"
+        else:
+            msg = etcd_shape(msg)
+        parts = ["msg=" + msg]
+        for k in ETCD_ENUMS:
+            if k in d:
+                parts.append("%s=%s" % (k, d[k]))
+        if "error" in d:
+            parts.append("error=" + etcd_shape(str(d["error"])))
+        return " ".join(parts)
+
+
+ETCD = EtcdSystem(
+    r"^[A-Z]+: \d{4}/\d\d/\d\d \d\d:\d\d:\d\d (?P<content>.*)$",
+    rules=[
+        (r"\[core\] grpc: Server\.Serve failed to create ServerTransport:  (.*)",
+         lambda m: "[core] grpc: Server.Serve failed to create ServerTransport: " + etcd_shape(m.group(1))),
+    ])
+
+
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
     "Nginx": NGINX,
@@ -1577,6 +1956,11 @@ SYSTEMS = {
     "Prometheus": PROMETHEUS,
     "Placement": PLACEMENT,
     "DebianSyslog": DEBIAN_SYSLOG,
+    "Samba": SAMBA,
+    "Cups": CUPS,
+    "Mosquitto": MOSQUITTO,
+    "Unbound": UNBOUND,
+    "Etcd": ETCD,
 }
 
 
