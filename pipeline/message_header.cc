@@ -529,7 +529,7 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
 
 // Can `word` be a time or level field (or a dash, or a bracket)? ReadField's tests on the
 // bare word, without building a field: a superset of what the walk below accepts first.
-bool MayBeTimeOrLevel(std::string_view word) {
+[[gnu::always_inline]] inline bool MayBeTimeOrLevel(std::string_view word) {
   const char c = word[0];
   if (c == '[' || c == '|' || word == "-") return true;
   if (word.size() >= 4 && word[1] == '/' && IsLevelLetter(c)) return true;  // "D/Tag(": Android

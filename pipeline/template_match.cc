@@ -681,64 +681,6 @@ void CollapseLeadingContext(const TemplateMatcher& matcher, std::string_view mes
                hashes.begin() + static_cast<std::ptrdiff_t>(end));
 }
 
-// A set of one-letter flags written as one field, a sign and capitals with digits in
-// parentheses among them (`+E(0)K`, `-E(0)DK`, `-S`: a DNS server's query flags), is one value
-// whatever its letters, as an id is: one token of an opaque code's class (kHex). The tokenizer
-// splits it at its parentheses. Only a whole field: a blank, an opening bracket or quote, '='
-// or the body's start before it, a blank, a closer, ',' or ';' or the end after it.
-constexpr std::size_t kMaxFlagSetBytes = 16;
-
-bool IsCapitals(std::string_view w) {
-  return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
-}
-
-bool IsDigits(std::string_view w) {
-  return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// Collapses the flag sets that begin with `sign` into one token each.
-void CollapseFlagSets(std::string_view message, std::size_t body, char sign,
-                      std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
-  constexpr std::string_view kBefore = " \t([{\"'=", kAfter = " \t)]}\"',;";
-  const auto by_offset = [](const Token& t, std::size_t at) { return t.offset < at; };
-  const auto text = [&](const Token& t) { return message.substr(t.offset, t.length); };
-  for (std::size_t p = message.find(sign, body); p != std::string_view::npos;
-       p = message.find(sign, p + 1)) {
-    if (p + 1 >= message.size() || message[p + 1] < 'A' || message[p + 1] > 'Z' ||
-        (p > body && kBefore.find(message[p - 1]) == std::string_view::npos)) {
-      continue;
-    }
-    const auto it = std::lower_bound(tokens.begin(), tokens.end(), p, by_offset);
-    if (it == tokens.end() || it->offset != p || it->cls != TokenClass::kWord ||
-        !IsCapitals(text(*it).substr(1))) {
-      continue;
-    }
-    const auto k = static_cast<std::size_t>(it - tokens.begin());
-    std::size_t end = p + it->length, j = k + 1;  // the set: [p, end), tokens [k, j)
-    while (j < tokens.size() && end < message.size() && message[end] == '(' &&
-           tokens[j].offset == end + 1 && IsDigits(text(tokens[j]))) {
-      const std::size_t close = tokens[j].offset + tokens[j].length;
-      if (close >= message.size() || message[close] != ')') break;
-      end = close + 1;
-      ++j;
-      if (j < tokens.size() && tokens[j].offset == end && IsCapitals(text(tokens[j]))) {
-        end += tokens[j++].length;
-      }
-    }
-    if (end - p > kMaxFlagSetBytes ||
-        (end < message.size() && kAfter.find(message[end]) == std::string_view::npos)) {
-      continue;
-    }
-    it->length = static_cast<std::uint32_t>(end - p);
-    it->cls = TokenClass::kHex;
-    hashes[k] = Fingerprinter::TokenHash(message, *it);
-    tokens.erase(it + 1, tokens.begin() + static_cast<std::ptrdiff_t>(j));
-    hashes.erase(hashes.begin() + static_cast<std::ptrdiff_t>(k + 1),
-                 hashes.begin() + static_cast<std::ptrdiff_t>(j));
-    p = end - 1;
-  }
-}
-
 }  // namespace
 
 void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, bool infer_header,
@@ -769,8 +711,6 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
       (message[body] == '[' || message[body] == ' ' || message[body] == '\t')) {
     CollapseLeadingContext(matcher, message, body, tokens, hashes);
   }
-  CollapseFlagSets(message, out.header.body, '+', tokens, hashes);
-  CollapseFlagSets(message, out.header.body, '-', tokens, hashes);
   out.dashes = MarkEmptyDashes(message, out.header.body, tokens, hashes);
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
   // however long it is: consecutive variable tokens of the same masked shape that begin alike
