@@ -111,8 +111,10 @@ struct WindowMerger::Impl {
     // first line, redone when a word position turns wild.
     bool words_keyed : 1 = false;
     // Its first line holds a DNS name among its plain words: a plain name may take that place
-    // (a value by its kind), so the rigid-word shortcut leaves the group to Match.
+    // (a value by its kind), so the rigid-word shortcut leaves the group to Match. Valid once
+    // dns_known: found when that shortcut first asks (DnsWords), which most groups never meet.
     bool dns_words : 1 = false;
+    bool dns_known : 1 = false;
     std::uint8_t tail = 0;   // header bytes after the message (MessageHeader::tail)
     std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
     SampleRecord last;       // the latest line that joined; empty until one does
@@ -402,11 +404,23 @@ struct WindowMerger::Impl {
   }
   // A template holding a value by its kind there (a host, a name with a number, a DNS name)
   // may take the line's plain name in its place: Match decides.
-  bool ChangesRigidWord(const Group& g) const {
+  bool ChangesRigidWord(Group& g) {
     const GroupTokens& t = g.tokens;
     return t.size() == line.tokens.size() && !(t.flags(rigid_at) & kWild) &&
            t.hash(rigid_at) != line.hashes[rigid_at] && t.cls(rigid_at) == TokenClass::kWord &&
-           !g.dns_words;
+           !DnsWords(g);
+  }
+  // Group g's dns_words, found from its first line when first asked.
+  bool DnsWords(Group& g) {
+    if (!g.dns_known) {
+      const std::size_t n = g.tokens.size();
+      group_tokens.resize(n);
+      for (std::size_t i = 0; i < n; ++i) group_tokens[i] = g.tokens.token(i);
+      g.dns_words = TemplateMatcher::HoldsDnsWord(
+          {g.first.message(), group_tokens, g.tokens.hashes(), g.body});
+      g.dns_known = true;
+    }
+    return g.dns_words;
   }
 
   // At max_groups every new line evicts the least recently active group, whose index
@@ -460,7 +474,9 @@ struct WindowMerger::Impl {
   // --- settling a line and group life (window_merger.cc) -------------------------------------
   // `reuse`: the slot is opened again at once (Open evicting), so its token and first-line
   // blocks stay for the new group's Assign instead of a free and a malloc each.
-  void Close(std::uint32_t slot, SummaryReason reason, EventSink& sink, bool reuse = false);
+  // `index_cleared`: every group closes and the caller then clears the index (FlushAll).
+  void Close(std::uint32_t slot, SummaryReason reason, EventSink& sink, bool reuse = false,
+             bool index_cleared = false);
   void Open(const LogRecord& r, std::uint64_t scope, std::uint64_t fp, std::uint64_t shape,
             TimeUs now, EventSink& sink, std::uint32_t wild_at = kNil);
   void Join(std::uint32_t slot, const LogRecord& r, std::optional<std::uint64_t> fp,

@@ -59,7 +59,7 @@ void WindowMerger::Impl::ImportGroup(const GroupState& s, bool resume, EventSink
     g.last.Reset();
   }
   g.tokens.Assign(line.tokens, line.hashes);
-  g.dns_words = TemplateMatcher::HoldsDnsWord(line.View(s.first->message));
+  g.dns_known = false;
   constexpr std::uint8_t kAllFlags = kWild | kVaried | kGapAfter;
   if (flags_fit) {
     for (std::size_t i = 0; i < tokens.size(); ++i) {

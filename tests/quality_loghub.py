@@ -196,9 +196,23 @@ FLOOR_PRECISION_EACH = 0.98
 # precision 0.956 / 1.000 / 0.732 and 0.956 / 1.000 / 0.805 (per-system floors below).
 # Averages over the 28: GA 0.8642 / 0.8638, precision 0.9646 / 0.9726, F1 0.9452 / 0.9535,
 # reduction 0.9387 / 0.9386. Floors 0.001 below.
+# Then a Linux kernel's console log joined (branch unseen7), sealed: GA 0.6082, precision
+# 0.8579 with both scorers (a per-system floor below). Averages over the 29: GA 0.8554 /
+# 0.8550, precision 0.9609 / 0.9686, F1 0.9420 / 0.9500, reduction 0.9276 / 0.9274. Floors
+# 0.001 below.
+# Then a name in capitals alone in brackets or quotes opened after a blank is a code (branch
+# overmerge4, developed on Bind9 and Placement: `(BADSIG)` / `(BADKEY)`, `'VCPU'` /
+# `'MEMORY_MB'`): Bind9 precision 0.9957 -> 0.9993, Placement 0.9920 -> 0.9941 (whole line
+# 0.9963 -> 0.9992, 0.9923 -> 0.9944); no line of any other readable system changes group and
+# the sealed ones score identically. Averages over the 29: GA 0.8564 / 0.8554, precision 0.9611 /
+# 0.9688, F1 0.9421 / 0.9501, reduction 0.9275 / 0.9274. Floors 0.001 below.
+# Then (branch debsys, developed on DebianSyslog, unsealed for it) a word saying a value is
+# missing (`none`) where the other line has a variable is an empty value: DebianSyslog recall
+# 0.862 -> 0.877 (GA 0.788 unchanged: the event still splits by its user names), no line of
+# any other system changes group. Floors unchanged.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.963, "GA": 0.863, "F1": 0.944, "reduction": 0.937},
-    "whole line": {"precision": 0.971, "GA": 0.862, "F1": 0.952, "reduction": 0.937},
+    "message": {"precision": 0.959, "GA": 0.855, "F1": 0.941, "reduction": 0.926},
+    "whole line": {"precision": 0.967, "GA": 0.854, "F1": 0.949, "reduction": 0.926},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
@@ -212,12 +226,13 @@ FLOORS_HELD_OUT = {
 # per system because every other system only has to reach FLOOR_PRECISION_EACH.
 # Placement (0.6912 message, 0.6942 whole line), sealed, started far below it too; branch
 # overmerge3 split its statuses written after `status:` (0.9920 / 0.9923): floor 0.001 below.
+# Branch overmerge4 split its resource classes in quotes (0.9941 / 0.9944): floor 0.993.
 # Cups (0.3333 message, 0.4832 whole line), sealed, starts far below it: floor 0.001 below the
 # lower. Mosquitto (0.9558 on both) and Etcd (0.7320 message, 0.8050 whole line), sealed, start
-# below it too: floors 0.001 below the lower.
-FLOOR_PRECISION_HELD_OUT = {"Squid": 0.999, "HAProxy": 0.999, "Placement": 0.991, "Cups": 0.332,
-                            "Mosquitto": 0.954, "Etcd": 0.731}
-HELD_OUT_SYSTEMS = 28
+# below it too: floors 0.001 below the lower. Kernel (0.8579 on both), sealed, too.
+FLOOR_PRECISION_HELD_OUT = {"Squid": 0.999, "HAProxy": 0.999, "Placement": 0.993, "Cups": 0.332,
+                            "Mosquitto": 0.954, "Etcd": 0.731, "Kernel": 0.857}
+HELD_OUT_SYSTEMS = 29
 
 
 def score(name, scorer, cmd, data, failures, floors_average, floor_each, systems):

@@ -117,6 +117,31 @@ TEST_F(TemplateMatchTest, PlainWordOutsideValueContextRejects) {
   EXPECT_EQ(r.position, 1u);
 }
 
+// A name in capitals alone in brackets or quotes opened after a blank is a code, an
+// enumeration's constant (an outcome, a kind): another code is another event, on either side.
+TEST_F(TemplateMatchTest, ACodeAloneInBracketsIsNoValue) {
+  SetTemplate("client 10.0.0.1#53: request has invalid signature: tsig verify failure (BADSIG)");
+  MatchResult r =
+      Match("client 10.0.0.2#41: request has invalid signature: tsig verify failure (BADKEY)");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  EXPECT_FALSE(Match("client 10.0.0.2#41: request has invalid signature: tsig verify failure "
+                     "(alice)")
+                   .accepted);
+  SetTemplate("Unable to create allocation for 'VCPU' on resource provider 'a1'");
+  EXPECT_FALSE(
+      Match("Unable to create allocation for 'MEMORY_MB' on resource provider 'a1'").accepted);
+  // The nearest values: a name in lower case there, a bracket glued to a name (an argument)
+  // and a name of parts, whose parts vary.
+  SetTemplate("tsig verify failure for key (alice) on zone example");
+  EXPECT_TRUE(Match("tsig verify failure for key (bob) on zone example").accepted);
+  SetTemplate("Created acceptor and processors for endpoint : ListenerName(CONTROLLER)");
+  EXPECT_TRUE(
+      Match("Created acceptor and processors for endpoint : ListenerName(PLAINTEXT)").accepted);
+  SetTemplate("shut down hung fetch while resolving 'org/DS/IN'");
+  EXPECT_TRUE(Match("shut down hung fetch while resolving 'com/NS/IN'").accepted);
+}
+
 TEST_F(TemplateMatchTest, DigitWordThatChangesItsLettersRejects) {
   SetTemplate("link state changed on interface en0 to active now");
   const MatchResult r = Match("link state changed on interface awdl0 to active now");
@@ -697,6 +722,25 @@ TEST_F(TemplateMatchTest, LoneDashIsAnEmptyValue) {
   // Three dashes in a row are three empty fields, not a list of values.
   PrepareLine(tokenizer_, matcher_, true, "GET /a - - - 200", line);
   EXPECT_EQ(line.tokens.size(), 6u);
+}
+
+// A word saying a value is missing (none, null, nil) where the other line has a value is that
+// value printed empty: a value takes its place as it takes a dash's, also where values varied.
+TEST_F(TemplateMatchTest, AWordSayingNothingIsAnEmptyValue) {
+  SetTemplate("(to alice) root on none");
+  EXPECT_TRUE(Match("(to alice) root on pts/0").accepted);
+  SetTemplate("(to alice) root on pts/0");
+  EXPECT_TRUE(Match("(to alice) root on NULL").accepted);
+  template_.AddFlags(4, kVaried | kWild);
+  EXPECT_TRUE(Match("(to alice) root on none").accepted);
+  // The nearest that must not fold: another word there is another message's, and so is a
+  // word in place of the missing value's word (`none` is a protected word).
+  SetTemplate("(to alice) root on pts/0");
+  EXPECT_FALSE(Match("(to alice) root on console").accepted);
+  SetTemplate("(to alice) root on none");
+  EXPECT_FALSE(Match("(to alice) root on some").accepted);
+  template_.AddFlags(4, kVaried | kWild);
+  EXPECT_FALSE(Match("(to alice) root on off").accepted);
 }
 
 // A media type is a value wherever it stands; two other words joined by '/' are not.

@@ -1931,6 +1931,81 @@ ETCD = EtcdSystem(
     ])
 
 
+# A Linux kernel's console (`Kernel`) prints a few hundred different messages from as many
+# drivers in one boot, too many to write a regex for each, so label.py states one rule, as for
+# Kafka. The header is the `[seconds.micros]` stamp. Dumps of one format string are one event
+# each: a stack frame (`? name+0x1/0x2 [module]`), the `Code:` bytes, `RIP:`, each row of
+# register names (their values are variables), a zone's free-page list, a row of the OOM
+# killer's task table. Otherwise an event is the message's shape: quoted text, paths and
+# anything holding a digit (addresses, numbers, device instances such as eth0 or br3)
+# become `<*>`, and so do the names of disks (vda), memory zones (DMA32, Normal) and the
+# program a message names (`comm ls:`, `Comm: faults`); other words stay, so a trap's kind
+# (`divide error`, `invalid opcode`), a bridge port's state (`blocking`, `forwarding`), a
+# link entering or leaving promiscuous mode, a SysRq action, an e820 range's type and each
+# line of a multi-line report (Mem-Info's rows) are their own events.
+# messages whose varying part is a word (a table's, a family's, a governor's name) or a
+# resource printed by `%pR`: one format string each
+KERNEL_FORMATS = [(re.compile(r), t) for r, t in [
+    (r"ACPI: [A-Z0-9]{4} 0x[0-9A-F]+ [0-9A-F]+(?: \(.*\))?", "ACPI: <*> <*> <*>"),
+    (r"ACPI: Reserving [A-Z0-9]{4} table memory at \[mem .*\]", "ACPI: Reserving <*> table memory at [mem <*>]"),
+    (r"ACPI: PCI: Interrupt link \w+ configured for IRQ \d+", "ACPI: PCI: Interrupt link <*> configured for IRQ <*>"),
+    (r"ACPI: \\\S+: Enabled at IRQ \d+", "ACPI: <*>: Enabled at IRQ <*>"),
+    (r"ACPI: Added _OSI\(.*\)", "ACPI: Added _OSI(<*>)"),
+    (r"evm: security\.\S+", "evm: <*>"),
+    (r"DMA: preallocated \d+ KiB \S+ pool for atomic allocations", "DMA: preallocated <*> KiB <*> pool for atomic allocations"),
+    (r"NET: Registered \S+ protocol family", "NET: Registered <*> protocol family"),
+    (r".+ hash table entries: \d+ \(order:? -?\d+, \d+ bytes(?:, \w+)?\)", "<*> hash table entries: <*> (order: <*>, <*> bytes, <*>)"),
+    (r"clocksource: \S+: mask: 0x[0-9a-f]+ max_cycles: 0x[0-9a-f]+, max_idle_ns: \d+ ns",
+     "clocksource: <*>: mask: <*> max_cycles: <*>, max_idle_ns: <*> ns"),
+    (r"\t\w+ variant of Tasks RCU enabled\.", "<*> variant of Tasks RCU enabled."),
+    (r"Key type \S+ registered", "Key type <*> registered"),
+    (r"cpuidle: using governor \S+", "cpuidle: using governor <*>"),
+    (r"serio: .+ port at \S+ irq \d+", "serio: <*> port at <*> irq <*>"),
+    (r"Freeing .+ memory: \d+K", "Freeing <*> memory: <*>"),
+    (r"pci \S+: (?:BAR \d+|ROM) \[.*\]", "pci <*>: <*> [<*>]"),
+    (r"pci \S+: (?:BAR \d+|ROM) \[.*\]: assigned", "pci <*>: <*> [<*>]: assigned"),
+    (r"pci_bus \S+: root bus resource \[.*\]", "pci_bus <*>: root bus resource [<*>]"),
+    (r"pci_bus \S+: resource \d+ \[.*\]", "pci_bus <*>: resource <*> [<*>]"),
+    (r" +\w+ +empty", "<*> empty"),
+    (r" +\w+ +\[mem .*\]", "<*> [mem <*>]"),
+]]
+
+
+def kernel_event(m):
+    s = m.group("msg").rstrip()
+    for regex, template in KERNEL_FORMATS:
+        if regex.fullmatch(s):
+            return template
+    if re.fullmatch(r" (?:\? )?\S+\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[\w+\])?", s):
+        return " <*>"
+    if s.startswith("Code: "):
+        return "Code: <*>"
+    if re.fullmatch(r"RIP: [0-9a-f]{4}:.*", s):
+        return "RIP: <*>"
+    if re.fullmatch(r"(?:[A-Z][A-Z0-9_]*: [0-9a-f]+(?::[0-9a-f]+)? ?)+", s):
+        return re.sub(r": [0-9a-f]+(?::[0-9a-f]+)?", ": <*>", s)
+    if re.fullmatch(r"Node \d+ \w+: .* = \d+kB", s):
+        return "Node <*> <*>: <*> = <*>kB"
+    if re.fullmatch(r"\[ *\d+\](?: +-?\d+){7} \S+", s):
+        return "[<*>] <*> <*> <*> <*> <*> <*> <*> <*>"
+    s = re.sub(r"'[^']*'|\"[^\"]*\"", V, s)
+    s = re.sub(r"\b(?:comm|Comm:) \S+?(?=:| )", lambda c: c.group(0).split()[0] + " " + V, s)
+    s = re.sub(r"^\S+ (?=invoked oom-killer)", V + " ", s)
+    s = re.sub(r"^\S+ \(\d+\): drop_caches", V + " (" + V + "): drop_caches", s)
+    s = re.sub(r"Killed process \d+ \(\S+\)", "Killed process <*> (<*>)", s)
+    s = re.sub(r"task=[^,]+", "task=<*>", s)
+    s = re.sub(r"all_unreclaimable\? \w+", "all_unreclaimable? <*>", s)
+    s = re.sub(r"\b(?:vd[a-z]|sd[a-z]|DMA32|DMA|Normal|Movable)\b", V, s)
+    s = re.sub(r"(?<![\w/<])/[^\s,;()\[\]]*", V, s)
+    s = re.sub(r"[^\s,;:()\[\]<>=]*\d[^\s,;:()\[\]<>=]*", V, s)
+    s = re.sub(r"<\*>(?:[.:,/\-x*]?<\*>)+", V, s)
+    return re.sub(r"\s+", " ", s)
+
+
+KERNEL = System(
+    r"^\[ *\d+\.\d+\] (?P<content>.*)$",
+    rules=[(r"(?P<msg>.*)", kernel_event)])
+
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
     "Nginx": NGINX,
@@ -1961,6 +2036,7 @@ SYSTEMS = {
     "Mosquitto": MOSQUITTO,
     "Unbound": UNBOUND,
     "Etcd": ETCD,
+    "Kernel": KERNEL,
 }
 
 
