@@ -210,14 +210,22 @@ FLOOR_PRECISION_EACH = 0.98
 # missing (`none`) where the other line has a variable is an empty value: DebianSyslog recall
 # 0.862 -> 0.877 (GA 0.788 unchanged: the event still splits by its user names), no line of
 # any other system changes group. Floors unchanged.
+# Then (branch prom, developed on Prometheus, unsealed for it) a field whose values in the
+# scope's recent groups are many names takes a protected word as one more (`scrape_pool=closed`
+# / `=files`), the message field's first word heads its text, and a context field after a
+# logfmt header opens the message: Prometheus GA 0.721 -> 0.910 (message), 0.726 -> 0.910
+# (whole line), precision 0.9999 -> 1.0000; no line of any other readable system changes group
+# and the sealed ones score identically. Averages over the 29: GA 0.8629 / 0.8617, precision
+# 0.9611 / 0.9688, F1 0.9464 / 0.9545, reduction 0.9276 / 0.9275. Floors 0.001 below.
 # Then (branch splits6, developed on Bind9) a level word with its own ':' right after a name
 # with ':' is the header's level (`security: error: client ...`) and a value written twice that
 # changes the same way in both places is one change: Bind9 whole-line GA 0.619 -> 0.763 (the
 # message column's), message recall 0.899 -> 0.904; no line of any other system changes group.
-# Averages over the 29: GA 0.8564 / 0.8604, F1 0.9425 / 0.9512. Floors 0.001 below.
+# Averages over the 29 (with branch prom's rules): GA 0.8629 / 0.8667, F1 0.9465 / 0.9553.
+# Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.959, "GA": 0.855, "F1": 0.941, "reduction": 0.926},
-    "whole line": {"precision": 0.967, "GA": 0.859, "F1": 0.950, "reduction": 0.926},
+    "message": {"precision": 0.960, "GA": 0.861, "F1": 0.945, "reduction": 0.926},
+    "whole line": {"precision": 0.967, "GA": 0.865, "F1": 0.954, "reduction": 0.926},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
