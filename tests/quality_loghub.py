@@ -210,9 +210,16 @@ FLOOR_PRECISION_EACH = 0.98
 # missing (`none`) where the other line has a variable is an empty value: DebianSyslog recall
 # 0.862 -> 0.877 (GA 0.788 unchanged: the event still splits by its user names), no line of
 # any other system changes group. Floors unchanged.
+# Then (branch prom, developed on Prometheus, unsealed for it) a field whose values in the
+# scope's recent groups are many names takes a protected word as one more (`scrape_pool=closed`
+# / `=files`), the message field's first word heads its text, and a context field after a
+# logfmt header opens the message: Prometheus GA 0.721 -> 0.910 (message), 0.726 -> 0.910
+# (whole line), precision 0.9999 -> 1.0000; no line of any other readable system changes group
+# and the sealed ones score identically. Averages over the 29: GA 0.8629 / 0.8617, precision
+# 0.9611 / 0.9688, F1 0.9464 / 0.9545, reduction 0.9276 / 0.9275. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.959, "GA": 0.855, "F1": 0.941, "reduction": 0.926},
-    "whole line": {"precision": 0.967, "GA": 0.854, "F1": 0.949, "reduction": 0.926},
+    "message": {"precision": 0.960, "GA": 0.861, "F1": 0.945, "reduction": 0.926},
+    "whole line": {"precision": 0.967, "GA": 0.860, "F1": 0.953, "reduction": 0.926},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
