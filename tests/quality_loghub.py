@@ -217,15 +217,21 @@ FLOOR_PRECISION_EACH = 0.98
 # (whole line), precision 0.9999 -> 1.0000; no line of any other readable system changes group
 # and the sealed ones score identically. Averages over the 29: GA 0.8629 / 0.8617, precision
 # 0.9611 / 0.9688, F1 0.9464 / 0.9545, reduction 0.9276 / 0.9275. Floors 0.001 below.
+# Then (branch splits6, developed on Bind9) a level word with its own ':' right after a name
+# with ':' is the header's level (`security: error: client ...`) and a value written twice that
+# changes the same way in both places is one change: Bind9 whole-line GA 0.619 -> 0.763 (the
+# message column's), message recall 0.899 -> 0.904; no line of any other system changes group.
+# Averages over the 29 (with branch prom's rules): GA 0.8629 / 0.8667, F1 0.9465 / 0.9553.
+# Floors 0.001 below.
 # Then branch jsonlogs unsealed Etcd and wrote three rules about JSON lines from its over-merges
 # (the message field keeps its words, a key names a field, an RPC method's full name is a
 # protected word): Etcd precision 0.732 -> 1.000 (message), 0.805 -> 1.000 (whole line), GA
 # 0.718 -> 0.766 / 0.736 -> 0.766; no line of any other system changes group. Averages over
-# the 29: GA 0.8645 / 0.8628, precision 0.9703 / 0.9755, F1 0.9514 / 0.9579, reduction 0.9270
-# / 0.9270. Floors 0.001 below.
+# the 29 (with branches prom's and splits6's rules): GA 0.8645 / 0.8677, precision 0.9703 /
+# 0.9755, F1 0.9514 / 0.9587, reduction 0.9270 / 0.9273. Floors 0.001 below.
 FLOORS_HELD_OUT = {
     "message": {"precision": 0.969, "GA": 0.863, "F1": 0.950, "reduction": 0.926},
-    "whole line": {"precision": 0.974, "GA": 0.861, "F1": 0.956, "reduction": 0.926},
+    "whole line": {"precision": 0.974, "GA": 0.866, "F1": 0.957, "reduction": 0.926},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
