@@ -886,6 +886,19 @@ TEST_F(TemplateMatchTest, JsonMessageFieldKeepsItsWords) {
   EXPECT_EQ(p.tokens.size(), 5u);
 }
 
+// A duration is one kind whatever its unit (Go prints `738.544µs`, `1.728952ms`, `1m30s`), while
+// a number with another unit (a size) is still another kind.
+TEST_F(TemplateMatchTest, DurationIsOneKindWhateverItsUnit) {
+  SetTemplate("request done in 738.544\u00b5s for client 7");
+  EXPECT_TRUE(Match("request done in 1.728952ms for client 9").accepted);
+  EXPECT_TRUE(Match("request done in 1m30s for client 9").accepted);
+  EXPECT_TRUE(Match("request done in 2h for client 9").accepted);
+  const MatchResult r = Match("request done in 12MB for client 9");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kDigitWordLetters);
+  EXPECT_FALSE(Match("request done in 3ms2 for client 9").accepted);
+}
+
 // An RPC method's full name is the operation a request called: another method is another
 // event, while the request's values vary, and a file path there is still a value.
 TEST_F(TemplateMatchTest, RpcMethodNeverChanges) {
