@@ -414,7 +414,8 @@ bool OpensQuotedText(std::string_view message, std::size_t p) {
 
 // A code: a name in capitals (letters, digits and '_', a letter first) that fills a pair of
 // brackets or quotes alone, the pair opened at the message's start or after a blank
-// (`verify failure (BADSIG)`, `allocation for 'VCPU'`, `[OK]`). Logs write an outcome, a kind
+// (`verify failure (BADSIG)`, `allocation for 'VCPU'`, `[OK]`), or a JSON field's whole value
+// (`"type":"ROUND_TRIPPER_SNAPSHOT"`). Logs write an outcome, a kind
 // or a state so; a bracket glued to a name holds its argument (`ListenerName(CONTROLLER)`), and
 // a qualified name holds parts that vary (`'org/DS/IN'`).
 bool IsBracketedCode(std::string_view message, const Token& t) {
@@ -446,7 +447,10 @@ bool IsBracketedCode(std::string_view message, const Token& t) {
       return false;
   }
   if (message[t.offset + t.length] != close) return false;
-  return open == 0 || message[open - 1] == ' ' || message[open - 1] == '\t';
+  // A JSON field's whole value, right after its key's `":`, is such a pair too
+  // (`"round-tripper-name":"ROUND_TRIPPER_SNAPSHOT"`).
+  return open == 0 || message[open - 1] == ' ' || message[open - 1] == '\t' ||
+         (close == '"' && open >= 2 && message[open - 1] == ':' && message[open - 2] == '"');
 }
 
 // Is the double quote at `p` escaped (an odd number of backslashes right before it)?

@@ -868,6 +868,23 @@ TEST_F(TemplateMatchTest, JsonKeysNameFields) {
   EXPECT_TRUE(Match(R"(job 8 said "bob": done at 5)").accepted);
 }
 
+// A name in capitals that is a JSON field's whole value is a code (a kind, a state): another
+// one is another event, while the other fields' values vary.
+TEST_F(TemplateMatchTest, JsonFieldOfACodeNeverChanges) {
+  SetTemplate(R"({"msg":"prober detected unhealthy status","round-tripper-name":)"
+              R"("ROUND_TRIPPER_SNAPSHOT","remote-peer-id":"8ae8c4196bc7a18e","rtt":"0s"})");
+  EXPECT_TRUE(Match(R"({"msg":"prober detected unhealthy status","round-tripper-name":)"
+                    R"("ROUND_TRIPPER_SNAPSHOT","remote-peer-id":"75cad2f2e9f51e1a","rtt":"3ms"})")
+                  .accepted);
+  EXPECT_FALSE(
+      Match(R"({"msg":"prober detected unhealthy status","round-tripper-name":)"
+            R"("ROUND_TRIPPER_RAFT_MESSAGE","remote-peer-id":"8ae8c4196bc7a18e","rtt":"0s"})")
+          .accepted);
+  // A name in lower case there is a value.
+  SetTemplate(R"({"msg":"user added","user-name":"alice","roles":"reader"})");
+  EXPECT_TRUE(Match(R"({"msg":"user added","user-name":"bob","roles":"reader"})").accepted);
+}
+
 // A JSON line's message field (`"msg"`, `"message"`) is the message: a message that opens with
 // an id keeps its words, which tell events apart, while another field's quoted text is a slot.
 TEST_F(TemplateMatchTest, JsonMessageFieldKeepsItsWords) {
