@@ -602,6 +602,12 @@ bool ParsePipeHeader(std::string_view line, MessageHeader& h) {
   return true;
 }
 
+}  // namespace
+
+bool IsMessageKey(std::string_view key) { return key == "msg" || key == "message"; }
+
+namespace {
+
 // Leading key=value fields (logfmt: Go's log/slog TextHandler, logrus, go-kit): keys of
 // lower-case letters, values bare or in double quotes. Fields whose value is a time, a level
 // or a caller are the header, which needs a time of day, a date or a level; the value of the
@@ -637,6 +643,12 @@ bool ParseKeyValueHeader(std::string_view line, MessageHeader& h) {
       } else {
         // The message: after at least one header field holding a time or a level.
         if (field == 0 || (!evidence && h.level.empty())) return false;
+        // A field of context before the message field (go-kit's `component="tsdb" msg=...`)
+        // opens the message with its name, as the message field's own name would not.
+        if (!IsMessageKey(line.substr(p, k - p))) {
+          h.body = static_cast<std::uint32_t>(p);
+          return true;
+        }
         // An empty value ("msg= ") is no message: a message starts at a word; inside quotes,
         // after the blanks it opens with (msg="  frame: 0x2044").
         std::size_t body = v + (quoted ? 1 : 0);

@@ -48,6 +48,23 @@ struct MatchTemplate {
 
 class TemplateMatcher;
 
+// Fields learned from the stream to hold names (the merger's, window_merger_siblings.cc): a
+// field (a word before `=`) whose values have been many different words in its scope.
+class NameFields {
+ public:
+  // Does the field whose name hashes to `field_hash` (Fingerprinter::TokenHash), in the
+  // current line's scope, hold names?
+  virtual bool HoldsNames(std::uint64_t field_hash) = 0;
+
+ protected:
+  ~NameFields() = default;
+};
+
+// The text between a field's name and its value, `=` and at most two opening brackets or
+// quotes (`pool=closed`, `subs=[closed]`, `subs="[a b]"`), when `value` is the first word of
+// the value of the field `key` names; empty otherwise.
+std::string_view FieldValueGap(std::string_view message, const Token& key, const Token& value);
+
 // A line prepared the way the merger matches it: the tokens of its body (after its own header
 // when header inference is on; offsets relative to the whole message), their hashes, runs of
 // values of one kind ("1 2 3", "node-1, node-2") collapsed into one token, and so is a
@@ -214,6 +231,9 @@ class TemplateMatcher {
   // value ("user alice"); both compared case-insensitively.
   void SetWords(const std::vector<std::string>& protected_words,
                 const std::vector<std::string>& value_keys);
+  // Where Match asks which fields hold names (none when null): a protected word as the value
+  // of such a field, in place of a plain word, is one more name (`pool=closed` / `pool=files`).
+  void SetNameFields(NameFields* fields) { name_fields_ = fields; }
 
   // Does the line fit the template? When accepted, marks() holds the flags the line adds, by
   // template position.
@@ -268,12 +288,15 @@ class TemplateMatcher {
   MatchResult MatchAligned(const MatchLine& line, const MatchTemplate& tmpl);
   bool InValueContext(const MatchLine& line, std::size_t i) const;
   bool KeyedByAgreeingWord(const MatchLine& line, const MatchTemplate& tmpl, std::size_t i) const;
+  [[gnu::noinline, gnu::cold]] bool NameFieldValue(const MatchLine& line, const MatchTemplate& tmpl,
+                                                   std::size_t i) const;
   bool IsProtected(std::string_view message, const Token& t) const {
     return t.cls == TokenClass::kWord && IsProtectedWord(message.substr(t.offset, t.length));
   }
 
   WordSet protected_words_;
   WordSet value_keys_;
+  NameFields* name_fields_ = nullptr;
   std::vector<TemplateMark> marks_;
   std::vector<std::uint16_t> lcs_;
 };

@@ -3,6 +3,8 @@
 // it and differ from it in one word only: when one word position has shown enough distinct
 // values there, that position is a variable, and the line joins the sibling group that has
 // become its template (or opens that group, the position already <*>).
+#include <algorithm>
+
 #include "pipeline/window_merger_impl.h"
 
 namespace logfold {
@@ -16,6 +18,33 @@ void AppendDecimal(std::uint32_t v, std::string& out) {
     v /= 10;
   } while (v != 0);
   while (n > 0) out += buf[--n];
+}
+
+// Is a field's quoted value a name (`rule manager`, `discovery manager scrape`): at most
+// three words of letters, digits, '-', '_', '.' and '/'? A text (an error's: `dial tcp
+// 127.0.0.1:9: connect: connection refused`) is not one.
+bool IsNameValue(std::string_view v) {
+  int words = 1;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    const char c = v[k];
+    if (c == ' ') {
+      if (k == 0 || k + 1 == v.size() || v[k - 1] == ' ' || ++words > 3) return false;
+    } else if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c >= '0' && c <= '9') && c != '-' &&
+               c != '_' && c != '.' && c != '/') {
+      return false;
+    }
+  }
+  return !v.empty();
+}
+
+// The first double quote at or after `from` that no backslash escapes, or npos.
+std::size_t NextUnescapedQuote(std::string_view m, std::size_t from) {
+  for (std::size_t p = m.find('"', from); p != std::string_view::npos; p = m.find('"', p + 1)) {
+    std::size_t backslashes = 0;
+    while (p > backslashes && m[p - 1 - backslashes] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) return p;
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace
@@ -50,6 +79,45 @@ bool WindowMerger::Impl::ConfirmCandidate(std::uint32_t slot, std::string_view m
   for (std::size_t i = 0; i < p; ++i) words_before += line.tokens[i].cls == TokenClass::kWord;
   // The first words keep their evidence anyway (SettleBySiblings).
   if (words_before >= kMaxSiblingPositions) sibling_hints[sibling_hint_count++] = {p, t.hash(p)};
+  return false;
+}
+
+// Does the field whose name hashes to `field_hash` hold names in the current line's scope?
+// Asked only where Match would reject a protected word as a field's value (rare), so the
+// evidence is read then from the open groups, not kept: the first lines of the scope's
+// kNameFieldScan most recently active groups that hold the field (a word, `=` and a value)
+// must show K (variable_after_values) different names (plain words, or quoted texts of at
+// most three such words) and no text (an error's). The message field is never one.
+bool WindowMerger::Impl::LearnedNameFields::HoldsNames(std::uint64_t field_hash) {
+  std::uint64_t names[SiblingTable::kMaxValues];
+  std::size_t distinct = 0, read = 0;
+  for (std::uint32_t slot = m->lru.tail; slot != kNil && read < kNameFieldScan;
+       slot = m->groups[slot].lru_prev, ++read) {
+    const Group& g = m->groups[slot];
+    if (g.scope != scope) continue;
+    const std::string_view message = g.first.message();
+    const GroupTokens& t = g.tokens;
+    for (std::size_t j = 1; j < t.size(); ++j) {
+      if (t.hash(j - 1) != field_hash || t.cls(j - 1) != TokenClass::kWord) continue;
+      const Token key = t.token(j - 1), value = t.token(j);
+      const std::string_view gap = FieldValueGap(message, key, value);
+      if (gap.empty() || IsMessageKey(message.substr(key.offset, key.length))) continue;
+      std::uint64_t name = t.hash(j);
+      if (gap == "=\"") {
+        const std::size_t close = NextUnescapedQuote(message, value.offset);
+        if (close == std::string_view::npos) continue;
+        const std::string_view text = message.substr(value.offset, close - value.offset);
+        if (!IsNameValue(text)) return false;  // the field holds texts
+        name = XXH3_64bits(text.data(), text.size());
+      } else if (value.cls != TokenClass::kWord) {
+        continue;  // a number, an address...: a variable by its class already
+      }
+      if (std::find(names, names + distinct, name) == names + distinct) {
+        names[distinct++] = name;
+        if (distinct >= k) return true;
+      }
+    }
+  }
   return false;
 }
 

@@ -206,14 +206,25 @@ FLOOR_PRECISION_EACH = 0.98
 # 0.9963 -> 0.9992, 0.9923 -> 0.9944); no line of any other readable system changes group and
 # the sealed ones score identically. Averages over the 29: GA 0.8564 / 0.8554, precision 0.9611 /
 # 0.9688, F1 0.9421 / 0.9501, reduction 0.9275 / 0.9274. Floors 0.001 below.
+# Then (branch debsys, developed on DebianSyslog, unsealed for it) a word saying a value is
+# missing (`none`) where the other line has a variable is an empty value: DebianSyslog recall
+# 0.862 -> 0.877 (GA 0.788 unchanged: the event still splits by its user names), no line of
+# any other system changes group. Floors unchanged.
+# Then (branch prom, developed on Prometheus, unsealed for it) a field whose values in the
+# scope's recent groups are many names takes a protected word as one more (`scrape_pool=closed`
+# / `=files`), the message field's first word heads its text, and a context field after a
+# logfmt header opens the message: Prometheus GA 0.721 -> 0.910 (message), 0.726 -> 0.910
+# (whole line), precision 0.9999 -> 1.0000; no line of any other readable system changes group
+# and the sealed ones score identically. Averages over the 29: GA 0.8629 / 0.8617, precision
+# 0.9611 / 0.9688, F1 0.9464 / 0.9545, reduction 0.9276 / 0.9275. Floors 0.001 below.
 # Then right after `for` or `by` a name in capitals or scoped by `:` is a kind (branch
 # overmerge4, developed on Placement: `for VCPU` / `for MEMORY_MB`, `for placement:usages`):
 # Placement precision 0.9941 -> 0.9998 / 0.9944 -> 1.0000; no line of any other readable system
-# changes group, the sealed ones score identically. Averages over the 29: GA 0.8572 / 0.8562,
-# precision 0.9613 / 0.9690. Floors 0.001 below.
+# changes group, the sealed ones score identically. Averages over the 29: GA 0.8637 / 0.8625,
+# precision 0.9613 / 0.9690, F1 0.9465 / 0.9546, reduction 0.9275 / 0.9274. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.960, "GA": 0.856, "F1": 0.941, "reduction": 0.926},
-    "whole line": {"precision": 0.968, "GA": 0.855, "F1": 0.949, "reduction": 0.926},
+    "message": {"precision": 0.960, "GA": 0.862, "F1": 0.945, "reduction": 0.926},
+    "whole line": {"precision": 0.968, "GA": 0.861, "F1": 0.953, "reduction": 0.926},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements

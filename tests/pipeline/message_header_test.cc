@@ -348,6 +348,20 @@ TEST(MessageHeaderTest, KeyValueHeaders) {
           "disk full\" dev=sda", "error", ""});
   Expect({"ts=2026-11-28T00:16:47.448Z caller=main.go:42 level=info msg=\"listening\"",
           "listening\"", "info", "main.go:42"});
+  // A field of context before the message field opens the message with its name (go-kit's
+  // `component=`): the message is then the fields as the program wrote them, not a value.
+  Expect(
+      {"ts=2026-11-28T08:12:35.125Z caller=head.go:564 level=info component=tsdb "
+       "msg=\"Replaying chunks\"",
+       "component=tsdb msg=\"Replaying chunks\"", "info", "head.go:564"});
+  Expect(
+      {"ts=2026-11-28T08:12:35.170Z caller=manager.go:214 level=debug component=\"discovery "
+       "manager scrape\" msg=\"Discoverer channel closed\"",
+       "component=\"discovery manager scrape\" msg=\"Discoverer channel closed\"", "debug",
+       "manager.go:214"});
+  EXPECT_FALSE(ParseMessageHeader("ts=2026-11-28T08:12:35.170Z level=debug component=\"a b\" "
+                                  "msg=\"c d\"")
+                   .quoted);
   // A quoted message says so: its own quotes are escaped (msg="\"GET / HTTP/1.1\" 200").
   EXPECT_TRUE(
       ParseMessageHeader("time=2026-11-28T00:16:47.448Z level=INFO msg=\"disk full\"").quoted);

@@ -270,6 +270,50 @@ TEST_F(TemplateMatchTest, ProtectedWordAsAVariedFieldsValueFits) {
   EXPECT_EQ(bare.position, 8u);
 }
 
+// Fields the stream has shown to hold names: a protected word as such a field's value, in
+// place of a plain word (`pool=closed` / `pool=files`), is one more name; two protected words
+// there, another field, a field not learned, or a word that is no field's value still split.
+TEST_F(TemplateMatchTest, AProtectedWordAsANameFieldsValueFits) {
+  struct Learned final : NameFields {
+    bool HoldsNames(std::uint64_t field_hash) override { return field_hash == pool; }
+    std::uint64_t pool = 0;
+  } learned;
+  matcher_.SetNameFields(&learned);
+  SetTemplate("pool=closed target=http://h:1/m msg=\"Scrape failed\" err=\"connection refused\"");
+  learned.pool = template_line_.hashes[0];
+  EXPECT_TRUE(
+      Match("pool=files target=http://h:2/m msg=\"Scrape failed\" err=\"connection refused\"")
+          .accepted);
+  const MatchResult two =
+      Match("pool=open target=http://h:2/m msg=\"Scrape failed\" err=\"connection refused\"");
+  EXPECT_FALSE(two.accepted);
+  EXPECT_EQ(two.reason, MatchReason::kProtectedWordDiffers);
+  SetTemplate("pool=files target=http://h:1/m subs=[files] msg=\"Starting provider\" now");
+  EXPECT_TRUE(
+      Match("pool=closed target=http://h:1/m subs=[files] msg=\"Starting provider\" now").accepted);
+  // subs= is not learned to hold names.
+  const MatchResult other =
+      Match("pool=files target=http://h:1/m subs=[closed] msg=\"Starting provider\" now");
+  EXPECT_FALSE(other.accepted);
+  EXPECT_EQ(other.reason, MatchReason::kProtectedWordDiffers);
+  learned.pool = 0;
+  EXPECT_FALSE(
+      Match("pool=closed target=http://h:1/m subs=[files] msg=\"Starting provider\" now").accepted);
+  matcher_.SetNameFields(nullptr);
+}
+
+// The message field's text is the event's (`msg=`, `message=`): its first word heads it as in
+// any quoted text; another field's quoted value is a value (`name="alice smith"`).
+TEST_F(TemplateMatchTest, TheMessageFieldsFirstWordHeadsIt) {
+  SetTemplate("msg=\"Scrape discovery manager stopped\" took=1s");
+  const MatchResult r = Match("msg=\"Notify discovery manager stopped\" took=1s");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  EXPECT_EQ(r.position, 1u);
+  SetTemplate("name=\"alice smith\" signed the discovery manager form");
+  EXPECT_TRUE(Match("name=\"bob smith\" signed the discovery manager form").accepted);
+}
+
 // A changed word right after a value key that both sides write the same way needs, besides
 // the key, one more agreeing word (a short line: `user bob authenticated`); after a key
 // written otherwise (`address:` / `address space`) it needs two, as any changed word.
@@ -723,6 +767,25 @@ TEST_F(TemplateMatchTest, LoneDashIsAnEmptyValue) {
   // Three dashes in a row are three empty fields, not a list of values.
   PrepareLine(tokenizer_, matcher_, true, "GET /a - - - 200", line);
   EXPECT_EQ(line.tokens.size(), 6u);
+}
+
+// A word saying a value is missing (none, null, nil) where the other line has a value is that
+// value printed empty: a value takes its place as it takes a dash's, also where values varied.
+TEST_F(TemplateMatchTest, AWordSayingNothingIsAnEmptyValue) {
+  SetTemplate("(to alice) root on none");
+  EXPECT_TRUE(Match("(to alice) root on pts/0").accepted);
+  SetTemplate("(to alice) root on pts/0");
+  EXPECT_TRUE(Match("(to alice) root on NULL").accepted);
+  template_.AddFlags(4, kVaried | kWild);
+  EXPECT_TRUE(Match("(to alice) root on none").accepted);
+  // The nearest that must not fold: another word there is another message's, and so is a
+  // word in place of the missing value's word (`none` is a protected word).
+  SetTemplate("(to alice) root on pts/0");
+  EXPECT_FALSE(Match("(to alice) root on console").accepted);
+  SetTemplate("(to alice) root on none");
+  EXPECT_FALSE(Match("(to alice) root on some").accepted);
+  template_.AddFlags(4, kVaried | kWild);
+  EXPECT_FALSE(Match("(to alice) root on off").accepted);
 }
 
 // A media type is a value wherever it stands; two other words joined by '/' are not.
