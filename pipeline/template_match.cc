@@ -1013,8 +1013,9 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   const std::string_view message = line.message;
   const std::string_view gmsg = tmpl.message;
   int word_diffs = 0, keyed_diffs = 0, named_diffs = 0, anchors = 0, words_out_of_context = 0,
-      kept = 0;
+      kept = 0, repeated_diffs = 0;
   std::size_t out_of_context_at = 0;
+  std::size_t first_diff = n;  // the first changed word's position
   for (std::size_t i = 0; i < n; ++i) {
     const Token& lt = line.tokens[i];
     const Token gt = g.token(i);
@@ -1089,6 +1090,14 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       ++words_out_of_context;
     }
     ++word_diffs;
+    // The same change written again (a message that prints one value twice: `(www.a.test):
+    // query: www.a.test`) is one value: it needs no more agreeing words than its first.
+    if (first_diff < i && line.hashes[i] == line.hashes[first_diff] &&
+        g.hash(i) == g.hash(first_diff)) {
+      ++repeated_diffs;
+      continue;
+    }
+    if (first_diff == n) first_diff = i;
     // A value by its kind is its own key: it needs the agreeing words a key's value needs.
     if (name_slot) ++named_diffs;
     // A value in an empty value's place needs what a value key's value needs: one agreeing
@@ -1103,8 +1112,13 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   // A name in place of a value by its kind is keyed by that kind when it is the only word
   // that changed: two names changed in a short line (`mapred.task.id ... mapreduce.task.attempt.id`
   // / `mapred.job.id ... mapreduce.job.id`) are another message's.
-  if (word_diffs == 1 && named_diffs == 1) keyed_diffs = 1;
-  if (!Enough(anchors, word_diffs, keyed_diffs)) return Reject(MatchReason::kTooFewAgreeingWords);
+  // (RuledOut counts every changed word: at most two, with one agreeing word more.)
+  const int distinct_diffs = word_diffs - repeated_diffs;
+  if (distinct_diffs == 1 && named_diffs == 1) keyed_diffs = 1;
+  if (word_diffs > 2 || !Enough(anchors, distinct_diffs, keyed_diffs) ||
+      (word_diffs > 0 && anchors < word_diffs + 1)) {
+    return Reject(MatchReason::kTooFewAgreeingWords);
+  }
   // A variable needs something fixed beside it: where every token would vary (a message that
   // is one name, `A::A` / `A::~A` / `B::~B`), nothing says the lines are one event.
   if (kept == 0 && n > 0) return Reject(MatchReason::kNothingKept);

@@ -71,7 +71,7 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
     scope = merger_detail::Mix(scope, kLevelSeed + static_cast<std::uint64_t>(severity));
   }
   const std::uint64_t shape = ShapeKey(scope);
-  name_fields.scope = scope;
+  name_fields.NewLine(scope);
   unexplained = kNil;
 
   ResetDecision();

@@ -213,7 +213,15 @@ struct WindowMerger::Impl {
     Impl* m = nullptr;
     std::uint64_t scope = 0;                   // the current line's
     std::size_t k = SiblingTable::kMaxValues;  // variable_after_values, at most kMaxValues
+    // The current line's last answer: Match may ask once per candidate (a bucket scan: 16).
+    std::uint64_t asked = 0;  // field hash, 0: none yet for this line
+    bool answer = false;
+    void NewLine(std::uint64_t line_scope) {
+      scope = line_scope;
+      asked = 0;
+    }
     bool HoldsNames(std::uint64_t field_hash) override;
+    bool ReadGroups(std::uint64_t field_hash);
   };
   LearnedNameFields name_fields;
 

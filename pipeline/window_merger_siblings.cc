@@ -89,6 +89,14 @@ bool WindowMerger::Impl::ConfirmCandidate(std::uint32_t slot, std::string_view m
 // must show K (variable_after_values) different names (plain words, or quoted texts of at
 // most three such words) and no text (an error's). The message field is never one.
 bool WindowMerger::Impl::LearnedNameFields::HoldsNames(std::uint64_t field_hash) {
+  if (field_hash != asked || asked == 0) {
+    answer = ReadGroups(field_hash);
+    asked = field_hash;
+  }
+  return answer;
+}
+
+bool WindowMerger::Impl::LearnedNameFields::ReadGroups(std::uint64_t field_hash) {
   std::uint64_t names[SiblingTable::kMaxValues];
   std::size_t distinct = 0, read = 0;
   for (std::uint32_t slot = m->lru.tail; slot != kNil && read < kNameFieldScan;

@@ -640,6 +640,27 @@ TEST_F(TemplateMatchTest, CallSiteWithItsSourcePositionIsOneValue) {
   EXPECT_FALSE(Match("in org.apache.jsp.index_jsp._jspService(index_jsp.java:148)").accepted);
 }
 
+// A value a message writes twice (a name in parentheses, then again after `query:`) changes
+// the same way in both places: one change, which needs the agreeing words of one. Two values
+// that change apart still need the words two changes need.
+TEST_F(TemplateMatchTest, AValueWrittenTwiceIsOneChange) {
+  SetTemplate(
+      "client @0x7f6d1af96098 127.0.0.1#33089 (www.example.test): query: www.example.test "
+      "IN A (127.0.0.1)");
+  EXPECT_TRUE(Match("client @0x7f6d1af97c98 127.0.0.1#59823 (txt.example.test): query: "
+                    "txt.example.test IN A (127.0.0.1)")
+                  .accepted);
+  EXPECT_TRUE(Match("client @0x7f6d1af97c98 127.0.0.1#59823 (example.test): query: example.test "
+                    "IN A (127.0.0.1)")
+                  .accepted);
+  EXPECT_FALSE(Match("client @0x7f6d1af97c98 127.0.0.1#59823 (txt.example.test): query: "
+                     "api.example.test IN A (127.0.0.1)")
+                   .accepted);
+  EXPECT_FALSE(Match("client @0x7f6d1af97c98 127.0.0.1#59823 (txt.example.test): query: "
+                     "txt.example.test IN MX (127.0.0.1)")
+                   .accepted);
+}
+
 // The nearest names that stay words: a function with its arguments (two functions are two
 // events), a name without a qualifier, a code in parentheses whose "extension" is capitalised.
 TEST_F(TemplateMatchTest, NameBeforeOtherParenthesesStaysAWord) {
