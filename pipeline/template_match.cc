@@ -62,6 +62,33 @@ bool IsPartsValue(std::string_view w) {
 // a variable changes digits, not words (blk_-12 ~ blk_34, but en0 !~ awdl0). Names and
 // versions made of parts are one kind whatever their shape: what is named in parts (a
 // package, a version, a host) varies, a single name with a number is one of a few.
+// A duration as Go's time.Duration and most runtimes print one: numbers each with a unit of
+// time, ns, us, µs, ms, s, m or h (`738.544µs`, `1.728952ms`, `1m30s`, `0s`).
+bool IsDuration(std::string_view w) {
+  // Most digit-bearing words fail here: a duration opens with a digit and ends with its unit.
+  if (w.empty() || w.front() < '0' || w.front() > '9' ||
+      (w.back() != 's' && w.back() != 'm' && w.back() != 'h')) {
+    return false;
+  }
+  std::size_t i = 0;
+  while (i < w.size()) {
+    const std::size_t number = i;
+    while (i < w.size() && ((w[i] >= '0' && w[i] <= '9') || w[i] == '.')) ++i;
+    if (i == number) return false;
+    const std::string_view unit = w.substr(i);
+    if (unit.starts_with("ns") || unit.starts_with("us") || unit.starts_with("ms")) {
+      i += 2;
+    } else if (unit.starts_with("\xC2\xB5s")) {
+      i += 3;
+    } else if (!unit.empty() && (unit[0] == 's' || unit[0] == 'm' || unit[0] == 'h')) {
+      i += 1;
+    } else {
+      return false;
+    }
+  }
+  return !w.empty();
+}
+
 bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
   if (!IsVariableClass(lt.cls) || !IsVariableClass(gt.cls)) return false;
   // An empty value stands where any value may be.
@@ -115,6 +142,8 @@ bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, con
       letters_equal(without_hex_id(first_element(lw)), without_hex_id(first_element(gw)))) {
     return true;
   }
+  // A duration is one kind whatever its unit: a request took `738.544µs` or `1.728952ms`.
+  if (IsDuration(lw) && IsDuration(gw)) return true;
   // An address is a kind of its own, never a name or version made of parts (`0.0.0.0` is not
   // `NODATA-IPv6`).
   const auto address = [](TokenClass c) {
@@ -386,7 +415,8 @@ bool OpensQuotedText(std::string_view message, std::size_t p) {
 // A name in capitals: capitals, digits and '_', a capital first (VCPU, MEMORY_MB, BADSIG).
 // A code: a name in capitals that fills a pair of
 // brackets or quotes alone, the pair opened at the message's start or after a blank
-// (`verify failure (BADSIG)`, `allocation for 'VCPU'`, `[OK]`). Logs write an outcome, a kind
+// (`verify failure (BADSIG)`, `allocation for 'VCPU'`, `[OK]`), or a JSON field's whole value
+// (`"type":"ROUND_TRIPPER_SNAPSHOT"`). Logs write an outcome, a kind
 // or a state so; a bracket glued to a name holds its argument (`ListenerName(CONTROLLER)`), and
 // a qualified name holds parts that vary (`'org/DS/IN'`).
 bool IsCapitalName(std::string_view w) {
@@ -421,7 +451,10 @@ bool IsBracketedCode(std::string_view message, const Token& t) {
       return false;
   }
   if (message[t.offset + t.length] != close) return false;
-  return open == 0 || message[open - 1] == ' ' || message[open - 1] == '\t';
+  // A JSON field's whole value, right after its key's `":`, is such a pair too
+  // (`"round-tripper-name":"ROUND_TRIPPER_SNAPSHOT"`).
+  return open == 0 || message[open - 1] == ' ' || message[open - 1] == '\t' ||
+         (close == '"' && open >= 2 && message[open - 1] == ':' && message[open - 2] == '"');
 }
 
 // A kind or a rule named right after `for` or `by`, which say what a line concerns or who

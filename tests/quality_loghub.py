@@ -229,15 +229,20 @@ FLOOR_PRECISION_EACH = 0.98
 # 0.718 -> 0.766 / 0.736 -> 0.766; no line of any other system changes group. Averages over
 # the 29 (with branches prom's and splits6's rules): GA 0.8645 / 0.8677, precision 0.9703 /
 # 0.9755, F1 0.9514 / 0.9587, reduction 0.9270 / 0.9273. Floors 0.001 below.
+# Then (branch jsonlogs, developed on Etcd) a duration is one kind whatever its units
+# (`738.544µs` / `1.728952ms`): Etcd GA 0.766 -> 0.913 (both scorers), and the sealed
+# Prometheus, not read for it, 0.9096 -> 0.9197 (precision 1.000 on both); no line of any other
+# system changes group. Averages over the 29: GA 0.8700 / 0.8731, precision 0.9703 / 0.9755, F1
+# 0.9520 / 0.9593, reduction 0.9273 / 0.9276. Floors 0.001 below.
 # Then right after `for` or `by` a name in capitals or scoped by `:` is a kind (branch
 # overmerge4, developed on Placement: `for VCPU` / `for MEMORY_MB`, `for placement:usages`):
 # Placement precision 0.9941 -> 0.9998 / 0.9944 -> 1.0000; no line of any other readable system
 # changes group, the sealed ones score identically. Averages over the 29 (with branch jsonlogs'
-# rules): GA 0.8654 / 0.8685, precision 0.9705 / 0.9757, F1 0.9515 / 0.9588, reduction 0.9270 /
-# 0.9273. Floors 0.001 below.
+# rules): GA 0.8708 / 0.8740, precision 0.9705 / 0.9757, F1 0.9521 / 0.9593, reduction 0.9273 /
+# 0.9275. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.969, "GA": 0.864, "F1": 0.950, "reduction": 0.926},
-    "whole line": {"precision": 0.974, "GA": 0.867, "F1": 0.957, "reduction": 0.926},
+    "message": {"precision": 0.969, "GA": 0.869, "F1": 0.951, "reduction": 0.926},
+    "whole line": {"precision": 0.974, "GA": 0.873, "F1": 0.958, "reduction": 0.926},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
