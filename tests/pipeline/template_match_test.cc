@@ -161,6 +161,28 @@ TEST_F(TemplateMatchTest, ACodeAloneInBracketsIsNoValue) {
   EXPECT_TRUE(Match("shut down hung fetch while resolving 'com/NS/IN'").accepted);
 }
 
+// Right after `for` or `by` a name in capitals is a kind and a name scoped by `:` a rule's:
+// another one is another event, on either side; a name in lower case there is a value.
+TEST_F(TemplateMatchTest, AKindAfterForIsNoValue) {
+  SetTemplate("Over capacity for VCPU on resource provider 8e15. Needed: 200, Used: 0");
+  MatchResult r =
+      Match("Over capacity for MEMORY_MB on resource provider 8e15. Needed: 2, Used: 0");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  EXPECT_FALSE(
+      Match("Over capacity for alice on resource provider 8e15. Needed: 2, Used: 0").accepted);
+  SetTemplate("Policy check for placement:usages failed with credentials {'user_id': 'u1'}");
+  EXPECT_FALSE(
+      Match("Policy check for placement:traits:delete failed with credentials {'user_id': 'u1'}")
+          .accepted);
+  // The nearest values: a user's name after `for`, and a name in capitals after another key.
+  SetTemplate("session opened for alice on resource provider 8e15 by cron");
+  EXPECT_TRUE(Match("session opened for bob on resource provider 8e15 by cron").accepted);
+  SetTemplate("Overriding API key GOOGLE_API_KEY with value abc from environment variable");
+  EXPECT_TRUE(Match("Overriding API key GOOGLE_CLIENT_ID with value abc from environment variable")
+                  .accepted);
+}
+
 TEST_F(TemplateMatchTest, DigitWordThatChangesItsLettersRejects) {
   SetTemplate("link state changed on interface en0 to active now");
   const MatchResult r = Match("link state changed on interface awdl0 to active now");
