@@ -23,6 +23,16 @@ constexpr std::array<char, 512> kHexPairs = [] {
   return pairs;
 }();
 
+// "00" to "99": a number's two decimal digits at 2 x number.
+constexpr std::array<char, 200> kDecimalPairs = [] {
+  std::array<char, 200> pairs{};
+  for (int i = 0; i < 100; ++i) {
+    pairs[2 * i] = static_cast<char>('0' + i / 10);
+    pairs[2 * i + 1] = static_cast<char>('0' + i % 10);
+  }
+  return pairs;
+}();
+
 // Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid.
 std::size_t Utf8SequenceLength(std::string_view s, std::size_t i) {
   const auto c = static_cast<unsigned char>(s[i]);
@@ -227,8 +237,14 @@ void WriteJsonTime(TimeUs us, char* p) {
   if (frac < 0) frac += 1'000'000, secs -= 1;
   // Events come in bursts within one second (and an event's time is often its received
   // time): the date and the time of day are formatted once per second and thread.
+  // The time itself is often written twice in a row (an event's time and received time).
   thread_local std::int64_t buf_secs = INT64_MIN;
+  thread_local TimeUs buf_us = INT64_MIN;
   thread_local char buf[30] = "\"0000-00-00T00:00:00.000000Z\"";
+  if (us == buf_us) {
+    std::memcpy(p, buf, 29);
+    return;
+  }
   if (secs != buf_secs) {
     std::int64_t days = secs / 86400, rem = secs % 86400;
     if (rem < 0) rem += 86400, days -= 1;
@@ -244,7 +260,11 @@ void WriteJsonTime(TimeUs us, char* p) {
     PutDigits(buf + 18, rem % 60, 2);
     buf_secs = secs;
   }
-  PutDigits(buf + 21, frac, 6);
+  const auto f = static_cast<std::uint32_t>(frac);  // six digits, two at a time
+  std::memcpy(buf + 21, &kDecimalPairs[2 * (f / 10000)], 2);
+  std::memcpy(buf + 23, &kDecimalPairs[2 * (f / 100 % 100)], 2);
+  std::memcpy(buf + 25, &kDecimalPairs[2 * (f % 100)], 2);
+  buf_us = us;
   std::memcpy(p, buf, 29);
 }
 

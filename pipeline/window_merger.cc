@@ -70,7 +70,18 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   if (const int severity = LevelSeverity(line.header.level); severity >= 0) {
     scope = merger_detail::Mix(scope, kLevelSeed + static_cast<std::uint64_t>(severity));
   }
+  // A message without a token (blank, or punctuation alone: a rule of `=` or `-`) is its own
+  // text: an empty line and a rule of `=` are two events, with nothing variable in either.
+  if (line.tokens.empty()) {
+    std::string_view body = std::string_view(r.message).substr(
+        std::min<std::size_t>(line.header.body, r.message.size()));
+    body.remove_suffix(std::min<std::size_t>(line.header.tail, body.size()));
+    while (!body.empty() && (body.back() == ' ' || body.back() == '\t')) body.remove_suffix(1);
+    while (!body.empty() && (body.front() == ' ' || body.front() == '\t')) body.remove_prefix(1);
+    scope = merger_detail::Mix(scope, XXH3_64bits(body.data(), body.size()));
+  }
   const std::uint64_t shape = ShapeKey(scope);
+  name_fields.NewLine(scope);
   unexplained = kNil;
 
   ResetDecision();
@@ -424,7 +435,7 @@ void WindowMerger::Impl::LeaveBucket(std::uint32_t slot) {
 }
 
 void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSink& sink,
-                               bool reuse) {
+                               bool reuse, bool index_cleared) {
   Group& g = groups[slot];
   if (g.count_since > 0 && !opt.annotate) EmitSummary(slot, reason, true, sink);
   exact.EraseIf(g.shape, slot);
@@ -432,7 +443,7 @@ void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSi
     for (std::uint64_t key : g.extras->aliases) exact.EraseIf(key, slot);
     if (g.extras->words_key != 0) --WordsKeyed(g.tokens.size());
   }
-  if (g.indexed) index.Erase(g.scope, g.fingerprint, slot);
+  if (g.indexed && !index_cleared) index.Erase(g.scope, g.fingerprint, slot);
   if (!g.retired) LeaveBucket(slot);  // else Retire took it out of its bucket already
   g.retired = false;
   g.indexed = false;
@@ -469,8 +480,15 @@ void WindowMerger::Impl::FlushDue(TimeUs now, EventSink& sink) {
   }
 }
 
+// The index holds the open groups only: it is emptied at once after they all closed, not entry
+// by entry (erasing 100 k entries one by one shrank and rebuilt its tables all the way down,
+// ~4 % of a replay that ends with 100 k groups open).
 void WindowMerger::Impl::FlushAll(EventSink& sink) {
-  while (lru.head != kNil) Close(lru.head, SummaryReason::kShutdown, sink);
+  if (lru.head == kNil) return;
+  while (lru.head != kNil) {
+    Close(lru.head, SummaryReason::kShutdown, sink, /*reuse=*/false, /*index_cleared=*/true);
+  }
+  index.Clear();
 }
 
 WindowMerger::WindowMerger(MergerOptions options)

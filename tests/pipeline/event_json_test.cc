@@ -540,6 +540,17 @@ TEST(JsonTimeTest, ASecondSeenBeforeIsFormattedAgainAfterAnother) {
   EXPECT_EQ(JsonTime(kT0 - 1'000'000 + 10), "\"2024-02-29T23:59:59.000010Z\"");
 }
 
+TEST(JsonTimeTest, ATimeWrittenAgainIsTheSame) {
+  // The last time is kept whole (an event's time and received time are often one): a time
+  // of the same second, or one that was the last but one, is still formatted afresh.
+  EXPECT_EQ(JsonTime(kT0 + 123'456), "\"2024-03-01T00:00:00.123456Z\"");
+  EXPECT_EQ(JsonTime(kT0 + 123'456), "\"2024-03-01T00:00:00.123456Z\"");
+  EXPECT_EQ(JsonTime(kT0 + 987'654), "\"2024-03-01T00:00:00.987654Z\"");
+  EXPECT_EQ(JsonTime(kT0 + 123'456), "\"2024-03-01T00:00:00.123456Z\"");
+  EXPECT_EQ(JsonTime(kT0 + 10'000), "\"2024-03-01T00:00:00.010000Z\"");
+  EXPECT_EQ(JsonTime(kT0 + 999'999), "\"2024-03-01T00:00:00.999999Z\"");
+}
+
 TEST(JsonTimeTest, NegativeTimesRoundTowardsThePast) {
   EXPECT_EQ(JsonTime(-1), "\"1969-12-31T23:59:59.999999Z\"");
   EXPECT_EQ(JsonTime(-1'000'000), "\"1969-12-31T23:59:59.000000Z\"");
