@@ -222,10 +222,13 @@ FLOOR_PRECISION_EACH = 0.98
 # changes the same way in both places is one change: Bind9 whole-line GA 0.619 -> 0.763 (the
 # message column's), message recall 0.899 -> 0.904; no line of any other system changes group.
 # Averages over the 29 (with branch prom's rules): GA 0.8629 / 0.8667, F1 0.9465 / 0.9553.
-# Floors 0.001 below.
+# Floors 0.001 below. Then (branch splits6, developed on Bind9) a set of one-letter flags
+# (`+E(0)K`, `-S`) is one token of kHex: Bind9 GA 0.763 -> 0.836 with both scorers (339 lines
+# change group, none of any other system). Averages over the 29: GA 0.8654 / 0.8692, F1 0.9480
+# / 0.9567. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.960, "GA": 0.861, "F1": 0.945, "reduction": 0.926},
-    "whole line": {"precision": 0.967, "GA": 0.865, "F1": 0.954, "reduction": 0.926},
+    "message": {"precision": 0.960, "GA": 0.864, "F1": 0.947, "reduction": 0.926},
+    "whole line": {"precision": 0.967, "GA": 0.868, "F1": 0.955, "reduction": 0.926},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
