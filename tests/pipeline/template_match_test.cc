@@ -142,6 +142,28 @@ TEST_F(TemplateMatchTest, ACodeAloneInBracketsIsNoValue) {
   EXPECT_TRUE(Match("shut down hung fetch while resolving 'com/NS/IN'").accepted);
 }
 
+// Right after `for` or `by` a name in capitals is a kind and a name scoped by `:` a rule's:
+// another one is another event, on either side; a name in lower case there is a value.
+TEST_F(TemplateMatchTest, AKindAfterForIsNoValue) {
+  SetTemplate("Over capacity for VCPU on resource provider 8e15. Needed: 200, Used: 0");
+  MatchResult r =
+      Match("Over capacity for MEMORY_MB on resource provider 8e15. Needed: 2, Used: 0");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  EXPECT_FALSE(
+      Match("Over capacity for alice on resource provider 8e15. Needed: 2, Used: 0").accepted);
+  SetTemplate("Policy check for placement:usages failed with credentials {'user_id': 'u1'}");
+  EXPECT_FALSE(
+      Match("Policy check for placement:traits:delete failed with credentials {'user_id': 'u1'}")
+          .accepted);
+  // The nearest values: a user's name after `for`, and a name in capitals after another key.
+  SetTemplate("session opened for alice on resource provider 8e15 by cron");
+  EXPECT_TRUE(Match("session opened for bob on resource provider 8e15 by cron").accepted);
+  SetTemplate("Overriding API key GOOGLE_API_KEY with value abc from environment variable");
+  EXPECT_TRUE(Match("Overriding API key GOOGLE_CLIENT_ID with value abc from environment variable")
+                  .accepted);
+}
+
 TEST_F(TemplateMatchTest, DigitWordThatChangesItsLettersRejects) {
   SetTemplate("link state changed on interface en0 to active now");
   const MatchResult r = Match("link state changed on interface awdl0 to active now");
@@ -858,6 +880,95 @@ TEST_F(TemplateMatchTest, QuotedTextKeepsItsFirstWordAndProtectedWords) {
   // A text of plain words is no value: its words stay tokens.
   SetTemplate("job 7 said \"the disk is nearly at capacity\" after 3 s");
   EXPECT_FALSE(Match("job 7 said \"the disk was replaced\" after 3 s").accepted);
+}
+
+// A JSON line's keys name its fields: the same message with another key is another call's
+// event (a reader's stream and a writer's), while the keys' values vary.
+TEST_F(TemplateMatchTest, JsonKeysNameFields) {
+  SetTemplate(R"({"msg":"established TCP streaming connection with remote peer",)"
+              R"("stream-writer-type":"stream Message","local-member-id":"de047366f18fddbf",)"
+              R"("remote-peer-id":"8ae8c4196bc7a18e","user-name":"alice"})");
+  EXPECT_TRUE(Match(R"({"msg":"established TCP streaming connection with remote peer",)"
+                    R"("stream-writer-type":"stream Message","local-member-id":"de047366f18fddbf",)"
+                    R"("remote-peer-id":"75cad2f2e9f51e1a","user-name":"bob"})")
+                  .accepted);
+  const MatchResult r =
+      Match(R"({"msg":"established TCP streaming connection with remote peer",)"
+            R"("stream-reader-type":"stream Message","local-member-id":"de047366f18fddbf",)"
+            R"("remote-peer-id":"8ae8c4196bc7a18e","user-name":"alice"})");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kFieldNameDiffers);
+  // A key of several words, any of them.
+  SetTemplate(R"({"msg":"stats","response count":0,"took":"3ms"})");
+  EXPECT_TRUE(Match(R"({"msg":"stats","response count":7,"took":"9ms"})").accepted);
+  EXPECT_FALSE(Match(R"({"msg":"stats","request count":0,"took":"3ms"})").accepted);
+  // A quoted word that ':' follows inside a value is no key: only one opening the object or
+  // after its ','.
+  SetTemplate(R"(job 7 said "alice": done at 3)");
+  EXPECT_TRUE(Match(R"(job 8 said "bob": done at 5)").accepted);
+}
+
+// A name in capitals that is a JSON field's whole value is a code (a kind, a state): another
+// one is another event, while the other fields' values vary.
+TEST_F(TemplateMatchTest, JsonFieldOfACodeNeverChanges) {
+  SetTemplate(R"({"msg":"prober detected unhealthy status","round-tripper-name":)"
+              R"("ROUND_TRIPPER_SNAPSHOT","remote-peer-id":"8ae8c4196bc7a18e","rtt":"0s"})");
+  EXPECT_TRUE(Match(R"({"msg":"prober detected unhealthy status","round-tripper-name":)"
+                    R"("ROUND_TRIPPER_SNAPSHOT","remote-peer-id":"75cad2f2e9f51e1a","rtt":"3ms"})")
+                  .accepted);
+  EXPECT_FALSE(
+      Match(R"({"msg":"prober detected unhealthy status","round-tripper-name":)"
+            R"("ROUND_TRIPPER_RAFT_MESSAGE","remote-peer-id":"8ae8c4196bc7a18e","rtt":"0s"})")
+          .accepted);
+  // A name in lower case there is a value.
+  SetTemplate(R"({"msg":"user added","user-name":"alice","roles":"reader"})");
+  EXPECT_TRUE(Match(R"({"msg":"user added","user-name":"bob","roles":"reader"})").accepted);
+}
+
+// A JSON line's message field (`"msg"`, `"message"`) is the message: a message that opens with
+// an id keeps its words, which tell events apart, while another field's quoted text is a slot.
+TEST_F(TemplateMatchTest, JsonMessageFieldKeepsItsWords) {
+  SetTemplate(R"({"msg":"de047366f18fddbf became follower at term 2"})");
+  EXPECT_TRUE(Match(R"({"msg":"8ae8c4196bc7a18e became follower at term 5"})").accepted);
+  EXPECT_FALSE(Match(R"({"msg":"de047366f18fddbf became leader at term 2"})").accepted);
+  SetTemplate(R"({"level":"info","message":"0x1f opened /a at 3","user":"alice"})");
+  EXPECT_FALSE(
+      Match(R"({"level":"info","message":"0x1f closed /a at 3","user":"alice"})").accepted);
+  PreparedLine p;
+  const std::string other = R"({"msg":"sent","path":"/a/b is 3 deep"})";
+  PrepareLine(tokenizer_, matcher_, true, other, p);
+  EXPECT_EQ(p.tokens.size(), 4u);  // msg, sent, path and one slot
+  const std::string msg = R"({"msg":"/a/b is 3 deep"})";
+  PrepareLine(tokenizer_, matcher_, true, msg, p);
+  EXPECT_EQ(p.tokens.size(), 5u);
+}
+
+// A duration is one kind whatever its unit (Go prints `738.544µs`, `1.728952ms`, `1m30s`), while
+// a number with another unit (a size) is still another kind.
+TEST_F(TemplateMatchTest, DurationIsOneKindWhateverItsUnit) {
+  SetTemplate("request done in 738.544\u00b5s for client 7");
+  EXPECT_TRUE(Match("request done in 1.728952ms for client 9").accepted);
+  EXPECT_TRUE(Match("request done in 1m30s for client 9").accepted);
+  EXPECT_TRUE(Match("request done in 2h for client 9").accepted);
+  const MatchResult r = Match("request done in 12MB for client 9");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kDigitWordLetters);
+  EXPECT_FALSE(Match("request done in 3ms2 for client 9").accepted);
+}
+
+// An RPC method's full name is the operation a request called: another method is another
+// event, while the request's values vary, and a file path there is still a value.
+TEST_F(TemplateMatchTest, RpcMethodNeverChanges) {
+  SetTemplate(R"({"msg":"request stats","remote":"127.0.0.1:44678",)"
+              R"("response type":"/etcdserverpb.KV/Put","request count":1})");
+  EXPECT_TRUE(Match(R"({"msg":"request stats","remote":"127.0.0.1:5000",)"
+                    R"("response type":"/etcdserverpb.KV/Put","request count":3})")
+                  .accepted);
+  EXPECT_FALSE(Match(R"({"msg":"request stats","remote":"127.0.0.1:44678",)"
+                     R"("response type":"/etcdserverpb.KV/Range","request count":1})")
+                   .accepted);
+  SetTemplate(R"({"msg":"opened backend db","path":"/var/lib/etcd/member/snap/db"})");
+  EXPECT_TRUE(Match(R"({"msg":"opened backend db","path":"/tmp/m1/snap/db"})").accepted);
 }
 
 // A quoted text that is the whole message is the event, and single quotes (apostrophes in free
