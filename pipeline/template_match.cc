@@ -1001,6 +1001,8 @@ std::string_view MatchReasonText(MatchReason reason) {
       return "fewer than two words align";
     case MatchReason::kFieldNameDiffers:
       return "a field's name differs (a word before '='): another format's field";
+    case MatchReason::kTermDiffers:
+      return "a term written in parts differs (Get-Jobs / Send-Document): an operation or a kind";
     case MatchReason::kNothingKept:
       return "no token keeps the group's value: a line made of variables alone is no template";
   }
@@ -1119,6 +1121,9 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     if ((IsProtected(message, lt) || IsProtected(gmsg, gt)) && !SaysNothing(message, lt, gt) &&
         !SaysNothing(gmsg, gt, lt) && !NameFieldValue(line, tmpl, i))
       return Reject(MatchReason::kProtectedWordDiffers, i);
+    // A term written in parts is the program's word, not a value, wherever it stands (`for
+    // Get-Jobs (...)` / `for Send-Document (...)`, after a value key too).
+    if (IsTerm(message, lt) || IsTerm(gmsg, gt)) return Reject(MatchReason::kTermDiffers, i);
     // A word before '=' names a field, not a value: another name is another format's field
     // (`mean = 0.7` / `(flags = 0x1)`), even where values go.
     if ((lt.cls == TokenClass::kWord && NamesField(message, lt)) ||

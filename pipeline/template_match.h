@@ -106,6 +106,7 @@ enum class MatchReason : std::uint8_t {
   kTooFewAligned,
   kNothingKept,
   kFieldNameDiffers,
+  kTermDiffers,
 };
 // One sentence saying what the reason means (the text `logfold explain` prints).
 std::string_view MatchReasonText(MatchReason reason);
@@ -271,6 +272,25 @@ class TemplateMatcher {
                               (word.back() >= '0' && word.back() <= '9'))) ||
            protected_words_.Contains(word);
   }
+  // A term written in parts: two or more runs of letters joined by single '-', each part
+  // capitalised (Get-Jobs, Send-Document, CUPS-Add-Modify-Printer). Protocols and programs
+  // name their operations and types so; a name that varies holds a digit, a dot or a slash
+  // (msra-sa-41, com.apple.fmfd), and a user's name in parts is written in lower case
+  // (upd-key, alter-partition).
+  static bool IsTermInParts(std::string_view word) {
+    bool joint = false;
+    for (std::size_t k = 0; k < word.size(); ++k) {
+      const char c = word[k];
+      const bool starts = k == 0 || word[k - 1] == '-';
+      if (starts
+              ? !(c >= 'A' && c <= 'Z')
+              : !((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c == '-' && k + 1 < word.size())) {
+        return false;
+      }
+      joint |= c == '-';
+    }
+    return joint;
+  }
   // A name in capitals (A, MX, SIGTERM, NXDOMAIN), or a qualified name whose last part is
   // (net::ERR_TIMED_OUT, Status.NOT_FOUND): by convention an enumeration's constant.
   static bool IsConstantName(std::string_view word) {
@@ -295,6 +315,9 @@ class TemplateMatcher {
                                                    std::size_t i) const;
   bool IsProtected(std::string_view message, const Token& t) const {
     return t.cls == TokenClass::kWord && IsProtectedWord(message.substr(t.offset, t.length));
+  }
+  static bool IsTerm(std::string_view message, const Token& t) {
+    return t.cls == TokenClass::kWord && IsTermInParts(message.substr(t.offset, t.length));
   }
 
   WordSet protected_words_;

@@ -149,7 +149,10 @@ std::uint32_t WindowMerger::Impl::FindSibling(std::uint64_t scope, std::size_t p
   // lines nor retires.
   const Token t = g.tokens.token(position);
   const std::string_view word = g.first.message().substr(t.offset, t.length);
-  if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word)) return kNil;
+  if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word) ||
+      TemplateMatcher::IsTermInParts(word)) {
+    return kNil;
+  }
   return slot;
 }
 
@@ -240,7 +243,10 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
     // takes a learned slot (checked only here: most lines that open a group have no position
     // with enough values, and the lookup costs a hash a word).
     const std::string_view word = std::string_view(r.message).substr(t.offset, t.length);
-    if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word)) continue;
+    if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word) ||
+        TemplateMatcher::IsTermInParts(word)) {
+      continue;
+    }
     const bool was_variable = e.variable;
     if (!e.variable && e.sightings <= 2u * e.distinct) {
       if (RecurElsewhere(e, scope, i)) {

@@ -296,9 +296,30 @@ TEST(SiblingVariablesTest, ProtectedWordsNeverTakeTheSlot) {
   EXPECT_EQ(s.sink.template_of[get], "request method GET accepted");
 }
 
+// A term written in parts (capitalised parts joined by '-': an IPP operation) is the
+// program's word, as a name in capitals is: many of them at one position stay apart. A name
+// in parts in lower case or with a digit (a key's, a host's) is a value and still folds.
+TEST(SiblingVariablesTest, TermsInPartsStayAnEnumeration) {
+  Stream s(6);
+  std::set<std::uint64_t> groups;
+  for (const char* op :
+       {"Get-Jobs", "Send-Document", "Create-Job", "Validate-Job", "CUPS-Get-Default",
+        "CUPS-Add-Modify-Printer", "Pause-Printer", "Resume-Printer", "Get-Printer-Attributes"}) {
+    groups.insert(s.Add(std::string("Returning IPP reply for ") + op + " from localhost"));
+  }
+  EXPECT_EQ(groups.size(), 9u);
+  EXPECT_EQ(s.sink.template_of[s.Add("Returning IPP reply for Get-Jobs from localhost")],
+            "Returning IPP reply for Get-Jobs from localhost");
+  std::set<std::uint64_t> hosts;
+  for (const char* host : {"web-1", "upd-key", "db-7", "other-key", "edge-9", "mail-4", "log-5"}) {
+    hosts.insert(s.Add(std::string("Returning IPP reply for ") + host + " from localhost"));
+  }
+  EXPECT_LT(hosts.size(), 7u);
+}
+
 // A field whose values, in the first lines of the scope's most recently active groups, are K
-// different words holds names: a protected word as its value (`pool=closed`) is then one more name; before that,
-// and for two protected words (`method=GET` / `method=DELETE`), the lines still split.
+// different words holds names: a protected word as its value (`pool=closed`) is then one more name;
+// before that, and for two protected words (`method=GET` / `method=DELETE`), the lines still split.
 TEST(SiblingVariablesTest, AFieldOfManyNamesTakesAProtectedWordAsAName) {
   const std::string failed = " target=http://127.0.0.1:9101/m msg=\"Scrape failed\"";
   const auto other_events = [](Stream& s, std::initializer_list<const char*> pools) {

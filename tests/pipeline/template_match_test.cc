@@ -117,6 +117,25 @@ TEST_F(TemplateMatchTest, PlainWordOutsideValueContextRejects) {
   EXPECT_EQ(r.position, 1u);
 }
 
+// A term written in parts (capitalised parts joined by '-') is an operation or a kind, not a
+// value, even after a value key (`for`); a name in parts in lower case or with a digit is.
+TEST_F(TemplateMatchTest, TermInPartsIsNoValue) {
+  SetTemplate("Returning IPP successful-ok for CUPS-Add-Modify-Printer (ipp://h/p/office) from h");
+  const MatchResult r = Match("Returning IPP successful-ok for Send-Document (ipp://h/p/a) from h");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kTermDiffers);
+  EXPECT_EQ(r.position, 4u);
+  EXPECT_FALSE(Match("Returning IPP successful-ok for alice (ipp://h/p/a) from h").accepted);
+  SetTemplate("Node to controller channel manager for alter-partition shutdown");
+  EXPECT_TRUE(Match("Node to controller channel manager for heartbeat shutdown").accepted);
+  EXPECT_TRUE(TemplateMatcher::IsTermInParts("Get-Printer-Attributes"));
+  EXPECT_TRUE(TemplateMatcher::IsTermInParts("CUPS-Get-Default"));
+  for (const char* w :
+       {"job-progress", "Web-1", "-V", "A-", "A--B", "Com.Apple", "Plain", "Get-jobs", "X-2B"}) {
+    EXPECT_FALSE(TemplateMatcher::IsTermInParts(w)) << w;
+  }
+}
+
 // A name in capitals alone in brackets or quotes opened after a blank is a code, an
 // enumeration's constant (an outcome, a kind): another code is another event, on either side.
 TEST_F(TemplateMatchTest, ACodeAloneInBracketsIsNoValue) {
