@@ -856,6 +856,61 @@ bool IsShortHostName(std::string_view s) {
   return true;
 }
 
+// A set of one-letter flags written as one field: a sign, capitals, then any number of digits
+// in parentheses each followed by capitals (`+E(0)K`, `-E(0)DK`, `-S`: a DNS server's query
+// flags), at most 16 bytes, with a blank, an opening bracket or quote, '=', ',' or the start
+// before it and a blank, a closer, ',', ';' or the end after it. Its end if the token at
+// `start` (its first piece ending at `end`, where a '(' may continue it) opens one, else 0.
+[[gnu::noinline, gnu::cold]] std::size_t FlagSetEnd(std::string_view m, std::size_t start,
+                                                    std::size_t end) {
+  const auto capital = [](char c) { return c >= 'A' && c <= 'Z'; };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t p = start + 1;
+  while (p < end && capital(m[p])) ++p;
+  if (p == start + 1 || p != end) return 0;
+  if (start > 0) {
+    switch (m[start - 1]) {
+      case ' ':
+      case '\t':
+      case '(':
+      case '[':
+      case '{':
+      case '"':
+      case '\'':
+      case '=':
+      case ',':
+        break;
+      default:
+        return 0;
+    }
+  }
+  while (p < m.size() && m[p] == '(') {
+    std::size_t q = p + 1;
+    while (q < m.size() && digit(m[q])) ++q;
+    if (q == p + 1 || q >= m.size() || m[q] != ')') break;
+    p = q + 1;
+    while (p < m.size() && capital(m[p])) ++p;
+  }
+  if (p - start > 16) return 0;
+  if (p < m.size()) {
+    switch (m[p]) {
+      case ' ':
+      case '\t':
+      case ')':
+      case ']':
+      case '}':
+      case '"':
+      case '\'':
+      case ',':
+      case ';':
+        break;
+      default:
+        return 0;
+    }
+  }
+  return p;
+}
+
 // Could a context rule change the class of `text` after `prev`? A cheap necessary condition
 // (lengths and first letters), so that most tokens skip InContext.
 inline bool MayHaveContext(std::string_view message, const Token& prev, std::string_view text,
@@ -1027,6 +1082,19 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
     std::size_t end = i;
     while (end > start && IsTrailingPunct(data[end - 1])) --end;
     if (end == start || count >= max_tokens) continue;
+    // A flag set is one token across its parentheses (see FlagSetEnd), of an opaque code's
+    // class: what its letters are varies as an id does.
+    if ((data[start] == '+' || data[start] == '-') && end - start >= 2) [[unlikely]] {
+      if (const std::size_t set_end = FlagSetEnd(message, start, end); set_end != 0) {
+        out.push_back(Token{static_cast<std::uint32_t>(start),
+                            static_cast<std::uint32_t>(set_end - start), TokenClass::kHex});
+        ++count;
+        while (set_end - base >= 64 && next_block()) {
+        }
+        i = std::max(i, set_end);
+        continue;
+      }
+    }
     const std::string_view text = message.substr(start, end - start);
     // No candidate byte: no digit, '@' or "://" (see ClassifyImpl), so a word.
     TokenClass cls = candidates == 0 ? TokenClass::kWord : ClassifyWithShape(text, ShapeOf(text));

@@ -6,6 +6,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstring>
@@ -168,6 +169,33 @@ inline std::vector<Token> TokenizeInOrder(std::string_view message, std::uint32_
     std::size_t end = i;
     while (end > start && trailing(message[end - 1])) --end;
     if (end == start || out.size() >= max_tokens) continue;
+    // A flag set: a sign, capitals, then "(digits)" and capitals any number of times, at most
+    // 16 bytes, after a blank, an opening bracket or quote, '=', ',' or the start and before a
+    // blank, a closer, ',', ';' or the end: one kHex token across its parentheses.
+    if (end - start >= 2 && (message[start] == '+' || message[start] == '-')) {
+      const auto upper = [](char c) { return c >= 'A' && c <= 'Z'; };
+      const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+      std::size_t p = start + 1;
+      while (p < end && upper(message[p])) ++p;
+      bool set = p == end && p > start + 1 &&
+                 (start == 0 || std::string_view(" \t([{\"'=,").find(message[start - 1]) !=
+                                    std::string_view::npos);
+      while (set && p < message.size() && message[p] == '(') {
+        std::size_t q = p + 1;
+        while (q < message.size() && digit(message[q])) ++q;
+        if (q == p + 1 || q >= message.size() || message[q] != ')') break;
+        p = q + 1;
+        while (p < message.size() && upper(message[p])) ++p;
+      }
+      set = set && p - start <= 16 &&
+            (p == message.size() ||
+             std::string_view(" \t)]}\"',;").find(message[p]) != std::string_view::npos);
+      if (set) {
+        add(start, p - start, TokenClass::kHex);
+        i = std::max(i, p);
+        continue;
+      }
+    }
     Token t{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start),
             Tokenizer::Classify(message.substr(start, end - start))};
     // A message code right before a ':' (two or more capitals, an optional '-' or '_', four

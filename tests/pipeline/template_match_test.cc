@@ -659,6 +659,24 @@ TEST_F(TemplateMatchTest, CallSiteWithItsSourcePositionIsOneValue) {
   EXPECT_FALSE(Match("in org.apache.jsp.index_jsp._jspService(index_jsp.java:148)").accepted);
 }
 
+// A set of one-letter flags written as one field (a sign and capitals, digits in parentheses
+// among them) is one value whatever its letters: a query's `+E(0)K`, `-E(0)DK`, `-S` fold.
+// The nearest case stays another event: a word in capitals without a sign (a constant: `A` /
+// `MX`). (The tokenizer makes the set one token: tokenizer_test.)
+TEST_F(TemplateMatchTest, AFlagSetIsOneValue) {
+  PreparedLine p;
+  const std::string m = "query: www.a.test IN A +E(0)K (127.0.0.1)";
+  PrepareLine(tokenizer_, matcher_, true, m, p);
+  ASSERT_EQ(p.tokens.size(), 6u);
+  EXPECT_EQ(m.substr(p.tokens[4].offset, p.tokens[4].length), "+E(0)K");
+  EXPECT_EQ(p.tokens[4].cls, TokenClass::kHex);
+  SetTemplate("client 127.0.0.1#53353: query: www.a.test IN A +E(0)K (127.0.0.1)");
+  EXPECT_TRUE(Match("client 127.0.0.1#53354: query: www.a.test IN A -E(0)DK (127.0.0.1)").accepted);
+  EXPECT_TRUE(Match("client 127.0.0.1#53354: query: www.a.test IN A -S (127.0.0.1)").accepted);
+  EXPECT_FALSE(
+      Match("client 127.0.0.1#53354: query: www.a.test IN MX +E(0)K (127.0.0.1)").accepted);
+}
+
 // A value a message writes twice (a name in parentheses, then again after `query:`) changes
 // the same way in both places: one change, which needs the agreeing words of one. Two values
 // that change apart still need the words two changes need.

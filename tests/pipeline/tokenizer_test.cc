@@ -97,6 +97,30 @@ TEST(TokenizerSplitTest, KeyValueExposesTheValueAsItsOwnToken) {
 
 // An HTTP status is an enumeration, so it stays a word (hashed by its text) where a status
 // stands: after the protocol that ends a quoted request line or a status line.
+// A set of one-letter flags written as one field (a sign, capitals, digits in parentheses
+// among them) is one token across its parentheses, of an opaque code's class: `+E(0)K`,
+// `-E(0)DK` and `-S` are values of one kind. The nearest tokens stay as they were: a sign
+// before lower-case letters (an option), a set glued to more text, a set inside a word.
+TEST(TokenizerContextTest, AFlagSetIsOneToken) {
+  const std::string_view q = "query: www.a.test IN A +E(0)K (127.0.0.1)";
+  EXPECT_EQ(Texts(q, Tok(q)),
+            (std::vector<std::string>{"query", "www.a.test", "IN", "A", "+E(0)K", "127.0.0.1"}));
+  EXPECT_EQ(ClassOf(q, "+E(0)K"), TokenClass::kHex);
+  EXPECT_EQ(ClassOf("query: a.test IN SOA -E(0)DK (127.0.0.1)", "-E(0)DK"), TokenClass::kHex);
+  EXPECT_EQ(ClassOf("query: a.test IN SOA -S (127.0.0.1)", "-S"), TokenClass::kHex);
+  EXPECT_EQ(ClassOf("flags=+RD,-AD", "+RD"), TokenClass::kHex);
+  EXPECT_EQ(ClassOf("running tar -v now", "-v"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("query: a.test IN SOA - (127.0.0.1)", "-"), TokenClass::kWord);
+  const std::string_view glued = "flags +E(0)Kx set";
+  EXPECT_EQ(Texts(glued, Tok(glued)), (std::vector<std::string>{"flags", "+E", "0", "Kx", "set"}));
+  const std::string_view inside = "a-B(0)C b+C";
+  EXPECT_EQ(Texts(inside, Tok(inside)), (std::vector<std::string>{"a-B", "0", "C", "b+C"}));
+  // Past a 64-byte block: the scan resumes after the set.
+  const std::string tail = std::string(60, 'x') + " +E(0)K next";
+  EXPECT_EQ(Texts(tail, Tok(tail)),
+            (std::vector<std::string>{std::string(60, 'x'), "+E(0)K", "next"}));
+}
+
 TEST(TokenizerContextTest, HttpStatusIsAWordWhereAStatusStands) {
   EXPECT_EQ(ClassOf("\"GET /a HTTP/1.1\" 404 153", "404"), TokenClass::kWord);
   EXPECT_EQ(ClassOf("\"GET /a HTTP/1.1\" 404 153", "153"), TokenClass::kInteger);
