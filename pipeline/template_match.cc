@@ -314,6 +314,23 @@ bool BeginAlike(std::string_view message, const Token& a, const Token& b) {
   return kind(message[a.offset]) == kind(message[b.offset]);
 }
 
+// The byte that closes a bracket or quote opened by `open`, or 0 when `open` opens none.
+char CloserOf(char open) {
+  switch (open) {
+    case '(':
+      return ')';
+    case '[':
+      return ']';
+    case '{':
+      return '}';
+    case '"':
+    case '\'':
+      return open;
+    default:
+      return 0;
+  }
+}
+
 // Do tokens [from, to) (from > 0) lie inside one pair of brackets or quotes: the gap before
 // them holds an opener, the gap after them its closer, and no gap between them that closer?
 template <typename TokenAt>
@@ -323,23 +340,7 @@ bool Bracketed(std::string_view message, TokenAt at, std::size_t count, std::siz
   const auto end_of = [&](std::size_t k) { return at(k).offset + at(k).length; };
   char close = 0;
   for (std::size_t p = end_of(from - 1); p < at(from).offset; ++p) {
-    switch (message[p]) {
-      case '(':
-        close = ')';
-        break;
-      case '[':
-        close = ']';
-        break;
-      case '{':
-        close = '}';
-        break;
-      case '"':
-      case '\'':
-        close = message[p];
-        break;
-      default:
-        break;
-    }
+    if (const char c = CloserOf(message[p])) close = c;
   }
   if (close == 0) return false;
   for (std::size_t k = from; k + 1 < to; ++k) {
@@ -432,25 +433,8 @@ bool IsBracketedCode(std::string_view message, const Token& t) {
     return false;
   }
   const std::size_t open = t.offset - 1;
-  char close;
-  switch (message[open]) {
-    case '(':
-      close = ')';
-      break;
-    case '[':
-      close = ']';
-      break;
-    case '{':
-      close = '}';
-      break;
-    case '\'':
-    case '"':
-      close = message[open];
-      break;
-    default:
-      return false;
-  }
-  if (message[t.offset + t.length] != close) return false;
+  const char close = CloserOf(message[open]);
+  if (close == 0 || message[t.offset + t.length] != close) return false;
   // A JSON field's whole value, right after its key's `":`, is such a pair too
   // (`"round-tripper-name":"ROUND_TRIPPER_SNAPSHOT"`).
   return open == 0 || message[open - 1] == ' ' || message[open - 1] == '\t' ||
