@@ -217,9 +217,14 @@ FLOOR_PRECISION_EACH = 0.98
 # (whole line), precision 0.9999 -> 1.0000; no line of any other readable system changes group
 # and the sealed ones score identically. Averages over the 29: GA 0.8629 / 0.8617, precision
 # 0.9611 / 0.9688, F1 0.9464 / 0.9545, reduction 0.9276 / 0.9275. Floors 0.001 below.
+# Then (branch prom) in a line with a message field, a name of at most three plain words quoted
+# as another field's value is a value (`component="discovery manager scrape"` / `"... notify"`):
+# Prometheus GA 0.910 -> 0.946 with both scorers, precision 1.0000 kept; no line of any other
+# readable system changes group, the sealed ones identical. Averages over the 29: GA 0.8641 /
+# 0.8630, F1 0.9466 / 0.9547. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.960, "GA": 0.861, "F1": 0.945, "reduction": 0.926},
-    "whole line": {"precision": 0.967, "GA": 0.860, "F1": 0.953, "reduction": 0.926},
+    "message": {"precision": 0.960, "GA": 0.863, "F1": 0.945, "reduction": 0.926},
+    "whole line": {"precision": 0.967, "GA": 0.862, "F1": 0.953, "reduction": 0.926},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
