@@ -132,13 +132,29 @@ bool IsCompoundName(std::string_view message, const Token& t) {
   return std::any_of(w.begin(), w.end(), [](char c) { return c == '.' || c == '-' || c == '/'; });
 }
 
-// A word that names a field: '=' follows it, after blanks at most (`flags = 0x1`, `user=bob`).
+// A word that names a field: '=' follows it, after blanks at most (`flags = 0x1`, `user=bob`),
+// or it is part of a JSON object's key, a double-quoted text that opens the object or follows
+// its ',' and that ':' follows (`{"stream-reader-type":...`, `,"response type":...`): which keys
+// a JSON line carries says which call wrote it, as a format string's words do.
 bool NamesField(std::string_view message, const Token& t) {
-  for (std::size_t p = t.offset + t.length; p < message.size(); ++p) {
+  const std::size_t end = t.offset + t.length;
+  for (std::size_t p = end; p < message.size(); ++p) {
     if (message[p] == '=') return true;
-    if (message[p] != ' ') return false;
+    if (message[p] != ' ') break;
   }
-  return false;
+  // A key is short: look no further than this for its quotes, the opening one first (a word
+  // of prose has none right before it).
+  constexpr std::size_t kMaxKey = 64;
+  const std::size_t from = t.offset > kMaxKey ? t.offset - kMaxKey : 0;
+  std::size_t open = message.substr(from, t.offset - from).rfind('"');
+  if (open == std::string_view::npos) return false;
+  open += from;
+  while (open > 0 && message[open - 1] == ' ') --open;
+  if (open == 0 || (message[open - 1] != '{' && message[open - 1] != ',')) return false;
+  std::size_t close = message.substr(end, kMaxKey).find('"');
+  if (close == std::string_view::npos) return false;
+  close += end;
+  return close + 1 < message.size() && message[close + 1] == ':' && message[close - 1] != '\\';
 }
 
 // A word written right after a key's '=' (`cmd=get`): the value of a named field.
@@ -462,6 +478,16 @@ bool InContextName(std::string_view m, std::size_t at) {
   return HoldsMessageField(m);
 }
 
+// Does the double quote at `p` open the value of a JSON object's message field, the key every
+// JSON logging library writes the message under (`"msg":"` as zap, bunyan, pino, logrus and
+// slog do, `"message":"` as ECS and log4j's JSON layout do)?
+bool OpensMessageField(std::string_view message, std::size_t p) {
+  while (p > 0 && message[p - 1] == ' ') --p;
+  if (p == 0 || message[p - 1] != ':') return false;
+  const std::string_view before = message.substr(0, p - 1);
+  return before.ends_with("\"msg\"") || before.ends_with("\"message\"");
+}
+
 // A double-quoted text inside a message (a request line, a user agent, a referer, a client's
 // string) is a value whose number of words varies from line to line. Inside each pair of
 // double quotes: a lone '-' is an empty value (the placeholder of a missing field), and the
@@ -498,6 +524,12 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
     const std::size_t close = NextQuote(message, open + 1, quoted);
     if (close == std::string_view::npos || close >= tail) break;
     if (open == lead + (quoted ? 1 : 0) && close + 1 == tail) break;  // the whole message
+    // A JSON line's message field is the message: its words are the event's, as a quoted
+    // text that is the whole message keeps them (`{"msg":"<id> became leader at term 2"}`).
+    if (!quoted && OpensMessageField(message, open)) {
+      open = NextQuote(message, close + 1, quoted);
+      continue;
+    }
     std::size_t first = read;  // the tokens inside the pair: [first, end)
     while (first < n && tokens[first].offset <= open) ++first;
     std::size_t end = first;
@@ -1017,8 +1049,9 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   const std::string_view message = line.message;
   const std::string_view gmsg = tmpl.message;
   int word_diffs = 0, keyed_diffs = 0, named_diffs = 0, anchors = 0, words_out_of_context = 0,
-      kept = 0;
+      kept = 0, repeated_diffs = 0;
   std::size_t out_of_context_at = 0;
+  std::size_t first_diff = n;  // the first changed word's position
   for (std::size_t i = 0; i < n; ++i) {
     const Token& lt = line.tokens[i];
     const Token gt = g.token(i);
@@ -1092,6 +1125,14 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       ++words_out_of_context;
     }
     ++word_diffs;
+    // The same change written again (a message that prints one value twice: `(www.a.test):
+    // query: www.a.test`) is one value: it needs no more agreeing words than its first.
+    if (first_diff < i && line.hashes[i] == line.hashes[first_diff] &&
+        g.hash(i) == g.hash(first_diff)) {
+      ++repeated_diffs;
+      continue;
+    }
+    if (first_diff == n) first_diff = i;
     // A value by its kind is its own key: it needs the agreeing words a key's value needs.
     if (name_slot) ++named_diffs;
     // A value in an empty value's place needs what a value key's value needs: one agreeing
@@ -1106,8 +1147,13 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   // A name in place of a value by its kind is keyed by that kind when it is the only word
   // that changed: two names changed in a short line (`mapred.task.id ... mapreduce.task.attempt.id`
   // / `mapred.job.id ... mapreduce.job.id`) are another message's.
-  if (word_diffs == 1 && named_diffs == 1) keyed_diffs = 1;
-  if (!Enough(anchors, word_diffs, keyed_diffs)) return Reject(MatchReason::kTooFewAgreeingWords);
+  // (RuledOut counts every changed word: at most two, with one agreeing word more.)
+  const int distinct_diffs = word_diffs - repeated_diffs;
+  if (distinct_diffs == 1 && named_diffs == 1) keyed_diffs = 1;
+  if (word_diffs > 2 || !Enough(anchors, distinct_diffs, keyed_diffs) ||
+      (word_diffs > 0 && anchors < word_diffs + 1)) {
+    return Reject(MatchReason::kTooFewAgreeingWords);
+  }
   // A variable needs something fixed beside it: where every token would vary (a message that
   // is one name, `A::A` / `A::~A` / `B::~B`), nothing says the lines are one event.
   if (kept == 0 && n > 0) return Reject(MatchReason::kNothingKept);

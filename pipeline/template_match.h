@@ -69,7 +69,8 @@ std::string_view FieldValueGap(std::string_view message, const Token& key, const
 // when header inference is on; offsets relative to the whole message), their hashes, runs of
 // values of one kind ("1 2 3", "node-1, node-2") collapsed into one token, and so is a
 // double-quoted text from its first variable, after at most one plain word ("GET /a?b=1
-// HTTP/1.1": GET and one path token), unless it holds one of the matcher's protected words;
+// HTTP/1.1": GET and one path token), unless it holds one of the matcher's protected words or
+// is a JSON line's message field (`"msg":"<id> became leader"`, `"message":...`: the message);
 // a quoted "-" is an empty value (kEmpty, though one byte long), and so is a '-' standing alone
 // in a line of fields unless it stands between two plain words (MarkEmptyDashes); a stack
 // frame's call site (a qualified name with its source position in parentheses,
@@ -263,8 +264,10 @@ class TemplateMatcher {
   // A word that begins or ends with a digit is one the tokenizer kept as a word for its value,
   // an enumeration's (an HTTP status, a name with its code as TCP_MISS/200, a message code):
   // protected like the listed words.
+  // So is a word beginning with '/': the tokenizer keeps only an RPC method's full name so
+  // (`/etcdserverpb.KV/Range`), the operation a request called.
   bool IsProtectedWord(std::string_view word) const {
-    return (!word.empty() && ((word.front() >= '0' && word.front() <= '9') ||
+    return (!word.empty() && ((word.front() >= '0' && word.front() <= '9') || word.front() == '/' ||
                               (word.back() >= '0' && word.back() <= '9'))) ||
            protected_words_.Contains(word);
   }

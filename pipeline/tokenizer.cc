@@ -439,6 +439,36 @@ bool IsMediaType(std::string_view s) {
   return true;
 }
 
+// An RPC method's full name: '/', a service qualified in two or more dotted parts (letters,
+// digits and '_', each beginning with a letter or '_'), its last part capitalised, '/' and a
+// method name beginning with a capital (/etcdserverpb.KV/Range, /grpc.health.v1.Health/Check):
+// gRPC's way of naming the operation a request called.
+bool IsMethodPath(std::string_view s) {
+  const std::size_t slash = s.find('/', 1);
+  if (s.size() < 5 || s[0] != '/' || slash == std::string_view::npos || slash + 1 >= s.size()) {
+    return false;
+  }
+  const auto ident = [](char c) { return IsAlpha(c) || IsDigit(c) || c == '_'; };
+  const auto capital = [](char c) { return c >= 'A' && c <= 'Z'; };
+  std::size_t parts = 0;
+  bool last_capital = false;
+  for (std::size_t i = 1, begin = 1; i <= slash; ++i) {
+    if (i < slash && s[i] != '.') {
+      if (!ident(s[i])) return false;
+      continue;
+    }
+    if (i == begin || IsDigit(s[begin])) return false;  // an empty or numeric part
+    last_capital = capital(s[begin]);
+    ++parts;
+    begin = i + 1;
+  }
+  if (parts < 2 || !last_capital || !capital(s[slash + 1])) return false;
+  for (char c : s.substr(slash + 2)) {
+    if (!ident(c)) return false;
+  }
+  return true;
+}
+
 // A name in capitals (a capital, then capitals, digits and '_'; two or more characters), a
 // '/' and three digits: TCP_MISS/200, NONE_NONE/000.
 bool IsNameWithCode(std::string_view s) {
@@ -518,7 +548,10 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
   // A word beginning with '/' is a path, digits or not (/health, /usr/sbin/cron, a request
   // target): it names a file or a resource, which varies.
   if (!(shape & kShapeDigit)) {
-    if (t.front() == '/') return TokenClass::kPath;
+    // Not an RPC method's name (/etcdserverpb.KV/Put): the operation called, an enumeration's
+    // value, so a word (protected: TemplateMatcher::IsProtectedWord).
+    if (t.front() == '/')
+      return has(kShapeDot) && IsMethodPath(t) ? TokenClass::kWord : TokenClass::kPath;
     // A media type (text/css, application/json) names a resource's kind, a value as a path is.
     return has(kShapeSlash) && IsMediaType(t) ? TokenClass::kPath : TokenClass::kWord;
   }
@@ -562,6 +595,10 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
   // of outcome with its status, both enumerations: a word, not a path.
   if (only(kShapeDigit | kLetters | kShapeSlash | kShapeOther) && has(kShapeSlash) &&
       IsNameWithCode(t)) {
+    return TokenClass::kWord;
+  }
+  if (only(kShapeDigit | kLetters | kShapeSlash | kShapeDot | kShapeOther) && has(kShapeDot) &&
+      t.front() == '/' && IsMethodPath(t)) {
     return TokenClass::kWord;
   }
   if (t.front() == '~' || (has(kShapeSlash) && t.find('/') != t.npos)) {

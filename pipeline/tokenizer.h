@@ -24,7 +24,8 @@ enum class TokenClass : std::uint8_t {
   kUuid,       // 8-4-4-4-12 hex
   kDateTime,   // 2024-03-01, 12:34:56.789, 2024-03-01T00:00:00Z
   kPath,       // /var/log/x.1, /health: a token beginning with '/', or holding a '/' and a digit
-               // (not TCP_MISS/200, a word), and media types (text/css, image/png)
+               // (not TCP_MISS/200, a word, nor an RPC method's full name, /pkg.Service/Method,
+               // a word), and media types (text/css, image/png)
   kUrl,        // scheme://... (holding a digit)
   kEmail,      // user@example.org, and user@host with a one-label host (root@vm)
   kHostPort,   // name.example.org:5070, and host names holding a digit: a DNS name of three

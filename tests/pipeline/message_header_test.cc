@@ -266,6 +266,22 @@ TEST(MessageHeaderTest, ANameBeforeAOneWordMessageIsTheMessagesKey) {
           "api-server[26983]"});
 }
 
+// A level word with its own ':' right after a name with ':' is the header's level, in any
+// case: a category and a severity (BIND's print-category and print-severity). The nearest
+// lines keep their words: a level word without ':' is the message's first word, and a
+// lower-case key right after the time stays the message's when no level follows it.
+TEST(MessageHeaderTest, ALevelAfterACategoryIsTheHeaders) {
+  Expect({"28-Nov-2026 08:12:38.120 security: error: client @0x7f6d1c 127.0.0.1#53: denied",
+          "client @0x7f6d1c 127.0.0.1#53: denied", "error", "security"});
+  Expect({"28-Nov-2026 08:12:05.576 queries: info: client @0x7f6d1c 127.0.0.1#59377",
+          "client @0x7f6d1c 127.0.0.1#59377", "info", "queries"});
+  Expect({"2026-11-28 08:12:05 app: Warning: disk full", "disk full", "Warning", "app"});
+  Expect({"2026/11/28 17:38:55 statement: error in DROP TABLE items;",
+          "statement: error in DROP TABLE items;", "", ""});
+  Expect(
+      {"2026/11/28 17:38:55 statement: DROP TABLE items;", "statement: DROP TABLE items;", "", ""});
+}
+
 TEST(MessageHeaderTest, AVerbosityDigitAfterALevelIsTheLevel) {
   // Chromium's VLOG(1): pid, tid, time, "VERBOSE1" and caller in one bracket. Read as no header,
   // the bracket is one path-like token that keeps its class, and two function names written

@@ -641,6 +641,27 @@ TEST_F(TemplateMatchTest, CallSiteWithItsSourcePositionIsOneValue) {
   EXPECT_FALSE(Match("in org.apache.jsp.index_jsp._jspService(index_jsp.java:148)").accepted);
 }
 
+// A value a message writes twice (a name in parentheses, then again after `query:`) changes
+// the same way in both places: one change, which needs the agreeing words of one. Two values
+// that change apart still need the words two changes need.
+TEST_F(TemplateMatchTest, AValueWrittenTwiceIsOneChange) {
+  SetTemplate(
+      "client @0x7f6d1af96098 127.0.0.1#33089 (www.example.test): query: www.example.test "
+      "IN A (127.0.0.1)");
+  EXPECT_TRUE(Match("client @0x7f6d1af97c98 127.0.0.1#59823 (txt.example.test): query: "
+                    "txt.example.test IN A (127.0.0.1)")
+                  .accepted);
+  EXPECT_TRUE(Match("client @0x7f6d1af97c98 127.0.0.1#59823 (example.test): query: example.test "
+                    "IN A (127.0.0.1)")
+                  .accepted);
+  EXPECT_FALSE(Match("client @0x7f6d1af97c98 127.0.0.1#59823 (txt.example.test): query: "
+                     "api.example.test IN A (127.0.0.1)")
+                   .accepted);
+  EXPECT_FALSE(Match("client @0x7f6d1af97c98 127.0.0.1#59823 (txt.example.test): query: "
+                     "txt.example.test IN MX (127.0.0.1)")
+                   .accepted);
+}
+
 // The nearest names that stay words: a function with its arguments (two functions are two
 // events), a name without a qualifier, a code in parentheses whose "extension" is capitalised.
 TEST_F(TemplateMatchTest, NameBeforeOtherParenthesesStaysAWord) {
@@ -842,6 +863,65 @@ TEST_F(TemplateMatchTest, QuotedTextKeepsItsFirstWordAndProtectedWords) {
   // A text of plain words is no value: its words stay tokens.
   SetTemplate("job 7 said \"the disk is nearly at capacity\" after 3 s");
   EXPECT_FALSE(Match("job 7 said \"the disk was replaced\" after 3 s").accepted);
+}
+
+// A JSON line's keys name its fields: the same message with another key is another call's
+// event (a reader's stream and a writer's), while the keys' values vary.
+TEST_F(TemplateMatchTest, JsonKeysNameFields) {
+  SetTemplate(R"({"msg":"established TCP streaming connection with remote peer",)"
+              R"("stream-writer-type":"stream Message","local-member-id":"de047366f18fddbf",)"
+              R"("remote-peer-id":"8ae8c4196bc7a18e","user-name":"alice"})");
+  EXPECT_TRUE(Match(R"({"msg":"established TCP streaming connection with remote peer",)"
+                    R"("stream-writer-type":"stream Message","local-member-id":"de047366f18fddbf",)"
+                    R"("remote-peer-id":"75cad2f2e9f51e1a","user-name":"bob"})")
+                  .accepted);
+  const MatchResult r =
+      Match(R"({"msg":"established TCP streaming connection with remote peer",)"
+            R"("stream-reader-type":"stream Message","local-member-id":"de047366f18fddbf",)"
+            R"("remote-peer-id":"8ae8c4196bc7a18e","user-name":"alice"})");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kFieldNameDiffers);
+  // A key of several words, any of them.
+  SetTemplate(R"({"msg":"stats","response count":0,"took":"3ms"})");
+  EXPECT_TRUE(Match(R"({"msg":"stats","response count":7,"took":"9ms"})").accepted);
+  EXPECT_FALSE(Match(R"({"msg":"stats","request count":0,"took":"3ms"})").accepted);
+  // A quoted word that ':' follows inside a value is no key: only one opening the object or
+  // after its ','.
+  SetTemplate(R"(job 7 said "alice": done at 3)");
+  EXPECT_TRUE(Match(R"(job 8 said "bob": done at 5)").accepted);
+}
+
+// A JSON line's message field (`"msg"`, `"message"`) is the message: a message that opens with
+// an id keeps its words, which tell events apart, while another field's quoted text is a slot.
+TEST_F(TemplateMatchTest, JsonMessageFieldKeepsItsWords) {
+  SetTemplate(R"({"msg":"de047366f18fddbf became follower at term 2"})");
+  EXPECT_TRUE(Match(R"({"msg":"8ae8c4196bc7a18e became follower at term 5"})").accepted);
+  EXPECT_FALSE(Match(R"({"msg":"de047366f18fddbf became leader at term 2"})").accepted);
+  SetTemplate(R"({"level":"info","message":"0x1f opened /a at 3","user":"alice"})");
+  EXPECT_FALSE(
+      Match(R"({"level":"info","message":"0x1f closed /a at 3","user":"alice"})").accepted);
+  PreparedLine p;
+  const std::string other = R"({"msg":"sent","path":"/a/b is 3 deep"})";
+  PrepareLine(tokenizer_, matcher_, true, other, p);
+  EXPECT_EQ(p.tokens.size(), 4u);  // msg, sent, path and one slot
+  const std::string msg = R"({"msg":"/a/b is 3 deep"})";
+  PrepareLine(tokenizer_, matcher_, true, msg, p);
+  EXPECT_EQ(p.tokens.size(), 5u);
+}
+
+// An RPC method's full name is the operation a request called: another method is another
+// event, while the request's values vary, and a file path there is still a value.
+TEST_F(TemplateMatchTest, RpcMethodNeverChanges) {
+  SetTemplate(R"({"msg":"request stats","remote":"127.0.0.1:44678",)"
+              R"("response type":"/etcdserverpb.KV/Put","request count":1})");
+  EXPECT_TRUE(Match(R"({"msg":"request stats","remote":"127.0.0.1:5000",)"
+                    R"("response type":"/etcdserverpb.KV/Put","request count":3})")
+                  .accepted);
+  EXPECT_FALSE(Match(R"({"msg":"request stats","remote":"127.0.0.1:44678",)"
+                     R"("response type":"/etcdserverpb.KV/Range","request count":1})")
+                   .accepted);
+  SetTemplate(R"({"msg":"opened backend db","path":"/var/lib/etcd/member/snap/db"})");
+  EXPECT_TRUE(Match(R"({"msg":"opened backend db","path":"/tmp/m1/snap/db"})").accepted);
 }
 
 // A quoted text that is the whole message is the event, and single quotes (apostrophes in free

@@ -169,6 +169,22 @@ TEST(TokenizerClassifyTest, NameInCapitalsWithItsCodeIsAWord) {
   EXPECT_EQ(Tokenizer::Classify("A/200"), TokenClass::kPath);
 }
 
+// An RPC method's full name (gRPC's `/package.Service/Method`) names the operation a request
+// called, an enumeration's value: a word. A file path or a route, one more part, a service in
+// one part or in lower case stay paths.
+TEST(TokenizerClassifyTest, RpcMethodNameIsAWord) {
+  EXPECT_EQ(Tokenizer::Classify("/etcdserverpb.KV/Range"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("/grpc.health.v1.Health/Check"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("/etcdserverpb.Lease/LeaseGrant"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("/etcdserverpb.kv/range"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("/index.html/Foo"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("/KV/Range"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("/a.B/C/D"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("/app.V1/Get-x"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("/var/lib/etcd.d/Member"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("/1a.B/C"), TokenClass::kPath);
+}
+
 // A media type (a standard top-level type, '/', a subtype) is a value, as a path is; other
 // words joined by '/' (load/store, hi/lo) stay words.
 TEST(TokenizerClassifyTest, MediaTypeIsAValue) {
