@@ -63,6 +63,33 @@ bool IsPartsValue(std::string_view w) {
 // a variable changes digits, not words (blk_-12 ~ blk_34, but en0 !~ awdl0). Names and
 // versions made of parts are one kind whatever their shape: what is named in parts (a
 // package, a version, a host) varies, a single name with a number is one of a few.
+// A duration as Go's time.Duration and most runtimes print one: numbers each with a unit of
+// time, ns, us, µs, ms, s, m or h (`738.544µs`, `1.728952ms`, `1m30s`, `0s`).
+bool IsDuration(std::string_view w) {
+  // Most digit-bearing words fail here: a duration opens with a digit and ends with its unit.
+  if (w.empty() || w.front() < '0' || w.front() > '9' ||
+      (w.back() != 's' && w.back() != 'm' && w.back() != 'h')) {
+    return false;
+  }
+  std::size_t i = 0;
+  while (i < w.size()) {
+    const std::size_t number = i;
+    while (i < w.size() && ((w[i] >= '0' && w[i] <= '9') || w[i] == '.')) ++i;
+    if (i == number) return false;
+    const std::string_view unit = w.substr(i);
+    if (unit.starts_with("ns") || unit.starts_with("us") || unit.starts_with("ms")) {
+      i += 2;
+    } else if (unit.starts_with("\xC2\xB5s")) {
+      i += 3;
+    } else if (!unit.empty() && (unit[0] == 's' || unit[0] == 'm' || unit[0] == 'h')) {
+      i += 1;
+    } else {
+      return false;
+    }
+  }
+  return !w.empty();
+}
+
 bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
   if (!IsVariableClass(lt.cls) || !IsVariableClass(gt.cls)) return false;
   // An empty value stands where any value may be.
@@ -116,6 +143,8 @@ bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, con
       letters_equal(without_hex_id(first_element(lw)), without_hex_id(first_element(gw)))) {
     return true;
   }
+  // A duration is one kind whatever its unit: a request took `738.544µs` or `1.728952ms`.
+  if (IsDuration(lw) && IsDuration(gw)) return true;
   // An address is a kind of its own, never a name or version made of parts (`0.0.0.0` is not
   // `NODATA-IPv6`).
   const auto address = [](TokenClass c) {
@@ -384,19 +413,24 @@ bool OpensQuotedText(std::string_view message, std::size_t p) {
   return c == ' ' || c == '\t' || c == '(' || c == '[' || c == '{';
 }
 
-// A code: a name in capitals (letters, digits and '_', a letter first) that fills a pair of
+// A name in capitals: capitals, digits and '_', a capital first (VCPU, MEMORY_MB, BADSIG).
+// A code: a name in capitals that fills a pair of
 // brackets or quotes alone, the pair opened at the message's start or after a blank
-// (`verify failure (BADSIG)`, `allocation for 'VCPU'`, `[OK]`). Logs write an outcome, a kind
+// (`verify failure (BADSIG)`, `allocation for 'VCPU'`, `[OK]`), or a JSON field's whole value
+// (`"type":"ROUND_TRIPPER_SNAPSHOT"`). Logs write an outcome, a kind
 // or a state so; a bracket glued to a name holds its argument (`ListenerName(CONTROLLER)`), and
 // a qualified name holds parts that vary (`'org/DS/IN'`).
+bool IsCapitalName(std::string_view w) {
+  if (w.empty() || w[0] < 'A' || w[0] > 'Z') return false;
+  return std::all_of(w.begin(), w.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
 bool IsBracketedCode(std::string_view message, const Token& t) {
-  if (t.cls != TokenClass::kWord || t.offset == 0 || t.offset + t.length >= message.size()) {
+  if (t.cls != TokenClass::kWord || t.offset == 0 || t.offset + t.length >= message.size() ||
+      !IsCapitalName(message.substr(t.offset, t.length))) {
     return false;
-  }
-  const std::string_view w = message.substr(t.offset, t.length);
-  if (w[0] < 'A' || w[0] > 'Z') return false;
-  for (char c : w) {
-    if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
   }
   const std::size_t open = t.offset - 1;
   char close;
@@ -418,7 +452,47 @@ bool IsBracketedCode(std::string_view message, const Token& t) {
       return false;
   }
   if (message[t.offset + t.length] != close) return false;
-  return open == 0 || message[open - 1] == ' ' || message[open - 1] == '\t';
+  // A JSON field's whole value, right after its key's `":`, is such a pair too
+  // (`"round-tripper-name":"ROUND_TRIPPER_SNAPSHOT"`).
+  return open == 0 || message[open - 1] == ' ' || message[open - 1] == '\t' ||
+         (close == '"' && open >= 2 && message[open - 1] == ':' && message[open - 2] == '"');
+}
+
+// A kind or a rule named right after `for` or `by`, which say what a line concerns or who
+// acted: there a user's or a host's name is a value (`for alice`, `by root`), but a name in
+// capitals is a kind (`Over capacity for VCPU` / `for MEMORY_MB`) and a name scoped by single
+// `:` between its parts a rule's (`Policy check for placement:usages` / `...:traits:delete`).
+// Read from the text before `t` (no token needed: Match asks it for the template's side too).
+bool IsKindAfterFor(std::string_view message, const Token& t) {
+  if (t.cls != TokenClass::kWord || t.offset < 3 || message[t.offset - 1] != ' ') return false;
+  const auto key_at = [&message, &t](std::string_view key) {
+    const std::size_t n = key.size() + 1;  // the key and its blank
+    if (t.offset < n) return false;
+    for (std::size_t k = 0; k < key.size(); ++k) {
+      if ((message[t.offset - n + k] | 0x20) != key[k]) return false;
+    }
+    if (t.offset == n) return true;
+    const char c = message[t.offset - n - 1];
+    return !((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c >= '0' && c <= '9') && c != '_';
+  };
+  if (!key_at("for") && !key_at("by")) return false;
+  const std::string_view w = message.substr(t.offset, t.length);
+  if (IsCapitalName(w)) return true;
+  // Scoped: letters (and '_', '-', '.') in parts joined by single ':'.
+  if (w.find(':') == std::string_view::npos || w.front() == ':' || w.back() == ':' ||
+      w.find("::") != std::string_view::npos) {
+    return false;
+  }
+  return std::all_of(w.begin(), w.end(), [](char c) {
+    return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '_' || c == '-' || c == '.' || c == ':';
+  });
+}
+
+// A code or a kind where values go (`failure (BADSIG)`, `for 'VCPU'`, `for VCPU`): an
+// enumeration's constant, not a value. Asked only where a value would otherwise go: most
+// changed words are in no such place.
+bool NamesNoValue(std::string_view message, const Token& t) {
+  return IsBracketedCode(message, t) || IsKindAfterFor(message, t);
 }
 
 // Is the double quote at `p` escaped (an odd number of backslashes right before it)?
@@ -1009,9 +1083,6 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
   // A bracket glued to the word before it qualifies that word (query[A], query[MX]): a
   // different word there is a different kind of thing, not a value.
   const bool subscript = i > 0 && t.offset == prev_end + 1 && line.message[prev_end] == '[';
-  // A name in capitals alone in a pair of brackets or quotes opened after a blank is a code
-  // (`failure (BADSIG)`, `allocation for 'VCPU'`): an enumeration's constant, not a value.
-  if (IsBracketedCode(line.message, t)) return false;
   // A plain word that opens a quoted text of several tokens heads it: an action ("GET" in
   // "GET /a HTTP/1.1", "compress" in "compress the old logs", a command 'reload example.test'),
   // not a value; unless the text is a key's value (name="alice smith") other than the line's
@@ -1032,13 +1103,14 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
   for (std::size_t p = subscript ? t.offset : prev_end; p < t.offset; ++p) {
     const char c = line.message[p];
     if (c == '=' || c == '\'' || c == '"' || c == '[' || c == '(' || c == '{' || c == '<') {
-      return true;
+      return !NamesNoValue(line.message, t);
     }
   }
   if (InContextName(line.message, t.offset)) return true;
   if (i == 0) return false;
   const Token& prev = line.tokens[i - 1];
-  return value_keys_.Contains(line.message.substr(prev.offset, prev.length));
+  return value_keys_.Contains(line.message.substr(prev.offset, prev.length)) &&
+         !NamesNoValue(line.message, t);
 }
 
 MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& tmpl) {
@@ -1111,9 +1183,10 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // placeholder says the program writes a value there (`- HIER_NONE` / `alice HIER_NONE`).
     const bool empty_slot = lt.cls == TokenClass::kEmpty || gt.cls == TokenClass::kEmpty ||
                             SaysNothing(message, lt, gt) || SaysNothing(gmsg, gt, lt);
-    // A code on either side (`(BADSIG)`) is no value: InValueContext sees the line's side.
+    // A code or a kind on either side (`(BADSIG)`, `for VCPU`) is no value: InValueContext
+    // sees the line's side.
     if (!host_slot && !name_slot && !empty_slot &&
-        (!InValueContext(line, i) || IsBracketedCode(gmsg, gt))) {
+        (!InValueContext(line, i) || NamesNoValue(gmsg, gt))) {
       // Out of a value context only a compound name may change (com.apple.x, host-1.example):
       // a plain word, an identifier or a constant is an action or a state (spawn vs
       // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.

@@ -70,6 +70,16 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   if (const int severity = LevelSeverity(line.header.level); severity >= 0) {
     scope = merger_detail::Mix(scope, kLevelSeed + static_cast<std::uint64_t>(severity));
   }
+  // A message without a token (blank, or punctuation alone: a rule of `=` or `-`) is its own
+  // text: an empty line and a rule of `=` are two events, with nothing variable in either.
+  if (line.tokens.empty()) {
+    std::string_view body = std::string_view(r.message).substr(
+        std::min<std::size_t>(line.header.body, r.message.size()));
+    body.remove_suffix(std::min<std::size_t>(line.header.tail, body.size()));
+    while (!body.empty() && (body.back() == ' ' || body.back() == '\t')) body.remove_suffix(1);
+    while (!body.empty() && (body.front() == ' ' || body.front() == '\t')) body.remove_prefix(1);
+    scope = merger_detail::Mix(scope, XXH3_64bits(body.data(), body.size()));
+  }
   const std::uint64_t shape = ShapeKey(scope);
   name_fields.NewLine(scope);
   unexplained = kNil;

@@ -142,6 +142,28 @@ TEST_F(TemplateMatchTest, ACodeAloneInBracketsIsNoValue) {
   EXPECT_TRUE(Match("shut down hung fetch while resolving 'com/NS/IN'").accepted);
 }
 
+// Right after `for` or `by` a name in capitals is a kind and a name scoped by `:` a rule's:
+// another one is another event, on either side; a name in lower case there is a value.
+TEST_F(TemplateMatchTest, AKindAfterForIsNoValue) {
+  SetTemplate("Over capacity for VCPU on resource provider 8e15. Needed: 200, Used: 0");
+  MatchResult r =
+      Match("Over capacity for MEMORY_MB on resource provider 8e15. Needed: 2, Used: 0");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  EXPECT_FALSE(
+      Match("Over capacity for alice on resource provider 8e15. Needed: 2, Used: 0").accepted);
+  SetTemplate("Policy check for placement:usages failed with credentials {'user_id': 'u1'}");
+  EXPECT_FALSE(
+      Match("Policy check for placement:traits:delete failed with credentials {'user_id': 'u1'}")
+          .accepted);
+  // The nearest values: a user's name after `for`, and a name in capitals after another key.
+  SetTemplate("session opened for alice on resource provider 8e15 by cron");
+  EXPECT_TRUE(Match("session opened for bob on resource provider 8e15 by cron").accepted);
+  SetTemplate("Overriding API key GOOGLE_API_KEY with value abc from environment variable");
+  EXPECT_TRUE(Match("Overriding API key GOOGLE_CLIENT_ID with value abc from environment variable")
+                  .accepted);
+}
+
 TEST_F(TemplateMatchTest, DigitWordThatChangesItsLettersRejects) {
   SetTemplate("link state changed on interface en0 to active now");
   const MatchResult r = Match("link state changed on interface awdl0 to active now");
@@ -891,6 +913,23 @@ TEST_F(TemplateMatchTest, JsonKeysNameFields) {
   EXPECT_TRUE(Match(R"(job 8 said "bob": done at 5)").accepted);
 }
 
+// A name in capitals that is a JSON field's whole value is a code (a kind, a state): another
+// one is another event, while the other fields' values vary.
+TEST_F(TemplateMatchTest, JsonFieldOfACodeNeverChanges) {
+  SetTemplate(R"({"msg":"prober detected unhealthy status","round-tripper-name":)"
+              R"("ROUND_TRIPPER_SNAPSHOT","remote-peer-id":"8ae8c4196bc7a18e","rtt":"0s"})");
+  EXPECT_TRUE(Match(R"({"msg":"prober detected unhealthy status","round-tripper-name":)"
+                    R"("ROUND_TRIPPER_SNAPSHOT","remote-peer-id":"75cad2f2e9f51e1a","rtt":"3ms"})")
+                  .accepted);
+  EXPECT_FALSE(
+      Match(R"({"msg":"prober detected unhealthy status","round-tripper-name":)"
+            R"("ROUND_TRIPPER_RAFT_MESSAGE","remote-peer-id":"8ae8c4196bc7a18e","rtt":"0s"})")
+          .accepted);
+  // A name in lower case there is a value.
+  SetTemplate(R"({"msg":"user added","user-name":"alice","roles":"reader"})");
+  EXPECT_TRUE(Match(R"({"msg":"user added","user-name":"bob","roles":"reader"})").accepted);
+}
+
 // A JSON line's message field (`"msg"`, `"message"`) is the message: a message that opens with
 // an id keeps its words, which tell events apart, while another field's quoted text is a slot.
 TEST_F(TemplateMatchTest, JsonMessageFieldKeepsItsWords) {
@@ -907,6 +946,19 @@ TEST_F(TemplateMatchTest, JsonMessageFieldKeepsItsWords) {
   const std::string msg = R"({"msg":"/a/b is 3 deep"})";
   PrepareLine(tokenizer_, matcher_, true, msg, p);
   EXPECT_EQ(p.tokens.size(), 5u);
+}
+
+// A duration is one kind whatever its unit (Go prints `738.544µs`, `1.728952ms`, `1m30s`), while
+// a number with another unit (a size) is still another kind.
+TEST_F(TemplateMatchTest, DurationIsOneKindWhateverItsUnit) {
+  SetTemplate("request done in 738.544\u00b5s for client 7");
+  EXPECT_TRUE(Match("request done in 1.728952ms for client 9").accepted);
+  EXPECT_TRUE(Match("request done in 1m30s for client 9").accepted);
+  EXPECT_TRUE(Match("request done in 2h for client 9").accepted);
+  const MatchResult r = Match("request done in 12MB for client 9");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kDigitWordLetters);
+  EXPECT_FALSE(Match("request done in 3ms2 for client 9").accepted);
 }
 
 // An RPC method's full name is the operation a request called: another method is another

@@ -248,6 +248,23 @@ TEST(WindowMergerTest, DifferentMessagesOpenDifferentGroups) {
   EXPECT_EQ(h.merger.open_groups(), 3u);
 }
 
+// A message without a token is its own text: an empty line and a rule of '=' are two events,
+// while two empty lines (blanks aside) and two equal rules fold.
+TEST(WindowMergerTest, MessagesWithoutATokenFoldOnlyWithTheSameText) {
+  Harness h;
+  h.Add("", kT0);
+  h.Add("====================", kT0 + 1);
+  h.Add("  ", kT0 + 2);
+  h.Add("====================", kT0 + 3);
+  h.Add("--------------------", kT0 + 4);
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 3u);
+  EXPECT_EQ(ev[0].message, "");
+  EXPECT_EQ(ev[1].message, "====================");
+  EXPECT_EQ(ev[2].message, "--------------------");
+  EXPECT_EQ(h.merger.open_groups(), 3u);
+}
+
 TEST(WindowMergerTest, ExpiryBoundaryIsExactlyTheWindow) {
   MergerOptions o;
   o.window_us = 5 * kSec;
