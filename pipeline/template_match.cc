@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "pipeline/byte_blocks.h"
 #include "pipeline/fingerprinter.h"
@@ -492,6 +493,47 @@ std::size_t NextQuote(std::string_view message, std::size_t from, bool escaped) 
     p = message.find('"', p + 1);
   }
   return p;
+}
+
+// Does the line hold a message field (`msg=`, `message=` at its start or after a blank)?
+bool HoldsMessageField(std::string_view m) {
+  for (const std::string_view key : {std::string_view("msg="), std::string_view("message=")}) {
+    for (std::size_t p = m.find(key); p != std::string_view::npos; p = m.find(key, p + 1)) {
+      if (p == 0 || m[p - 1] == ' ' || m[p - 1] == '\t') return true;
+    }
+  }
+  return false;
+}
+
+// Is the token at `at` inside a name of a few words that a field other than the message
+// gives in double quotes (`component="discovery manager scrape"`), in a line of fields that
+// has a message field? Structured logs write the event's text in the message field and its
+// context in the others: such a name is the context's value, each of its words a value.
+bool InContextName(std::string_view m, std::size_t at) {
+  // Most lines hold no quote before the word: one memchr says so.
+  if (at < 2 || std::memchr(m.data(), '"', at) == nullptr) return false;
+  const std::size_t open = m.rfind('"', at - 1);
+  if (open == std::string_view::npos || open == 0 || m[open - 1] != '=') return false;
+  const std::size_t close = NextQuote(m, at, false);
+  if (close == std::string_view::npos) return false;
+  // A name: at most three words of letters, digits, '-', '_', '.' and '/'.
+  int words = 1;
+  for (std::size_t p = open + 1; p < close; ++p) {
+    const char c = m[p];
+    if (c == ' ') {
+      if (p == open + 1 || p + 1 == close || m[p - 1] == ' ' || ++words > 3) return false;
+    } else if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c >= '0' && c <= '9') && c != '-' &&
+               c != '_' && c != '.' && c != '/') {
+      return false;
+    }
+  }
+  std::size_t key = open - 1;
+  while (key > 0 && ((m[key - 1] >= 'a' && m[key - 1] <= 'z') || m[key - 1] == '_' ||
+                     m[key - 1] == '.' || (m[key - 1] >= '0' && m[key - 1] <= '9'))) {
+    --key;
+  }
+  if (key == open - 1 || IsMessageKey(m.substr(key, open - 1 - key))) return false;
+  return HoldsMessageField(m);
 }
 
 // Does the double quote at `p` open the value of a JSON object's message field, the key every
@@ -1050,6 +1092,7 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
       return !NamesNoValue(line.message, t);
     }
   }
+  if (InContextName(line.message, t.offset)) return true;
   if (i == 0) return false;
   const Token& prev = line.tokens[i - 1];
   return value_keys_.Contains(line.message.substr(prev.offset, prev.length)) &&

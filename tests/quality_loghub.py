@@ -251,6 +251,11 @@ FLOOR_PRECISION_EACH = 0.98
 # over the 29 to GA 0.8576 / 0.8572, precision 0.9658 / 0.9735, F1 0.9442 / 0.9523 (reduction
 # 0.9273 / 0.9271) before main's later rules; with them (main a604aac + kernel): GA 0.880 / 0.881,
 # precision 0.989 / 0.987, F1 0.967 / 0.968, reduction 0.926 / 0.927. Floors 0.001 below.
+# Then (branch prom) in a line with a message field, a name of at most three plain words quoted
+# as another field's value is a value (`component="discovery manager scrape"` / `"... notify"`):
+# Prometheus GA 0.910 -> 0.946 with both scorers before the duration rule, precision 1.0000
+# kept; no line of any other readable system changes group, the sealed ones identical. Floors
+# kept.
 FLOORS_HELD_OUT = {
     "message": {"precision": 0.988, "GA": 0.879, "F1": 0.966, "reduction": 0.925},
     "whole line": {"precision": 0.986, "GA": 0.880, "F1": 0.967, "reduction": 0.926},

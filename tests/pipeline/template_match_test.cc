@@ -333,6 +333,29 @@ TEST_F(TemplateMatchTest, TheMessageFieldsFirstWordHeadsIt) {
   EXPECT_TRUE(Match("name=\"bob smith\" signed the discovery manager form").accepted);
 }
 
+// In a line of fields with a message field, a name of a few words quoted as another field's
+// value is the context's value, any of its words (`component="discovery manager scrape"` /
+// `"... notify"`); the message field's own text, a text with punctuation (an error's) and a
+// line without a message field keep their words.
+TEST_F(TemplateMatchTest, AContextFieldsQuotedNameIsAValue) {
+  SetTemplate(
+      "component=\"discovery manager scrape\" msg=\"Discoverer channel closed\" provider=static/0");
+  EXPECT_TRUE(Match("component=\"discovery manager notify\" msg=\"Discoverer channel closed\" "
+                    "provider=static/0")
+                  .accepted);
+  SetTemplate("msg=\"discovery manager scrape\" component=\"rule manager\" provider=static/0");
+  const MatchResult text =
+      Match("msg=\"discovery manager notify\" component=\"rule manager\" provider=static/0");
+  EXPECT_FALSE(text.accepted);
+  EXPECT_EQ(text.reason, MatchReason::kPlainWordOutOfContext);
+  SetTemplate("err=\"dial tcp: connection reset\" msg=\"Scrape failed\" target=http://h:1/m");
+  EXPECT_FALSE(
+      Match("err=\"dial tcp: connection aborted\" msg=\"Scrape failed\" target=http://h:1/m")
+          .accepted);
+  SetTemplate("component=\"discovery manager scrape\" went away from the cluster");
+  EXPECT_FALSE(Match("component=\"discovery manager notify\" went away from the cluster").accepted);
+}
+
 // A changed word right after a value key that both sides write the same way needs, besides
 // the key, one more agreeing word (a short line: `user bob authenticated`); after a key
 // written otherwise (`address:` / `address space`) it needs two, as any changed word.
