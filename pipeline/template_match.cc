@@ -203,6 +203,20 @@ std::string_view FieldValueGap(std::string_view message, const Token& key, const
   return message.substr(end, value.offset - end);
 }
 
+bool EscapedQuote(std::string_view message, std::size_t p) {
+  std::size_t backslashes = 0;
+  while (p > backslashes && message[p - 1 - backslashes] == '\\') ++backslashes;
+  return backslashes % 2 == 1;
+}
+
+std::size_t NextQuote(std::string_view message, std::size_t from, bool escaped) {
+  std::size_t p = message.find('"', from);
+  while (p != std::string_view::npos && EscapedQuote(message, p) != escaped) {
+    p = message.find('"', p + 1);
+  }
+  return p;
+}
+
 namespace {
 
 // A DNS name: three or more dot-separated labels of letters, digits and '-', the last of
@@ -477,22 +491,6 @@ bool IsKindAfterFor(std::string_view message, const Token& t) {
 // changed words are in no such place.
 bool NamesNoValue(std::string_view message, const Token& t) {
   return IsBracketedCode(message, t) || IsKindAfterFor(message, t);
-}
-
-// Is the double quote at `p` escaped (an odd number of backslashes right before it)?
-bool EscapedQuote(std::string_view message, std::size_t p) {
-  std::size_t backslashes = 0;
-  while (p > backslashes && message[p - 1 - backslashes] == '\\') ++backslashes;
-  return backslashes % 2 == 1;
-}
-
-// The first double quote at or after `from` that is escaped (`escaped`) or not, or npos.
-std::size_t NextQuote(std::string_view message, std::size_t from, bool escaped) {
-  std::size_t p = message.find('"', from);
-  while (p != std::string_view::npos && EscapedQuote(message, p) != escaped) {
-    p = message.find('"', p + 1);
-  }
-  return p;
 }
 
 // Does the line hold a message field (`msg=`, `message=` at its start or after a blank)?
