@@ -486,6 +486,14 @@ bool IsKindAfterFor(std::string_view message, const Token& t) {
   });
 }
 
+// A verb's past form after a key word (`Job released`, `job purged`, `device detached`): what
+// happened to the thing the key names, not its name. Lower-case letters ending in "ed", five
+// or more (a short name such as "ted" or "red" stays a value).
+bool IsPastForm(std::string_view w) {
+  if (w.size() < 5 || !w.ends_with("ed")) return false;
+  return std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+}
+
 // A code or a kind where values go (`failure (BADSIG)`, `for 'VCPU'`, `for VCPU`): an
 // enumeration's constant, not a value. Asked only where a value would otherwise go: most
 // changed words are in no such place.
@@ -1094,7 +1102,7 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
   if (i == 0) return false;
   const Token& prev = line.tokens[i - 1];
   return value_keys_.Contains(line.message.substr(prev.offset, prev.length)) &&
-         !NamesNoValue(line.message, t);
+         !NamesNoValue(line.message, t) && !IsPastForm(line.message.substr(t.offset, t.length));
 }
 
 MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& tmpl) {
