@@ -265,9 +265,12 @@ FLOOR_PRECISION_EACH = 0.98
 # (whole line), precision 0.981 / 1.000 / 1.000 on both. Averages over the 34 (main 396a1f3):
 # GA 0.8453 / 0.8480, precision 0.9709 / 0.9694, F1 0.9337 / 0.9343, reduction 0.9235 /
 # 0.9238. Floors 0.001 below.
+# Then branch prom's quoted context names on main 0004d44 (merged by branch splits7): Prometheus
+# 0.920 -> 0.956 on both scorers, 117 lines change group, no other system changes (the sealed
+# ones score identically); averages over the 34 GA 0.8464 / 0.8491. GA floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.969, "GA": 0.844, "F1": 0.932, "reduction": 0.922},
-    "whole line": {"precision": 0.968, "GA": 0.847, "F1": 0.933, "reduction": 0.922},
+    "message": {"precision": 0.969, "GA": 0.845, "F1": 0.932, "reduction": 0.922},
+    "whole line": {"precision": 0.968, "GA": 0.848, "F1": 0.933, "reduction": 0.922},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
