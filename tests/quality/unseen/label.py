@@ -2123,7 +2123,29 @@ DOVECOT = System(
         (r"Disconnected: (.*?) ?top=\d+/\d+, retr=\d+/\d+, del=\d+/\d+, size=\d+",
          lambda m: "Disconnected: %s top=<*>, retr=<*>, del=<*>, size=<*>" % dv_reason(
              m.group(1))),
+        (r"passwd-file\([^)]*\): allow_nets check failed: IP \S+ not in allowed networks",
+         "passwd-file(<*>): allow_nets check failed: IP <*> not in allowed networks"),
         (r"passwd-file\([^)]*\): (.*)", lambda m: "passwd-file(<*>): " + m.group(1)),
+        (r"mkdir\(.*\) failed: Permission denied \(euid=.*\)",
+         "mkdir(<*>) failed: Permission denied (euid=<*> egid=<*> missing +w perm: <*>, dir owned by "
+         "<*> mode=<*>)"),
+        (r"Mailbox \S+: Failed to autocreate mailbox: Internal error occurred\. Refer to server log "
+         r"for more information\. \[.*\]",
+         "Mailbox <*>: Failed to autocreate mailbox: Internal error occurred. Refer to server log "
+         "for more information. [<*>]"),
+        (r"auth client \d+ disconnected with \d+ pending requests: (.*)",
+         lambda m: "auth client <*> disconnected with <*> pending requests: " + m.group(1)),
+        (r"auth-master client: Master requested auth for nonexistent client \d+ \(created \d+ msecs "
+         r"ago, handshake \d+ msecs ago\)",
+         "auth-master client: Master requested auth for nonexistent client <*> (created <*> msecs "
+         "ago, handshake <*> msecs ago)"),
+        (r"auth-master: login: request \[\d+\]: Login auth request failed: (.*?) \(auth connected "
+         r"\d+ msecs ago, request took \d+ msecs, client-pid=\d+ client-id=\d+\)",
+         lambda m: "auth-master: login: request [<*>]: Login auth request failed: %s (auth "
+                   "connected <*> msecs ago, request took <*> msecs, client-pid=<*> client-id=<*>)"
+                   % m.group(1)),
+        (r"Killed with signal (\d+) \(by pid=\d+ uid=\d+ code=(\w+)\)",
+         lambda m: "Killed with signal %s (by pid=<*> uid=<*> code=%s)" % (m.group(1), m.group(2))),
         (r"Dovecot v\S+ \(\w+\) starting up for .* \(core dumps disabled\)",
          "Dovecot v<*> (<*>) starting up for <*> (core dumps disabled)"),
         (r"SIGHUP received - reloading configuration", "SIGHUP received - reloading configuration"),
