@@ -1723,7 +1723,7 @@ def cups_event(m):
     for regex, template in CUPS_DUMPS:
         d = regex.fullmatch(rest)
         if d:
-            return prefix + (template(d) if callable(template) else template)
+            return (template(d) if callable(template) else template)
     shape = re.sub(r"\\?\"[^\"]*\\?\"|'[^']*'", V, rest)
     shape = re.sub(r"\b\w+://[^\s)]+", V, shape)
     shape = re.sub(r"(?<![\w<])/[^\s)]*", V, shape)
@@ -1731,7 +1731,7 @@ def cups_event(m):
     shape = CUPS_NAMES.sub(V, shape)
     shape = re.sub(r"[^\s,;()\[\]=]*\d[^\s,;()\[\]]*", V, shape)
     shape = re.sub(r"<\*>(?:[.:,]?<\*>)+", V, shape)
-    return prefix + shape
+    return shape
 
 
 CUPS = System(
@@ -2006,6 +2006,154 @@ KERNEL = System(
     r"^\[ *\d+\.\d+\] (?P<content>.*)$",
     rules=[(r"(?P<msg>.*)", kernel_event)])
 
+
+# Kea (ISC Kea 2.2 DHCPv4 server's own log file, its default pattern, DEBUG level 50): the header
+# is the time, the severity and `[logger/pid.thread]`. Every Kea message starts with its message
+# ID, which names one format string of Kea's message files, so the ID is the event; within one
+# ID, a DHCP message type (`DHCPDISCOVER (type 1)`, `type DHCPREQUEST`), a control command's name
+# on the lines that receive it, a host identifier's type (`hwaddr=`, `client-id=`, `circuit-id=`)
+# and an error's reason text (after `reason: `, `packet: `, `command: ` or a parser element) are
+# enumerations, each value its own event. Class lists, timer and hook names (the rows of a
+# registry walked at start and stop), addresses, ids, counts and the configuration dumped as
+# JSON are variables.
+def kea_reason(text):
+    s = re.sub(r"'[^']*'|\"[^\"]*\"|\([^()]*:\d+:\d+\)", V, text)
+    s = re.sub(r"(?<![\w<])/[^\s,;()]*", V, s)
+    s = re.sub(r"[^\s,;:()\[\]<>=]*\d[^\s,;:()\[\]<>=]*", V, s)
+    return re.sub(r"<\*>(?:[.:,/\-x*]?<\*>)+", V, s).strip()
+
+
+KEA_ENUMS = [
+    re.compile(r"\b(DHCP[A-Z]+) \(type \d+\)"),
+    re.compile(r"\btype (DHCP[A-Z]+)\b"),
+    re.compile(r"\bsending (DHCP[A-Z]+)\b"),
+    re.compile(r"^Received command '([^']*)'"),
+    re.compile(r"^received command (\S+?),"),
+    re.compile(r"\bidentifie[rd](?: by)?:? (hwaddr|client-id|circuit-id|duid|flex-id|remote-id)="),
+]
+KEA_REASONS = re.compile(
+    r".*?(?:, reason: |error on attempt to receive packet: |Error while processing command: "
+    r"|configuration element \S+: )(.*)")
+
+
+def kea_event(m):
+    ident, rest = m.group(1), (m.group(2) or "").rstrip()
+    parts = [ident]
+    for regex in KEA_ENUMS:
+        e = regex.search(rest)
+        if e:
+            parts.append(e.group(1))
+    r = KEA_REASONS.fullmatch(rest)
+    if r:
+        parts.append(kea_reason(r.group(1)))
+    return " ".join(parts) + " <*>"
+
+
+KEA = System(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ +(?:DEBUG|INFO|WARN|ERROR|FATAL) +\[[^\]]+\] "
+    r"(?P<content>.*)$",
+    rules=[(r"([A-Z][A-Z0-9_]+)(?: (.*))?", kea_event)])
+
+
+# OpenVPN (an OpenVPN 2.6 server's own log file, `verb 3`): the header is the time. A line about
+# one client starts with the client's `name/address:port` (or `address:port` before the name is
+# known), a variable. OpenVPN prints about a hundred different messages in a short run, so, as
+# for Kafka, one rule: the event is the message's shape, where quoted text, paths, a `CN=`,
+# a client's name in brackets, and anything holding a digit (addresses, ports, counts, versions,
+# ciphers' names) become `<*>`; other words stay, so a TLS error's and an unwrap error's text,
+# an errno name (`[ECONNREFUSED]`), a session state (`TM_ACTIVE`), a trust level (`trusted`,
+# `semi-trusted`) and a signal with its kind and reason (`SIGUSR1[soft,ping-restart]`) are each
+# their own event. The `peer info: KEY=value` rows a client's connection dumps are one event
+# (one format string for every row); a control message sent is its verb (`PUSH_REPLY` with
+# its options a variable, `AUTH_FAILED`) and a management command its verb (`status`, `kill`,
+# `signal`), the arguments variables.
+def openvpn_event(m):
+    s = m.group("msg")
+    p = re.match(r"(?:[\w.@-]+/)?\d+\.\d+\.\d+\.\d+:\d+ (.*)", s)
+    if p:
+        s = p.group(1)
+    s = s.rstrip()
+    if s.startswith("peer info: "):
+        return "peer info: <*>"
+    c = re.fullmatch(r"SENT CONTROL \[[^\]]*\]: '([A-Z_]+)[^']*' \(status=\d+\)", s)
+    if c:
+        return "SENT CONTROL [<*>]: '%s<*>' (status=<*>)" % c.group(1)
+    c = re.fullmatch(r"MANAGEMENT: CMD '(\S+)[^']*'", s)
+    if c:
+        return "MANAGEMENT: CMD '%s <*>'" % c.group(1)
+    signal = re.search(r"\bSIG[A-Z0-9]+\[[^\]]*\]", s)
+    s = re.sub(r"'[^']*'|\"[^\"]*\"", V, s)
+    s = re.sub(r"\bCN=[^,\s]+", "CN=" + V, s)
+    s = re.sub(r"^\[[^\]]+\] ", "[<*>] ", s)
+    s = re.sub(r"(?<![\w<\]])/[^\s,;()\[\]]*", V, s)
+    s = re.sub(r"[^\s,;:()\[\]<>=]*\d[^\s,;:()\[\]<>=]*", V, s)
+    s = re.sub(r"<\*>(?:[.:,/\-x*]?<\*>)+", V, s)
+    if signal:
+        s = re.sub(r"<\*>\[[^\]]*\]", signal.group(0), s, count=1)
+    return re.sub(r"\s+", " ", s)
+
+
+OPENVPN = System(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?P<content>.*)$",
+    rules=[(r"(?P<msg>.*)", openvpn_event)])
+
+
+# DBus (dbus-daemon 1.14's own messages on stderr, a session bus): the header is
+# `dbus-daemon[pid]: ` and the bus's `[session uid=N pid=N] ` context (the same message printed
+# with and without it is one event). One event per format string of dbus-daemon; a rejected
+# message's type (`method_call`, `signal`), how an activated service failed (an exit status,
+# a signal, a program that cannot be executed with its error text) and a configuration
+# parser's error text are enumerations, each value its own event. Names, connection ids,
+# pids, the requesting command line, interfaces, members and limits are variables.
+DBUS_PEER = r"\(uid=\d+ pid=\d+ comm=\".*\"\)"
+DBUS = System(
+    r"^dbus-daemon\[\d+\]: (?:\[\w+ uid=\d+ pid=\d+\] )?(?P<content>.*)$",
+    rules=[
+        (r"Activating service name='\S+' requested by '\S+' " + DBUS_PEER,
+         "Activating service name=<*> requested by <*> (uid=<*> pid=<*> comm=<*>)"),
+        (r"Successfully activated service '\S+'", "Successfully activated service <*>"),
+        (r"Activated service '\S+' failed: Process \S+ exited with status \d+",
+         "Activated service <*> failed: Process <*> exited with status <*>"),
+        (r"Activated service '\S+' failed: Process \S+ received signal \d+",
+         "Activated service <*> failed: Process <*> received signal <*>"),
+        (r"Activated service '\S+' failed: Failed to execute program \S+: (.*)",
+         lambda m: "Activated service <*> failed: Failed to execute program <*>: " + m.group(1)),
+        (r"Failed to activate service '\S+': timed out \(service_start_timeout=\d+ms\)",
+         "Failed to activate service <*>: timed out (service_start_timeout=<*>ms)"),
+        (r"Rejected send message, \d+ matched rules; type=\"(\w+)\", sender=\"\S+\" "
+         + DBUS_PEER + r" interface=\"\S+\" member=\"\S+\" error name=\"\S+\" "
+         r"requested_reply=\"\d+\" destination=\"\S+\" (?:\(.*\)|\"\(unset\)\")",
+         lambda m: "Rejected send message, <*> matched rules; type=%s, sender=<*> (uid=<*> pid=<*> "
+         "comm=<*>) interface=<*> member=<*> error name=<*> requested_reply=<*> destination=<*> "
+         "(<*>)" % m.group(1)),
+        (r"Connection \S+ " + DBUS_PEER + r" became a monitor\.",
+         "Connection <*> (uid=<*> pid=<*> comm=<*>) became a monitor."),
+        (r"Monitoring connection \S+ closed\.", "Monitoring connection <*> closed."),
+        (r"The maximum number of pending replies for \"\S+\" " + DBUS_PEER
+         + r" has been reached \(max_replies_per_connection=\d+\)",
+         "The maximum number of pending replies for <*> (uid=<*> pid=<*> comm=<*>) has been "
+         "reached (max_replies_per_connection=<*>)"),
+        (r"Connection \"\S+\" is not allowed to add more match rules \(increase limits in "
+         r"configuration file if required; max_match_rules_per_connection=\d+\)",
+         "Connection <*> is not allowed to add more match rules (increase limits in "
+         "configuration file if required; max_match_rules_per_connection=<*>)"),
+        (r"The maximum number of active connections for UID \d+ has been reached "
+         r"\(max_connections_per_user=\d+\)",
+         "The maximum number of active connections for UID <*> has been reached "
+         "(max_connections_per_user=<*>)"),
+        (r"Connection has not authenticated soon enough, closing it \(auth_timeout=\d+ms, "
+         r"elapsed: \d+ms\)",
+         "Connection has not authenticated soon enough, closing it (auth_timeout=<*>ms, "
+         "elapsed: <*>ms)"),
+        (r"Unable to reload configuration: Error in file \S+, line \d+, column \d+: (.*)",
+         lambda m: "Unable to reload configuration: Error in file <*>, line <*>, column <*>: "
+         + m.group(1)),
+        (r"Reloaded configuration", "Reloaded configuration"),
+        (r"org\.freedesktop\.DBus\.Error\.AccessDenied: Failed to set fd limit to \d+: (.*)",
+         lambda m: "org.freedesktop.DBus.Error.AccessDenied: Failed to set fd limit to <*>: "
+         + m.group(1)),
+    ])
+
 SLAPD_TEXTS = [(re.compile(r), t) for r, t in [
     (r"(\S+): attribute type undefined", "<*>: attribute type undefined"),
     (r"modify/delete: \S+: no such attribute", "modify/delete: <*>: no such attribute"),
@@ -2219,6 +2367,9 @@ SYSTEMS = {
     "Unbound": UNBOUND,
     "Etcd": ETCD,
     "Kernel": KERNEL,
+    "Kea": KEA,
+    "OpenVPN": OPENVPN,
+    "DBus": DBUS,
     "Slapd": SLAPD,
     "Dovecot": DOVECOT,
     "Lighttpd": LIGHTTPD,
