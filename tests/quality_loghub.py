@@ -271,9 +271,14 @@ FLOOR_PRECISION_EACH = 0.98
 # Then branch prom's quoted context names on main f409d4b (merged by branch splits7): Prometheus
 # 0.920 -> 0.956 on both scorers, 117 lines change group, no other system changes (the sealed
 # ones score identically); averages over the 35 GA 0.8305 / 0.8331. GA floors 0.001 below.
+# Then (branch splits7, developed on Kafka) a bracketed context opening the message is one value
+# whole, and a closing '.' after a word is part of the message: Kafka GA 0.779 -> 0.844 on both
+# scorers, precision 1.000 kept; 168 Kafka lines and 12 Cups message lines change group (Cups'
+# scores unchanged), none of any other readable system, the sealed ones identical. Averages
+# over the 35: GA 0.8323 / 0.8350. GA floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.970, "GA": 0.829, "F1": 0.931, "reduction": 0.923},
-    "whole line": {"precision": 0.968, "GA": 0.832, "F1": 0.931, "reduction": 0.923},
+    "message": {"precision": 0.970, "GA": 0.831, "F1": 0.931, "reduction": 0.923},
+    "whole line": {"precision": 0.968, "GA": 0.834, "F1": 0.931, "reduction": 0.923},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements

@@ -753,17 +753,17 @@ TEST_F(TemplateMatchTest, NameBeforeOtherParenthesesStaysAWord) {
 }
 
 // A bracketed text that opens a message names its context (a thread, or a component and its
-// instance): one slot whatever its words, after the component's name, so one message of two
-// threads or two instances is one event.
+// instance): one slot whatever its words, so one message of two threads, two components or two
+// instances is one event.
 TEST_F(TemplateMatchTest, LeadingBracketedContextIsOneSlot) {
   PreparedLine a;
   const std::string ma =
       "[LogLoader partition=orders-0, dir=/tmp/data] Reloading from producer snapshot at 12";
   PrepareLine(tokenizer_, matcher_, true, ma, a);
-  ASSERT_EQ(a.tokens.size(), 8u);
-  EXPECT_EQ(ma.substr(a.tokens[0].offset, a.tokens[0].length), "LogLoader");
-  EXPECT_EQ(ma.substr(a.tokens[1].offset, a.tokens[1].length), "partition=orders-0, dir=/tmp/data");
-  EXPECT_EQ(a.tokens[1].cls, TokenClass::kPath);
+  ASSERT_EQ(a.tokens.size(), 7u);
+  EXPECT_EQ(ma.substr(a.tokens[0].offset, a.tokens[0].length),
+            "LogLoader partition=orders-0, dir=/tmp/data");
+  EXPECT_EQ(a.tokens[0].cls, TokenClass::kPath);
   SetTemplate(ma);
   EXPECT_TRUE(Match("[LogLoader partition=__cluster_metadata-0, dir=/tmp/data] Reloading from "
                     "producer snapshot at 0")
@@ -774,9 +774,27 @@ TEST_F(TemplateMatchTest, LeadingBracketedContextIsOneSlot) {
   // The words after the context tell two messages apart.
   EXPECT_FALSE(Match("[raft-expiration-reaper]: Stopped").accepted);
   EXPECT_FALSE(Match("[raft-expiration-reaper]: Shutting down").accepted);
-  // A thread's bracket and a component's are two writers (`Shutting down` / `Shutting down.`).
+  // A thread's bracket and a component's are one slot.
   SetTemplate("[broker-1-to-controller-heartbeat-channel-manager]: Shutting down");
+  EXPECT_TRUE(Match("[ReplicaManager broker=1] Shutting down").accepted);
+  EXPECT_TRUE(Match("[SocketServer listenerType=BROKER, nodeId=1] Shutting down").accepted);
+  // The closing '.' tells two writers apart (`Shutting down` / `Shutting down.`).
   EXPECT_FALSE(Match("[TransactionCoordinator id=1] Shutting down.").accepted);
+  SetTemplate("[GroupCoordinator 1]: Shutting down.");
+  EXPECT_TRUE(Match("[TransactionCoordinator id=1] Shutting down.").accepted);
+}
+
+// A message that closes with a '.' right after a word and one that closes with the word alone
+// are two format strings; a '.' inside the message, or after a value, changes nothing.
+TEST_F(TemplateMatchTest, ClosingPeriodAfterAWordIsPartOfTheMessage) {
+  SetTemplate("Log manager shutting down.");
+  EXPECT_TRUE(Match("Log manager shutting down. ").accepted);
+  EXPECT_FALSE(Match("Log manager shutting down").accepted);
+  SetTemplate("Recovered 3 segments for orders-0.");
+  EXPECT_TRUE(Match("Recovered 12 segments for payments-1.").accepted);
+  SetTemplate("Loaded config. Starting the log cleaner");
+  EXPECT_TRUE(Match("Loaded config. Starting the log cleaner").accepted);
+  EXPECT_FALSE(Match("Loaded config. Starting the log cleaner.").accepted);
 }
 
 // The nearest brackets that stay tokens: one holding a protected word, one name in capitals
