@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "pipeline/byte_blocks.h"
 #include "pipeline/fingerprinter.h"
@@ -525,6 +526,47 @@ bool NamesNoValue(std::string_view message, const Token& t) {
   return IsBracketedCode(message, t) || IsKindAfterFor(message, t);
 }
 
+// Does the line hold a message field (`msg=`, `message=` at its start or after a blank)?
+bool HoldsMessageField(std::string_view m) {
+  for (const std::string_view key : {std::string_view("msg="), std::string_view("message=")}) {
+    for (std::size_t p = m.find(key); p != std::string_view::npos; p = m.find(key, p + 1)) {
+      if (p == 0 || m[p - 1] == ' ' || m[p - 1] == '\t') return true;
+    }
+  }
+  return false;
+}
+
+// Is the token at `at` inside a name of a few words that a field other than the message
+// gives in double quotes (`component="discovery manager scrape"`), in a line of fields that
+// has a message field? Structured logs write the event's text in the message field and its
+// context in the others: such a name is the context's value, each of its words a value.
+bool InContextName(std::string_view m, std::size_t at) {
+  // Most lines hold no quote before the word: one memchr says so.
+  if (at < 2 || std::memchr(m.data(), '"', at) == nullptr) return false;
+  const std::size_t open = m.rfind('"', at - 1);
+  if (open == std::string_view::npos || open == 0 || m[open - 1] != '=') return false;
+  const std::size_t close = NextQuote(m, at, false);
+  if (close == std::string_view::npos) return false;
+  // A name: at most three words of letters, digits, '-', '_', '.' and '/'.
+  int words = 1;
+  for (std::size_t p = open + 1; p < close; ++p) {
+    const char c = m[p];
+    if (c == ' ') {
+      if (p == open + 1 || p + 1 == close || m[p - 1] == ' ' || ++words > 3) return false;
+    } else if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c >= '0' && c <= '9') && c != '-' &&
+               c != '_' && c != '.' && c != '/') {
+      return false;
+    }
+  }
+  std::size_t key = open - 1;
+  while (key > 0 && ((m[key - 1] >= 'a' && m[key - 1] <= 'z') || m[key - 1] == '_' ||
+                     m[key - 1] == '.' || (m[key - 1] >= '0' && m[key - 1] <= '9'))) {
+    --key;
+  }
+  if (key == open - 1 || IsMessageKey(m.substr(key, open - 1 - key))) return false;
+  return HoldsMessageField(m);
+}
+
 // Does the double quote at `p` open the value of a JSON object's message field, the key every
 // JSON logging library writes the message under (`"msg":"` as zap, bunyan, pino, logrus and
 // slog do, `"message":"` as ECS and log4j's JSON layout do)?
@@ -836,15 +878,18 @@ void CollapseCallSites(std::string_view message, std::size_t first, std::vector<
   hashes.resize(kept);
 }
 
+// Marks a word's hash when a '.' closes the message right after it (see PrepareLine).
+constexpr std::uint64_t kClosingPeriodMark = 0x2e2e2e2e2e2e2e2eULL;
+
 // A bracketed text that opens a message (after its header) names the message's context: a
 // thread, or a component with its instance (`[raft-expiration-reaper]: Starting`,
 // `[LogLoader partition=orders-0, dir=/data] Loading ...`). Like a quoted text it is one value
-// whatever its words, of a path's kind (where in the program), after at most one plain word
-// that heads it and stays a word of its own: the component's name, so a thread's bracket and
-// a component's are not one slot (two writers of `Shutting down` and `Shutting down.`, two
-// format strings, keep apart). A bracket of one token (a thread's name) is one value whole.
-// A bracket holding a protected word (`[error]`) or a name in capitals (`[OK]`, `[UFW BLOCK]`:
-// an enumeration's constants) keeps its tokens, and so does a message that is only the bracket.
+// whatever its words, of a path's kind (where in the program): a thread's bracket and a
+// component's are one slot, so one message written in two contexts is one event (two writers
+// of `Shutting down` and `Shutting down.` are told apart by the closing '.', see
+// PrepareLine). A bracket holding a protected word (`[error]`) or a name in capitals (`[OK]`,
+// `[UFW BLOCK]`: an enumeration's constants; not as a field's value, `[SocketServer
+// listenerType=BROKER]`) keeps its tokens, and so does a message that is only the bracket.
 void CollapseLeadingContext(const TemplateMatcher& matcher, std::string_view message,
                             std::size_t body, std::vector<Token>& tokens,
                             std::vector<std::uint64_t>& hashes) {
@@ -863,17 +908,18 @@ void CollapseLeadingContext(const TemplateMatcher& matcher, std::string_view mes
   for (std::size_t k = 0; k < end; ++k) {
     if (tokens[k].cls != TokenClass::kWord) continue;
     const std::string_view w = message.substr(tokens[k].offset, tokens[k].length);
-    if (TemplateMatcher::IsConstantName(w) || matcher.IsProtectedWord(w)) return;
+    // A field's value (`listenerType=BROKER`) is the instance's, not the message's constant.
+    if ((TemplateMatcher::IsConstantName(w) && message[tokens[k].offset - 1] != '=') ||
+        matcher.IsProtectedWord(w)) {
+      return;
+    }
   }
-  const std::size_t from = end >= 2 && tokens[0].cls == TokenClass::kWord ? 1 : 0;
   const Token& last = tokens[end - 1];
-  tokens[from].length = last.offset + last.length - tokens[from].offset;
-  tokens[from].cls = TokenClass::kPath;
-  hashes[from] = Fingerprinter::TokenHash(message, tokens[from]);
-  tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(from + 1),
-               tokens.begin() + static_cast<std::ptrdiff_t>(end));
-  hashes.erase(hashes.begin() + static_cast<std::ptrdiff_t>(from + 1),
-               hashes.begin() + static_cast<std::ptrdiff_t>(end));
+  tokens[0].length = last.offset + last.length - tokens[0].offset;
+  tokens[0].cls = TokenClass::kPath;
+  hashes[0] = Fingerprinter::TokenHash(message, tokens[0]);
+  tokens.erase(tokens.begin() + 1, tokens.begin() + static_cast<std::ptrdiff_t>(end));
+  hashes.erase(hashes.begin() + 1, hashes.begin() + static_cast<std::ptrdiff_t>(end));
 }
 
 }  // namespace
@@ -899,6 +945,18 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
     for (Token& t : tokens) t.offset += out.header.body;
   }
   Fingerprinter::TokenHashes(message, tokens, hashes);
+  // A message that closes with a '.' right after a word (`Shutting down.`) and one that closes
+  // with the word alone (`Shutting down`) come from two format strings: a program writes the
+  // same closing punctuation after its constant words every time. The '.' is no token, so it
+  // marks the last word's hash (its text, which protected words and shapes read, is kept).
+  if (!tokens.empty()) {
+    const Token& last = tokens.back();
+    const std::size_t after = last.offset + last.length;
+    if (after < message.size() && message[after] == '.' && last.cls == TokenClass::kWord &&
+        message.find_first_not_of(" \t", after + 1) == std::string_view::npos) {
+      hashes.back() ^= kClosingPeriodMark;
+    }
+  }
   CollapseQuotedText(matcher, message, out.header.body, out.header.quoted, tokens, hashes);
   // Most messages open with no bracket: one byte read decides (blanks before it are rare).
   if (const std::size_t body = out.header.body;
@@ -1083,6 +1141,7 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
       return !NamesNoValue(line.message, t);
     }
   }
+  if (InContextName(line.message, t.offset)) return true;
   if (i == 0) return false;
   const Token& prev = line.tokens[i - 1];
   return value_keys_.Contains(line.message.substr(prev.offset, prev.length)) &&

@@ -251,6 +251,11 @@ FLOOR_PRECISION_EACH = 0.98
 # over the 29 to GA 0.8576 / 0.8572, precision 0.9658 / 0.9735, F1 0.9442 / 0.9523 (reduction
 # 0.9273 / 0.9271) before main's later rules; with them (main a604aac + kernel): GA 0.880 / 0.881,
 # precision 0.989 / 0.987, F1 0.967 / 0.968, reduction 0.926 / 0.927. Floors 0.001 below.
+# Then (branch prom) in a line with a message field, a name of at most three plain words quoted
+# as another field's value is a value (`component="discovery manager scrape"` / `"... notify"`):
+# Prometheus GA 0.910 -> 0.946 with both scorers before the duration rule, precision 1.0000
+# kept; no line of any other readable system changes group, the sealed ones identical. Floors
+# kept.
 # Then two sealed systems joined (branch unseen8, no rule developed on them): Slapd (OpenLDAP's
 # stats log, precision 0.361: per-system floor below) and Lighttpd (its error log). Main ff45c05
 # with them, averages over the 31: GA 0.8586 / 0.8596, precision 0.9687 / 0.9671, F1 0.9509 /
@@ -263,14 +268,22 @@ FLOOR_PRECISION_EACH = 0.98
 # Then Dovecot's IMAP/POP3 log joined (branch unseen8), sealed: GA 0.292, precision 0.982 on
 # both. Averages over the 35 (main 0004d44): GA 0.8295 / 0.8321, precision 0.9712 / 0.9698, F1
 # 0.9324 / 0.9330, reduction 0.9243 / 0.9246. Floors 0.001 below.
+# Then branch prom's quoted context names on main f409d4b (merged by branch splits7): Prometheus
+# 0.920 -> 0.956 on both scorers, 117 lines change group, no other system changes (the sealed
+# ones score identically); averages over the 35 GA 0.8305 / 0.8331. GA floors 0.001 below.
+# Then (branch splits7, developed on Kafka) a bracketed context opening the message is one value
+# whole, and a closing '.' after a word is part of the message: Kafka GA 0.779 -> 0.844 on both
+# scorers, precision 1.000 kept; 168 Kafka lines and 12 Cups message lines change group (Cups'
+# scores unchanged), none of any other readable system, the sealed ones identical. Averages
+# over the 35: GA 0.8323 / 0.8350. GA floors 0.001 below.
 # Then the lead's result codes (a number of at most three digits after an outcome's name and `=`
 # is a code; written from unseen8's class summary of Slapd, whose lines were not read): Slapd
-# precision 0.361 -> 0.600 (GA 0.300 -> 0.444). Averages over the 35 (lead15 on main 51367e2):
-# GA 0.833 / 0.836, precision 0.978 / 0.977, F1 0.937 / 0.938, reduction 0.924 / 0.924.
+# precision 0.361 -> 0.600 (GA 0.300 -> 0.444). Averages over the 35 (lead15 merged with main c9fcaac):
+# GA 0.836 / 0.839, precision 0.978 / 0.977, F1 0.937 / 0.938, reduction 0.924 / 0.925.
 # Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.977, "GA": 0.832, "F1": 0.936, "reduction": 0.923},
-    "whole line": {"precision": 0.976, "GA": 0.835, "F1": 0.937, "reduction": 0.923},
+    "message": {"precision": 0.977, "GA": 0.835, "F1": 0.936, "reduction": 0.923},
+    "whole line": {"precision": 0.976, "GA": 0.838, "F1": 0.937, "reduction": 0.924},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements

@@ -370,6 +370,29 @@ TEST_F(TemplateMatchTest, TheMessageFieldsFirstWordHeadsIt) {
   EXPECT_TRUE(Match("name=\"bob smith\" signed the discovery manager form").accepted);
 }
 
+// In a line of fields with a message field, a name of a few words quoted as another field's
+// value is the context's value, any of its words (`component="discovery manager scrape"` /
+// `"... notify"`); the message field's own text, a text with punctuation (an error's) and a
+// line without a message field keep their words.
+TEST_F(TemplateMatchTest, AContextFieldsQuotedNameIsAValue) {
+  SetTemplate(
+      "component=\"discovery manager scrape\" msg=\"Discoverer channel closed\" provider=static/0");
+  EXPECT_TRUE(Match("component=\"discovery manager notify\" msg=\"Discoverer channel closed\" "
+                    "provider=static/0")
+                  .accepted);
+  SetTemplate("msg=\"discovery manager scrape\" component=\"rule manager\" provider=static/0");
+  const MatchResult text =
+      Match("msg=\"discovery manager notify\" component=\"rule manager\" provider=static/0");
+  EXPECT_FALSE(text.accepted);
+  EXPECT_EQ(text.reason, MatchReason::kPlainWordOutOfContext);
+  SetTemplate("err=\"dial tcp: connection reset\" msg=\"Scrape failed\" target=http://h:1/m");
+  EXPECT_FALSE(
+      Match("err=\"dial tcp: connection aborted\" msg=\"Scrape failed\" target=http://h:1/m")
+          .accepted);
+  SetTemplate("component=\"discovery manager scrape\" went away from the cluster");
+  EXPECT_FALSE(Match("component=\"discovery manager notify\" went away from the cluster").accepted);
+}
+
 // A changed word right after a value key that both sides write the same way needs, besides
 // the key, one more agreeing word (a short line: `user bob authenticated`); after a key
 // written otherwise (`address:` / `address space`) it needs two, as any changed word.
@@ -753,17 +776,17 @@ TEST_F(TemplateMatchTest, NameBeforeOtherParenthesesStaysAWord) {
 }
 
 // A bracketed text that opens a message names its context (a thread, or a component and its
-// instance): one slot whatever its words, after the component's name, so one message of two
-// threads or two instances is one event.
+// instance): one slot whatever its words, so one message of two threads, two components or two
+// instances is one event.
 TEST_F(TemplateMatchTest, LeadingBracketedContextIsOneSlot) {
   PreparedLine a;
   const std::string ma =
       "[LogLoader partition=orders-0, dir=/tmp/data] Reloading from producer snapshot at 12";
   PrepareLine(tokenizer_, matcher_, true, ma, a);
-  ASSERT_EQ(a.tokens.size(), 8u);
-  EXPECT_EQ(ma.substr(a.tokens[0].offset, a.tokens[0].length), "LogLoader");
-  EXPECT_EQ(ma.substr(a.tokens[1].offset, a.tokens[1].length), "partition=orders-0, dir=/tmp/data");
-  EXPECT_EQ(a.tokens[1].cls, TokenClass::kPath);
+  ASSERT_EQ(a.tokens.size(), 7u);
+  EXPECT_EQ(ma.substr(a.tokens[0].offset, a.tokens[0].length),
+            "LogLoader partition=orders-0, dir=/tmp/data");
+  EXPECT_EQ(a.tokens[0].cls, TokenClass::kPath);
   SetTemplate(ma);
   EXPECT_TRUE(Match("[LogLoader partition=__cluster_metadata-0, dir=/tmp/data] Reloading from "
                     "producer snapshot at 0")
@@ -774,9 +797,27 @@ TEST_F(TemplateMatchTest, LeadingBracketedContextIsOneSlot) {
   // The words after the context tell two messages apart.
   EXPECT_FALSE(Match("[raft-expiration-reaper]: Stopped").accepted);
   EXPECT_FALSE(Match("[raft-expiration-reaper]: Shutting down").accepted);
-  // A thread's bracket and a component's are two writers (`Shutting down` / `Shutting down.`).
+  // A thread's bracket and a component's are one slot.
   SetTemplate("[broker-1-to-controller-heartbeat-channel-manager]: Shutting down");
+  EXPECT_TRUE(Match("[ReplicaManager broker=1] Shutting down").accepted);
+  EXPECT_TRUE(Match("[SocketServer listenerType=BROKER, nodeId=1] Shutting down").accepted);
+  // The closing '.' tells two writers apart (`Shutting down` / `Shutting down.`).
   EXPECT_FALSE(Match("[TransactionCoordinator id=1] Shutting down.").accepted);
+  SetTemplate("[GroupCoordinator 1]: Shutting down.");
+  EXPECT_TRUE(Match("[TransactionCoordinator id=1] Shutting down.").accepted);
+}
+
+// A message that closes with a '.' right after a word and one that closes with the word alone
+// are two format strings; a '.' inside the message, or after a value, changes nothing.
+TEST_F(TemplateMatchTest, ClosingPeriodAfterAWordIsPartOfTheMessage) {
+  SetTemplate("Log manager shutting down.");
+  EXPECT_TRUE(Match("Log manager shutting down. ").accepted);
+  EXPECT_FALSE(Match("Log manager shutting down").accepted);
+  SetTemplate("Recovered 3 segments for orders-0.");
+  EXPECT_TRUE(Match("Recovered 12 segments for payments-1.").accepted);
+  SetTemplate("Loaded config. Starting the log cleaner");
+  EXPECT_TRUE(Match("Loaded config. Starting the log cleaner").accepted);
+  EXPECT_FALSE(Match("Loaded config. Starting the log cleaner.").accepted);
 }
 
 // The nearest brackets that stay tokens: one holding a protected word, one name in capitals
