@@ -191,6 +191,31 @@ bool FieldValue(std::string_view message, const Token& t) {
   return t.offset > 0 && message[t.offset - 1] == '=';
 }
 
+// Does a field's name name an outcome (`err`, `rc`, `status`, `exit_code`, `result`)? Its
+// value is one of a handful of codes, each another outcome: an enumeration, however variable
+// a number looks (a failed bind's `err=49` among good binds' `err=0`).
+bool NamesOutcome(std::string_view k) {
+  const auto ends_with = [&](std::string_view suffix) {
+    if (k.size() < suffix.size()) return false;
+    for (std::size_t j = 0; j < suffix.size(); ++j) {
+      if ((k[k.size() - suffix.size() + j] | 0x20) != suffix[j]) return false;
+    }
+    return true;
+  };
+  const auto is = [&](std::string_view name) { return k.size() == name.size() && ends_with(name); };
+  return ends_with("status") || ends_with("code") || ends_with("error") || is("err") ||
+         is("errno") || is("rc") || is("ret") || is("retval") || is("result") || is("reason") ||
+         is("exit");
+}
+
+// A result code as a field's value: a number of at most three digits right after `=` and a
+// name that names an outcome (NamesOutcome).
+bool IsResultCode(std::string_view message, const Token& t, const Token& key) {
+  return t.cls == TokenClass::kInteger && t.length <= 3 && key.cls == TokenClass::kWord &&
+         key.offset + key.length + 1 == t.offset && message[t.offset - 1] == '=' &&
+         NamesOutcome(message.substr(key.offset, key.length));
+}
+
 }  // namespace
 
 std::string_view FieldValueGap(std::string_view message, const Token& key, const Token& value) {
@@ -712,9 +737,11 @@ std::size_t CollapseCounterLists(std::string_view message, std::size_t begin,
   const auto count_class = [&](std::size_t k) {
     return ((kCountClasses >> static_cast<unsigned>(tokens[k + 1].cls)) & 1u) != 0;
   };
+  // An outcome's code (`err=0`: NamesOutcome) is no count: its run is a record's fields.
   const auto count_at = [&](std::size_t k) {
     const Token& v = tokens[k + 1];
-    return count_class(k) && IsCount(message.substr(v.offset, v.length));
+    return count_class(k) && IsCount(message.substr(v.offset, v.length)) &&
+           !NamesOutcome(message.substr(tokens[k].offset, tokens[k].length));
   };
   // Does a field follow the field at k with only white space and commas between?
   const auto next_field = [&](std::size_t k) {
@@ -1212,6 +1239,10 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
         anchors += lt.length != 0;
       } else if (!(flags & kVaried) && lt.cls != TokenClass::kEmpty &&  // no text to show
                  message.substr(lt.offset, lt.length) != gmsg.substr(gt.offset, gt.length)) {
+        // Another outcome's code (`err=49` where the group's lines said `err=0`).
+        if (i > 0 && IsResultCode(message, lt, line.tokens[i - 1]) &&
+            IsResultCode(gmsg, gt, g.token(i - 1)))
+          return Reject(MatchReason::kProtectedWordDiffers, i);
         marks_.push_back({pos, kVaried});
       }
       continue;

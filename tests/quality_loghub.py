@@ -276,15 +276,20 @@ FLOOR_PRECISION_EACH = 0.98
 # scorers, precision 1.000 kept; 168 Kafka lines and 12 Cups message lines change group (Cups'
 # scores unchanged), none of any other readable system, the sealed ones identical. Averages
 # over the 35: GA 0.8323 / 0.8350. GA floors 0.001 below.
+# Then the lead's result codes (a number of at most three digits after an outcome's name and `=`
+# is a code; written from unseen8's class summary of Slapd, whose lines were not read): Slapd
+# precision 0.361 -> 0.600 (GA 0.300 -> 0.444). Averages over the 35 (lead15 merged with main c9fcaac):
+# GA 0.836 / 0.839, precision 0.978 / 0.977, F1 0.937 / 0.938, reduction 0.924 / 0.925.
+# Floors 0.001 below.
 # Then (branch splits7, developed on Kafka and Placement, Cups read for its guard) a line of one
 # setting alone, `name = value`, is a settings dump's row, one event: Kafka GA 0.844 -> 0.869,
 # Placement 0.925 -> 0.957 (message) / 0.930 -> 0.962 (whole line), precision 1.000 kept; 51 and
 # 63 lines change group on each input, none of any other readable system, the sealed ones
-# identical. Averages over the 35: GA 0.8340 / 0.8367, F1 0.9341 / 0.9345, reduction 0.9259 /
-# 0.9257. Floors 0.001 below.
+# identical. Averages over the 35 (with the lead's result codes, main 55fdf37): GA 0.8361 ->
+# 0.8378 / 0.8393 -> 0.8409, F1 0.9389 / 0.9396, reduction 0.9257 / 0.9256. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.970, "GA": 0.833, "F1": 0.933, "reduction": 0.924},
-    "whole line": {"precision": 0.968, "GA": 0.835, "F1": 0.933, "reduction": 0.924},
+    "message": {"precision": 0.977, "GA": 0.836, "F1": 0.937, "reduction": 0.924},
+    "whole line": {"precision": 0.976, "GA": 0.839, "F1": 0.938, "reduction": 0.924},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
@@ -306,10 +311,11 @@ FLOORS_HELD_OUT = {
 # jsonlogs' JSON-line rules split Etcd's over-merges (1.000 on both): its floor 0.001 below.
 # Branch cups split Cups's IPP operations (0.7137 message, 0.6644 whole line): floor 0.001
 # below the lower. Branch kernel's rules (developed on Kernel) split its over-merges (1.000 on
-# both): floor 0.999. Slapd (0.3611 on both), sealed, starts far below it: floor 0.001 below.
+# both): floor 0.999. Slapd (0.3611 on both), sealed, starts far below it: floor 0.001 below;
+# the lead's result codes split its `err=` codes (0.600 on both): floor 0.599.
 FLOOR_PRECISION_HELD_OUT = {"Squid": 0.999, "HAProxy": 0.999, "Placement": 0.993, "Cups": 0.663,
                             "Mosquitto": 0.954, "Etcd": 0.999, "Kernel": 0.999,
-                            "Slapd": 0.360}
+                            "Slapd": 0.599}
 HELD_OUT_SYSTEMS = 35
 
 

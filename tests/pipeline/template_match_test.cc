@@ -161,6 +161,29 @@ TEST_F(TemplateMatchTest, ACodeAloneInBracketsIsNoValue) {
   EXPECT_TRUE(Match("shut down hung fetch while resolving 'com/NS/IN'").accepted);
 }
 
+// A number of at most three digits after `=` and a name that names an outcome (err, rc,
+// status, a name ending in code or error) is a result code: another code is another outcome,
+// even inside a run of `name=count` fields; any other number there is a value.
+TEST_F(TemplateMatchTest, AResultCodeIsNoValue) {
+  SetTemplate("conn=1000 op=0 RESULT tag=97 err=0 qtime=0.000012 etime=0.000100 text=");
+  MatchResult r = Match("conn=1001 op=3 RESULT tag=97 err=49 qtime=0.000013 etime=0.000107 text=");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kProtectedWordDiffers);
+  SetTemplate("child 4121 exited rc=0 after 3 s");
+  EXPECT_FALSE(Match("child 4188 exited rc=1 after 9 s").accepted);
+  SetTemplate("request done exit_code=0 bytes=120");
+  EXPECT_FALSE(Match("request done exit_code=2 bytes=120").accepted);
+  // The nearest values: the same code with other numbers changed, a number after another
+  // name, and a long number after an outcome's name (not a code of a handful).
+  SetTemplate("conn=1000 op=0 RESULT tag=97 err=0 qtime=0.000012 etime=0.000100 text=");
+  EXPECT_TRUE(Match("conn=1001 op=3 RESULT tag=97 err=0 qtime=0.000013 etime=0.000107 text=")
+                  .accepted);
+  SetTemplate("session opened uid=0 tries=1 by cron");
+  EXPECT_TRUE(Match("session opened uid=1000 tries=3 by cron").accepted);
+  SetTemplate("request done result=20481 bytes=120");
+  EXPECT_TRUE(Match("request done result=73312 bytes=120").accepted);
+}
+
 // After a key word a verb's past form says what happened to the thing the key names
 // (`Job released` / `Job purged`): another event, not the key's value; a name there is one.
 TEST_F(TemplateMatchTest, APastFormAfterAKeyIsNoValue) {
