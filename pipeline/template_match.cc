@@ -870,15 +870,20 @@ std::size_t CollapseNativeCallSite(std::string_view message, std::size_t i,
   return object;
 }
 
+// Can `c` begin a unit of data (B, or a prefix: k K M G T P E)? One test of a mask.
+constexpr bool MayBeginDataUnit(char c) {
+  constexpr std::uint64_t kInitials =
+      1ULL << ('B' - 'B') | 1ULL << ('E' - 'B') | 1ULL << ('G' - 'B') | 1ULL << ('K' - 'B') |
+      1ULL << ('M' - 'B') | 1ULL << ('P' - 'B') | 1ULL << ('T' - 'B') | 1ULL << ('k' - 'B');
+  return c >= 'B' && c <= 'k' && ((kInitials >> (c - 'B')) & 1) != 0;
+}
+
 // A unit of data written after a size, as human-readable sizes print one whatever their
 // magnitude: `B`, `KB`, `kB`, `KiB`, `MB`, `MiB`, `GB`..., or a rate of it per second (`MB/s`,
 // `KiB/sec`).
 bool IsDataUnit(std::string_view w) {
-  std::size_t k = 0;
-  if (k < w.size() && std::string_view("kKMGTPE").find(w[k]) != std::string_view::npos) {
-    ++k;
-    if (k < w.size() && w[k] == 'i') ++k;
-  }
+  std::size_t k = w[0] == 'B' ? 0 : 1;  // past a prefix (MayBeginDataUnit(w[0]) holds)
+  if (k == 1 && k < w.size() && w[k] == 'i') ++k;
   if (k >= w.size() || w[k] != 'B') return false;
   const std::string_view rate = w.substr(k + 1);
   return rate.empty() || rate == "/s" || rate == "/sec";
@@ -886,17 +891,14 @@ bool IsDataUnit(std::string_view w) {
 
 // A size written with its unit (`1.00 MiB`, `121.00 B`, `9.87 MiB/sec`) is one value: the
 // unit changes with the magnitude, as a duration's does, so `12.05 KiB` and `1.00 MiB` are
-// one slot. tokens[i] is a number; when a unit of data follows it after one blank, the two
-// become one token of a size's kind (a float's class, hashed apart from a bare number: a line
-// that writes a unit is not one that writes none). True when collapsed.
+// one slot. tokens[i] is a number and tokens[i + 1] a word one blank after it that begins as a
+// unit of data may (MayBeginDataUnit); when it is one, the two become one token of a size's
+// kind (a float's class, hashed apart from a bare number: a line that writes a unit is not
+// one that writes none). True when collapsed.
 bool CollapseSize(std::string_view message, std::size_t i, std::vector<Token>& tokens,
                   std::vector<std::uint64_t>& hashes) {
   const Token& unit = tokens[i + 1];
-  const std::size_t end = tokens[i].offset + tokens[i].length;
-  if (unit.cls != TokenClass::kWord || unit.offset != end + 1 || message[end] != ' ' ||
-      unit.length > 7 || !IsDataUnit(message.substr(unit.offset, unit.length))) {
-    return false;
-  }
+  if (unit.length > 7 || !IsDataUnit(message.substr(unit.offset, unit.length))) return false;
   tokens[i].length = unit.offset + unit.length - tokens[i].offset;
   tokens[i].cls = TokenClass::kFloat;
   constexpr std::uint64_t kSizeSalt = 0x73697a65ULL;  // "size"
@@ -904,6 +906,13 @@ bool CollapseSize(std::string_view message, std::size_t i, std::vector<Token>& t
   tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(i + 1));
   hashes.erase(hashes.begin() + static_cast<std::ptrdiff_t>(i + 1));
   return true;
+}
+
+// Is tokens[i] (a number) followed, one blank after it, by a word that may be a unit of data?
+bool BeforeUnit(std::string_view message, const std::vector<Token>& tokens, std::size_t i) {
+  const std::size_t end = tokens[i].offset + tokens[i].length;
+  return i + 1 < tokens.size() && tokens[i + 1].offset == end + 1 && message[end] == ' ' &&
+         MayBeginDataUnit(message[end + 1]) && tokens[i + 1].cls == TokenClass::kWord;
 }
 
 // A bracketed text that opens a message (after its header) names the message's context: a
@@ -1004,7 +1013,9 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   // are made one token each in the same pass, up to the first list: the byte right after a
   // value, a blank or a ')', says which may end there.
   bool call_sites = false, counters = false;
-  if (tokens.size() >= 2 && IsNumber(tokens[0].cls)) CollapseSize(message, 0, tokens, hashes);
+  if (!tokens.empty() && IsNumber(tokens[0].cls) && BeforeUnit(message, tokens, 0)) {
+    CollapseSize(message, 0, tokens, hashes);
+  }
   const Token* t = tokens.data();
   std::size_t n = tokens.size();
   std::size_t start = 1;
@@ -1012,7 +1023,7 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
     if (!IsVariableClass(t[start].cls)) continue;
     if (const std::size_t end = t[start].offset + t[start].length; end < message.size()) {
       if (message[end] == ' ') {
-        if (IsNumber(t[start].cls) && start + 1 < n && t[start + 1].cls == TokenClass::kWord &&
+        if (IsNumber(t[start].cls) && BeforeUnit(message, tokens, start) &&
             CollapseSize(message, start, tokens, hashes)) {
           t = tokens.data();
           n = tokens.size();

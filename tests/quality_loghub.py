@@ -260,9 +260,15 @@ FLOOR_PRECISION_EACH = 0.98
 # (whole line), precision 0.981 / 1.000 / 1.000 on both. Averages over the 34 (main 396a1f3):
 # GA 0.8453 / 0.8480, precision 0.9709 / 0.9694, F1 0.9337 / 0.9343, reduction 0.9235 /
 # 0.9238. Floors 0.001 below.
+# Then (branch clickhouse, developed on ClickHouse, unsealed for it) a native stack frame's call
+# site (`libc.so.6(+0x891f5)`) is one value and a size with its unit of data (`1.00 MiB` /
+# `121.00 B`) one value whatever the unit: ClickHouse GA 0.6020 -> 0.8805 (message), 0.5740 ->
+# 0.8525 (whole line), precision 1.000; no line of any other readable system changes group, the
+# sealed ones score identically. Averages over the 34: GA 0.8535 / 0.8562, precision 0.9709 /
+# 0.9694, F1 0.9373 / 0.9380, reduction 0.9240 / 0.9242. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.969, "GA": 0.844, "F1": 0.932, "reduction": 0.922},
-    "whole line": {"precision": 0.968, "GA": 0.847, "F1": 0.933, "reduction": 0.922},
+    "message": {"precision": 0.969, "GA": 0.852, "F1": 0.936, "reduction": 0.923},
+    "whole line": {"precision": 0.968, "GA": 0.855, "F1": 0.937, "reduction": 0.923},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
