@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "pipeline/byte_blocks.h"
 #include "pipeline/fingerprinter.h"
@@ -201,6 +202,31 @@ bool NamesField(std::string_view message, const Token& t) {
 // A word written right after a key's '=' (`cmd=get`): the value of a named field.
 bool FieldValue(std::string_view message, const Token& t) {
   return t.offset > 0 && message[t.offset - 1] == '=';
+}
+
+// Does a field's name name an outcome (`err`, `rc`, `status`, `exit_code`, `result`)? Its
+// value is one of a handful of codes, each another outcome: an enumeration, however variable
+// a number looks (a failed bind's `err=49` among good binds' `err=0`).
+bool NamesOutcome(std::string_view k) {
+  const auto ends_with = [&](std::string_view suffix) {
+    if (k.size() < suffix.size()) return false;
+    for (std::size_t j = 0; j < suffix.size(); ++j) {
+      if ((k[k.size() - suffix.size() + j] | 0x20) != suffix[j]) return false;
+    }
+    return true;
+  };
+  const auto is = [&](std::string_view name) { return k.size() == name.size() && ends_with(name); };
+  return ends_with("status") || ends_with("code") || ends_with("error") || is("err") ||
+         is("errno") || is("rc") || is("ret") || is("retval") || is("result") || is("reason") ||
+         is("exit");
+}
+
+// A result code as a field's value: a number of at most three digits right after `=` and a
+// name that names an outcome (NamesOutcome).
+bool IsResultCode(std::string_view message, const Token& t, const Token& key) {
+  return t.cls == TokenClass::kInteger && t.length <= 3 && key.cls == TokenClass::kWord &&
+         key.offset + key.length + 1 == t.offset && message[t.offset - 1] == '=' &&
+         NamesOutcome(message.substr(key.offset, key.length));
 }
 
 }  // namespace
@@ -513,6 +539,47 @@ bool NamesNoValue(std::string_view message, const Token& t) {
   return IsBracketedCode(message, t) || IsKindAfterFor(message, t);
 }
 
+// Does the line hold a message field (`msg=`, `message=` at its start or after a blank)?
+bool HoldsMessageField(std::string_view m) {
+  for (const std::string_view key : {std::string_view("msg="), std::string_view("message=")}) {
+    for (std::size_t p = m.find(key); p != std::string_view::npos; p = m.find(key, p + 1)) {
+      if (p == 0 || m[p - 1] == ' ' || m[p - 1] == '\t') return true;
+    }
+  }
+  return false;
+}
+
+// Is the token at `at` inside a name of a few words that a field other than the message
+// gives in double quotes (`component="discovery manager scrape"`), in a line of fields that
+// has a message field? Structured logs write the event's text in the message field and its
+// context in the others: such a name is the context's value, each of its words a value.
+bool InContextName(std::string_view m, std::size_t at) {
+  // Most lines hold no quote before the word: one memchr says so.
+  if (at < 2 || std::memchr(m.data(), '"', at) == nullptr) return false;
+  const std::size_t open = m.rfind('"', at - 1);
+  if (open == std::string_view::npos || open == 0 || m[open - 1] != '=') return false;
+  const std::size_t close = NextQuote(m, at, false);
+  if (close == std::string_view::npos) return false;
+  // A name: at most three words of letters, digits, '-', '_', '.' and '/'.
+  int words = 1;
+  for (std::size_t p = open + 1; p < close; ++p) {
+    const char c = m[p];
+    if (c == ' ') {
+      if (p == open + 1 || p + 1 == close || m[p - 1] == ' ' || ++words > 3) return false;
+    } else if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c >= '0' && c <= '9') && c != '-' &&
+               c != '_' && c != '.' && c != '/') {
+      return false;
+    }
+  }
+  std::size_t key = open - 1;
+  while (key > 0 && ((m[key - 1] >= 'a' && m[key - 1] <= 'z') || m[key - 1] == '_' ||
+                     m[key - 1] == '.' || (m[key - 1] >= '0' && m[key - 1] <= '9'))) {
+    --key;
+  }
+  if (key == open - 1 || IsMessageKey(m.substr(key, open - 1 - key))) return false;
+  return HoldsMessageField(m);
+}
+
 // Does the double quote at `p` open the value of a JSON object's message field, the key every
 // JSON logging library writes the message under (`"msg":"` as zap, bunyan, pino, logrus and
 // slog do, `"message":"` as ECS and log4j's JSON layout do)?
@@ -683,9 +750,11 @@ std::size_t CollapseCounterLists(std::string_view message, std::size_t begin,
   const auto count_class = [&](std::size_t k) {
     return ((kCountClasses >> static_cast<unsigned>(tokens[k + 1].cls)) & 1u) != 0;
   };
+  // An outcome's code (`err=0`: NamesOutcome) is no count: its run is a record's fields.
   const auto count_at = [&](std::size_t k) {
     const Token& v = tokens[k + 1];
-    return count_class(k) && IsCount(message.substr(v.offset, v.length));
+    return count_class(k) && IsCount(message.substr(v.offset, v.length)) &&
+           !NamesOutcome(message.substr(tokens[k].offset, tokens[k].length));
   };
   // Does a field follow the field at k with only white space and commas between?
   const auto next_field = [&](std::size_t k) {
@@ -822,6 +891,9 @@ void CollapseCallSites(std::string_view message, std::size_t first, std::vector<
   hashes.resize(kept);
 }
 
+// Marks a word's hash when a '.' closes the message right after it (see PrepareLine).
+constexpr std::uint64_t kClosingPeriodMark = 0x2e2e2e2e2e2e2e2eULL;
+
 // A native stack frame's call site as glibc's backtrace_symbols (and most native unwinders)
 // writes it: an object (a library's path or a program's name), then right after it in
 // parentheses a symbol or nothing and a `+0x` offset (`libc.so.6(+0x891f5)`,
@@ -902,7 +974,10 @@ bool CollapseSize(std::string_view message, std::size_t i, std::vector<Token>& t
   tokens[i].length = unit.offset + unit.length - tokens[i].offset;
   tokens[i].cls = TokenClass::kFloat;
   constexpr std::uint64_t kSizeSalt = 0x73697a65ULL;  // "size"
-  hashes[i] = Fingerprinter::TokenHash(message, tokens[i]) ^ kSizeSalt;
+  // A '.' closing the message after the unit marked the unit's hash: the size keeps it.
+  const std::uint64_t closing =
+      hashes[i + 1] != Fingerprinter::TokenHash(message, unit) ? kClosingPeriodMark : 0;
+  hashes[i] = Fingerprinter::TokenHash(message, tokens[i]) ^ kSizeSalt ^ closing;
   tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(i + 1));
   hashes.erase(hashes.begin() + static_cast<std::ptrdiff_t>(i + 1));
   return true;
@@ -918,12 +993,12 @@ bool BeforeUnit(std::string_view message, const std::vector<Token>& tokens, std:
 // A bracketed text that opens a message (after its header) names the message's context: a
 // thread, or a component with its instance (`[raft-expiration-reaper]: Starting`,
 // `[LogLoader partition=orders-0, dir=/data] Loading ...`). Like a quoted text it is one value
-// whatever its words, of a path's kind (where in the program), after at most one plain word
-// that heads it and stays a word of its own: the component's name, so a thread's bracket and
-// a component's are not one slot (two writers of `Shutting down` and `Shutting down.`, two
-// format strings, keep apart). A bracket of one token (a thread's name) is one value whole.
-// A bracket holding a protected word (`[error]`) or a name in capitals (`[OK]`, `[UFW BLOCK]`:
-// an enumeration's constants) keeps its tokens, and so does a message that is only the bracket.
+// whatever its words, of a path's kind (where in the program): a thread's bracket and a
+// component's are one slot, so one message written in two contexts is one event (two writers
+// of `Shutting down` and `Shutting down.` are told apart by the closing '.', see
+// PrepareLine). A bracket holding a protected word (`[error]`) or a name in capitals (`[OK]`,
+// `[UFW BLOCK]`: an enumeration's constants; not as a field's value, `[SocketServer
+// listenerType=BROKER]`) keeps its tokens, and so does a message that is only the bracket.
 void CollapseLeadingContext(const TemplateMatcher& matcher, std::string_view message,
                             std::size_t body, std::vector<Token>& tokens,
                             std::vector<std::uint64_t>& hashes) {
@@ -942,17 +1017,18 @@ void CollapseLeadingContext(const TemplateMatcher& matcher, std::string_view mes
   for (std::size_t k = 0; k < end; ++k) {
     if (tokens[k].cls != TokenClass::kWord) continue;
     const std::string_view w = message.substr(tokens[k].offset, tokens[k].length);
-    if (TemplateMatcher::IsConstantName(w) || matcher.IsProtectedWord(w)) return;
+    // A field's value (`listenerType=BROKER`) is the instance's, not the message's constant.
+    if ((TemplateMatcher::IsConstantName(w) && message[tokens[k].offset - 1] != '=') ||
+        matcher.IsProtectedWord(w)) {
+      return;
+    }
   }
-  const std::size_t from = end >= 2 && tokens[0].cls == TokenClass::kWord ? 1 : 0;
   const Token& last = tokens[end - 1];
-  tokens[from].length = last.offset + last.length - tokens[from].offset;
-  tokens[from].cls = TokenClass::kPath;
-  hashes[from] = Fingerprinter::TokenHash(message, tokens[from]);
-  tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(from + 1),
-               tokens.begin() + static_cast<std::ptrdiff_t>(end));
-  hashes.erase(hashes.begin() + static_cast<std::ptrdiff_t>(from + 1),
-               hashes.begin() + static_cast<std::ptrdiff_t>(end));
+  tokens[0].length = last.offset + last.length - tokens[0].offset;
+  tokens[0].cls = TokenClass::kPath;
+  hashes[0] = Fingerprinter::TokenHash(message, tokens[0]);
+  tokens.erase(tokens.begin() + 1, tokens.begin() + static_cast<std::ptrdiff_t>(end));
+  hashes.erase(hashes.begin() + 1, hashes.begin() + static_cast<std::ptrdiff_t>(end));
 }
 
 }  // namespace
@@ -978,6 +1054,18 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
     for (Token& t : tokens) t.offset += out.header.body;
   }
   Fingerprinter::TokenHashes(message, tokens, hashes);
+  // A message that closes with a '.' right after a word (`Shutting down.`) and one that closes
+  // with the word alone (`Shutting down`) come from two format strings: a program writes the
+  // same closing punctuation after its constant words every time. The '.' is no token, so it
+  // marks the last word's hash (its text, which protected words and shapes read, is kept).
+  if (!tokens.empty()) {
+    const Token& last = tokens.back();
+    const std::size_t after = last.offset + last.length;
+    if (after < message.size() && message[after] == '.' && last.cls == TokenClass::kWord &&
+        message.find_first_not_of(" \t", after + 1) == std::string_view::npos) {
+      hashes.back() ^= kClosingPeriodMark;
+    }
+  }
   CollapseQuotedText(matcher, message, out.header.body, out.header.quoted, tokens, hashes);
   // Most messages open with no bracket: one byte read decides (blanks before it are rare).
   if (const std::size_t body = out.header.body;
@@ -1185,6 +1273,7 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
       return !NamesNoValue(line.message, t);
     }
   }
+  if (InContextName(line.message, t.offset)) return true;
   if (i == 0) return false;
   const Token& prev = line.tokens[i - 1];
   return value_keys_.Contains(line.message.substr(prev.offset, prev.length)) &&
@@ -1227,6 +1316,10 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
         anchors += lt.length != 0;
       } else if (!(flags & kVaried) && lt.cls != TokenClass::kEmpty &&  // no text to show
                  message.substr(lt.offset, lt.length) != gmsg.substr(gt.offset, gt.length)) {
+        // Another outcome's code (`err=49` where the group's lines said `err=0`).
+        if (i > 0 && IsResultCode(message, lt, line.tokens[i - 1]) &&
+            IsResultCode(gmsg, gt, g.token(i - 1)))
+          return Reject(MatchReason::kProtectedWordDiffers, i);
         marks_.push_back({pos, kVaried});
       }
       continue;

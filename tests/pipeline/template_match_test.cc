@@ -161,6 +161,29 @@ TEST_F(TemplateMatchTest, ACodeAloneInBracketsIsNoValue) {
   EXPECT_TRUE(Match("shut down hung fetch while resolving 'com/NS/IN'").accepted);
 }
 
+// A number of at most three digits after `=` and a name that names an outcome (err, rc,
+// status, a name ending in code or error) is a result code: another code is another outcome,
+// even inside a run of `name=count` fields; any other number there is a value.
+TEST_F(TemplateMatchTest, AResultCodeIsNoValue) {
+  SetTemplate("conn=1000 op=0 RESULT tag=97 err=0 qtime=0.000012 etime=0.000100 text=");
+  MatchResult r = Match("conn=1001 op=3 RESULT tag=97 err=49 qtime=0.000013 etime=0.000107 text=");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kProtectedWordDiffers);
+  SetTemplate("child 4121 exited rc=0 after 3 s");
+  EXPECT_FALSE(Match("child 4188 exited rc=1 after 9 s").accepted);
+  SetTemplate("request done exit_code=0 bytes=120");
+  EXPECT_FALSE(Match("request done exit_code=2 bytes=120").accepted);
+  // The nearest values: the same code with other numbers changed, a number after another
+  // name, and a long number after an outcome's name (not a code of a handful).
+  SetTemplate("conn=1000 op=0 RESULT tag=97 err=0 qtime=0.000012 etime=0.000100 text=");
+  EXPECT_TRUE(Match("conn=1001 op=3 RESULT tag=97 err=0 qtime=0.000013 etime=0.000107 text=")
+                  .accepted);
+  SetTemplate("session opened uid=0 tries=1 by cron");
+  EXPECT_TRUE(Match("session opened uid=1000 tries=3 by cron").accepted);
+  SetTemplate("request done result=20481 bytes=120");
+  EXPECT_TRUE(Match("request done result=73312 bytes=120").accepted);
+}
+
 // After a key word a verb's past form says what happened to the thing the key names
 // (`Job released` / `Job purged`): another event, not the key's value; a name there is one.
 TEST_F(TemplateMatchTest, APastFormAfterAKeyIsNoValue) {
@@ -345,6 +368,29 @@ TEST_F(TemplateMatchTest, TheMessageFieldsFirstWordHeadsIt) {
   EXPECT_EQ(r.position, 1u);
   SetTemplate("name=\"alice smith\" signed the discovery manager form");
   EXPECT_TRUE(Match("name=\"bob smith\" signed the discovery manager form").accepted);
+}
+
+// In a line of fields with a message field, a name of a few words quoted as another field's
+// value is the context's value, any of its words (`component="discovery manager scrape"` /
+// `"... notify"`); the message field's own text, a text with punctuation (an error's) and a
+// line without a message field keep their words.
+TEST_F(TemplateMatchTest, AContextFieldsQuotedNameIsAValue) {
+  SetTemplate(
+      "component=\"discovery manager scrape\" msg=\"Discoverer channel closed\" provider=static/0");
+  EXPECT_TRUE(Match("component=\"discovery manager notify\" msg=\"Discoverer channel closed\" "
+                    "provider=static/0")
+                  .accepted);
+  SetTemplate("msg=\"discovery manager scrape\" component=\"rule manager\" provider=static/0");
+  const MatchResult text =
+      Match("msg=\"discovery manager notify\" component=\"rule manager\" provider=static/0");
+  EXPECT_FALSE(text.accepted);
+  EXPECT_EQ(text.reason, MatchReason::kPlainWordOutOfContext);
+  SetTemplate("err=\"dial tcp: connection reset\" msg=\"Scrape failed\" target=http://h:1/m");
+  EXPECT_FALSE(
+      Match("err=\"dial tcp: connection aborted\" msg=\"Scrape failed\" target=http://h:1/m")
+          .accepted);
+  SetTemplate("component=\"discovery manager scrape\" went away from the cluster");
+  EXPECT_FALSE(Match("component=\"discovery manager notify\" went away from the cluster").accepted);
 }
 
 // A changed word right after a value key that both sides write the same way needs, besides
@@ -790,17 +836,17 @@ TEST_F(TemplateMatchTest, NameBeforeOtherParenthesesStaysAWord) {
 }
 
 // A bracketed text that opens a message names its context (a thread, or a component and its
-// instance): one slot whatever its words, after the component's name, so one message of two
-// threads or two instances is one event.
+// instance): one slot whatever its words, so one message of two threads, two components or two
+// instances is one event.
 TEST_F(TemplateMatchTest, LeadingBracketedContextIsOneSlot) {
   PreparedLine a;
   const std::string ma =
       "[LogLoader partition=orders-0, dir=/tmp/data] Reloading from producer snapshot at 12";
   PrepareLine(tokenizer_, matcher_, true, ma, a);
-  ASSERT_EQ(a.tokens.size(), 8u);
-  EXPECT_EQ(ma.substr(a.tokens[0].offset, a.tokens[0].length), "LogLoader");
-  EXPECT_EQ(ma.substr(a.tokens[1].offset, a.tokens[1].length), "partition=orders-0, dir=/tmp/data");
-  EXPECT_EQ(a.tokens[1].cls, TokenClass::kPath);
+  ASSERT_EQ(a.tokens.size(), 7u);
+  EXPECT_EQ(ma.substr(a.tokens[0].offset, a.tokens[0].length),
+            "LogLoader partition=orders-0, dir=/tmp/data");
+  EXPECT_EQ(a.tokens[0].cls, TokenClass::kPath);
   SetTemplate(ma);
   EXPECT_TRUE(Match("[LogLoader partition=__cluster_metadata-0, dir=/tmp/data] Reloading from "
                     "producer snapshot at 0")
@@ -811,9 +857,27 @@ TEST_F(TemplateMatchTest, LeadingBracketedContextIsOneSlot) {
   // The words after the context tell two messages apart.
   EXPECT_FALSE(Match("[raft-expiration-reaper]: Stopped").accepted);
   EXPECT_FALSE(Match("[raft-expiration-reaper]: Shutting down").accepted);
-  // A thread's bracket and a component's are two writers (`Shutting down` / `Shutting down.`).
+  // A thread's bracket and a component's are one slot.
   SetTemplate("[broker-1-to-controller-heartbeat-channel-manager]: Shutting down");
+  EXPECT_TRUE(Match("[ReplicaManager broker=1] Shutting down").accepted);
+  EXPECT_TRUE(Match("[SocketServer listenerType=BROKER, nodeId=1] Shutting down").accepted);
+  // The closing '.' tells two writers apart (`Shutting down` / `Shutting down.`).
   EXPECT_FALSE(Match("[TransactionCoordinator id=1] Shutting down.").accepted);
+  SetTemplate("[GroupCoordinator 1]: Shutting down.");
+  EXPECT_TRUE(Match("[TransactionCoordinator id=1] Shutting down.").accepted);
+}
+
+// A message that closes with a '.' right after a word and one that closes with the word alone
+// are two format strings; a '.' inside the message, or after a value, changes nothing.
+TEST_F(TemplateMatchTest, ClosingPeriodAfterAWordIsPartOfTheMessage) {
+  SetTemplate("Log manager shutting down.");
+  EXPECT_TRUE(Match("Log manager shutting down. ").accepted);
+  EXPECT_FALSE(Match("Log manager shutting down").accepted);
+  SetTemplate("Recovered 3 segments for orders-0.");
+  EXPECT_TRUE(Match("Recovered 12 segments for payments-1.").accepted);
+  SetTemplate("Loaded config. Starting the log cleaner");
+  EXPECT_TRUE(Match("Loaded config. Starting the log cleaner").accepted);
+  EXPECT_FALSE(Match("Loaded config. Starting the log cleaner.").accepted);
 }
 
 // The nearest brackets that stay tokens: one holding a protected word, one name in capitals

@@ -9,11 +9,13 @@ events (GET vs DELETE, 200 vs 500, query[A] vs query[MX]).
                                      lines in their order: the most frequent events are thinned
                                      first, deterministically) plus the labelled csv
   label.py label [DIR]             - re-label every DIR/<Sys>/<Sys>_2k.log (default: here)
+  label.py check [DIR]             - exit 1 if any committed csv is not what the rules give
 
 A line that no rule matches is an error: every line gets a considered label.
 """
 import collections
 import csv
+import io
 import os
 import random
 import re
@@ -1723,7 +1725,7 @@ def cups_event(m):
     for regex, template in CUPS_DUMPS:
         d = regex.fullmatch(rest)
         if d:
-            return (template(d) if callable(template) else template)
+            return prefix + (template(d) if callable(template) else template)
     shape = re.sub(r"\\?\"[^\"]*\\?\"|'[^']*'", V, rest)
     shape = re.sub(r"\b\w+://[^\s)]+", V, shape)
     shape = re.sub(r"(?<![\w<])/[^\s)]*", V, shape)
@@ -1731,7 +1733,7 @@ def cups_event(m):
     shape = CUPS_NAMES.sub(V, shape)
     shape = re.sub(r"[^\s,;()\[\]=]*\d[^\s,;()\[\]]*", V, shape)
     shape = re.sub(r"<\*>(?:[.:,]?<\*>)+", V, shape)
-    return shape
+    return prefix + shape
 
 
 CUPS = System(
@@ -2271,7 +2273,29 @@ DOVECOT = System(
         (r"Disconnected: (.*?) ?top=\d+/\d+, retr=\d+/\d+, del=\d+/\d+, size=\d+",
          lambda m: "Disconnected: %s top=<*>, retr=<*>, del=<*>, size=<*>" % dv_reason(
              m.group(1))),
+        (r"passwd-file\([^)]*\): allow_nets check failed: IP \S+ not in allowed networks",
+         "passwd-file(<*>): allow_nets check failed: IP <*> not in allowed networks"),
         (r"passwd-file\([^)]*\): (.*)", lambda m: "passwd-file(<*>): " + m.group(1)),
+        (r"mkdir\(.*\) failed: Permission denied \(euid=.*\)",
+         "mkdir(<*>) failed: Permission denied (euid=<*> egid=<*> missing +w perm: <*>, dir owned by "
+         "<*> mode=<*>)"),
+        (r"Mailbox \S+: Failed to autocreate mailbox: Internal error occurred\. Refer to server log "
+         r"for more information\. \[.*\]",
+         "Mailbox <*>: Failed to autocreate mailbox: Internal error occurred. Refer to server log "
+         "for more information. [<*>]"),
+        (r"auth client \d+ disconnected with \d+ pending requests: (.*)",
+         lambda m: "auth client <*> disconnected with <*> pending requests: " + m.group(1)),
+        (r"auth-master client: Master requested auth for nonexistent client \d+ \(created \d+ msecs "
+         r"ago, handshake \d+ msecs ago\)",
+         "auth-master client: Master requested auth for nonexistent client <*> (created <*> msecs "
+         "ago, handshake <*> msecs ago)"),
+        (r"auth-master: login: request \[\d+\]: Login auth request failed: (.*?) \(auth connected "
+         r"\d+ msecs ago, request took \d+ msecs, client-pid=\d+ client-id=\d+\)",
+         lambda m: "auth-master: login: request [<*>]: Login auth request failed: %s (auth "
+                   "connected <*> msecs ago, request took <*> msecs, client-pid=<*> client-id=<*>)"
+                   % m.group(1)),
+        (r"Killed with signal (\d+) \(by pid=\d+ uid=\d+ code=(\w+)\)",
+         lambda m: "Killed with signal %s (by pid=<*> uid=<*> code=%s)" % (m.group(1), m.group(2))),
         (r"Dovecot v\S+ \(\w+\) starting up for .* \(core dumps disabled\)",
          "Dovecot v<*> (<*>) starting up for <*> (core dumps disabled)"),
         (r"SIGHUP received - reloading configuration", "SIGHUP received - reloading configuration"),
@@ -2370,16 +2394,24 @@ def label_lines(system, lines):
     return contents, templates, errors
 
 
-def write_csv(path, contents, templates):
+def csv_text(contents, templates):
+    """The labelled csv's text and its number of events."""
     ids = {}
     for t in templates:
         ids.setdefault(t, "E%d" % (len(ids) + 1))
+    out = io.StringIO(newline="")
+    w = csv.writer(out)
+    w.writerow(["LineId", "Content", "EventId", "EventTemplate"])
+    for i, (c, t) in enumerate(zip(contents, templates), 1):
+        w.writerow([i, c, ids[t], t])
+    return out.getvalue(), len(ids)
+
+
+def write_csv(path, contents, templates):
+    text, events = csv_text(contents, templates)
     with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["LineId", "Content", "EventId", "EventTemplate"])
-        for i, (c, t) in enumerate(zip(contents, templates), 1):
-            w.writerow([i, c, ids[t], t])
-    return len(ids)
+        f.write(text)
+    return events
 
 
 def read_lines(path):
@@ -2433,6 +2465,24 @@ def main(argv):
             with open(os.path.join(out_dir, name, name + "_2k.log"), "w", encoding="utf-8") as f:
                 f.write("".join(lines[i] + "\n" for i in keep))
         argv = ["label", out_dir]
+    if argv and argv[0] == "check":
+        # The committed labels must be what the rules give: a rule edited for one system must
+        # not silently relabel another.
+        root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+        differ, checked = [], 0
+        for name, system in SYSTEMS.items():
+            log = os.path.join(root, name, name + "_2k.log")
+            if not os.path.isfile(log):
+                continue
+            checked += 1
+            contents, templates, errors = label_lines(system, read_lines(log))
+            with open(log + "_structured_corrected.csv", newline="", encoding="utf-8") as f:
+                committed = f.read()
+            if errors or csv_text(contents, templates)[0] != committed:
+                differ.append(name)
+        print("labels differ from the rules: " + ", ".join(differ) if differ
+              else "%d systems: every committed label is what label.py gives" % checked)
+        return 1 if differ else 0
     if argv and argv[0] == "label":
         root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.abspath(__file__))
         status = 0
