@@ -1031,6 +1031,54 @@ void CollapseLeadingContext(const TemplateMatcher& matcher, std::string_view mes
   hashes.erase(hashes.begin() + 1, hashes.begin() + static_cast<std::ptrdiff_t>(end));
 }
 
+// A line that is one setting alone, a name, an '=' set off by blanks and its value
+// (`offsets.topic.replication.factor = 1`, `log_color    = False`), is a row of a settings
+// dump: a program prints every option of its configuration through one format string, so the
+// name and the value are each one value (of a path's kind: where in the configuration) and
+// the '=' is the row's word. A name glued to its '=' (`cmd=get`) is a field's; a line of two
+// settings or more (`a = 1 b = 2`) or with words before the name is a message's; and so is a
+// row whose value calls a function (`ret = self._execute(`: a traceback's source line) or
+// reads as prose, going on after a `; ` or closing a number with a sentence's '.' (`Page =
+// 612x792; 18,36 to ...`, `job_canceled = 1.`; a name may end in '.', `prefix = rsm.config.`):
+// they keep their tokens.
+void MarkSettingRow(std::string_view message, std::size_t body, std::vector<Token>& tokens,
+                    std::vector<std::uint64_t>& hashes) {
+  const Token& name = tokens[0];
+  std::size_t p = name.offset + name.length;
+  if (name.cls != TokenClass::kWord || p >= message.size() || message[p] != ' ') return;
+  for (std::size_t k = body; k < name.offset; ++k) {
+    if (message[k] != ' ' && message[k] != '\t') return;
+  }
+  while (p < message.size() && message[p] == ' ') ++p;
+  if (p + 1 >= message.size() || message[p] != '=' || message[p + 1] != ' ') return;
+  const std::string_view value = message.substr(p + 2);
+  if (value.find(" = ") != std::string_view::npos || value.find("; ") != std::string_view::npos) {
+    return;
+  }
+  const std::size_t end = value.find_last_not_of(" \t");
+  if (end == std::string_view::npos ||
+      (end > 0 && value[end] == '.' && value[end - 1] >= '0' && value[end - 1] <= '9')) {
+    return;
+  }
+  for (std::size_t k = 1; k < value.size(); ++k) {
+    if (value[k] == '(' &&
+        (std::isalnum(static_cast<unsigned char>(value[k - 1])) || value[k - 1] == '_')) {
+      return;
+    }
+  }
+  tokens[0].cls = TokenClass::kPath;
+  hashes[0] = Fingerprinter::TokenHash(message, tokens[0]);
+  const Token& last = tokens.back();
+  tokens[1].length = last.offset + last.length - tokens[1].offset;
+  tokens[1].cls = TokenClass::kPath;
+  hashes[1] = hashes[0];
+  tokens.resize(2);
+  hashes.resize(2);
+  const Token equals{static_cast<std::uint32_t>(p), 1, TokenClass::kWord};
+  tokens.insert(tokens.begin() + 1, equals);
+  hashes.insert(hashes.begin() + 1, Fingerprinter::TokenHash(message, equals));
+}
+
 }  // namespace
 
 void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, bool infer_header,
@@ -1072,6 +1120,13 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
       body < message.size() &&
       (message[body] == '[' || message[body] == ' ' || message[body] == '\t')) {
     CollapseLeadingContext(matcher, message, body, tokens, hashes);
+  }
+  // A settings dump's row: most lines' first token is followed by no blank and '='.
+  if (tokens.size() >= 2) {
+    const std::size_t after = tokens[0].offset + tokens[0].length;
+    if (after + 2 < tokens[1].offset && message[after] == ' ') {
+      MarkSettingRow(message, out.header.body, tokens, hashes);
+    }
   }
   out.dashes = MarkEmptyDashes(message, out.header.body, tokens, hashes);
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot

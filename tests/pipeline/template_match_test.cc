@@ -880,6 +880,49 @@ TEST_F(TemplateMatchTest, ClosingPeriodAfterAWordIsPartOfTheMessage) {
   EXPECT_FALSE(Match("Loaded config. Starting the log cleaner.").accepted);
 }
 
+// A line of one setting alone, a name, ' = ' and a value, is a settings dump's row: the name
+// and the value are one value each, so every row of a dump is one event.
+TEST_F(TemplateMatchTest, SettingsDumpRowIsOneEvent) {
+  PreparedLine p;
+  const std::string row = "sasl.enabled.mechanisms = [GSSAPI]";
+  PrepareLine(tokenizer_, matcher_, true, row, p);
+  ASSERT_EQ(p.tokens.size(), 3u);
+  EXPECT_EQ(p.tokens[0].cls, TokenClass::kPath);
+  EXPECT_EQ(row.substr(p.tokens[1].offset, p.tokens[1].length), "=");
+  EXPECT_EQ(row.substr(p.tokens[2].offset, p.tokens[2].length), "GSSAPI");
+  SetTemplate("offsets.topic.replication.factor = 1");
+  EXPECT_TRUE(Match("group.consumer.migration.policy = disabled").accepted);
+  EXPECT_TRUE(Match("sasl.enabled.mechanisms = [GSSAPI]").accepted);
+  EXPECT_TRUE(Match("ssl.principal.mapping.rules = DEFAULT").accepted);
+  EXPECT_TRUE(Match("remote.log.storage.manager.impl.prefix = rsm.config.").accepted);
+  SetTemplate("log_color                      = False");
+  EXPECT_TRUE(Match("logging_default_format_string  = %(asctime)s %(process)d %(levelname)s "
+                    "%(name)s [-] %(message)s")
+                  .accepted);
+}
+
+// The nearest lines that are no dump's rows keep their tokens: a program's statement (a
+// traceback's source line calls a function), a value that reads as prose, two settings in one
+// line, words before the name, a field glued to its '='.
+TEST_F(TemplateMatchTest, LineThatIsNoSettingsRowKeepsItsTokens) {
+  PreparedLine p;
+  for (const std::string line :
+       {"    result = conn.execute(", "res = ctx.session.execute(sel).fetchall()",
+        "Page = 612x792; 18,36 to 594,756", "job_canceled = 1.",
+        "last_pfn = 0xffd7 max_arch_pfn = 0x400000000", "Histogram: mean = 0.7", "cmd=get"}) {
+    PrepareLine(tokenizer_, matcher_, true, line, p);
+    for (const Token& t : p.tokens) {
+      EXPECT_NE(line.substr(t.offset, t.length), "=") << line;
+    }
+  }
+  SetTemplate("    result = conn.execute(");
+  EXPECT_FALSE(Match("    ret = self._execute_context(").accepted);
+  SetTemplate("log_color = False");
+  EXPECT_FALSE(Match("    result = conn.execute(").accepted);
+  SetTemplate("job_canceled = 1.");
+  EXPECT_FALSE(Match("cups_version = 2.").accepted);
+}
+
 // The nearest brackets that stay tokens: one holding a protected word, one name in capitals
 // (an enumeration's constant), a bracket that is the whole message, one later in the line.
 TEST_F(TemplateMatchTest, BracketOfAConstantOrAProtectedWordStaysTokens) {
