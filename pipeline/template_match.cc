@@ -90,6 +90,14 @@ bool IsDuration(std::string_view w) {
   return !w.empty();
 }
 
+// A size written with its unit of data, one token (see CollapseSize): a float's class whose
+// text ends in the unit's letter, where a number ends in a digit.
+bool IsSizeWithUnit(std::string_view message, const Token& t) {
+  if (t.cls != TokenClass::kFloat || t.length == 0) return false;
+  const char last = message[t.offset + t.length - 1];
+  return (last | 0x20) >= 'a' && (last | 0x20) <= 'z';
+}
+
 bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
   if (!IsVariableClass(lt.cls) || !IsVariableClass(gt.cls)) return false;
   // An empty value stands where any value may be.
@@ -102,6 +110,11 @@ bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, con
       return t.substr(0, colon == std::string_view::npos ? 0 : colon + 1);
     };
     return key(lm.substr(lt.offset, lt.length)) == key(gm.substr(gt.offset, gt.length));
+  }
+  // A size with its unit of data and a bare number are two quantities (`1.00 MiB` / `1.00`).
+  if ((lt.cls == TokenClass::kFloat || gt.cls == TokenClass::kFloat) &&
+      IsSizeWithUnit(lm, lt) != IsSizeWithUnit(gm, gt)) {
+    return false;
   }
   if (lt.cls != TokenClass::kDigitWord && gt.cls != TokenClass::kDigitWord) return true;
   const std::string_view lw = lm.substr(lt.offset, lt.length), gw = gm.substr(gt.offset, gt.length);
@@ -881,6 +894,102 @@ void CollapseCallSites(std::string_view message, std::size_t first, std::vector<
 // Marks a word's hash when a '.' closes the message right after it (see PrepareLine).
 constexpr std::uint64_t kClosingPeriodMark = 0x2e2e2e2e2e2e2e2eULL;
 
+// A native stack frame's call site as glibc's backtrace_symbols (and most native unwinders)
+// writes it: an object (a library's path or a program's name), then right after it in
+// parentheses a symbol or nothing and a `+0x` offset (`libc.so.6(+0x891f5)`,
+// `libPocoNet.so.80(Poco::Net::TCPServerConnection::start()+0x7)`). It says where in the
+// program a line was, as a Java frame's call site does, whatever the symbol's words (a
+// demangled C++ signature holds dozens). tokens[i] is a token right before a ')': when it
+// ends in `+0x` and hex digits (`+0x7`, a method's `const+0x52`) and so ends such a call site, the
+// tokens from the object's to it become one kPath token (at the object's index, returned), else
+// SIZE_MAX.
+std::size_t CollapseNativeCallSite(std::string_view message, std::size_t i,
+                                   std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
+  const Token offset = tokens[i];
+  const std::string_view text = message.substr(offset.offset, offset.length);
+  const std::size_t plus = text.rfind('+');
+  if (plus == std::string_view::npos || plus + 3 >= text.size() || text[plus + 1] != '0' ||
+      (text[plus + 2] | 0x20) != 'x') {
+    return SIZE_MAX;
+  }
+  for (std::size_t k = plus + 3; k < text.size(); ++k) {
+    if (!std::isxdigit(static_cast<unsigned char>(text[k]))) return SIZE_MAX;
+  }
+  // The '(' that opens the symbol, past the parentheses of its signature.
+  std::size_t open = offset.offset, depth = 0;
+  while (true) {
+    if (open == 0) return SIZE_MAX;
+    const char c = message[--open];
+    if (c == ')') {
+      ++depth;
+    } else if (c == '(') {
+      if (depth == 0) break;
+      --depth;
+    }
+  }
+  std::size_t object = i;  // the token that ends right at the '('
+  while (object > 0 && tokens[object - 1].offset >= open) --object;
+  if (object == 0) return SIZE_MAX;
+  --object;
+  if (tokens[object].offset + tokens[object].length != open) return SIZE_MAX;
+  tokens[object].length = offset.offset + offset.length - tokens[object].offset;
+  tokens[object].cls = TokenClass::kPath;
+  hashes[object] = Fingerprinter::TokenHash(message, tokens[object]);
+  const auto from = static_cast<std::ptrdiff_t>(object + 1),
+             to = static_cast<std::ptrdiff_t>(i + 1);
+  tokens.erase(tokens.begin() + from, tokens.begin() + to);
+  hashes.erase(hashes.begin() + from, hashes.begin() + to);
+  return object;
+}
+
+// Can `c` begin a unit of data (B, or a prefix: k K M G T P E)? One test of a mask.
+constexpr bool MayBeginDataUnit(char c) {
+  constexpr std::uint64_t kInitials =
+      1ULL << ('B' - 'B') | 1ULL << ('E' - 'B') | 1ULL << ('G' - 'B') | 1ULL << ('K' - 'B') |
+      1ULL << ('M' - 'B') | 1ULL << ('P' - 'B') | 1ULL << ('T' - 'B') | 1ULL << ('k' - 'B');
+  return c >= 'B' && c <= 'k' && ((kInitials >> (c - 'B')) & 1) != 0;
+}
+
+// A unit of data written after a size, as human-readable sizes print one whatever their
+// magnitude: `B`, `KB`, `kB`, `KiB`, `MB`, `MiB`, `GB`..., or a rate of it per second (`MB/s`,
+// `KiB/sec`).
+bool IsDataUnit(std::string_view w) {
+  std::size_t k = w[0] == 'B' ? 0 : 1;  // past a prefix (MayBeginDataUnit(w[0]) holds)
+  if (k == 1 && k < w.size() && w[k] == 'i') ++k;
+  if (k >= w.size() || w[k] != 'B') return false;
+  const std::string_view rate = w.substr(k + 1);
+  return rate.empty() || rate == "/s" || rate == "/sec";
+}
+
+// A size written with its unit (`1.00 MiB`, `121.00 B`, `9.87 MiB/sec`) is one value: the
+// unit changes with the magnitude, as a duration's does, so `12.05 KiB` and `1.00 MiB` are
+// one slot. tokens[i] is a number and tokens[i + 1] a word one blank after it that begins as a
+// unit of data may (MayBeginDataUnit); when it is one, the two become one token of a size's
+// kind (a float's class, hashed apart from a bare number: a line that writes a unit is not
+// one that writes none). True when collapsed.
+bool CollapseSize(std::string_view message, std::size_t i, std::vector<Token>& tokens,
+                  std::vector<std::uint64_t>& hashes) {
+  const Token& unit = tokens[i + 1];
+  if (unit.length > 7 || !IsDataUnit(message.substr(unit.offset, unit.length))) return false;
+  tokens[i].length = unit.offset + unit.length - tokens[i].offset;
+  tokens[i].cls = TokenClass::kFloat;
+  constexpr std::uint64_t kSizeSalt = 0x73697a65ULL;  // "size"
+  // A '.' closing the message after the unit marked the unit's hash: the size keeps it.
+  const std::uint64_t closing =
+      hashes[i + 1] != Fingerprinter::TokenHash(message, unit) ? kClosingPeriodMark : 0;
+  hashes[i] = Fingerprinter::TokenHash(message, tokens[i]) ^ kSizeSalt ^ closing;
+  tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(i + 1));
+  hashes.erase(hashes.begin() + static_cast<std::ptrdiff_t>(i + 1));
+  return true;
+}
+
+// Is tokens[i] (a number) followed, one blank after it, by a word that may be a unit of data?
+bool BeforeUnit(std::string_view message, const std::vector<Token>& tokens, std::size_t i) {
+  const std::size_t end = tokens[i].offset + tokens[i].length;
+  return i + 1 < tokens.size() && tokens[i + 1].offset == end + 1 && message[end] == ' ' &&
+         MayBeginDataUnit(message[end + 1]) && tokens[i + 1].cls == TokenClass::kWord;
+}
+
 // A bracketed text that opens a message (after its header) names the message's context: a
 // thread, or a component with its instance (`[raft-expiration-reaper]: Starting`,
 // `[LogLoader partition=orders-0, dir=/data] Loading ...`). Like a quoted text it is one value
@@ -1078,13 +1187,36 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   // Token k > 0 starts past token 0, so the byte before it exists.
   // So does it the first value right after a '=' of a count's class, where lists of counters
   // (see CollapseCounterLists) may begin: they are collapsed before the lists of values.
+  // Sizes with their units and native call sites (see CollapseSize, CollapseNativeCallSite)
+  // are made one token each in the same pass, up to the first list: the byte right after a
+  // value, a blank or a ')', says which may end there.
   bool call_sites = false, counters = false;
+  if (!tokens.empty() && IsNumber(tokens[0].cls) && BeforeUnit(message, tokens, 0)) {
+    CollapseSize(message, 0, tokens, hashes);
+  }
   const Token* t = tokens.data();
   std::size_t n = tokens.size();
   std::size_t start = 1;
   for (; start < n; ++start) {
+    if (!IsVariableClass(t[start].cls)) continue;
+    if (const std::size_t end = t[start].offset + t[start].length; end < message.size()) {
+      if (message[end] == ' ') {
+        if (IsNumber(t[start].cls) && BeforeUnit(message, tokens, start) &&
+            CollapseSize(message, start, tokens, hashes)) {
+          t = tokens.data();
+          n = tokens.size();
+        }
+      } else if (message[end] == ')') {
+        if (const std::size_t at = CollapseNativeCallSite(message, start, tokens, hashes);
+            at != SIZE_MAX) {
+          t = tokens.data();
+          n = tokens.size();
+          start = at;  // the call site: look at the token after it next
+          continue;
+        }
+      }
+    }
     const TokenClass cls = t[start].cls;
-    if (!IsVariableClass(cls)) continue;
     if ((cls == TokenClass::kHostPort || cls == TokenClass::kPath) &&
         message[t[start].offset - 1] == '(' && !call_sites &&
         CallSiteAt(message, tokens, start - 1)) {
@@ -1533,12 +1665,13 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
     }
     if ((seg_i == i || seg_j == j) && (seg_j == 0 || j == n))
       return reject(MatchReason::kExtraTokensAtEnd);
-    bool evidence = false, g_value = false, l_value = false;
+    bool evidence = false, g_value = false, l_value = false, g_size = false, l_size = false;
     int g_words = 0, l_words = 0;
     for (std::size_t k = seg_i; k < i; ++k) {
       const Token gt = g.token(k);
       if ((g.flags(k) & kWild) || IsVariableClass(gt.cls)) {
         evidence = g_value = true;
+        g_size |= !(g.flags(k) & kWild) && IsSizeWithUnit(gmsg, gt);
       } else {
         if (IsProtected(gmsg, gt)) return reject(MatchReason::kProtectedWordDiffers);
         if (NamesField(gmsg, gt)) return reject(MatchReason::kFieldNameDiffers);
@@ -1550,6 +1683,7 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
       const Token& lt = tokens[k];
       if (IsVariableClass(lt.cls)) {
         evidence = l_value = true;
+        l_size |= IsSizeWithUnit(message, lt);
       } else {
         if (IsProtected(message, lt)) return reject(MatchReason::kProtectedWordDiffers);
         // A field's name (a word before '=') is another format's field, never part of a
@@ -1595,6 +1729,10 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
                                joined(gap(message, tokens[seg_j - 1], tokens[j]),
                                       gap(gmsg, g.token(seg_i - 1), g.token(seg_i)),
                                       gap(gmsg, g.token(seg_i), g.token(i)))));
+    // A size with its unit facing a word on the other side: that word is the unit of another
+    // quantity (`1.00 MiB` / `3 pages`), not a part of the size.
+    if ((g_size && l_words > 0) || (l_size && g_words > 0))
+      return reject(MatchReason::kPlainWordOutOfContext);
     if ((!evidence && !keyed && !empty_field) ||
         (!bracketed && !keyed && (g_words > 1 || l_words > 1)))
       return reject(MatchReason::kStretchWithoutVariable);

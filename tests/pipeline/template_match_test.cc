@@ -719,6 +719,66 @@ TEST_F(TemplateMatchTest, CallSiteWithItsSourcePositionIsOneValue) {
   EXPECT_FALSE(Match("in org.apache.jsp.index_jsp._jspService(index_jsp.java:148)").accepted);
 }
 
+// A native stack frame's call site (glibc's backtrace_symbols: an object, then in parentheses
+// a symbol or nothing and a `+0x` offset) is one value of a path's kind, however many tokens
+// the symbol's demangled signature holds: the frames of a trace are one event.
+TEST_F(TemplateMatchTest, NativeCallSiteIsOneValue) {
+  const std::vector<std::string> frames = {
+      "11. /lib/x86_64-linux-gnu/libc.so.6(+0x1098ec) [0x7f6fe8b278ec]",
+      "4. clickhouse-server(+0x74508) [0x55ffaf2ab508]",
+      "6. /lib/x86_64-linux-gnu/libPocoNet.so.80(Poco::Net::TCPServerConnection::start()+0x7) "
+      "[0x7f6fe8fd4367]",
+      "3. /usr/lib/libapp.so.1(app::Builder::get(std::vector<std::pair<int, int>, "
+      "std::allocator<std::pair<int, int> > > const&) const+0x52) [0x7f6feb3ad4a2]"};
+  std::vector<PreparedLine> prepared(frames.size());
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    PrepareLine(tokenizer_, matcher_, true, frames[k], prepared[k]);
+    ASSERT_EQ(prepared[k].tokens.size(), 3u) << frames[k];
+    EXPECT_EQ(prepared[k].tokens[1].cls, TokenClass::kPath) << frames[k];
+    EXPECT_EQ(prepared[k].hashes, prepared[0].hashes) << frames[k];
+  }
+  EXPECT_EQ(frames[0].substr(prepared[0].tokens[1].offset, prepared[0].tokens[1].length),
+            "/lib/x86_64-linux-gnu/libc.so.6(+0x1098ec");
+  // Parentheses that hold no offset, or an offset not glued to a name, are no call site.
+  PreparedLine p;
+  PrepareLine(tokenizer_, matcher_, true, "11. /lib/libc.so.6(write) [0x7f6fe8b278ec]", p);
+  EXPECT_EQ(p.tokens.size(), 4u);
+  PrepareLine(tokenizer_, matcher_, true, "11. moved by (+0x1098ec) [0x7f6fe8b278ec]", p);
+  EXPECT_EQ(p.tokens.size(), 5u);
+  // A word beside the frame still decides: another word is another message.
+  SetTemplate("frame 11. /lib/x86_64-linux-gnu/libc.so.6(+0x1098ec) [0x7f6fe8b278ec]");
+  EXPECT_TRUE(Match("frame 6. /lib/libPocoNet.so.80(Poco::Net::TCPServerConnection::start()+0x7) "
+                    "[0x7f6fe8fd4367]")
+                  .accepted);
+  EXPECT_FALSE(Match("caller 6. /lib/libPocoNet.so.80(Poco::Net::TCPServerConnection::start()+0x7) "
+                     "[0x7f6fe8fd4367]")
+                   .accepted);
+}
+
+// A size written with its unit of data is one value whatever the unit (`1.00 MiB`, `12.05
+// KiB`, `121.00 B`, a rate `9.87 MiB/sec`): the unit changes with the magnitude. Another
+// word after the number is no unit of data and still decides.
+TEST_F(TemplateMatchTest, ASizeWithItsUnitIsOneValue) {
+  PreparedLine p;
+  const std::string m = "Read 1 rows, 1.00 B in 0.000 sec., 3.20 KiB/sec.";
+  PrepareLine(tokenizer_, matcher_, true, m, p);
+  ASSERT_EQ(p.tokens.size(), 8u);
+  EXPECT_EQ(m.substr(p.tokens[3].offset, p.tokens[3].length), "1.00 B");
+  EXPECT_EQ(m.substr(p.tokens[7].offset, p.tokens[7].length), "3.20 KiB/sec");
+  SetTemplate(m);
+  EXPECT_TRUE(Match("Read 500 rows, 10.50 KiB in 0.001 sec., 9.87 MiB/sec.").accepted);
+  SetTemplate("Peak memory usage (total): 1.00 MiB.");
+  EXPECT_TRUE(Match("Peak memory usage (total): 12.05 KiB.").accepted);
+  EXPECT_TRUE(Match("Peak memory usage (total): 121 B.").accepted);
+  EXPECT_TRUE(Match("Peak memory usage (total): 2 GB.").accepted);
+  // Not a unit of data: the count of something else, or the number alone.
+  EXPECT_FALSE(Match("Peak memory usage (total): 12 pages.").accepted);
+  SetTemplate("cache holds 12 entries now");
+  EXPECT_FALSE(Match("cache holds 12 MB now").accepted);
+  SetTemplate("cache holds 1.5 MB now");
+  EXPECT_FALSE(Match("cache holds 1.5 now").accepted);
+}
+
 // A set of one-letter flags written as one field (a sign and capitals, digits in parentheses
 // among them) is one value whatever its letters: a query's `+E(0)K`, `-E(0)DK`, `-S` fold.
 // The nearest case stays another event: a word in capitals without a sign (a constant: `A` /
