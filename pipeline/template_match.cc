@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "pipeline/byte_blocks.h"
 #include "pipeline/fingerprinter.h"
@@ -200,6 +201,20 @@ std::string_view FieldValueGap(std::string_view message, const Token& key, const
     if (c != '[' && c != '"' && c != '\'' && c != '(' && c != '{') return {};
   }
   return message.substr(end, value.offset - end);
+}
+
+bool EscapedQuote(std::string_view message, std::size_t p) {
+  std::size_t backslashes = 0;
+  while (p > backslashes && message[p - 1 - backslashes] == '\\') ++backslashes;
+  return backslashes % 2 == 1;
+}
+
+std::size_t NextQuote(std::string_view message, std::size_t from, bool escaped) {
+  std::size_t p = message.find('"', from);
+  while (p != std::string_view::npos && EscapedQuote(message, p) != escaped) {
+    p = message.find('"', p + 1);
+  }
+  return p;
 }
 
 namespace {
@@ -471,6 +486,14 @@ bool IsKindAfterFor(std::string_view message, const Token& t) {
   });
 }
 
+// A verb's past form after a key word (`Job released`, `job purged`, `device detached`): what
+// happened to the thing the key names, not its name. Lower-case letters ending in "ed", five
+// or more (a short name such as "ted" or "red" stays a value).
+bool IsPastForm(std::string_view w) {
+  if (w.size() < 5 || !w.ends_with("ed")) return false;
+  return std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+}
+
 // A code or a kind where values go (`failure (BADSIG)`, `for 'VCPU'`, `for VCPU`): an
 // enumeration's constant, not a value. Asked only where a value would otherwise go: most
 // changed words are in no such place.
@@ -478,20 +501,45 @@ bool NamesNoValue(std::string_view message, const Token& t) {
   return IsBracketedCode(message, t) || IsKindAfterFor(message, t);
 }
 
-// Is the double quote at `p` escaped (an odd number of backslashes right before it)?
-bool EscapedQuote(std::string_view message, std::size_t p) {
-  std::size_t backslashes = 0;
-  while (p > backslashes && message[p - 1 - backslashes] == '\\') ++backslashes;
-  return backslashes % 2 == 1;
+// Does the line hold a message field (`msg=`, `message=` at its start or after a blank)?
+bool HoldsMessageField(std::string_view m) {
+  for (const std::string_view key : {std::string_view("msg="), std::string_view("message=")}) {
+    for (std::size_t p = m.find(key); p != std::string_view::npos; p = m.find(key, p + 1)) {
+      if (p == 0 || m[p - 1] == ' ' || m[p - 1] == '\t') return true;
+    }
+  }
+  return false;
 }
 
-// The first double quote at or after `from` that is escaped (`escaped`) or not, or npos.
-std::size_t NextQuote(std::string_view message, std::size_t from, bool escaped) {
-  std::size_t p = message.find('"', from);
-  while (p != std::string_view::npos && EscapedQuote(message, p) != escaped) {
-    p = message.find('"', p + 1);
+// Is the token at `at` inside a name of a few words that a field other than the message
+// gives in double quotes (`component="discovery manager scrape"`), in a line of fields that
+// has a message field? Structured logs write the event's text in the message field and its
+// context in the others: such a name is the context's value, each of its words a value.
+bool InContextName(std::string_view m, std::size_t at) {
+  // Most lines hold no quote before the word: one memchr says so.
+  if (at < 2 || std::memchr(m.data(), '"', at) == nullptr) return false;
+  const std::size_t open = m.rfind('"', at - 1);
+  if (open == std::string_view::npos || open == 0 || m[open - 1] != '=') return false;
+  const std::size_t close = NextQuote(m, at, false);
+  if (close == std::string_view::npos) return false;
+  // A name: at most three words of letters, digits, '-', '_', '.' and '/'.
+  int words = 1;
+  for (std::size_t p = open + 1; p < close; ++p) {
+    const char c = m[p];
+    if (c == ' ') {
+      if (p == open + 1 || p + 1 == close || m[p - 1] == ' ' || ++words > 3) return false;
+    } else if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c >= '0' && c <= '9') && c != '-' &&
+               c != '_' && c != '.' && c != '/') {
+      return false;
+    }
   }
-  return p;
+  std::size_t key = open - 1;
+  while (key > 0 && ((m[key - 1] >= 'a' && m[key - 1] <= 'z') || m[key - 1] == '_' ||
+                     m[key - 1] == '.' || (m[key - 1] >= '0' && m[key - 1] <= '9'))) {
+    --key;
+  }
+  if (key == open - 1 || IsMessageKey(m.substr(key, open - 1 - key))) return false;
+  return HoldsMessageField(m);
 }
 
 // Does the double quote at `p` open the value of a JSON object's message field, the key every
@@ -1050,10 +1098,11 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
       return !NamesNoValue(line.message, t);
     }
   }
+  if (InContextName(line.message, t.offset)) return true;
   if (i == 0) return false;
   const Token& prev = line.tokens[i - 1];
   return value_keys_.Contains(line.message.substr(prev.offset, prev.length)) &&
-         !NamesNoValue(line.message, t);
+         !NamesNoValue(line.message, t) && !IsPastForm(line.message.substr(t.offset, t.length));
 }
 
 MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& tmpl) {

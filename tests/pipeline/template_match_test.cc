@@ -161,6 +161,20 @@ TEST_F(TemplateMatchTest, ACodeAloneInBracketsIsNoValue) {
   EXPECT_TRUE(Match("shut down hung fetch while resolving 'com/NS/IN'").accepted);
 }
 
+// After a key word a verb's past form says what happened to the thing the key names
+// (`Job released` / `Job purged`): another event, not the key's value; a name there is one.
+TEST_F(TemplateMatchTest, APastFormAfterAKeyIsNoValue) {
+  SetTemplate("[Job 3] Job released by user.");
+  MatchResult r = Match("[Job 19] Job purged by user.");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  // The nearest values: a name after the key, and a short one ending in "ed".
+  SetTemplate("[Job 3] job backup started by cron.");
+  EXPECT_TRUE(Match("[Job 19] job restore started by cron.").accepted);
+  SetTemplate("[Job 3] job backup started by user ted.");
+  EXPECT_TRUE(Match("[Job 19] job backup started by user ned.").accepted);
+}
+
 // Right after `for` or `by` a name in capitals is a kind and a name scoped by `:` a rule's:
 // another one is another event, on either side; a name in lower case there is a value.
 TEST_F(TemplateMatchTest, AKindAfterForIsNoValue) {
@@ -331,6 +345,29 @@ TEST_F(TemplateMatchTest, TheMessageFieldsFirstWordHeadsIt) {
   EXPECT_EQ(r.position, 1u);
   SetTemplate("name=\"alice smith\" signed the discovery manager form");
   EXPECT_TRUE(Match("name=\"bob smith\" signed the discovery manager form").accepted);
+}
+
+// In a line of fields with a message field, a name of a few words quoted as another field's
+// value is the context's value, any of its words (`component="discovery manager scrape"` /
+// `"... notify"`); the message field's own text, a text with punctuation (an error's) and a
+// line without a message field keep their words.
+TEST_F(TemplateMatchTest, AContextFieldsQuotedNameIsAValue) {
+  SetTemplate(
+      "component=\"discovery manager scrape\" msg=\"Discoverer channel closed\" provider=static/0");
+  EXPECT_TRUE(Match("component=\"discovery manager notify\" msg=\"Discoverer channel closed\" "
+                    "provider=static/0")
+                  .accepted);
+  SetTemplate("msg=\"discovery manager scrape\" component=\"rule manager\" provider=static/0");
+  const MatchResult text =
+      Match("msg=\"discovery manager notify\" component=\"rule manager\" provider=static/0");
+  EXPECT_FALSE(text.accepted);
+  EXPECT_EQ(text.reason, MatchReason::kPlainWordOutOfContext);
+  SetTemplate("err=\"dial tcp: connection reset\" msg=\"Scrape failed\" target=http://h:1/m");
+  EXPECT_FALSE(
+      Match("err=\"dial tcp: connection aborted\" msg=\"Scrape failed\" target=http://h:1/m")
+          .accepted);
+  SetTemplate("component=\"discovery manager scrape\" went away from the cluster");
+  EXPECT_FALSE(Match("component=\"discovery manager notify\" went away from the cluster").accepted);
 }
 
 // A changed word right after a value key that both sides write the same way needs, besides

@@ -9,11 +9,13 @@ events (GET vs DELETE, 200 vs 500, query[A] vs query[MX]).
                                      lines in their order: the most frequent events are thinned
                                      first, deterministically) plus the labelled csv
   label.py label [DIR]             - re-label every DIR/<Sys>/<Sys>_2k.log (default: here)
+  label.py check [DIR]             - exit 1 if any committed csv is not what the rules give
 
 A line that no rule matches is an error: every line gets a considered label.
 """
 import collections
 import csv
+import io
 import os
 import random
 import re
@@ -2006,6 +2008,336 @@ KERNEL = System(
     r"^\[ *\d+\.\d+\] (?P<content>.*)$",
     rules=[(r"(?P<msg>.*)", kernel_event)])
 
+
+# Kea (ISC Kea 2.2 DHCPv4 server's own log file, its default pattern, DEBUG level 50): the header
+# is the time, the severity and `[logger/pid.thread]`. Every Kea message starts with its message
+# ID, which names one format string of Kea's message files, so the ID is the event; within one
+# ID, a DHCP message type (`DHCPDISCOVER (type 1)`, `type DHCPREQUEST`), a control command's name
+# on the lines that receive it, a host identifier's type (`hwaddr=`, `client-id=`, `circuit-id=`)
+# and an error's reason text (after `reason: `, `packet: `, `command: ` or a parser element) are
+# enumerations, each value its own event. Class lists, timer and hook names (the rows of a
+# registry walked at start and stop), addresses, ids, counts and the configuration dumped as
+# JSON are variables.
+def kea_reason(text):
+    s = re.sub(r"'[^']*'|\"[^\"]*\"|\([^()]*:\d+:\d+\)", V, text)
+    s = re.sub(r"(?<![\w<])/[^\s,;()]*", V, s)
+    s = re.sub(r"[^\s,;:()\[\]<>=]*\d[^\s,;:()\[\]<>=]*", V, s)
+    return re.sub(r"<\*>(?:[.:,/\-x*]?<\*>)+", V, s).strip()
+
+
+KEA_ENUMS = [
+    re.compile(r"\b(DHCP[A-Z]+) \(type \d+\)"),
+    re.compile(r"\btype (DHCP[A-Z]+)\b"),
+    re.compile(r"\bsending (DHCP[A-Z]+)\b"),
+    re.compile(r"^Received command '([^']*)'"),
+    re.compile(r"^received command (\S+?),"),
+    re.compile(r"\bidentifie[rd](?: by)?:? (hwaddr|client-id|circuit-id|duid|flex-id|remote-id)="),
+]
+KEA_REASONS = re.compile(
+    r".*?(?:, reason: |error on attempt to receive packet: |Error while processing command: "
+    r"|configuration element \S+: )(.*)")
+
+
+def kea_event(m):
+    ident, rest = m.group(1), (m.group(2) or "").rstrip()
+    parts = [ident]
+    for regex in KEA_ENUMS:
+        e = regex.search(rest)
+        if e:
+            parts.append(e.group(1))
+    r = KEA_REASONS.fullmatch(rest)
+    if r:
+        parts.append(kea_reason(r.group(1)))
+    return " ".join(parts) + " <*>"
+
+
+KEA = System(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ +(?:DEBUG|INFO|WARN|ERROR|FATAL) +\[[^\]]+\] "
+    r"(?P<content>.*)$",
+    rules=[(r"([A-Z][A-Z0-9_]+)(?: (.*))?", kea_event)])
+
+
+# OpenVPN (an OpenVPN 2.6 server's own log file, `verb 3`): the header is the time. A line about
+# one client starts with the client's `name/address:port` (or `address:port` before the name is
+# known), a variable. OpenVPN prints about a hundred different messages in a short run, so, as
+# for Kafka, one rule: the event is the message's shape, where quoted text, paths, a `CN=`,
+# a client's name in brackets, and anything holding a digit (addresses, ports, counts, versions,
+# ciphers' names) become `<*>`; other words stay, so a TLS error's and an unwrap error's text,
+# an errno name (`[ECONNREFUSED]`), a session state (`TM_ACTIVE`), a trust level (`trusted`,
+# `semi-trusted`) and a signal with its kind and reason (`SIGUSR1[soft,ping-restart]`) are each
+# their own event. The `peer info: KEY=value` rows a client's connection dumps are one event
+# (one format string for every row); a control message sent is its verb (`PUSH_REPLY` with
+# its options a variable, `AUTH_FAILED`) and a management command its verb (`status`, `kill`,
+# `signal`), the arguments variables.
+def openvpn_event(m):
+    s = m.group("msg")
+    p = re.match(r"(?:[\w.@-]+/)?\d+\.\d+\.\d+\.\d+:\d+ (.*)", s)
+    if p:
+        s = p.group(1)
+    s = s.rstrip()
+    if s.startswith("peer info: "):
+        return "peer info: <*>"
+    c = re.fullmatch(r"SENT CONTROL \[[^\]]*\]: '([A-Z_]+)[^']*' \(status=\d+\)", s)
+    if c:
+        return "SENT CONTROL [<*>]: '%s<*>' (status=<*>)" % c.group(1)
+    c = re.fullmatch(r"MANAGEMENT: CMD '(\S+)[^']*'", s)
+    if c:
+        return "MANAGEMENT: CMD '%s <*>'" % c.group(1)
+    signal = re.search(r"\bSIG[A-Z0-9]+\[[^\]]*\]", s)
+    s = re.sub(r"'[^']*'|\"[^\"]*\"", V, s)
+    s = re.sub(r"\bCN=[^,\s]+", "CN=" + V, s)
+    s = re.sub(r"^\[[^\]]+\] ", "[<*>] ", s)
+    s = re.sub(r"(?<![\w<\]])/[^\s,;()\[\]]*", V, s)
+    s = re.sub(r"[^\s,;:()\[\]<>=]*\d[^\s,;:()\[\]<>=]*", V, s)
+    s = re.sub(r"<\*>(?:[.:,/\-x*]?<\*>)+", V, s)
+    if signal:
+        s = re.sub(r"<\*>\[[^\]]*\]", signal.group(0), s, count=1)
+    return re.sub(r"\s+", " ", s)
+
+
+OPENVPN = System(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?P<content>.*)$",
+    rules=[(r"(?P<msg>.*)", openvpn_event)])
+
+
+# DBus (dbus-daemon 1.14's own messages on stderr, a session bus): the header is
+# `dbus-daemon[pid]: ` and the bus's `[session uid=N pid=N] ` context (the same message printed
+# with and without it is one event). One event per format string of dbus-daemon; a rejected
+# message's type (`method_call`, `signal`), how an activated service failed (an exit status,
+# a signal, a program that cannot be executed with its error text) and a configuration
+# parser's error text are enumerations, each value its own event. Names, connection ids,
+# pids, the requesting command line, interfaces, members and limits are variables.
+DBUS_PEER = r"\(uid=\d+ pid=\d+ comm=\".*\"\)"
+DBUS = System(
+    r"^dbus-daemon\[\d+\]: (?:\[\w+ uid=\d+ pid=\d+\] )?(?P<content>.*)$",
+    rules=[
+        (r"Activating service name='\S+' requested by '\S+' " + DBUS_PEER,
+         "Activating service name=<*> requested by <*> (uid=<*> pid=<*> comm=<*>)"),
+        (r"Successfully activated service '\S+'", "Successfully activated service <*>"),
+        (r"Activated service '\S+' failed: Process \S+ exited with status \d+",
+         "Activated service <*> failed: Process <*> exited with status <*>"),
+        (r"Activated service '\S+' failed: Process \S+ received signal \d+",
+         "Activated service <*> failed: Process <*> received signal <*>"),
+        (r"Activated service '\S+' failed: Failed to execute program \S+: (.*)",
+         lambda m: "Activated service <*> failed: Failed to execute program <*>: " + m.group(1)),
+        (r"Failed to activate service '\S+': timed out \(service_start_timeout=\d+ms\)",
+         "Failed to activate service <*>: timed out (service_start_timeout=<*>ms)"),
+        (r"Rejected send message, \d+ matched rules; type=\"(\w+)\", sender=\"\S+\" "
+         + DBUS_PEER + r" interface=\"\S+\" member=\"\S+\" error name=\"\S+\" "
+         r"requested_reply=\"\d+\" destination=\"\S+\" (?:\(.*\)|\"\(unset\)\")",
+         lambda m: "Rejected send message, <*> matched rules; type=%s, sender=<*> (uid=<*> pid=<*> "
+         "comm=<*>) interface=<*> member=<*> error name=<*> requested_reply=<*> destination=<*> "
+         "(<*>)" % m.group(1)),
+        (r"Connection \S+ " + DBUS_PEER + r" became a monitor\.",
+         "Connection <*> (uid=<*> pid=<*> comm=<*>) became a monitor."),
+        (r"Monitoring connection \S+ closed\.", "Monitoring connection <*> closed."),
+        (r"The maximum number of pending replies for \"\S+\" " + DBUS_PEER
+         + r" has been reached \(max_replies_per_connection=\d+\)",
+         "The maximum number of pending replies for <*> (uid=<*> pid=<*> comm=<*>) has been "
+         "reached (max_replies_per_connection=<*>)"),
+        (r"Connection \"\S+\" is not allowed to add more match rules \(increase limits in "
+         r"configuration file if required; max_match_rules_per_connection=\d+\)",
+         "Connection <*> is not allowed to add more match rules (increase limits in "
+         "configuration file if required; max_match_rules_per_connection=<*>)"),
+        (r"The maximum number of active connections for UID \d+ has been reached "
+         r"\(max_connections_per_user=\d+\)",
+         "The maximum number of active connections for UID <*> has been reached "
+         "(max_connections_per_user=<*>)"),
+        (r"Connection has not authenticated soon enough, closing it \(auth_timeout=\d+ms, "
+         r"elapsed: \d+ms\)",
+         "Connection has not authenticated soon enough, closing it (auth_timeout=<*>ms, "
+         "elapsed: <*>ms)"),
+        (r"Unable to reload configuration: Error in file \S+, line \d+, column \d+: (.*)",
+         lambda m: "Unable to reload configuration: Error in file <*>, line <*>, column <*>: "
+         + m.group(1)),
+        (r"Reloaded configuration", "Reloaded configuration"),
+        (r"org\.freedesktop\.DBus\.Error\.AccessDenied: Failed to set fd limit to \d+: (.*)",
+         lambda m: "org.freedesktop.DBus.Error.AccessDenied: Failed to set fd limit to <*>: "
+         + m.group(1)),
+    ])
+
+SLAPD_TEXTS = [(re.compile(r), t) for r, t in [
+    (r"(\S+): attribute type undefined", "<*>: attribute type undefined"),
+    (r"modify/delete: \S+: no such attribute", "modify/delete: <*>: no such attribute"),
+    (r"non-unique attributes found with .*", "non-unique attributes found with <*>"),
+    (r"object class '[^']*' requires attribute '[^']*'",
+     "object class <*> requires attribute <*>"),
+]]
+
+
+def slapd_text(text):
+    """A result's text= is a format string of its own: its kind is part of the event, the
+    names it prints are variables; a text without any is one constant."""
+    for regex, template in SLAPD_TEXTS:
+        if regex.fullmatch(text):
+            return template
+    return text
+
+
+SL = r"conn=\d+ op=\d+ "
+SLAPD = System(
+    r"^[0-9a-f]+\.[0-9a-f]+ 0x[0-9a-f]+ (?P<content>.*)$",
+    continuation=r"^\t",
+    rules=[
+        (r"conn=\d+ fd=\d+ ACCEPT from IP=\S+ \(IP=\S+\)",
+         "conn=<*> fd=<*> ACCEPT from IP=<*> (IP=<*>)"),
+        (r"conn=\d+ fd=\d+ ACCEPT from PATH=\S+ \(PATH=\S+\)",
+         "conn=<*> fd=<*> ACCEPT from PATH=<*> (PATH=<*>)"),
+        (r"conn=\d+ fd=\d+ closed", "conn=<*> fd=<*> closed"),
+        (r"conn=\d+ fd=\d+ closed \(([^)]*)\)",
+         lambda m: "conn=<*> fd=<*> closed (%s)" % m.group(1)),
+        (SL + r"UNBIND", "conn=<*> op=<*> UNBIND"),
+        (SL + r"WHOAMI", "conn=<*> op=<*> WHOAMI"),
+        (SL + r"BIND dn=\".*\" method=(\d+)",
+         lambda m: "conn=<*> op=<*> BIND dn=<*> method=" + m.group(1)),
+        (SL + r"BIND dn=\".*\" mech=(\S+) bind_ssf=\d+ ssf=\d+",
+         lambda m: "conn=<*> op=<*> BIND dn=<*> mech=%s bind_ssf=<*> ssf=<*>" % m.group(1)),
+        (SL + r"BIND authcid=\".*\" authzid=\".*\"",
+         "conn=<*> op=<*> BIND authcid=<*> authzid=<*>"),
+        (SL + r"RESULT tag=(\d+) err=(\d+) qtime=\S+ etime=\S+ text=(.*)",
+         lambda m: "conn=<*> op=<*> RESULT tag=%s err=%s qtime=<*> etime=<*> text=%s" % (
+             m.group(1), m.group(2), slapd_text(m.group(3)))),
+        (SL + r"RESULT oid=(\S*) err=(\d+) qtime=\S+ etime=\S+ text=(.*)",
+         lambda m: "conn=<*> op=<*> RESULT oid=%s err=%s qtime=<*> etime=<*> text=%s" % (
+             m.group(1), m.group(2), slapd_text(m.group(3)))),
+        (SL + r"SEARCH RESULT tag=(\d+) err=(\d+) qtime=\S+ etime=\S+ nentries=\d+ text=(.*)",
+         lambda m: "conn=<*> op=<*> SEARCH RESULT tag=%s err=%s qtime=<*> etime=<*> "
+                   "nentries=<*> text=%s" % (m.group(1), m.group(2), slapd_text(m.group(3)))),
+        (SL + r"SRCH base=\".*\" scope=(\d+) deref=(\d+) filter=\".*\"",
+         lambda m: "conn=<*> op=<*> SRCH base=<*> scope=%s deref=%s filter=<*>" % (
+             m.group(1), m.group(2))),
+        (SL + r"SRCH attr=.*", "conn=<*> op=<*> SRCH attr=<*>"),
+        (SL + r"(ADD|MOD|DEL|MODRDN) dn=\".*\"",
+         lambda m: "conn=<*> op=<*> %s dn=<*>" % m.group(1)),
+        (SL + r"MOD attr=.*", "conn=<*> op=<*> MOD attr=<*>"),
+        (SL + r"CMP dn=\".*\" attr=\".*\"", "conn=<*> op=<*> CMP dn=<*> attr=<*>"),
+        (SL + r"EXT oid=(\S+)", lambda m: "conn=<*> op=<*> EXT oid=" + m.group(1)),
+        # " old" and " new" say which of the request's optional fields were given.
+        (SL + r"PASSMOD id=\".*\"( old)?( new)?", "conn=<*> op=<*> PASSMOD id=<*><*>"),
+        (SL + r"do_extended: unsupported operation \".*\"",
+         "conn=<*> op=<*> do_extended: unsupported operation <*>"),
+        (SL + r"do_search: invalid dn: \".*\"", "conn=<*> op=<*> do_search: invalid dn: <*>"),
+        (r"connection_input: conn=\d+ deferring operation: (.*)",
+         lambda m: "connection_input: conn=<*> deferring operation: " + m.group(1)),
+        (r"Entry \(.*\): object class '[^']*' requires attribute '[^']*'",
+         "Entry (<*>): object class <*> requires attribute <*>"),
+        (r"ppolicy_get: policy subentry \S+ missing or invalid at '[^']*', no policy will be applied!",
+         "ppolicy_get: policy subentry <*> missing or invalid at <*>, no policy will be applied!"),
+        (r"@\(#\) \$OpenLDAP: slapd .*\$", "@(#) $OpenLDAP: slapd <*> $"),
+        (r"Debian OpenLDAP Maintainers <.*>", "Debian OpenLDAP Maintainers <*>"),
+        (r"slapd starting", "slapd starting"),
+        (r"slapd stopped\.", "slapd stopped."),
+        (r"slapd shutdown: waiting for \d+ operations/tasks to finish",
+         "slapd shutdown: waiting for <*> operations/tasks to finish"),
+        (r"daemon: shutdown requested and initiated\.", "daemon: shutdown requested and initiated."),
+    ])
+
+
+DV_ELEMS = r"user=<[^>]*>, (?:method=(\S+), )?rip=\S+, lip=\S+, (?:mpid=\d+, )?\w+, session=<[^>]*>"
+MAIL_LOG = r"box=.*, uid=\d+, msgid=.*, size=\d+, from=.*, subject=.*, flags=\(.*\)"
+
+
+def dv_elems(m, i):
+    """A login process's log elements: the SASL method is an enumeration (a login's own
+    format, `method=PLAIN` vs `method=LOGIN`); mpid= appears only once logged in."""
+    method = m.group(i)
+    return "user=<*>, %srip=<*>, lip=<*>, <*>, session=<*>" % (
+        "method=%s, " % method if method else "")
+
+
+def dv_reason(text):
+    """A disconnect reason is a format string of its own (`auth failed, %u attempts in %u secs`):
+    its words are the event, numbers and the last IMAP command's name are variables."""
+    text = re.sub(r"\(\w+ finished \S+ secs ago\)", "(<*> finished <*> secs ago)", text)
+    text = re.sub(r"read\(size=\d+\)", "read(size=<*>)", text)
+    return re.sub(r"\b\d+\b", V, text)
+
+
+DOVECOT = System(
+    r"^\w{3} [ \d]\d \d\d:\d\d:\d\d [\w-]+(?:\([^)]*\))?(?:<[^>]*>)*: "
+    r"(?:Info|Warning|Error|Fatal|Panic|Debug): (?P<content>.*)$",
+    rules=[
+        (r"Login: " + DV_ELEMS, lambda m: "Login: " + dv_elems(m, 1)),
+        (r"Disconnected: (.*?): " + DV_ELEMS,
+         lambda m: "Disconnected: %s: %s" % (dv_reason(m.group(1)), dv_elems(m, 2))),
+        (r"(save|expunge|delete|undelete|flag_change): " + MAIL_LOG,
+         lambda m: m.group(1) + ": box=<*>, uid=<*>, msgid=<*>, size=<*>, from=<*>, "
+                   "subject=<*>, flags=<*>"),
+        (r"copy from .*: " + MAIL_LOG,
+         "copy from <*>: box=<*>, uid=<*>, msgid=<*>, size=<*>, from=<*>, subject=<*>, flags=<*>"),
+        (r"Mailbox (created|deleted): .*", lambda m: "Mailbox %s: <*>" % m.group(1)),
+        (r"Mailbox renamed: .* -> .*", "Mailbox renamed: <*> -> <*>"),
+        (r"Disconnected: (.*?) ?in=\d+ out=\d+ deleted=\d+ expunged=\d+",
+         lambda m: "Disconnected: %s in=<*> out=<*> deleted=<*> expunged=<*>" % dv_reason(
+             m.group(1))),
+        (r"Disconnected: (.*?) ?top=\d+/\d+, retr=\d+/\d+, del=\d+/\d+, size=\d+",
+         lambda m: "Disconnected: %s top=<*>, retr=<*>, del=<*>, size=<*>" % dv_reason(
+             m.group(1))),
+        (r"passwd-file\([^)]*\): allow_nets check failed: IP \S+ not in allowed networks",
+         "passwd-file(<*>): allow_nets check failed: IP <*> not in allowed networks"),
+        (r"passwd-file\([^)]*\): (.*)", lambda m: "passwd-file(<*>): " + m.group(1)),
+        (r"mkdir\(.*\) failed: Permission denied \(euid=.*\)",
+         "mkdir(<*>) failed: Permission denied (euid=<*> egid=<*> missing +w perm: <*>, dir owned by "
+         "<*> mode=<*>)"),
+        (r"Mailbox \S+: Failed to autocreate mailbox: Internal error occurred\. Refer to server log "
+         r"for more information\. \[.*\]",
+         "Mailbox <*>: Failed to autocreate mailbox: Internal error occurred. Refer to server log "
+         "for more information. [<*>]"),
+        (r"auth client \d+ disconnected with \d+ pending requests: (.*)",
+         lambda m: "auth client <*> disconnected with <*> pending requests: " + m.group(1)),
+        (r"auth-master client: Master requested auth for nonexistent client \d+ \(created \d+ msecs "
+         r"ago, handshake \d+ msecs ago\)",
+         "auth-master client: Master requested auth for nonexistent client <*> (created <*> msecs "
+         "ago, handshake <*> msecs ago)"),
+        (r"auth-master: login: request \[\d+\]: Login auth request failed: (.*?) \(auth connected "
+         r"\d+ msecs ago, request took \d+ msecs, client-pid=\d+ client-id=\d+\)",
+         lambda m: "auth-master: login: request [<*>]: Login auth request failed: %s (auth "
+                   "connected <*> msecs ago, request took <*> msecs, client-pid=<*> client-id=<*>)"
+                   % m.group(1)),
+        (r"Killed with signal (\d+) \(by pid=\d+ uid=\d+ code=(\w+)\)",
+         lambda m: "Killed with signal %s (by pid=<*> uid=<*> code=%s)" % (m.group(1), m.group(2))),
+        (r"Dovecot v\S+ \(\w+\) starting up for .* \(core dumps disabled\)",
+         "Dovecot v<*> (<*>) starting up for <*> (core dumps disabled)"),
+        (r"SIGHUP received - reloading configuration", "SIGHUP received - reloading configuration"),
+    ])
+
+
+LIGHTTPD_FIELDS = ("Request-URI|URI-scheme|URI-authority|URI-path \(clean\)|URI-query|URI|Path|"
+                   "Rel-Path|Doc-Root|Basedir|Pathinfo")
+LIGHTTPD = System(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d: \([\w.]+\.c\.\d+\) (?P<content>.*)$",
+    rules=[
+        # Request handling's field rows: one format string per field name ("Path" is printed
+        # at two places with the same text: one event, as Chromium's same text).
+        (r"(%s) *: ?.*" % LIGHTTPD_FIELDS, lambda m: m.group(1) + " : <*>"),
+        (r"-- (parsed Request-URI|logical -> physical|handling subrequest|"
+         r"handling the request as \S+)", lambda m: m.group(0)),
+        # log_perror: the C library's error text is the failure's kind.
+        (r"-- : (.*)", lambda m: "-- : " + m.group(1)),
+        # Request-header dump after a rejected request: one row format.
+        (r"rqst:(?: .*)?", "rqst: <*>"),
+        (r"(invalid [\w -]+(?:\([\w ]+\))?|duplicate Host header|unknown HTTP version) -> (\d+)",
+         lambda m: m.group(0)),
+        (r"request-size too long: \d+ -> (\d+)",
+         lambda m: "request-size too long: <*> -> " + m.group(1)),
+        (r"connection closed - (\w+) timeout: \d+",
+         lambda m: "connection closed - %s timeout: <*>" % m.group(1)),
+        (r"read timeout on CGI: \S+ \(pid: \d+\)", "read timeout on CGI: <*> (pid: <*>)"),
+        (r"handling the request using (\w+)", lambda m: m.group(0)),
+        (r"establishing connection failed: socket: \S+: (.*)",
+         lambda m: "establishing connection failed: socket: <*>: " + m.group(1)),
+        (r"gw-server re-enabled: \S+ \S+ \d+ ?", "gw-server re-enabled: <*> <*> <*>"),
+        (r"all handlers for \S+ on \S* are down\.", "all handlers for <*> on <*> are down."),
+        (r"password doesn't match for \S+ username: \S+ IP: \S+",
+         "password doesn't match for <*> username: <*> IP: <*>"),
+        (r"url denied as we match access_deny \S+", "url denied as we match access_deny <*>"),
+        (r"server started \(lighttpd/\S+\)", "server started (lighttpd/<*>)"),
+        (r"server stopped by UID = \d+ PID = \d+", "server stopped by UID = <*> PID = <*>"),
+        (r"logfiles cycled UID = \d+ PID = \d+", "logfiles cycled UID = <*> PID = <*>"),
+        (r"\[note\] graceful shutdown started", "[note] graceful shutdown started"),
+    ])
+
+
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
     "Nginx": NGINX,
@@ -2037,6 +2369,12 @@ SYSTEMS = {
     "Unbound": UNBOUND,
     "Etcd": ETCD,
     "Kernel": KERNEL,
+    "Kea": KEA,
+    "OpenVPN": OPENVPN,
+    "DBus": DBUS,
+    "Slapd": SLAPD,
+    "Dovecot": DOVECOT,
+    "Lighttpd": LIGHTTPD,
 }
 
 
@@ -2056,16 +2394,24 @@ def label_lines(system, lines):
     return contents, templates, errors
 
 
-def write_csv(path, contents, templates):
+def csv_text(contents, templates):
+    """The labelled csv's text and its number of events."""
     ids = {}
     for t in templates:
         ids.setdefault(t, "E%d" % (len(ids) + 1))
+    out = io.StringIO(newline="")
+    w = csv.writer(out)
+    w.writerow(["LineId", "Content", "EventId", "EventTemplate"])
+    for i, (c, t) in enumerate(zip(contents, templates), 1):
+        w.writerow([i, c, ids[t], t])
+    return out.getvalue(), len(ids)
+
+
+def write_csv(path, contents, templates):
+    text, events = csv_text(contents, templates)
     with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["LineId", "Content", "EventId", "EventTemplate"])
-        for i, (c, t) in enumerate(zip(contents, templates), 1):
-            w.writerow([i, c, ids[t], t])
-    return len(ids)
+        f.write(text)
+    return events
 
 
 def read_lines(path):
@@ -2119,6 +2465,24 @@ def main(argv):
             with open(os.path.join(out_dir, name, name + "_2k.log"), "w", encoding="utf-8") as f:
                 f.write("".join(lines[i] + "\n" for i in keep))
         argv = ["label", out_dir]
+    if argv and argv[0] == "check":
+        # The committed labels must be what the rules give: a rule edited for one system must
+        # not silently relabel another.
+        root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+        differ, checked = [], 0
+        for name, system in SYSTEMS.items():
+            log = os.path.join(root, name, name + "_2k.log")
+            if not os.path.isfile(log):
+                continue
+            checked += 1
+            contents, templates, errors = label_lines(system, read_lines(log))
+            with open(log + "_structured_corrected.csv", newline="", encoding="utf-8") as f:
+                committed = f.read()
+            if errors or csv_text(contents, templates)[0] != committed:
+                differ.append(name)
+        print("labels differ from the rules: " + ", ".join(differ) if differ
+              else "%d systems: every committed label is what label.py gives" % checked)
+        return 1 if differ else 0
     if argv and argv[0] == "label":
         root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.abspath(__file__))
         status = 0
