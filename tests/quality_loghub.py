@@ -294,14 +294,20 @@ FLOOR_PRECISION_EACH = 0.98
 # sealed ones score identically. Averages over the 35 (main 6ea756c + clickhouse): GA 0.8457 /
 # 0.8488, precision 0.9780 / 0.9771, F1 0.9424 / 0.9431, reduction 0.9261 / 0.9260. Floors
 # 0.001 below.
+# Then (branch splits7, developed on Etcd) a bracket closing the message with fields after a
+# first word is one value after it (raft's `[StateProbe match=0 next=540 paused inactive]`): Etcd
+# GA 0.914 -> 0.980 on both, precision 1.000; 132 lines change group on each input, none of any
+# other system. Averages over the 35 (with branch clickhouse's rules, main ff0e92a): GA 0.8457 ->
+# 0.8476 / 0.8489 -> 0.8507, F1 0.9425 -> 0.9431 / 0.9432 -> 0.9439. Floors 0.001 below.
 # Then branch mosq's codes (a return or reason code glued to its name, a tuple of one-digit
 # numbers: words), developed on Mosquitto (unsealed for it): its precision 0.956 -> 1.000 and
 # GA 0.705 -> 0.785 on both scorers, 43 lines change group, no line of any other system (the
-# sealed ones score identically). Averages over the 35 (main ff0e92a + mosq): GA 0.8480 /
-# 0.8511, precision 0.9792 / 0.9783, F1 0.9429 / 0.9437. Floors 0.001 below (reduction kept).
+# sealed ones score identically). Averages over the 35 (main 508bdc6 + mosq): GA 0.8476 ->
+# 0.8499 / 0.8507 -> 0.8530, precision 0.9780 -> 0.9792 / 0.9771 -> 0.9783, F1 0.9435 /
+# 0.9443. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.978, "GA": 0.847, "F1": 0.941, "reduction": 0.925},
-    "whole line": {"precision": 0.977, "GA": 0.850, "F1": 0.942, "reduction": 0.925},
+    "message": {"precision": 0.978, "GA": 0.848, "F1": 0.942, "reduction": 0.925},
+    "whole line": {"precision": 0.977, "GA": 0.852, "F1": 0.943, "reduction": 0.925},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
