@@ -305,13 +305,19 @@ FLOOR_PRECISION_EACH = 0.98
 # sealed ones score identically). Averages over the 35 (main 508bdc6 + mosq): GA 0.8476 ->
 # 0.8499 / 0.8507 -> 0.8530, precision 0.9780 -> 0.9792 / 0.9771 -> 0.9783, F1 0.9435 /
 # 0.9443. Floors 0.001 below.
+# Then branch mosq's peer names (a name in lower case made of parts after `to`/`from`...
+# is a value against another such name), developed on Mosquitto: its GA 0.785 -> 0.867 on
+# both, 134 lines change group, no line of any other system (the sealed ones identical).
+# Averages over the 35: GA 0.8522 / 0.8553, F1 0.9440 / 0.9448. Floors 0.001 below.
+# Then its peer before an address in parentheses (`bridge-dead (127.0.0.1:51886)`): Mosquitto
+# GA 0.867 -> 0.878, 12 lines, no other system; averages GA 0.8525 / 0.8557 (floors kept).
 # Then (branch splits7, developed on Chromium) a key whose ':' closes the message has an empty
 # value there (`extension id: ` / `extension id: (none)`): Chromium GA 0.823 -> 0.842 on both,
 # precision 1.000; 38 lines change group on each input, none of any other system. Averages
-# over the 35: GA 0.8481 / 0.8513. Floors 0.001 below.
+# over the 35 (with mosq's rules, main 112723c): GA 0.8531 / 0.8562. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.978, "GA": 0.848, "F1": 0.942, "reduction": 0.925},
-    "whole line": {"precision": 0.977, "GA": 0.852, "F1": 0.943, "reduction": 0.925},
+    "message": {"precision": 0.978, "GA": 0.852, "F1": 0.943, "reduction": 0.925},
+    "whole line": {"precision": 0.977, "GA": 0.855, "F1": 0.943, "reduction": 0.925},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
