@@ -1031,6 +1031,34 @@ void CollapseLeadingContext(const TemplateMatcher& matcher, std::string_view mes
   hashes.erase(hashes.begin() + 1, hashes.begin() + static_cast<std::ptrdiff_t>(end));
 }
 
+// A bracket that closes the message and holds fields, `name=value`, after a first word
+// (`... unreachable [StateProbe match=0 next=540 paused inactive]`, raft's progress) prints an
+// object: its first word names the object's kind or state and stays a word; the rest, its
+// fields and the flags printed when set, is one value of a path's kind whatever its words and
+// length. Called when the message's last token is followed by `]`.
+void CollapseClosingStateDump(std::string_view message, std::size_t body,
+                              std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
+  const std::size_t close = tokens.back().offset + tokens.back().length;
+  const std::size_t open = message.rfind('[', close);
+  if (open == std::string_view::npos || open <= body) return;
+  const std::string_view inside = message.substr(open + 1, close - open - 1);
+  if (inside.find('=') == std::string_view::npos) return;
+  const auto by_offset = [](const Token& t, std::size_t at) { return t.offset < at; };
+  const auto first = std::lower_bound(tokens.begin(), tokens.end(), open + 1, by_offset);
+  const auto k = static_cast<std::size_t>(first - tokens.begin()) + 1;
+  // A first word, then fields: a word glued to its '=' (`match=0`) opens the rest.
+  if (k + 1 >= tokens.size() || first->offset != open + 1 || first->cls != TokenClass::kWord ||
+      message[first->offset + first->length] != ' ' || tokens[k].cls != TokenClass::kWord ||
+      message[tokens[k].offset + tokens[k].length] != '=') {
+    return;
+  }
+  tokens[k].length = static_cast<std::uint32_t>(close - tokens[k].offset);
+  tokens[k].cls = TokenClass::kPath;
+  hashes[k] = Fingerprinter::TokenHash(message, tokens[k]);
+  tokens.resize(k + 1);
+  hashes.resize(k + 1);
+}
+
 // A line that is one setting alone, a name, an '=' set off by blanks and its value
 // (`offsets.topic.replication.factor = 1`, `log_color    = False`), is a row of a settings
 // dump: a program prints every option of its configuration through one format string, so the
@@ -1120,6 +1148,13 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
       body < message.size() &&
       (message[body] == '[' || message[body] == ' ' || message[body] == '\t')) {
     CollapseLeadingContext(matcher, message, body, tokens, hashes);
+  }
+  // Most messages close with no ']' right after their last token: one byte read decides.
+  if (!tokens.empty()) {
+    const std::size_t after = tokens.back().offset + tokens.back().length;
+    if (after < message.size() && message[after] == ']') {
+      CollapseClosingStateDump(message, out.header.body, tokens, hashes);
+    }
   }
   // A settings dump's row: most lines' first token is followed by no blank and '='.
   if (tokens.size() >= 2) {

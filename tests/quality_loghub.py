@@ -293,12 +293,15 @@ FLOOR_PRECISION_EACH = 0.98
 # 0.8525 (whole line), precision 1.000; no line of any other readable system changes group, the
 # sealed ones score identically. Averages over the 35 (main 6ea756c + clickhouse): GA 0.8457 /
 # 0.8488, precision 0.9780 / 0.9771, F1 0.9424 / 0.9431, reduction 0.9261 / 0.9260. Floors
-# 0.001 below. Its header rule (a logger with its class in parentheses before the ':') then
-# raised ClickHouse's whole lines to its message column (0.8525 -> 0.8805): whole-line averages
-# GA 0.8496, F1 0.9432; floors unchanged.
+# 0.001 below.
+# Then (branch splits7, developed on Etcd) a bracket closing the message with fields after a
+# first word is one value after it (raft's `[StateProbe match=0 next=540 paused inactive]`): Etcd
+# GA 0.914 -> 0.980 on both, precision 1.000; 132 lines change group on each input, none of any
+# other system. Averages over the 35 (with branch clickhouse's rules, main ff0e92a): GA 0.8457 ->
+# 0.8476 / 0.8489 -> 0.8507, F1 0.9425 -> 0.9431 / 0.9432 -> 0.9439. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.977, "GA": 0.845, "F1": 0.941, "reduction": 0.925},
-    "whole line": {"precision": 0.976, "GA": 0.848, "F1": 0.942, "reduction": 0.925},
+    "message": {"precision": 0.977, "GA": 0.847, "F1": 0.942, "reduction": 0.925},
+    "whole line": {"precision": 0.976, "GA": 0.850, "F1": 0.943, "reduction": 0.925},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements

@@ -176,8 +176,8 @@ TEST_F(TemplateMatchTest, AResultCodeIsNoValue) {
   // The nearest values: the same code with other numbers changed, a number after another
   // name, and a long number after an outcome's name (not a code of a handful).
   SetTemplate("conn=1000 op=0 RESULT tag=97 err=0 qtime=0.000012 etime=0.000100 text=");
-  EXPECT_TRUE(Match("conn=1001 op=3 RESULT tag=97 err=0 qtime=0.000013 etime=0.000107 text=")
-                  .accepted);
+  EXPECT_TRUE(
+      Match("conn=1001 op=3 RESULT tag=97 err=0 qtime=0.000013 etime=0.000107 text=").accepted);
   SetTemplate("session opened uid=0 tries=1 by cron");
   EXPECT_TRUE(Match("session opened uid=1000 tries=3 by cron").accepted);
   SetTemplate("request done result=20481 bytes=120");
@@ -878,6 +878,45 @@ TEST_F(TemplateMatchTest, ClosingPeriodAfterAWordIsPartOfTheMessage) {
   SetTemplate("Loaded config. Starting the log cleaner");
   EXPECT_TRUE(Match("Loaded config. Starting the log cleaner").accepted);
   EXPECT_FALSE(Match("Loaded config. Starting the log cleaner.").accepted);
+}
+
+// A bracket later in the message holding fields after a first word prints an object's state:
+// one value after that word, whatever flags follow its fields.
+TEST_F(TemplateMatchTest, BracketedStateDumpIsOneValueAfterItsKind) {
+  SetTemplate(
+      "1a failed to send message to 8a because it is unreachable [StateProbe match=0 "
+      "next=540 paused inactive]");
+  EXPECT_TRUE(Match("1a failed to send message to 75c because it is unreachable [StateProbe "
+                    "match=0 next=544 learner paused inactive]")
+                  .accepted);
+  EXPECT_TRUE(Match("1a failed to send message to fd4 because it is unreachable [StateProbe "
+                    "match=545 next=546]")
+                  .accepted);
+  // The object's kind or state, its first word, stays a word of its own.
+  PreparedLine p;
+  const std::string line = "unreachable [StateProbe match=0 next=540 paused inactive]";
+  PrepareLine(tokenizer_, matcher_, true, line, p);
+  ASSERT_EQ(p.tokens.size(), 3u);
+  EXPECT_EQ(line.substr(p.tokens[1].offset, p.tokens[1].length), "StateProbe");
+  EXPECT_EQ(p.tokens[1].cls, TokenClass::kWord);
+  EXPECT_EQ(line.substr(p.tokens[2].offset, p.tokens[2].length),
+            "match=0 next=540 paused inactive");
+  EXPECT_EQ(p.tokens[2].cls, TokenClass::kPath);
+}
+
+// The nearest brackets that keep their tokens: no field inside, a field first (no kind before
+// it), words before the first field, a bracket that does not close the message.
+TEST_F(TemplateMatchTest, BracketWithoutAKindAndFieldsKeepsItsTokens) {
+  SetTemplate("worker stopped [pool main paused inactive]");
+  EXPECT_FALSE(Match("worker stopped [pool main paused active]").accepted);
+  SetTemplate("worker stopped [state=paused inactive]");
+  EXPECT_FALSE(Match("worker stopped [state=paused active]").accepted);
+  PreparedLine p;
+  for (const std::string line : {"worker stopped [n=1 pool]", "worker stopped [pool main n=1]",
+                                 "worker stopped [pool n=1 paused] after 3 s"}) {
+    PrepareLine(tokenizer_, matcher_, true, line, p);
+    for (const Token& t : p.tokens) EXPECT_NE(t.cls, TokenClass::kPath) << line;
+  }
 }
 
 // A line of one setting alone, a name, ' = ' and a value, is a settings dump's row: the name
