@@ -311,6 +311,24 @@ bool IsNameText(std::string_view w) {
   });
 }
 
+// A name in lower case made of parts (`dash-bob`, `local.vm.bridge-remote`): lower-case letters
+// and digits joined by '-', '.' or '_', at least one '-' or '.'. Right after a host key (`to`,
+// `from`) it names a peer, a value, as a host name does there.
+bool IsPeerName(std::string_view message, const Token& t) {
+  if (t.cls != TokenClass::kWord) return false;
+  const std::string_view w = message.substr(t.offset, t.length);
+  if (w.empty() || !(w.front() >= 'a' && w.front() <= 'z')) return false;
+  bool joint = false;
+  for (char c : w) {
+    if (c == '-' || c == '.') {
+      joint = true;
+    } else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
+      return false;
+    }
+  }
+  return joint && w.back() != '-' && w.back() != '.';
+}
+
 // Two different tokens in one place: are both hosts (DNS names or masked hosts), and are both
 // names, one of them a value by its kind? Then the place holds values, and the other name is
 // one more (`forwarded svc.corp.example` / `forwarded localhost`, `on shop` / `on nodb1`). A
@@ -1439,8 +1457,11 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // are still an action or a state (to spawn / to destroy).
     const NamePlace place = PlaceOf(message, lt, gmsg, gt);
     const bool host_slot =
-        ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && i > 0 &&
-         IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))) ||
+        (((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) ||
+          (lt.cls == TokenClass::kWord && gt.cls == TokenClass::kWord)) &&
+         i > 0 && IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length)) &&
+         ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) ||
+          (IsPeerName(message, lt) && IsPeerName(gmsg, gt)))) ||
         place.hosts;
     const bool name_slot = place.names;
     // A word where the other side has an empty value ('-', "") is that column's value: the
@@ -1756,8 +1777,11 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
         }
         const NamePlace place = PlaceOf(message, lt, gmsg, gt);
         const bool host_slot =
-            ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && lj > 0 &&
-             IsHostKey(message.substr(tokens[lj - 1].offset, tokens[lj - 1].length))) ||
+            (((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) ||
+              (lt.cls == TokenClass::kWord && gt.cls == TokenClass::kWord)) &&
+             lj > 0 && IsHostKey(message.substr(tokens[lj - 1].offset, tokens[lj - 1].length)) &&
+             ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) ||
+              (IsPeerName(message, lt) && IsPeerName(gmsg, gt)))) ||
             place.hosts;
         const bool unit =
             lj > 0 && gi > 0 && IsNumber(tokens[lj - 1].cls) && IsNumber(g.cls(gi - 1));

@@ -305,12 +305,16 @@ FLOOR_PRECISION_EACH = 0.98
 # sealed ones score identically). Averages over the 35 (main 508bdc6 + mosq): GA 0.8476 ->
 # 0.8499 / 0.8507 -> 0.8530, precision 0.9780 -> 0.9792 / 0.9771 -> 0.9783, F1 0.9435 /
 # 0.9443. Floors 0.001 below.
+# Then branch mosq's peer names (a name in lower case made of parts after `to`/`from`...
+# is a value against another such name), developed on Mosquitto: its GA 0.785 -> 0.867 on
+# both, 134 lines change group, no line of any other system (the sealed ones identical).
+# Averages over the 35: GA 0.8522 / 0.8553, F1 0.9440 / 0.9448. Floors 0.001 below.
 # Then branch clickhouse's header rule (a logger with its class in parentheses before the ':')
 # raised ClickHouse's whole lines to its message column (0.8525 -> 0.8805), no other system
 # changes: whole-line average GA over the 35 +0.0008; floors unchanged.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.978, "GA": 0.848, "F1": 0.942, "reduction": 0.925},
-    "whole line": {"precision": 0.977, "GA": 0.852, "F1": 0.943, "reduction": 0.925},
+    "message": {"precision": 0.978, "GA": 0.851, "F1": 0.943, "reduction": 0.925},
+    "whole line": {"precision": 0.977, "GA": 0.854, "F1": 0.943, "reduction": 0.925},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
