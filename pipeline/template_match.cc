@@ -311,22 +311,27 @@ bool IsNameText(std::string_view w) {
   });
 }
 
-// A name in lower case made of parts (`dash-bob`, `local.vm.bridge-remote`): lower-case letters
-// and digits joined by '-', '.' or '_', at least one '-' or '.'. Right after a host key (`to`,
-// `from`) it names a peer, a value, as a host name does there.
+// A name in lower case made of parts (`bridge-2`, `local.vm.bridge-remote`): lower-case letters
+// and digits joined by '-', '.' or '_', at least one '-' or '.', and a digit, a '.' or a '_'
+// somewhere. Right after a host key (`to`, `from`) it names a peer, a value, as a host name
+// does there. Words joined by '-' alone are as often a state (`to read-only` / `to
+// read-write`, `to link-up` / `to link-down`): those stay words.
 bool IsPeerName(std::string_view message, const Token& t) {
   if (t.cls != TokenClass::kWord) return false;
   const std::string_view w = message.substr(t.offset, t.length);
   if (w.empty() || !(w.front() >= 'a' && w.front() <= 'z')) return false;
-  bool joint = false;
+  bool joint = false, named = false;
   for (char c : w) {
     if (c == '-' || c == '.') {
       joint = true;
-    } else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
+      named |= c == '.';
+    } else if ((c >= '0' && c <= '9') || c == '_') {
+      named = true;
+    } else if (!(c >= 'a' && c <= 'z')) {
       return false;
     }
   }
-  return joint && w.back() != '-' && w.back() != '.';
+  return joint && named && w.back() != '-' && w.back() != '.';
 }
 
 // Two different tokens in one place: are both hosts (DNS names or masked hosts), and are both
