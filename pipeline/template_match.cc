@@ -187,6 +187,18 @@ bool SaysNothing(std::string_view message, const Token& word, const Token& other
   return IsVariableClass(other.cls) && IsNothingWord(message, word);
 }
 
+// A host by its kind: a token the tokenizer took for a host, which holds a digit, a '.' or a
+// ':', or is glued to a bracketed address (localhost[127.0.0.1]). A plain name the scope
+// learned as a value (WindowMerger's MaskValues gives it the host class) is a value, not a
+// host: a plain word never takes its place.
+bool IsHostToken(std::string_view message, const Token& t) {
+  if (t.cls != TokenClass::kHostPort) return false;
+  const std::size_t end = t.offset + t.length;
+  return message.substr(t.offset, t.length).find_first_of("0123456789.:") !=
+             std::string_view::npos ||
+         (end < message.size() && message[end] == '[');
+}
+
 bool IsNumber(TokenClass cls) { return cls == TokenClass::kInteger || cls == TokenClass::kFloat; }
 
 // A name: a letter, then letters, digits, '.', '-' and '_' (localhost, gw, blocked.test, nodb1,
@@ -210,8 +222,8 @@ struct NamePlace {
   bool names = false;
 };
 NamePlace PlaceOf(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
-  const bool l_host = lt.cls == TokenClass::kHostPort || IsDnsWord(lm, lt);
-  if (l_host && (gt.cls == TokenClass::kHostPort || IsDnsWord(gm, gt))) return {true, true};
+  const bool l_host = IsHostToken(lm, lt) || IsDnsWord(lm, lt);
+  if (l_host && (IsHostToken(gm, gt) || IsDnsWord(gm, gt))) return {true, true};
   // Names are words, hosts and names with numbers (the classes are compared first: most
   // changed tokens are numbers or ids).
   const auto named = [](TokenClass c) {
@@ -221,7 +233,7 @@ NamePlace PlaceOf(std::string_view lm, const Token& lt, std::string_view gm, con
       (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)) {
     return {};
   }
-  const bool g_host = gt.cls == TokenClass::kHostPort || IsDnsWord(gm, gt);
+  const bool g_host = IsHostToken(gm, gt) || IsDnsWord(gm, gt);
   const auto numbered = [](std::string_view m, const Token& t) {
     return t.cls == TokenClass::kDigitWord && IsNameText(m.substr(t.offset, t.length));
   };
@@ -975,7 +987,7 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     }
     if (line.hashes[i] == g.hash(i)) {
       ++kept;
-      if (lt.cls == TokenClass::kWord) {
+      if (lt.cls == TokenClass::kWord || IsLearnedName(lt.cls, line.hashes[i])) {
         ++anchors;
       } else if (lt.cls == TokenClass::kEmpty) {
         // A '-' on both sides is the same empty column: it agrees as a word does (a syslog
@@ -989,6 +1001,11 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     }
     marks_.push_back({pos, static_cast<std::uint8_t>(kVaried | kWild)});
     if (SameVariable(message, lt, gmsg, gt)) continue;
+    // A template's plain word that the scope has since learned as a value is one, and a host
+    // or a learned name takes its place (`(to bob) alice on` / `(to bob) root on`).
+    if (IsLearnedName(lt.cls, line.hashes[i]) && gt.cls == TokenClass::kWord &&
+        line.IsValueWord(g.hash(i)))
+      continue;
     if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)
       return Reject(MatchReason::kDigitWordLetters, i);
     // A word saying a value is missing where the other line has one is that value printed
@@ -1009,7 +1026,7 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // are still an action or a state (to spawn / to destroy).
     const NamePlace place = PlaceOf(message, lt, gmsg, gt);
     const bool host_slot =
-        ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && i > 0 &&
+        (IsHostToken(message, lt) != IsHostToken(gmsg, gt) && i > 0 &&
          IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))) ||
         place.hosts;
     const bool name_slot = place.names;
@@ -1053,6 +1070,15 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   return {true, MatchReason::kFits, MatchResult::kNoPosition};
 }
 
+bool TemplateMatcher::KeysValue(const MatchLine& line, std::size_t i) const {
+  if (i == 0 || line.tokens[i].cls != TokenClass::kWord) return false;
+  const Token& key = line.tokens[i - 1];
+  const std::size_t end = key.offset + key.length;
+  return key.cls == TokenClass::kWord && line.tokens[i].offset == end + 1 &&
+         line.message[end] == ' ' &&
+         value_keys_.Contains(line.message.substr(key.offset, key.length));
+}
+
 // Is line token i (a changed word) the value of a value key that both sides have right before
 // it, written the same way (`user bob` / `user alice`; not `address: 0x1` / `address space`)?
 bool TemplateMatcher::KeyedByAgreeingWord(const MatchLine& line, const MatchTemplate& tmpl,
@@ -1084,8 +1110,10 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
     for (std::size_t i = 0; i < n; ++i) {
       if (g.flags(i) & kWild) continue;
       if (hashes[i] == g.hash(i)) {
-        agreeing += tokens[i].cls == TokenClass::kWord;
-      } else if (!IsVariableClass(tokens[i].cls) || !IsVariableClass(g.cls(i))) {
+        // A learned name agrees as a word does (Match).
+        agreeing += tokens[i].cls == TokenClass::kWord || IsLearnedName(tokens[i].cls, hashes[i]);
+      } else if ((!IsVariableClass(tokens[i].cls) || !IsVariableClass(g.cls(i))) &&
+                 !(IsLearnedName(tokens[i].cls, hashes[i]) && line.IsValueWord(g.hash(i)))) {
         if (++changed > 2) return true;
       }
     }
@@ -1097,7 +1125,11 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
   // position has.
   int words = 0;
   for (std::size_t j = 0; j < n; ++j) {
-    if (tokens[j].cls != TokenClass::kWord || !g.MayContain(hashes[j])) continue;
+    // A learned name aligns as a word (MatchAligned).
+    if ((tokens[j].cls != TokenClass::kWord && !IsLearnedName(tokens[j].cls, hashes[j])) ||
+        !g.MayContain(hashes[j])) {
+      continue;
+    }
     for (std::size_t i = 0; i < m; ++i) {
       if (!(g.flags(i) & kWild) && g.hash(i) == hashes[j]) {
         if (++words == 2) return false;
@@ -1153,7 +1185,8 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
   lcs.assign((m + 1) * w, 0);
   auto match = [&](std::size_t i, std::size_t j) -> int {
     if ((g.flags(i) & kWild) || g.hash(i) != hashes[j]) return 0;
-    return tokens[j].cls == TokenClass::kWord ? 2 : 1;
+    // A learned name agrees as the word it was.
+    return tokens[j].cls == TokenClass::kWord || IsLearnedName(tokens[j].cls, hashes[j]) ? 2 : 1;
   };
   for (std::size_t i = m; i-- > 0;) {
     for (std::size_t j = n; j-- > 0;) {
@@ -1282,7 +1315,7 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
         }
         const NamePlace place = PlaceOf(message, lt, gmsg, gt);
         const bool host_slot =
-            ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) && lj > 0 &&
+            (IsHostToken(message, lt) != IsHostToken(gmsg, gt) && lj > 0 &&
              IsHostKey(message.substr(tokens[lj - 1].offset, tokens[lj - 1].length))) ||
             place.hosts;
         const bool unit =

@@ -70,6 +70,9 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   if (const int severity = LevelSeverity(line.header.level); severity >= 0) {
     scope = merger_detail::Mix(scope, kLevelSeed + static_cast<std::uint64_t>(severity));
   }
+  line.values = &value_words;
+  line.scope = scope;
+  if (!value_words.Empty()) MaskValues(scope, r.message);
   const std::uint64_t shape = ShapeKey(scope);
   unexplained = kNil;
 
@@ -310,6 +313,9 @@ void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
   // A shape already in the table (this group's, or one whose group did not confirm) keeps
   // its entry; Add looked it up, and nothing changed the table since.
   if (!shape_in_table) {
+    if (opt.variable_after_values > 0 && g.tokens.size() == line.tokens.size()) {
+      LearnValues(slot, r.message);
+    }
     GroupExtras& x = Extras(g);
     if (1 + x.aliases.size() < kMaxAliases) {
       exact.Set(shape, slot);
@@ -509,6 +515,7 @@ void WindowMerger::Reconfigure(MergerOptions options, EventSink& sink) {
   // and the same threshold.
   if (keys_change || options.variable_after_values != m.opt.variable_after_values) {
     m.siblings.Clear();
+    m.value_words.Clear();
   }
   const bool reindex = options.max_distance != m.opt.max_distance;
   options.id_seed = m.opt.id_seed;  // ids stay unique across a reload

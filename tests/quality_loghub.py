@@ -210,9 +210,16 @@ FLOOR_PRECISION_EACH = 0.98
 # missing (`none`) where the other line has a variable is an empty value: DebianSyslog recall
 # 0.862 -> 0.877 (GA 0.788 unchanged: the event still splits by its user names), no line of
 # any other system changes group. Floors unchanged.
+# Then (branch debsys, developed on DebianSyslog) a word a scope has written right after a
+# value key (`for user alice`) in a line that folded is a value wherever that scope writes it
+# (`(to alice) root on none`, `(carol) CMD (...)`): DebianSyslog GA 0.788 -> 0.967 with both
+# scorers; not developed on them: the sealed Samba 0.760 -> 0.813, Unbound 0.626 -> 0.679
+# (message) but 0.720 -> 0.690 (whole line), Cups precision 0.333 -> 0.334, Dnsmasq recall
+# 0.954 -> 0.955; precision unchanged everywhere else, the given eight identical. Averages over
+# the 29: GA 0.8662 / 0.8624, F1 0.9480 / 0.9538, reduction 0.9286 / 0.9283. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.959, "GA": 0.855, "F1": 0.941, "reduction": 0.926},
-    "whole line": {"precision": 0.967, "GA": 0.854, "F1": 0.949, "reduction": 0.926},
+    "message": {"precision": 0.959, "GA": 0.865, "F1": 0.947, "reduction": 0.927},
+    "whole line": {"precision": 0.967, "GA": 0.861, "F1": 0.952, "reduction": 0.927},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
