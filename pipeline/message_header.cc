@@ -529,7 +529,7 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
 
 // Can `word` be a time or level field (or a dash, or a bracket)? ReadField's tests on the
 // bare word, without building a field: a superset of what the walk below accepts first.
-bool MayBeTimeOrLevel(std::string_view word) {
+[[gnu::always_inline]] inline bool MayBeTimeOrLevel(std::string_view word) {
   const char c = word[0];
   if (c == '[' || c == '|' || word == "-") return true;
   if (word.size() >= 4 && word[1] == '/' && IsLevelLetter(c)) return true;  // "D/Tag(": Android
@@ -602,6 +602,12 @@ bool ParsePipeHeader(std::string_view line, MessageHeader& h) {
   return true;
 }
 
+}  // namespace
+
+bool IsMessageKey(std::string_view key) { return key == "msg" || key == "message"; }
+
+namespace {
+
 // Leading key=value fields (logfmt: Go's log/slog TextHandler, logrus, go-kit): keys of
 // lower-case letters, values bare or in double quotes. Fields whose value is a time, a level
 // or a caller are the header, which needs a time of day, a date or a level; the value of the
@@ -637,6 +643,12 @@ bool ParseKeyValueHeader(std::string_view line, MessageHeader& h) {
       } else {
         // The message: after at least one header field holding a time or a level.
         if (field == 0 || (!evidence && h.level.empty())) return false;
+        // A field of context before the message field (go-kit's `component="tsdb" msg=...`)
+        // opens the message with its name, as the message field's own name would not.
+        if (!IsMessageKey(line.substr(p, k - p))) {
+          h.body = static_cast<std::uint32_t>(p);
+          return true;
+        }
         // An empty value ("msg= ") is no message: a message starts at a word; inside quotes,
         // after the blanks it opens with (msg="  frame: 0x2044").
         std::size_t body = v + (quoted ? 1 : 0);
@@ -1005,6 +1017,16 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
           // the caller already says where the line comes from.
           if (!source.empty()) goto done;
           if (message_after_level()) goto done;
+          // A level word in any case with its own ':' right after the name is the header's
+          // level, when a message follows, and the name is a category or logger whatever its
+          // case: "security: error: client ...", "app: warning: disk full". Not after a
+          // program with its pid: a syslog tag's message is the program's own text
+          // ("postdrop[10896]: warning: queue file write error").
+          const bool level_after =
+              h.level.empty() && f.core().back() != ']' && have(i + 1) && fields[i + 1].colon &&
+              (fields[i + 1].kind == Kind::kName || fields[i + 1].kind == Kind::kLevel) &&
+              IsLevelName(WithoutVerbosity(fields[i + 1].core())) &&
+              TextAfter(line, fields[i + 1].end);
           // Right after a bracketed level, a word of lower-case letters is the message's key
           // ("[notice] statement: DROP ..."): a logger there is capitalised, dotted or carries
           // a pid ("[Note] InnoDB:", "[error] 2108#2108:"). (After a thread, "[main] kernel:",
@@ -1018,7 +1040,7 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
           // too (Go's "2026/11/28 17:38:55 statement: DROP ..."): nothing before it says a
           // logger or a program is written there.
           if (names == 0 && last_fixed == Kind::kTime && h.level.empty() && !bracket_time &&
-              std::all_of(f.core().begin(), f.core().end(), IsLower) &&
+              !level_after && std::all_of(f.core().begin(), f.core().end(), IsLower) &&
               LevelSeverity(f.core()) < 0) {
             goto done;
           }
@@ -1033,6 +1055,11 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
           if (h.level.empty()) h.level = channel_level;
           h.logger = f.core();
           body = f.end;
+          if (level_after) {
+            h.level = fields[i + 1].core();
+            body = fields[i + 1].end;
+            break;
+          }
           // A stamp of the program's own right after it is the header's too ("kernel: [
           // 12.345678] usb 1-1: ..."), when a message follows it.
           if (BracketAt(line, body) && have(i + 1) && fields[i + 1].kind == Kind::kTime &&

@@ -48,8 +48,10 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // after it: "[instance: 7d52...]"), a component in its own column after the level, or else at the
 // first plain word that follows the time and level fields. Time fields followed by fields joined by
 // '|' without spaces end at the first field holding a space. Leading key=value fields (logfmt)
-// whose values are a time, a level or a caller end at the next field's value, the message. Anything
-// that does not fit leaves the line without a header.
+// whose values are a time, a level or a caller end at the next field's value, the message, or,
+// when that field is not the message field (IsMessageKey), at its name: a field of context
+// (`component="tsdb" msg="..."`) opens the message. Anything that does not fit leaves the line
+// without a header.
 // A logger written after the message ("[%d] %p %m (%c)": a qualified name of three or more parts
 // in parentheses ending the line), where the header has a level and no logger, is the header's
 // (`tail`), and the message then starts right after the level: a bracket or a name with ':' there
@@ -58,6 +60,10 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // A line opening with a tab left its first column empty: a time field right after it is read
 // as the fields after a time ("\t\t     8 Connect\t...", MySQL's general log).
 MessageHeader ParseMessageHeader(std::string_view line);
+
+// The name structured logs give the field that holds the message (logfmt's and JSON's `msg`,
+// `message`): its text is the event's own words, the other fields are its context.
+bool IsMessageKey(std::string_view key);
 
 // HeaderLearner: each scope's header, learned from its own lines. The rule, for any log: the
 // header shape (the kind the grammar gave each field - time, level, bracket, name, caller,

@@ -62,6 +62,33 @@ bool IsPartsValue(std::string_view w) {
 // a variable changes digits, not words (blk_-12 ~ blk_34, but en0 !~ awdl0). Names and
 // versions made of parts are one kind whatever their shape: what is named in parts (a
 // package, a version, a host) varies, a single name with a number is one of a few.
+// A duration as Go's time.Duration and most runtimes print one: numbers each with a unit of
+// time, ns, us, µs, ms, s, m or h (`738.544µs`, `1.728952ms`, `1m30s`, `0s`).
+bool IsDuration(std::string_view w) {
+  // Most digit-bearing words fail here: a duration opens with a digit and ends with its unit.
+  if (w.empty() || w.front() < '0' || w.front() > '9' ||
+      (w.back() != 's' && w.back() != 'm' && w.back() != 'h')) {
+    return false;
+  }
+  std::size_t i = 0;
+  while (i < w.size()) {
+    const std::size_t number = i;
+    while (i < w.size() && ((w[i] >= '0' && w[i] <= '9') || w[i] == '.')) ++i;
+    if (i == number) return false;
+    const std::string_view unit = w.substr(i);
+    if (unit.starts_with("ns") || unit.starts_with("us") || unit.starts_with("ms")) {
+      i += 2;
+    } else if (unit.starts_with("\xC2\xB5s")) {
+      i += 3;
+    } else if (!unit.empty() && (unit[0] == 's' || unit[0] == 'm' || unit[0] == 'h')) {
+      i += 1;
+    } else {
+      return false;
+    }
+  }
+  return !w.empty();
+}
+
 bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
   if (!IsVariableClass(lt.cls) || !IsVariableClass(gt.cls)) return false;
   // An empty value stands where any value may be.
@@ -115,6 +142,8 @@ bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, con
       letters_equal(without_hex_id(first_element(lw)), without_hex_id(first_element(gw)))) {
     return true;
   }
+  // A duration is one kind whatever its unit: a request took `738.544µs` or `1.728952ms`.
+  if (IsDuration(lw) && IsDuration(gw)) return true;
   // An address is a kind of its own, never a name or version made of parts (`0.0.0.0` is not
   // `NODATA-IPv6`).
   const auto address = [](TokenClass c) {
@@ -131,19 +160,49 @@ bool IsCompoundName(std::string_view message, const Token& t) {
   return std::any_of(w.begin(), w.end(), [](char c) { return c == '.' || c == '-' || c == '/'; });
 }
 
-// A word that names a field: '=' follows it, after blanks at most (`flags = 0x1`, `user=bob`).
+// A word that names a field: '=' follows it, after blanks at most (`flags = 0x1`, `user=bob`),
+// or it is part of a JSON object's key, a double-quoted text that opens the object or follows
+// its ',' and that ':' follows (`{"stream-reader-type":...`, `,"response type":...`): which keys
+// a JSON line carries says which call wrote it, as a format string's words do.
 bool NamesField(std::string_view message, const Token& t) {
-  for (std::size_t p = t.offset + t.length; p < message.size(); ++p) {
+  const std::size_t end = t.offset + t.length;
+  for (std::size_t p = end; p < message.size(); ++p) {
     if (message[p] == '=') return true;
-    if (message[p] != ' ') return false;
+    if (message[p] != ' ') break;
   }
-  return false;
+  // A key is short: look no further than this for its quotes, the opening one first (a word
+  // of prose has none right before it).
+  constexpr std::size_t kMaxKey = 64;
+  const std::size_t from = t.offset > kMaxKey ? t.offset - kMaxKey : 0;
+  std::size_t open = message.substr(from, t.offset - from).rfind('"');
+  if (open == std::string_view::npos) return false;
+  open += from;
+  while (open > 0 && message[open - 1] == ' ') --open;
+  if (open == 0 || (message[open - 1] != '{' && message[open - 1] != ',')) return false;
+  std::size_t close = message.substr(end, kMaxKey).find('"');
+  if (close == std::string_view::npos) return false;
+  close += end;
+  return close + 1 < message.size() && message[close + 1] == ':' && message[close - 1] != '\\';
 }
 
 // A word written right after a key's '=' (`cmd=get`): the value of a named field.
 bool FieldValue(std::string_view message, const Token& t) {
   return t.offset > 0 && message[t.offset - 1] == '=';
 }
+
+}  // namespace
+
+std::string_view FieldValueGap(std::string_view message, const Token& key, const Token& value) {
+  const std::size_t end = key.offset + key.length;
+  if (value.offset <= end || value.offset - end > 3 || message[end] != '=') return {};
+  for (std::size_t p = end + 1; p < value.offset; ++p) {
+    const char c = message[p];
+    if (c != '[' && c != '"' && c != '\'' && c != '(' && c != '{') return {};
+  }
+  return message.substr(end, value.offset - end);
+}
+
+namespace {
 
 // A DNS name: three or more dot-separated labels of letters, digits and '-', the last of
 // lower-case letters (www.example.org, svc.corp.example); it names a host, which varies.
@@ -267,6 +326,23 @@ bool BeginAlike(std::string_view message, const Token& a, const Token& b) {
   return kind(message[a.offset]) == kind(message[b.offset]);
 }
 
+// The byte that closes a bracket or quote opened by `open`, or 0 when `open` opens none.
+char CloserOf(char open) {
+  switch (open) {
+    case '(':
+      return ')';
+    case '[':
+      return ']';
+    case '{':
+      return '}';
+    case '"':
+    case '\'':
+      return open;
+    default:
+      return 0;
+  }
+}
+
 // Do tokens [from, to) (from > 0) lie inside one pair of brackets or quotes: the gap before
 // them holds an opener, the gap after them its closer, and no gap between them that closer?
 template <typename TokenAt>
@@ -276,23 +352,7 @@ bool Bracketed(std::string_view message, TokenAt at, std::size_t count, std::siz
   const auto end_of = [&](std::size_t k) { return at(k).offset + at(k).length; };
   char close = 0;
   for (std::size_t p = end_of(from - 1); p < at(from).offset; ++p) {
-    switch (message[p]) {
-      case '(':
-        close = ')';
-        break;
-      case '[':
-        close = ']';
-        break;
-      case '{':
-        close = '}';
-        break;
-      case '"':
-      case '\'':
-        close = message[p];
-        break;
-      default:
-        break;
-    }
+    if (const char c = CloserOf(message[p])) close = c;
   }
   if (close == 0) return false;
   for (std::size_t k = from; k + 1 < to; ++k) {
@@ -365,41 +425,69 @@ bool OpensQuotedText(std::string_view message, std::size_t p) {
   return c == ' ' || c == '\t' || c == '(' || c == '[' || c == '{';
 }
 
-// A code: a name in capitals (letters, digits and '_', a letter first) that fills a pair of
+// A name in capitals: capitals, digits and '_', a capital first (VCPU, MEMORY_MB, BADSIG).
+// A code: a name in capitals that fills a pair of
 // brackets or quotes alone, the pair opened at the message's start or after a blank
-// (`verify failure (BADSIG)`, `allocation for 'VCPU'`, `[OK]`). Logs write an outcome, a kind
+// (`verify failure (BADSIG)`, `allocation for 'VCPU'`, `[OK]`), or a JSON field's whole value
+// (`"type":"ROUND_TRIPPER_SNAPSHOT"`). Logs write an outcome, a kind
 // or a state so; a bracket glued to a name holds its argument (`ListenerName(CONTROLLER)`), and
 // a qualified name holds parts that vary (`'org/DS/IN'`).
+bool IsCapitalName(std::string_view w) {
+  if (w.empty() || w[0] < 'A' || w[0] > 'Z') return false;
+  return std::all_of(w.begin(), w.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
 bool IsBracketedCode(std::string_view message, const Token& t) {
-  if (t.cls != TokenClass::kWord || t.offset == 0 || t.offset + t.length >= message.size()) {
+  if (t.cls != TokenClass::kWord || t.offset == 0 || t.offset + t.length >= message.size() ||
+      !IsCapitalName(message.substr(t.offset, t.length))) {
     return false;
   }
-  const std::string_view w = message.substr(t.offset, t.length);
-  if (w[0] < 'A' || w[0] > 'Z') return false;
-  for (char c : w) {
-    if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
-  }
   const std::size_t open = t.offset - 1;
-  char close;
-  switch (message[open]) {
-    case '(':
-      close = ')';
-      break;
-    case '[':
-      close = ']';
-      break;
-    case '{':
-      close = '}';
-      break;
-    case '\'':
-    case '"':
-      close = message[open];
-      break;
-    default:
-      return false;
+  const char close = CloserOf(message[open]);
+  if (close == 0 || message[t.offset + t.length] != close) return false;
+  // A JSON field's whole value, right after its key's `":`, is such a pair too
+  // (`"round-tripper-name":"ROUND_TRIPPER_SNAPSHOT"`).
+  return open == 0 || message[open - 1] == ' ' || message[open - 1] == '\t' ||
+         (close == '"' && open >= 2 && message[open - 1] == ':' && message[open - 2] == '"');
+}
+
+// A kind or a rule named right after `for` or `by`, which say what a line concerns or who
+// acted: there a user's or a host's name is a value (`for alice`, `by root`), but a name in
+// capitals is a kind (`Over capacity for VCPU` / `for MEMORY_MB`) and a name scoped by single
+// `:` between its parts a rule's (`Policy check for placement:usages` / `...:traits:delete`).
+// Read from the text before `t` (no token needed: Match asks it for the template's side too).
+bool IsKindAfterFor(std::string_view message, const Token& t) {
+  if (t.cls != TokenClass::kWord || t.offset < 3 || message[t.offset - 1] != ' ') return false;
+  const auto key_at = [&message, &t](std::string_view key) {
+    const std::size_t n = key.size() + 1;  // the key and its blank
+    if (t.offset < n) return false;
+    for (std::size_t k = 0; k < key.size(); ++k) {
+      if ((message[t.offset - n + k] | 0x20) != key[k]) return false;
+    }
+    if (t.offset == n) return true;
+    const char c = message[t.offset - n - 1];
+    return !((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c >= '0' && c <= '9') && c != '_';
+  };
+  if (!key_at("for") && !key_at("by")) return false;
+  const std::string_view w = message.substr(t.offset, t.length);
+  if (IsCapitalName(w)) return true;
+  // Scoped: letters (and '_', '-', '.') in parts joined by single ':'.
+  if (w.find(':') == std::string_view::npos || w.front() == ':' || w.back() == ':' ||
+      w.find("::") != std::string_view::npos) {
+    return false;
   }
-  if (message[t.offset + t.length] != close) return false;
-  return open == 0 || message[open - 1] == ' ' || message[open - 1] == '\t';
+  return std::all_of(w.begin(), w.end(), [](char c) {
+    return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '_' || c == '-' || c == '.' || c == ':';
+  });
+}
+
+// A code or a kind where values go (`failure (BADSIG)`, `for 'VCPU'`, `for VCPU`): an
+// enumeration's constant, not a value. Asked only where a value would otherwise go: most
+// changed words are in no such place.
+bool NamesNoValue(std::string_view message, const Token& t) {
+  return IsBracketedCode(message, t) || IsKindAfterFor(message, t);
 }
 
 // Is the double quote at `p` escaped (an odd number of backslashes right before it)?
@@ -416,6 +504,16 @@ std::size_t NextQuote(std::string_view message, std::size_t from, bool escaped) 
     p = message.find('"', p + 1);
   }
   return p;
+}
+
+// Does the double quote at `p` open the value of a JSON object's message field, the key every
+// JSON logging library writes the message under (`"msg":"` as zap, bunyan, pino, logrus and
+// slog do, `"message":"` as ECS and log4j's JSON layout do)?
+bool OpensMessageField(std::string_view message, std::size_t p) {
+  while (p > 0 && message[p - 1] == ' ') --p;
+  if (p == 0 || message[p - 1] != ':') return false;
+  const std::string_view before = message.substr(0, p - 1);
+  return before.ends_with("\"msg\"") || before.ends_with("\"message\"");
 }
 
 // A double-quoted text inside a message (a request line, a user agent, a referer, a client's
@@ -454,6 +552,12 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
     const std::size_t close = NextQuote(message, open + 1, quoted);
     if (close == std::string_view::npos || close >= tail) break;
     if (open == lead + (quoted ? 1 : 0) && close + 1 == tail) break;  // the whole message
+    // A JSON line's message field is the message: its words are the event's, as a quoted
+    // text that is the whole message keeps them (`{"msg":"<id> became leader at term 2"}`).
+    if (!quoted && OpensMessageField(message, open)) {
+      open = NextQuote(message, close + 1, quoted);
+      continue;
+    }
     std::size_t first = read;  // the tokens inside the pair: [first, end)
     while (first < n && tokens[first].offset <= open) ++first;
     std::size_t end = first;
@@ -893,6 +997,8 @@ std::string_view MatchReasonText(MatchReason reason) {
       return "fewer than two words align";
     case MatchReason::kFieldNameDiffers:
       return "a field's name differs (a word before '='): another format's field";
+    case MatchReason::kTermDiffers:
+      return "a term written in parts differs (Get-Jobs / Send-Document): an operation or a kind";
     case MatchReason::kNothingKept:
       return "no token keeps the group's value: a line made of variables alone is no template";
   }
@@ -933,16 +1039,17 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
   // A bracket glued to the word before it qualifies that word (query[A], query[MX]): a
   // different word there is a different kind of thing, not a value.
   const bool subscript = i > 0 && t.offset == prev_end + 1 && line.message[prev_end] == '[';
-  // A name in capitals alone in a pair of brackets or quotes opened after a blank is a code
-  // (`failure (BADSIG)`, `allocation for 'VCPU'`): an enumeration's constant, not a value.
-  if (IsBracketedCode(line.message, t)) return false;
   // A plain word that opens a quoted text of several tokens heads it: an action ("GET" in
   // "GET /a HTTP/1.1", "compress" in "compress the old logs", a command 'reload example.test'),
-  // not a value; unless the text is a key's value (name="alice smith"). A single quote opens a
-  // text only at the start or after a blank or a bracket ("don't" holds an apostrophe).
+  // not a value; unless the text is a key's value (name="alice smith") other than the line's
+  // message (`msg="Scrape manager stopped"` / `msg="Notifier manager stopped"`: the message
+  // field's text is the event's). A single quote opens a text only at the start or after a
+  // blank or a bracket ("don't" holds an apostrophe).
   if (t.offset > prev_end && i + 1 < line.tokens.size() &&
       OpensQuotedText(line.message, t.offset - 1) &&
-      line.message.substr(prev_end, t.offset - prev_end).find('=') == std::string_view::npos) {
+      (line.message.substr(prev_end, t.offset - prev_end).find('=') == std::string_view::npos ||
+       (i > 0 &&
+        IsMessageKey(line.message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))))) {
     const std::size_t end = t.offset + t.length;
     if (line.message.substr(end, line.tokens[i + 1].offset - end)
             .find(line.message[t.offset - 1]) == std::string_view::npos) {
@@ -952,12 +1059,13 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
   for (std::size_t p = subscript ? t.offset : prev_end; p < t.offset; ++p) {
     const char c = line.message[p];
     if (c == '=' || c == '\'' || c == '"' || c == '[' || c == '(' || c == '{' || c == '<') {
-      return true;
+      return !NamesNoValue(line.message, t);
     }
   }
   if (i == 0) return false;
   const Token& prev = line.tokens[i - 1];
-  return value_keys_.Contains(line.message.substr(prev.offset, prev.length));
+  return value_keys_.Contains(line.message.substr(prev.offset, prev.length)) &&
+         !NamesNoValue(line.message, t);
 }
 
 MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& tmpl) {
@@ -968,8 +1076,9 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   const std::string_view message = line.message;
   const std::string_view gmsg = tmpl.message;
   int word_diffs = 0, keyed_diffs = 0, named_diffs = 0, anchors = 0, words_out_of_context = 0,
-      kept = 0;
+      kept = 0, repeated_diffs = 0;
   std::size_t out_of_context_at = 0;
+  std::size_t first_diff = n;  // the first changed word's position
   for (std::size_t i = 0; i < n; ++i) {
     const Token& lt = line.tokens[i];
     const Token gt = g.token(i);
@@ -1011,8 +1120,11 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // A word saying a value is missing where the other line has one is that value printed
     // empty, even a protected one (`none`: another word in its place is still another event).
     if ((IsProtected(message, lt) || IsProtected(gmsg, gt)) && !SaysNothing(message, lt, gt) &&
-        !SaysNothing(gmsg, gt, lt))
+        !SaysNothing(gmsg, gt, lt) && !NameFieldValue(line, tmpl, i))
       return Reject(MatchReason::kProtectedWordDiffers, i);
+    // A term written in parts is the program's word, not a value, wherever it stands (`for
+    // Get-Jobs (...)` / `for Send-Document (...)`, after a value key too).
+    if (IsTerm(message, lt) || IsTerm(gmsg, gt)) return Reject(MatchReason::kTermDiffers, i);
     // A word before '=' names a field, not a value: another name is another format's field
     // (`mean = 0.7` / `(flags = 0x1)`), even where values go.
     if ((lt.cls == TokenClass::kWord && NamesField(message, lt)) ||
@@ -1034,9 +1146,10 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // placeholder says the program writes a value there (`- HIER_NONE` / `alice HIER_NONE`).
     const bool empty_slot = lt.cls == TokenClass::kEmpty || gt.cls == TokenClass::kEmpty ||
                             SaysNothing(message, lt, gt) || SaysNothing(gmsg, gt, lt);
-    // A code on either side (`(BADSIG)`) is no value: InValueContext sees the line's side.
+    // A code or a kind on either side (`(BADSIG)`, `for VCPU`) is no value: InValueContext
+    // sees the line's side.
     if (!host_slot && !name_slot && !empty_slot &&
-        (!InValueContext(line, i) || IsBracketedCode(gmsg, gt))) {
+        (!InValueContext(line, i) || NamesNoValue(gmsg, gt))) {
       // Out of a value context only a compound name may change (com.apple.x, host-1.example):
       // a plain word, an identifier or a constant is an action or a state (spawn vs
       // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.
@@ -1048,6 +1161,14 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       ++words_out_of_context;
     }
     ++word_diffs;
+    // The same change written again (a message that prints one value twice: `(www.a.test):
+    // query: www.a.test`) is one value: it needs no more agreeing words than its first.
+    if (first_diff < i && line.hashes[i] == line.hashes[first_diff] &&
+        g.hash(i) == g.hash(first_diff)) {
+      ++repeated_diffs;
+      continue;
+    }
+    if (first_diff == n) first_diff = i;
     // A value by its kind is its own key: it needs the agreeing words a key's value needs.
     if (name_slot) ++named_diffs;
     // A value in an empty value's place needs what a value key's value needs: one agreeing
@@ -1062,8 +1183,13 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   // A name in place of a value by its kind is keyed by that kind when it is the only word
   // that changed: two names changed in a short line (`mapred.task.id ... mapreduce.task.attempt.id`
   // / `mapred.job.id ... mapreduce.job.id`) are another message's.
-  if (word_diffs == 1 && named_diffs == 1) keyed_diffs = 1;
-  if (!Enough(anchors, word_diffs, keyed_diffs)) return Reject(MatchReason::kTooFewAgreeingWords);
+  // (RuledOut counts every changed word: at most two, with one agreeing word more.)
+  const int distinct_diffs = word_diffs - repeated_diffs;
+  if (distinct_diffs == 1 && named_diffs == 1) keyed_diffs = 1;
+  if (word_diffs > 2 || !Enough(anchors, distinct_diffs, keyed_diffs) ||
+      (word_diffs > 0 && anchors < word_diffs + 1)) {
+    return Reject(MatchReason::kTooFewAgreeingWords);
+  }
   // A variable needs something fixed beside it: where every token would vary (a message that
   // is one name, `A::A` / `A::~A` / `B::~B`), nothing says the lines are one event.
   if (kept == 0 && n > 0) return Reject(MatchReason::kNothingKept);
@@ -1095,6 +1221,30 @@ bool TemplateMatcher::KeyedByAgreeingWord(const MatchLine& line, const MatchTemp
     return message.substr(end, after.offset - end);
   };
   return gap(line.message, key, line.tokens[i]) == gap(tmpl.message, g.token(i - 1), g.token(i));
+}
+
+// Is line token i, a word changed where one side is a protected word and the other a plain
+// word, the value of a field both sides write the same way (`pool=closed` / `pool=files`,
+// `subs=[closed]`), one whose values the stream has shown to be names? A field with one
+// protected word among many names holds it as a name; two protected words (`method=GET` /
+// `method=DELETE`) stay two events.
+bool TemplateMatcher::NameFieldValue(const MatchLine& line, const MatchTemplate& tmpl,
+                                     std::size_t i) const {
+  const GroupTokens& g = tmpl.tokens;
+  if (name_fields_ == nullptr || i == 0 || (g.flags(i - 1) & kWild) ||
+      line.hashes[i - 1] != g.hash(i - 1)) {
+    return false;
+  }
+  const Token& lt = line.tokens[i];
+  const Token gt = g.token(i);
+  if (lt.cls != TokenClass::kWord || gt.cls != TokenClass::kWord ||
+      line.tokens[i - 1].cls != TokenClass::kWord) {
+    return false;
+  }
+  const std::string_view gap = FieldValueGap(line.message, line.tokens[i - 1], lt);
+  return !gap.empty() && gap == FieldValueGap(tmpl.message, g.token(i - 1), gt) &&
+         !(IsProtected(line.message, lt) && IsProtected(tmpl.message, gt)) &&
+         name_fields_->HoldsNames(line.hashes[i - 1]);
 }
 
 bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) const {

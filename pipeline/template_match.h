@@ -66,12 +66,29 @@ inline const std::uint64_t kHostClassHash = Fingerprinter::ClassHashOf(TokenClas
 inline bool IsLearnedName(TokenClass cls, std::uint64_t hash) {
   return cls == TokenClass::kHostPort && hash != kHostClassHash;
 }
+// Fields learned from the stream to hold names (the merger's, window_merger_siblings.cc): a
+// field (a word before `=`) whose values have been many different words in its scope.
+class NameFields {
+ public:
+  // Does the field whose name hashes to `field_hash` (Fingerprinter::TokenHash), in the
+  // current line's scope, hold names?
+  virtual bool HoldsNames(std::uint64_t field_hash) = 0;
+
+ protected:
+  ~NameFields() = default;
+};
+
+// The text between a field's name and its value, `=` and at most two opening brackets or
+// quotes (`pool=closed`, `subs=[closed]`, `subs="[a b]"`), when `value` is the first word of
+// the value of the field `key` names; empty otherwise.
+std::string_view FieldValueGap(std::string_view message, const Token& key, const Token& value);
 
 // A line prepared the way the merger matches it: the tokens of its body (after its own header
 // when header inference is on; offsets relative to the whole message), their hashes, runs of
 // values of one kind ("1 2 3", "node-1, node-2") collapsed into one token, and so is a
 // double-quoted text from its first variable, after at most one plain word ("GET /a?b=1
-// HTTP/1.1": GET and one path token), unless it holds one of the matcher's protected words;
+// HTTP/1.1": GET and one path token), unless it holds one of the matcher's protected words or
+// is a JSON line's message field (`"msg":"<id> became leader"`, `"message":...`: the message);
 // a quoted "-" is an empty value (kEmpty, though one byte long), and so is a '-' standing alone
 // in a line of fields unless it stands between two plain words (MarkEmptyDashes); a stack
 // frame's call site (a qualified name with its source position in parentheses,
@@ -109,6 +126,7 @@ enum class MatchReason : std::uint8_t {
   kTooFewAligned,
   kNothingKept,
   kFieldNameDiffers,
+  kTermDiffers,
 };
 // One sentence saying what the reason means (the text `logfold explain` prints).
 std::string_view MatchReasonText(MatchReason reason);
@@ -244,6 +262,9 @@ class TemplateMatcher {
   // value ("user alice"); both compared case-insensitively.
   void SetWords(const std::vector<std::string>& protected_words,
                 const std::vector<std::string>& value_keys);
+  // Where Match asks which fields hold names (none when null): a protected word as the value
+  // of such a field, in place of a plain word, is one more name (`pool=closed` / `pool=files`).
+  void SetNameFields(NameFields* fields) { name_fields_ = fields; }
 
   // Does the line fit the template? When accepted, marks() holds the flags the line adds, by
   // template position.
@@ -278,10 +299,31 @@ class TemplateMatcher {
   // A word that begins or ends with a digit is one the tokenizer kept as a word for its value,
   // an enumeration's (an HTTP status, a name with its code as TCP_MISS/200, a message code):
   // protected like the listed words.
+  // So is a word beginning with '/': the tokenizer keeps only an RPC method's full name so
+  // (`/etcdserverpb.KV/Range`), the operation a request called.
   bool IsProtectedWord(std::string_view word) const {
-    return (!word.empty() && ((word.front() >= '0' && word.front() <= '9') ||
+    return (!word.empty() && ((word.front() >= '0' && word.front() <= '9') || word.front() == '/' ||
                               (word.back() >= '0' && word.back() <= '9'))) ||
            protected_words_.Contains(word);
+  }
+  // A term written in parts: two or more runs of letters joined by single '-', each part
+  // capitalised (Get-Jobs, Send-Document, CUPS-Add-Modify-Printer). Protocols and programs
+  // name their operations and types so; a name that varies holds a digit, a dot or a slash
+  // (msra-sa-41, com.apple.fmfd), and a user's name in parts is written in lower case
+  // (upd-key, alter-partition).
+  static bool IsTermInParts(std::string_view word) {
+    bool joint = false;
+    for (std::size_t k = 0; k < word.size(); ++k) {
+      const char c = word[k];
+      const bool starts = k == 0 || word[k - 1] == '-';
+      if (starts
+              ? !(c >= 'A' && c <= 'Z')
+              : !((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c == '-' && k + 1 < word.size())) {
+        return false;
+      }
+      joint |= c == '-';
+    }
+    return joint;
   }
   // A name in capitals (A, MX, SIGTERM, NXDOMAIN), or a qualified name whose last part is
   // (net::ERR_TIMED_OUT, Status.NOT_FOUND): by convention an enumeration's constant.
@@ -303,12 +345,18 @@ class TemplateMatcher {
   MatchResult MatchAligned(const MatchLine& line, const MatchTemplate& tmpl);
   bool InValueContext(const MatchLine& line, std::size_t i) const;
   bool KeyedByAgreeingWord(const MatchLine& line, const MatchTemplate& tmpl, std::size_t i) const;
+  [[gnu::noinline, gnu::cold]] bool NameFieldValue(const MatchLine& line, const MatchTemplate& tmpl,
+                                                   std::size_t i) const;
   bool IsProtected(std::string_view message, const Token& t) const {
     return t.cls == TokenClass::kWord && IsProtectedWord(message.substr(t.offset, t.length));
+  }
+  static bool IsTerm(std::string_view message, const Token& t) {
+    return t.cls == TokenClass::kWord && IsTermInParts(message.substr(t.offset, t.length));
   }
 
   WordSet protected_words_;
   WordSet value_keys_;
+  NameFields* name_fields_ = nullptr;
   std::vector<TemplateMark> marks_;
   std::vector<std::uint16_t> lcs_;
 };

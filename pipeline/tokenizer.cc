@@ -439,6 +439,36 @@ bool IsMediaType(std::string_view s) {
   return true;
 }
 
+// An RPC method's full name: '/', a service qualified in two or more dotted parts (letters,
+// digits and '_', each beginning with a letter or '_'), its last part capitalised, '/' and a
+// method name beginning with a capital (/etcdserverpb.KV/Range, /grpc.health.v1.Health/Check):
+// gRPC's way of naming the operation a request called.
+bool IsMethodPath(std::string_view s) {
+  const std::size_t slash = s.find('/', 1);
+  if (s.size() < 5 || s[0] != '/' || slash == std::string_view::npos || slash + 1 >= s.size()) {
+    return false;
+  }
+  const auto ident = [](char c) { return IsAlpha(c) || IsDigit(c) || c == '_'; };
+  const auto capital = [](char c) { return c >= 'A' && c <= 'Z'; };
+  std::size_t parts = 0;
+  bool last_capital = false;
+  for (std::size_t i = 1, begin = 1; i <= slash; ++i) {
+    if (i < slash && s[i] != '.') {
+      if (!ident(s[i])) return false;
+      continue;
+    }
+    if (i == begin || IsDigit(s[begin])) return false;  // an empty or numeric part
+    last_capital = capital(s[begin]);
+    ++parts;
+    begin = i + 1;
+  }
+  if (parts < 2 || !last_capital || !capital(s[slash + 1])) return false;
+  for (char c : s.substr(slash + 2)) {
+    if (!ident(c)) return false;
+  }
+  return true;
+}
+
 // A name in capitals (a capital, then capitals, digits and '_'; two or more characters), a
 // '/' and three digits: TCP_MISS/200, NONE_NONE/000.
 bool IsNameWithCode(std::string_view s) {
@@ -518,7 +548,10 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
   // A word beginning with '/' is a path, digits or not (/health, /usr/sbin/cron, a request
   // target): it names a file or a resource, which varies.
   if (!(shape & kShapeDigit)) {
-    if (t.front() == '/') return TokenClass::kPath;
+    // Not an RPC method's name (/etcdserverpb.KV/Put): the operation called, an enumeration's
+    // value, so a word (protected: TemplateMatcher::IsProtectedWord).
+    if (t.front() == '/')
+      return has(kShapeDot) && IsMethodPath(t) ? TokenClass::kWord : TokenClass::kPath;
     // A media type (text/css, application/json) names a resource's kind, a value as a path is.
     return has(kShapeSlash) && IsMediaType(t) ? TokenClass::kPath : TokenClass::kWord;
   }
@@ -562,6 +595,10 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
   // of outcome with its status, both enumerations: a word, not a path.
   if (only(kShapeDigit | kLetters | kShapeSlash | kShapeOther) && has(kShapeSlash) &&
       IsNameWithCode(t)) {
+    return TokenClass::kWord;
+  }
+  if (only(kShapeDigit | kLetters | kShapeSlash | kShapeDot | kShapeOther) && has(kShapeDot) &&
+      t.front() == '/' && IsMethodPath(t)) {
     return TokenClass::kWord;
   }
   if (t.front() == '~' || (has(kShapeSlash) && t.find('/') != t.npos)) {
@@ -736,6 +773,80 @@ bool IsStatusKeyPlace(std::string_view message, const Token& prev, std::size_t g
   return true;
 }
 
+// A field's name glued to its number by ':' (active_anon:418, free:47417): the name, a
+// letter then letters and '_' (no digit, '.' or '-', which host names with a port hold:
+// db1:5432, example.org:443), then ':' and digits only. The position of the ':', or 0.
+[[gnu::noinline]] std::size_t FieldValueColon(std::string_view s) {
+  const std::size_t colon = s.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == s.size() ||
+      !IsAlpha(s.front())) {
+    return 0;
+  }
+  for (std::size_t i = 1; i < colon; ++i) {
+    if (!IsAlpha(s[i]) && s[i] != '_') return 0;
+  }
+  for (std::size_t i = colon + 1; i < s.size(); ++i) {
+    if (!IsDigit(s[i])) return 0;
+  }
+  return colon;
+}
+
+// A field's name: a letter, then letters, digits and '_' (R10, eax2, rx_bytes0).
+bool IsFieldName(std::string_view s) {
+  if (!IsAlpha(s.front())) return false;
+  for (char c : s) {
+    if (!IsAlpha(c) && !IsDigit(c) && c != '_') return false;
+  }
+  return true;
+}
+
+// A field's name glued to its number by ':' (name:42, a kHostPort token `t`) is tokenized as
+// "name: 42": the name a word, pushed to `out` if both fit in max_tokens, and the number an
+// integer, which `t` becomes (true then).
+bool SplitFieldValue(std::string_view message, std::vector<Token>& out, Token& t,
+                     std::size_t max_tokens) {
+  const std::size_t colon = FieldValueColon(message.substr(t.offset, t.length));
+  if (colon == 0 || out.size() + 2 > max_tokens) return false;
+  out.push_back(Token{t.offset, static_cast<std::uint32_t>(colon), TokenClass::kWord});
+  t = Token{static_cast<std::uint32_t>(t.offset + colon + 1),
+            static_cast<std::uint32_t>(t.length - colon - 1), TokenClass::kInteger};
+  return true;
+}
+
+// Is the token at `t` a closing tag's name (</TASK>, </body>): markup's word, not a path?
+bool IsClosingTag(std::string_view message, const Token& t) {
+  return message[t.offset] == '/' && t.offset != 0 && message[t.offset - 1] == '<' &&
+         t.offset + t.length < message.size() && message[t.offset + t.length] == '>';
+}
+
+// A name holding a digit (`prev`, a digit-bearing word) right before ": " and a number (at
+// `start`) is that number's field (R10: 0000000000000246, as registers are dumped): a word.
+// Before a word it stays a variable (eth1: link up).
+void NameOfNumber(std::string_view message, Token& prev, std::size_t gap, std::size_t start) {
+  if (gap + 2 == start && message[gap] == ':' && message[gap + 1] == ' ' &&
+      IsFieldName(message.substr(prev.offset, prev.length))) {
+    prev.cls = TokenClass::kWord;
+  }
+}
+
+// The first token gets no context rule; of those on fields' names and markup it may take
+// two (a later token takes them in the loop): a field's name glued to its number, a closing tag.
+[[gnu::noinline]] void FirstTokenRules(std::string_view message, std::vector<Token>& out,
+                                       std::size_t max_tokens) {
+  Token t = out[0];
+  if (t.cls == TokenClass::kPath && IsClosingTag(message, t)) {
+    out[0].cls = TokenClass::kWord;
+  } else if (t.cls == TokenClass::kHostPort && out.size() < max_tokens) {
+    const std::size_t colon = FieldValueColon(message.substr(t.offset, t.length));
+    if (colon != 0) {
+      out[0] = Token{t.offset, static_cast<std::uint32_t>(colon), TokenClass::kWord};
+      out.insert(out.begin() + 1,
+                 Token{static_cast<std::uint32_t>(t.offset + colon + 1),
+                       static_cast<std::uint32_t>(t.length - colon - 1), TokenClass::kInteger});
+    }
+  }
+}
+
 // A short host name: a letter, then letters, digits, '-' and '.' (node-246, dn228).
 bool IsShortHostName(std::string_view s) {
   if (!IsAlpha(s.front()) || s.back() == '.' || s.back() == '-') return false;
@@ -743,6 +854,61 @@ bool IsShortHostName(std::string_view s) {
     if (!IsAlpha(c) && !IsDigit(c) && c != '-' && c != '.') return false;
   }
   return true;
+}
+
+// A set of one-letter flags written as one field: a sign, capitals, then any number of digits
+// in parentheses each followed by capitals (`+E(0)K`, `-E(0)DK`, `-S`: a DNS server's query
+// flags), at most 16 bytes, with a blank, an opening bracket or quote, '=', ',' or the start
+// before it and a blank, a closer, ',', ';' or the end after it. Its end if the token at
+// `start` (its first piece ending at `end`, where a '(' may continue it) opens one, else 0.
+[[gnu::noinline, gnu::cold]] std::size_t FlagSetEnd(std::string_view m, std::size_t start,
+                                                    std::size_t end) {
+  const auto capital = [](char c) { return c >= 'A' && c <= 'Z'; };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t p = start + 1;
+  while (p < end && capital(m[p])) ++p;
+  if (p == start + 1 || p != end) return 0;
+  if (start > 0) {
+    switch (m[start - 1]) {
+      case ' ':
+      case '\t':
+      case '(':
+      case '[':
+      case '{':
+      case '"':
+      case '\'':
+      case '=':
+      case ',':
+        break;
+      default:
+        return 0;
+    }
+  }
+  while (p < m.size() && m[p] == '(') {
+    std::size_t q = p + 1;
+    while (q < m.size() && digit(m[q])) ++q;
+    if (q == p + 1 || q >= m.size() || m[q] != ')') break;
+    p = q + 1;
+    while (p < m.size() && capital(m[p])) ++p;
+  }
+  if (p - start > 16) return 0;
+  if (p < m.size()) {
+    switch (m[p]) {
+      case ' ':
+      case '\t':
+      case ')':
+      case ']':
+      case '}':
+      case '"':
+      case '\'':
+      case ',':
+      case ';':
+        break;
+      default:
+        return 0;
+    }
+  }
+  return p;
 }
 
 // Could a context rule change the class of `text` after `prev`? A cheap necessary condition
@@ -757,11 +923,17 @@ inline bool MayHaveContext(std::string_view message, const Token& prev, std::str
               (text.size() <= 5 && ((c | 0x20) == 't' || (c | 0x20) == 'f' || (c | 0x20) == 'n')));
     }
     case TokenClass::kInteger:
-      if (IsHttpStatus(text)) return true;
+      if (IsHttpStatus(text) || prev.cls == TokenClass::kDigitWord) return true;
       [[fallthrough]];
     case TokenClass::kDateTime:
       return prev.cls == TokenClass::kWord && message[prev.offset] >= 'A' &&
              message[prev.offset] <= 'Z';
+    case TokenClass::kHex:
+      return prev.cls == TokenClass::kDigitWord;
+    case TokenClass::kHostPort:
+      return true;
+    case TokenClass::kPath:
+      return text.data()[-1] == '<';
     case TokenClass::kDigitWord:
       return prev.cls == TokenClass::kWord && prev.length >= 2 && prev.length <= 8;
     case TokenClass::kIPv4:
@@ -790,6 +962,7 @@ TokenClass InContext(std::string_view message, std::vector<Token>& out, std::str
       }
       return cls;
     case TokenClass::kInteger:
+      if (prev.cls == TokenClass::kDigitWord) NameOfNumber(message, out.back(), gap, start);
       // An HTTP status is an enumeration (a burst of 500s must not hide among 200s): a word.
       if (IsHttpStatus(text) &&
           (IsStatusPlace(message, prev, gap, start) || IsStatusKeyPlace(message, prev, gap, start)))
@@ -813,6 +986,14 @@ TokenClass InContext(std::string_view message, std::vector<Token>& out, std::str
         return TokenClass::kHostPort;
       }
       return cls;
+    case TokenClass::kHex:
+      NameOfNumber(message, out.back(), gap, start);
+      return cls;
+    case TokenClass::kPath:
+      return IsClosingTag(message, Token{static_cast<std::uint32_t>(start),
+                                         static_cast<std::uint32_t>(text.size()), cls})
+                 ? TokenClass::kWord
+                 : cls;
     case TokenClass::kIPv4:
     case TokenClass::kIPv6:
       // A name glued to a bracketed address (localhost[127.0.0.1], unknown[::1], as syslog
@@ -901,6 +1082,19 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
     std::size_t end = i;
     while (end > start && IsTrailingPunct(data[end - 1])) --end;
     if (end == start || count >= max_tokens) continue;
+    // A flag set is one token across its parentheses (see FlagSetEnd), of an opaque code's
+    // class: what its letters are varies as an id does.
+    if ((data[start] == '+' || data[start] == '-') && end - start >= 2) [[unlikely]] {
+      if (const std::size_t set_end = FlagSetEnd(message, start, end); set_end != 0) {
+        out.push_back(Token{static_cast<std::uint32_t>(start),
+                            static_cast<std::uint32_t>(set_end - start), TokenClass::kHex});
+        ++count;
+        while (set_end - base >= 64 && next_block()) {
+        }
+        i = std::max(i, set_end);
+        continue;
+      }
+    }
     const std::string_view text = message.substr(start, end - start);
     // No candidate byte: no digit, '@' or "://" (see ClassifyImpl), so a word.
     TokenClass cls = candidates == 0 ? TokenClass::kWord : ClassifyWithShape(text, ShapeOf(text));
@@ -910,7 +1104,16 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
       if (IsMessageCode(text)) cls = TokenClass::kWord;
     }
     if (count != 0 && MayHaveContext(message, out.back(), text, cls)) {
-      cls = InContext(message, out, text, start, cls);
+      if (cls == TokenClass::kHostPort) [[unlikely]] {
+        Token t{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start), cls};
+        if (SplitFieldValue(message, out, t, max_tokens)) {
+          out.push_back(t);
+          count = out.size();
+          continue;
+        }
+      } else {
+        cls = InContext(message, out, text, start, cls);
+      }
     }
     if (cls == TokenClass::kPath && text[0] == 'H' && text.size() > 5 &&
         text.substr(0, 5) == "HTTP/") [[unlikely]] {
@@ -922,6 +1125,10 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
   }
   if (protocol != SIZE_MAX) [[unlikely]] {
     MarkStatusOutsideRequest(message, out, protocol);
+  }
+  if (count != 0 && (out[0].cls == TokenClass::kHostPort || out[0].cls == TokenClass::kPath))
+      [[unlikely]] {
+    FirstTokenRules(message, out, max_tokens);
   }
 }
 

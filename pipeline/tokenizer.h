@@ -17,14 +17,16 @@ enum class TokenClass : std::uint8_t {
   kFloat,      // 3.14, 1e-3, 0.5s is kDigitWord
   kHex,        // 0x1f, deadbeef01 (long hex runs with a digit), and opaque base64 ids
                // (keys, hashes, tokens: 16+ base64 characters that switch often between
-               // upper case, lower case and digits, e.g. SHA256:AbCd/e+Fg1H...)
+               // upper case, lower case and digits, e.g. SHA256:AbCd/e+Fg1H...), and flag
+               // sets (+E(0)K, -S: see Tokenize)
   kIPv4,       // 10.0.0.1, 10.0.0.1:8080
   kIPv6,       // fe80::1, [::1]:514
   kMac,        // 00:1a:2b:3c:4d:5e
   kUuid,       // 8-4-4-4-12 hex
   kDateTime,   // 2024-03-01, 12:34:56.789, 2024-03-01T00:00:00Z
   kPath,       // /var/log/x.1, /health: a token beginning with '/', or holding a '/' and a digit
-               // (not TCP_MISS/200, a word), and media types (text/css, image/png)
+               // (not TCP_MISS/200, a word, nor an RPC method's full name, /pkg.Service/Method,
+               // a word), and media types (text/css, image/png)
   kUrl,        // scheme://... (holding a digit)
   kEmail,      // user@example.org, and user@host with a one-label host (root@vm)
   kHostPort,   // name.example.org:5070, and host names holding a digit: a DNS name of three
@@ -106,6 +108,11 @@ class Tokenizer {
   // Tokens are maximal runs between separators (white space and , ; = ( ) [ ] { } " ' < >);
   // a trailing ':' or '.' is not part of a token. Separator text is kept implicitly: it is
   // what lies between tokens, so a template can be rebuilt from the original message.
+  // A set of one-letter flags written as one field is one token across its parentheses, of
+  // class kHex: a sign, capitals, then digits in parentheses each followed by capitals
+  // (`+E(0)K`, `-E(0)DK`, `-S`: a DNS server's query flags), at most 16 bytes, after a blank,
+  // an opening bracket or quote, '=', ',' or the start and before a blank, a closer, ',', ';'
+  // or the end (`-v` and `+E(0)Kx` stay as they were).
   // Classes follow Classify, then the token's neighbours (the context rules):
   // - a literal word (true, false, null, nil, none) after a gap holding '=' or ':' is kLiteral;
   // - a month or weekday name (Jun, June, Mon, Monday; capitalised) next to a number or a time

@@ -70,10 +70,20 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   if (const int severity = LevelSeverity(line.header.level); severity >= 0) {
     scope = merger_detail::Mix(scope, kLevelSeed + static_cast<std::uint64_t>(severity));
   }
+  // A message without a token (blank, or punctuation alone: a rule of `=` or `-`) is its own
+  // text: an empty line and a rule of `=` are two events, with nothing variable in either.
+  if (line.tokens.empty()) {
+    std::string_view body = std::string_view(r.message).substr(
+        std::min<std::size_t>(line.header.body, r.message.size()));
+    body.remove_suffix(std::min<std::size_t>(line.header.tail, body.size()));
+    while (!body.empty() && (body.back() == ' ' || body.back() == '\t')) body.remove_suffix(1);
+    while (!body.empty() && (body.front() == ' ' || body.front() == '\t')) body.remove_prefix(1);
+    scope = merger_detail::Mix(scope, XXH3_64bits(body.data(), body.size()));
+  }
   line.values = &value_words;
   line.scope = scope;
-  if (!value_words.Empty()) MaskValues(scope, r.message);
   const std::uint64_t shape = ShapeKey(scope);
+  name_fields.NewLine(scope);
   unexplained = kNil;
 
   ResetDecision();
@@ -104,6 +114,10 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   }
   const std::uint64_t fp = fingerprinter.FingerprintFromHashes(line.tokens, line.hashes, {});
   decision.fingerprint = fp;
+  // Learned names are values from here on, but not in the fingerprint: a name the scope has
+  // not learned yet weighs as the word it is, and so does a learned one, so the candidates
+  // a line finds by its SimHash do not depend on what the scope has learned.
+  if (!value_words.Empty()) MaskValues(scope, r.message);
   const bool by_words = opt.confirm && WordsKeyed(line.tokens.size()) != 0;
   const std::uint64_t words_key = by_words ? LineWordsKey(scope) : 0;
   if (by_words) exact.Prefetch(words_key);  // read after the SimHash candidates
@@ -430,7 +444,7 @@ void WindowMerger::Impl::LeaveBucket(std::uint32_t slot) {
 }
 
 void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSink& sink,
-                               bool reuse) {
+                               bool reuse, bool index_cleared) {
   Group& g = groups[slot];
   if (g.count_since > 0 && !opt.annotate) EmitSummary(slot, reason, true, sink);
   exact.EraseIf(g.shape, slot);
@@ -438,7 +452,7 @@ void WindowMerger::Impl::Close(std::uint32_t slot, SummaryReason reason, EventSi
     for (std::uint64_t key : g.extras->aliases) exact.EraseIf(key, slot);
     if (g.extras->words_key != 0) --WordsKeyed(g.tokens.size());
   }
-  if (g.indexed) index.Erase(g.scope, g.fingerprint, slot);
+  if (g.indexed && !index_cleared) index.Erase(g.scope, g.fingerprint, slot);
   if (!g.retired) LeaveBucket(slot);  // else Retire took it out of its bucket already
   g.retired = false;
   g.indexed = false;
@@ -475,8 +489,15 @@ void WindowMerger::Impl::FlushDue(TimeUs now, EventSink& sink) {
   }
 }
 
+// The index holds the open groups only: it is emptied at once after they all closed, not entry
+// by entry (erasing 100 k entries one by one shrank and rebuilt its tables all the way down,
+// ~4 % of a replay that ends with 100 k groups open).
 void WindowMerger::Impl::FlushAll(EventSink& sink) {
-  while (lru.head != kNil) Close(lru.head, SummaryReason::kShutdown, sink);
+  if (lru.head == kNil) return;
+  while (lru.head != kNil) {
+    Close(lru.head, SummaryReason::kShutdown, sink, /*reuse=*/false, /*index_cleared=*/true);
+  }
+  index.Clear();
 }
 
 WindowMerger::WindowMerger(MergerOptions options)

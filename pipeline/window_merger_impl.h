@@ -208,6 +208,24 @@ struct WindowMerger::Impl {
   // Words the scope has written as a key's value in lines that folded (MaskValues).
   ValueWords value_words;
   std::vector<std::uint64_t> shape_scratch;
+  // Which fields hold names, read from the open groups where Match asks
+  // (window_merger_siblings.cc).
+  static constexpr std::size_t kNameFieldScan = 64;
+  struct LearnedNameFields final : NameFields {
+    Impl* m = nullptr;
+    std::uint64_t scope = 0;                   // the current line's
+    std::size_t k = SiblingTable::kMaxValues;  // variable_after_values, at most kMaxValues
+    // The current line's last answer: Match may ask once per candidate (a bucket scan: 16).
+    std::uint64_t asked = 0;  // field hash, 0: none yet for this line
+    bool answer = false;
+    void NewLine(std::uint64_t line_scope) {
+      scope = line_scope;
+      asked = 0;
+    }
+    bool HoldsNames(std::uint64_t field_hash) override;
+    bool ReadGroups(std::uint64_t field_hash);
+  };
+  LearnedNameFields name_fields;
 
   explicit Impl(MergerOptions o)
       : opt(std::move(o)),
@@ -230,6 +248,9 @@ struct WindowMerger::Impl {
     opt.max_hold_us = std::max<TimeUs>(opt.max_hold_us, 1);
     opt.max_groups = std::max<std::size_t>(opt.max_groups, 1);
     matcher.SetWords(opt.protected_words, opt.value_keys);
+    name_fields.m = this;
+    name_fields.k = std::min<std::size_t>(opt.variable_after_values, SiblingTable::kMaxValues);
+    matcher.SetNameFields(opt.variable_after_values > 0 ? &name_fields : nullptr);
     track_hosts =
         std::find(opt.scope.begin(), opt.scope.end(), ScopeField::kHost) == opt.scope.end();
   }
@@ -481,7 +502,9 @@ struct WindowMerger::Impl {
   // --- settling a line and group life (window_merger.cc) -------------------------------------
   // `reuse`: the slot is opened again at once (Open evicting), so its token and first-line
   // blocks stay for the new group's Assign instead of a free and a malloc each.
-  void Close(std::uint32_t slot, SummaryReason reason, EventSink& sink, bool reuse = false);
+  // `index_cleared`: every group closes and the caller then clears the index (FlushAll).
+  void Close(std::uint32_t slot, SummaryReason reason, EventSink& sink, bool reuse = false,
+             bool index_cleared = false);
   void Open(const LogRecord& r, std::uint64_t scope, std::uint64_t fp, std::uint64_t shape,
             TimeUs now, EventSink& sink, std::uint32_t wild_at = kNil);
   void Join(std::uint32_t slot, const LogRecord& r, std::optional<std::uint64_t> fp,

@@ -3,6 +3,8 @@
 // it and differ from it in one word only: when one word position has shown enough distinct
 // values there, that position is a variable, and the line joins the sibling group that has
 // become its template (or opens that group, the position already <*>).
+#include <algorithm>
+
 #include "pipeline/window_merger_impl.h"
 
 namespace logfold {
@@ -28,6 +30,33 @@ bool IsValueName(std::string_view w) {
     }
   }
   return true;
+}
+
+// Is a field's quoted value a name (`rule manager`, `discovery manager scrape`): at most
+// three words of letters, digits, '-', '_', '.' and '/'? A text (an error's: `dial tcp
+// 127.0.0.1:9: connect: connection refused`) is not one.
+bool IsNameValue(std::string_view v) {
+  int words = 1;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    const char c = v[k];
+    if (c == ' ') {
+      if (k == 0 || k + 1 == v.size() || v[k - 1] == ' ' || ++words > 3) return false;
+    } else if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c >= '0' && c <= '9') && c != '-' &&
+               c != '_' && c != '.' && c != '/') {
+      return false;
+    }
+  }
+  return !v.empty();
+}
+
+// The first double quote at or after `from` that no backslash escapes, or npos.
+std::size_t NextUnescapedQuote(std::string_view m, std::size_t from) {
+  for (std::size_t p = m.find('"', from); p != std::string_view::npos; p = m.find('"', p + 1)) {
+    std::size_t backslashes = 0;
+    while (p > backslashes && m[p - 1 - backslashes] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) return p;
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace
@@ -66,6 +95,53 @@ bool WindowMerger::Impl::ConfirmCandidate(std::uint32_t slot, std::string_view m
   return false;
 }
 
+// Does the field whose name hashes to `field_hash` hold names in the current line's scope?
+// Asked only where Match would reject a protected word as a field's value (rare), so the
+// evidence is read then from the open groups, not kept: the first lines of the scope's
+// kNameFieldScan most recently active groups that hold the field (a word, `=` and a value)
+// must show K (variable_after_values) different names (plain words, or quoted texts of at
+// most three such words) and no text (an error's). The message field is never one.
+bool WindowMerger::Impl::LearnedNameFields::HoldsNames(std::uint64_t field_hash) {
+  if (field_hash != asked || asked == 0) {
+    answer = ReadGroups(field_hash);
+    asked = field_hash;
+  }
+  return answer;
+}
+
+bool WindowMerger::Impl::LearnedNameFields::ReadGroups(std::uint64_t field_hash) {
+  std::uint64_t names[SiblingTable::kMaxValues];
+  std::size_t distinct = 0, read = 0;
+  for (std::uint32_t slot = m->lru.tail; slot != kNil && read < kNameFieldScan;
+       slot = m->groups[slot].lru_prev, ++read) {
+    const Group& g = m->groups[slot];
+    if (g.scope != scope) continue;
+    const std::string_view message = g.first.message();
+    const GroupTokens& t = g.tokens;
+    for (std::size_t j = 1; j < t.size(); ++j) {
+      if (t.hash(j - 1) != field_hash || t.cls(j - 1) != TokenClass::kWord) continue;
+      const Token key = t.token(j - 1), value = t.token(j);
+      const std::string_view gap = FieldValueGap(message, key, value);
+      if (gap.empty() || IsMessageKey(message.substr(key.offset, key.length))) continue;
+      std::uint64_t name = t.hash(j);
+      if (gap == "=\"") {
+        const std::size_t close = NextUnescapedQuote(message, value.offset);
+        if (close == std::string_view::npos) continue;
+        const std::string_view text = message.substr(value.offset, close - value.offset);
+        if (!IsNameValue(text)) return false;  // the field holds texts
+        name = XXH3_64bits(text.data(), text.size());
+      } else if (value.cls != TokenClass::kWord) {
+        continue;  // a number, an address...: a variable by its class already
+      }
+      if (std::find(names, names + distinct, name) == names + distinct) {
+        names[distinct++] = name;
+        if (distinct >= k) return true;
+      }
+    }
+  }
+  return false;
+}
+
 // The open group whose first line is the current line with `value` at `position`, if it is
 // still open and still takes lines; kNil otherwise. Found through its shape in the exact table
 // (what Open put there), then checked: the table may point elsewhere since.
@@ -86,7 +162,10 @@ std::uint32_t WindowMerger::Impl::FindSibling(std::uint64_t scope, std::size_t p
   // lines nor retires.
   const Token t = g.tokens.token(position);
   const std::string_view word = g.first.message().substr(t.offset, t.length);
-  if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word)) return kNil;
+  if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word) ||
+      TemplateMatcher::IsTermInParts(word)) {
+    return kNil;
+  }
   return slot;
 }
 
@@ -178,7 +257,10 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
     // takes a learned slot (checked only here: most lines that open a group have no position
     // with enough values, and the lookup costs a hash a word).
     const std::string_view word = std::string_view(r.message).substr(t.offset, t.length);
-    if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word)) continue;
+    if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word) ||
+        TemplateMatcher::IsTermInParts(word)) {
+      continue;
+    }
     const bool was_variable = e.variable;
     if (!e.variable && e.sightings <= 2u * e.distinct) {
       if (RecurElsewhere(e, scope, i)) {

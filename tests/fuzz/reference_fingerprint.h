@@ -6,6 +6,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstring>
@@ -97,7 +98,44 @@ inline TokenClass InContext(std::string_view message, std::vector<Token>& before
 // Tokenizer::Classify and the context rules, at most max_tokens of them. In a run of
 // separators, an empty pair (), [], {}, "", '' and a '=' that ends the token before it and is
 // followed by white space, ',', ';' or the message's end are zero-length kEmpty tokens.
+// The position of the ':' of name:digits (a letter, then letters and '_'), or 0.
+inline std::size_t FieldColon(std::string_view text) {
+  const std::size_t colon = text.find(':');
+  bool field = colon != std::string_view::npos && colon > 0 && colon + 1 < text.size() &&
+               std::isalpha(static_cast<unsigned char>(text[0]));
+  for (std::size_t k = 0; field && k < text.size(); ++k) {
+    const char c = text[k];
+    field = k < colon   ? std::isalpha(static_cast<unsigned char>(c)) || c == '_'
+            : k > colon ? std::isdigit(static_cast<unsigned char>(c)) != 0
+                        : true;
+  }
+  return field ? colon : 0;
+}
+
+inline std::vector<Token> TokenizeInOrder(std::string_view message, std::uint32_t max_tokens);
+
+// Tokenize with the rules the first token takes after the others: a closing tag is a word and
+// a field's name glued to its number two tokens (if the first fits).
 inline std::vector<Token> Tokenize(std::string_view message, std::uint32_t max_tokens) {
+  std::vector<Token> out = TokenizeInOrder(message, max_tokens);
+  if (out.empty()) return out;
+  Token& t = out[0];
+  if (t.cls == TokenClass::kPath && message[t.offset] == '/' && t.offset > 0 &&
+      message[t.offset - 1] == '<' && t.offset + t.length < message.size() &&
+      message[t.offset + t.length] == '>') {
+    t.cls = TokenClass::kWord;
+  } else if (t.cls == TokenClass::kHostPort && out.size() < max_tokens) {
+    if (const std::size_t colon = FieldColon(message.substr(t.offset, t.length)); colon != 0) {
+      const Token value{static_cast<std::uint32_t>(t.offset + colon + 1),
+                        static_cast<std::uint32_t>(t.length - colon - 1), TokenClass::kInteger};
+      t = Token{t.offset, static_cast<std::uint32_t>(colon), TokenClass::kWord};
+      out.insert(out.begin() + 1, value);
+    }
+  }
+  return out;
+}
+
+inline std::vector<Token> TokenizeInOrder(std::string_view message, std::uint32_t max_tokens) {
   constexpr std::string_view kSeparators(" \t\r\n\v\f,;=()[]{}\"'<>|\0", 21);
   const auto trailing = [](char c) { return c == ':' || c == '.' || c == '!' || c == '?'; };
   const auto separator = [&](char c) { return kSeparators.find(c) != std::string_view::npos; };
@@ -131,6 +169,33 @@ inline std::vector<Token> Tokenize(std::string_view message, std::uint32_t max_t
     std::size_t end = i;
     while (end > start && trailing(message[end - 1])) --end;
     if (end == start || out.size() >= max_tokens) continue;
+    // A flag set: a sign, capitals, then "(digits)" and capitals any number of times, at most
+    // 16 bytes, after a blank, an opening bracket or quote, '=', ',' or the start and before a
+    // blank, a closer, ',', ';' or the end: one kHex token across its parentheses.
+    if (end - start >= 2 && (message[start] == '+' || message[start] == '-')) {
+      const auto upper = [](char c) { return c >= 'A' && c <= 'Z'; };
+      const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+      std::size_t p = start + 1;
+      while (p < end && upper(message[p])) ++p;
+      bool set = p == end && p > start + 1 &&
+                 (start == 0 || std::string_view(" \t([{\"'=,").find(message[start - 1]) !=
+                                    std::string_view::npos);
+      while (set && p < message.size() && message[p] == '(') {
+        std::size_t q = p + 1;
+        while (q < message.size() && digit(message[q])) ++q;
+        if (q == p + 1 || q >= message.size() || message[q] != ')') break;
+        p = q + 1;
+        while (p < message.size() && upper(message[p])) ++p;
+      }
+      set = set && p - start <= 16 &&
+            (p == message.size() ||
+             std::string_view(" \t)]}\"',;").find(message[p]) != std::string_view::npos);
+      if (set) {
+        add(start, p - start, TokenClass::kHex);
+        i = std::max(i, p);
+        continue;
+      }
+    }
     Token t{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start),
             Tokenizer::Classify(message.substr(start, end - start))};
     // A message code right before a ':' (two or more capitals, an optional '-' or '_', four
@@ -145,7 +210,33 @@ inline std::vector<Token> Tokenize(std::string_view message, std::uint32_t max_t
         t.cls = TokenClass::kWord;
       }
     }
+    // A field's name glued to its number by ':' (a letter, then letters and '_'; then at most
+    // five digits: free:47417, a host and port's shape) after the first token is two tokens,
+    // the name a word and the number an integer, if both fit.
+    if (t.cls == TokenClass::kHostPort && !out.empty() && out.size() + 2 <= max_tokens) {
+      if (const std::size_t colon = FieldColon(message.substr(start, end - start)); colon != 0) {
+        add(start, colon, TokenClass::kWord);
+        add(start + colon + 1, end - start - colon - 1, TokenClass::kInteger);
+        continue;
+      }
+    }
+    // A name (a letter, then letters, digits and '_') holding a digit, right before ':', one
+    // space and a number, is that number's field: a word
+    // (before the context rules, which may then read it as a word).
+    if ((t.cls == TokenClass::kInteger || t.cls == TokenClass::kHex) && !out.empty() &&
+        out.back().cls == TokenClass::kDigitWord) {
+      const std::string_view name = message.substr(out.back().offset, out.back().length);
+      const std::string_view between = message.substr(
+          out.back().offset + out.back().length, start - out.back().offset - out.back().length);
+      bool field = std::isalpha(static_cast<unsigned char>(name[0])) && between == ": ";
+      for (char c : name) field &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+      if (field) out.back().cls = TokenClass::kWord;
+    }
     t.cls = InContext(message, out, t);
+    // A closing tag (</TASK>) is a word.
+    if (t.cls == TokenClass::kPath && !out.empty() && message[start] == '/' && start > 0 &&
+        message[start - 1] == '<' && end < message.size() && message[end] == '>')
+      t.cls = TokenClass::kWord;
     out.push_back(t);
   }
   // A quoted request whose protocol (the last token starting "HTTP/") no status follows: the

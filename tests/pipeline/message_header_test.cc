@@ -266,6 +266,22 @@ TEST(MessageHeaderTest, ANameBeforeAOneWordMessageIsTheMessagesKey) {
           "api-server[26983]"});
 }
 
+// A level word with its own ':' right after a name with ':' is the header's level, in any
+// case: a category and a severity (BIND's print-category and print-severity). The nearest
+// lines keep their words: a level word without ':' is the message's first word, and a
+// lower-case key right after the time stays the message's when no level follows it.
+TEST(MessageHeaderTest, ALevelAfterACategoryIsTheHeaders) {
+  Expect({"28-Nov-2026 08:12:38.120 security: error: client @0x7f6d1c 127.0.0.1#53: denied",
+          "client @0x7f6d1c 127.0.0.1#53: denied", "error", "security"});
+  Expect({"28-Nov-2026 08:12:05.576 queries: info: client @0x7f6d1c 127.0.0.1#59377",
+          "client @0x7f6d1c 127.0.0.1#59377", "info", "queries"});
+  Expect({"2026-11-28 08:12:05 app: Warning: disk full", "disk full", "Warning", "app"});
+  Expect({"2026/11/28 17:38:55 statement: error in DROP TABLE items;",
+          "statement: error in DROP TABLE items;", "", ""});
+  Expect(
+      {"2026/11/28 17:38:55 statement: DROP TABLE items;", "statement: DROP TABLE items;", "", ""});
+}
+
 TEST(MessageHeaderTest, AVerbosityDigitAfterALevelIsTheLevel) {
   // Chromium's VLOG(1): pid, tid, time, "VERBOSE1" and caller in one bracket. Read as no header,
   // the bracket is one path-like token that keeps its class, and two function names written
@@ -348,6 +364,20 @@ TEST(MessageHeaderTest, KeyValueHeaders) {
           "disk full\" dev=sda", "error", ""});
   Expect({"ts=2026-11-28T00:16:47.448Z caller=main.go:42 level=info msg=\"listening\"",
           "listening\"", "info", "main.go:42"});
+  // A field of context before the message field opens the message with its name (go-kit's
+  // `component=`): the message is then the fields as the program wrote them, not a value.
+  Expect(
+      {"ts=2026-11-28T08:12:35.125Z caller=head.go:564 level=info component=tsdb "
+       "msg=\"Replaying chunks\"",
+       "component=tsdb msg=\"Replaying chunks\"", "info", "head.go:564"});
+  Expect(
+      {"ts=2026-11-28T08:12:35.170Z caller=manager.go:214 level=debug component=\"discovery "
+       "manager scrape\" msg=\"Discoverer channel closed\"",
+       "component=\"discovery manager scrape\" msg=\"Discoverer channel closed\"", "debug",
+       "manager.go:214"});
+  EXPECT_FALSE(ParseMessageHeader("ts=2026-11-28T08:12:35.170Z level=debug component=\"a b\" "
+                                  "msg=\"c d\"")
+                   .quoted);
   // A quoted message says so: its own quotes are escaped (msg="\"GET / HTTP/1.1\" 200").
   EXPECT_TRUE(
       ParseMessageHeader("time=2026-11-28T00:16:47.448Z level=INFO msg=\"disk full\"").quoted);

@@ -296,6 +296,68 @@ TEST(SiblingVariablesTest, ProtectedWordsNeverTakeTheSlot) {
   EXPECT_EQ(s.sink.template_of[get], "request method GET accepted");
 }
 
+// A term written in parts (capitalised parts joined by '-': an IPP operation) is the
+// program's word, as a name in capitals is: many of them at one position stay apart. A name
+// in parts in lower case or with a digit (a key's, a host's) is a value and still folds.
+TEST(SiblingVariablesTest, TermsInPartsStayAnEnumeration) {
+  Stream s(6);
+  std::set<std::uint64_t> groups;
+  for (const char* op :
+       {"Get-Jobs", "Send-Document", "Create-Job", "Validate-Job", "CUPS-Get-Default",
+        "CUPS-Add-Modify-Printer", "Pause-Printer", "Resume-Printer", "Get-Printer-Attributes"}) {
+    groups.insert(s.Add(std::string("Returning IPP reply for ") + op + " from localhost"));
+  }
+  EXPECT_EQ(groups.size(), 9u);
+  EXPECT_EQ(s.sink.template_of[s.Add("Returning IPP reply for Get-Jobs from localhost")],
+            "Returning IPP reply for Get-Jobs from localhost");
+  std::set<std::uint64_t> hosts;
+  for (const char* host : {"web-1", "upd-key", "db-7", "other-key", "edge-9", "mail-4", "log-5"}) {
+    hosts.insert(s.Add(std::string("Returning IPP reply for ") + host + " from localhost"));
+  }
+  EXPECT_LT(hosts.size(), 7u);
+}
+
+// A field whose values, in the first lines of the scope's most recently active groups, are K
+// different words holds names: a protected word as its value (`pool=closed`) is then one more name;
+// before that, and for two protected words (`method=GET` / `method=DELETE`), the lines still split.
+TEST(SiblingVariablesTest, AFieldOfManyNamesTakesAProtectedWordAsAName) {
+  const std::string failed = " target=http://127.0.0.1:9101/m msg=\"Scrape failed\"";
+  const auto other_events = [](Stream& s, std::initializer_list<const char*> pools) {
+    for (const char* pool : pools) {
+      s.Add(std::string("pool=") + pool + " msg=\"Scrape of " + pool + " took too long\"");
+    }
+  };
+  // Four names (K = 6) are not yet evidence: the field may be a state.
+  Stream few(6);
+  other_events(few, {"slow", "many", "dup"});
+  const std::uint64_t few_closed = few.Add("pool=closed" + failed);
+  EXPECT_NE(few.Add("pool=files" + failed), few_closed);
+  // Seven are: slow, many, dup, garbage, badtype, flip, app.
+  Stream s(6);
+  other_events(s, {"slow", "many", "dup", "garbage", "badtype", "flip", "app"});
+  const std::uint64_t closed = s.Add("pool=closed" + failed);
+  EXPECT_EQ(s.Add("pool=files" + failed), closed);
+  EXPECT_EQ(s.Add("pool=closed" + failed), closed);
+  // Another scope has learned nothing.
+  const std::uint64_t other = s.Add("pool=closed" + failed, "h2");
+  EXPECT_NE(other, closed);
+  EXPECT_NE(s.Add("pool=files" + failed, "h2"), other);
+  // A field that has held a text (an error's) holds no names, however many values it had:
+  // its words may be the event's.
+  Stream texts(6);
+  for (const char* e : {"slow", "many", "dup", "garbage", "badtype", "flip", "app"}) {
+    texts.Add(std::string("err=") + e + " msg=\"Scrape of " + e + " took too long\"");
+  }
+  texts.Add("err=\"dial tcp 127.0.0.1:9: connect: connection refused\" msg=\"Send failed\"");
+  const std::uint64_t err_closed = texts.Add("err=closed" + failed);
+  EXPECT_NE(texts.Add("err=files" + failed), err_closed);
+  // Two protected words are two values of an enumeration, whatever the field held.
+  Stream states(6);
+  other_events(states, {"slow", "many", "dup", "garbage", "badtype", "flip", "app"});
+  const std::uint64_t state_closed = states.Add("pool=closed" + failed);
+  EXPECT_NE(states.Add("pool=open" + failed), state_closed);
+}
+
 TEST(SiblingVariablesTest, ScopesDoNotShareEvidence) {
   Stream s(6);
   // Three values on each of two hosts: six in all, but only three per scope.

@@ -117,6 +117,25 @@ TEST_F(TemplateMatchTest, PlainWordOutsideValueContextRejects) {
   EXPECT_EQ(r.position, 1u);
 }
 
+// A term written in parts (capitalised parts joined by '-') is an operation or a kind, not a
+// value, even after a value key (`for`); a name in parts in lower case or with a digit is.
+TEST_F(TemplateMatchTest, TermInPartsIsNoValue) {
+  SetTemplate("Returning IPP successful-ok for CUPS-Add-Modify-Printer (ipp://h/p/office) from h");
+  const MatchResult r = Match("Returning IPP successful-ok for Send-Document (ipp://h/p/a) from h");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kTermDiffers);
+  EXPECT_EQ(r.position, 4u);
+  EXPECT_FALSE(Match("Returning IPP successful-ok for alice (ipp://h/p/a) from h").accepted);
+  SetTemplate("Node to controller channel manager for alter-partition shutdown");
+  EXPECT_TRUE(Match("Node to controller channel manager for heartbeat shutdown").accepted);
+  EXPECT_TRUE(TemplateMatcher::IsTermInParts("Get-Printer-Attributes"));
+  EXPECT_TRUE(TemplateMatcher::IsTermInParts("CUPS-Get-Default"));
+  for (const char* w :
+       {"job-progress", "Web-1", "-V", "A-", "A--B", "Com.Apple", "Plain", "Get-jobs", "X-2B"}) {
+    EXPECT_FALSE(TemplateMatcher::IsTermInParts(w)) << w;
+  }
+}
+
 // A name in capitals alone in brackets or quotes opened after a blank is a code, an
 // enumeration's constant (an outcome, a kind): another code is another event, on either side.
 TEST_F(TemplateMatchTest, ACodeAloneInBracketsIsNoValue) {
@@ -140,6 +159,28 @@ TEST_F(TemplateMatchTest, ACodeAloneInBracketsIsNoValue) {
       Match("Created acceptor and processors for endpoint : ListenerName(PLAINTEXT)").accepted);
   SetTemplate("shut down hung fetch while resolving 'org/DS/IN'");
   EXPECT_TRUE(Match("shut down hung fetch while resolving 'com/NS/IN'").accepted);
+}
+
+// Right after `for` or `by` a name in capitals is a kind and a name scoped by `:` a rule's:
+// another one is another event, on either side; a name in lower case there is a value.
+TEST_F(TemplateMatchTest, AKindAfterForIsNoValue) {
+  SetTemplate("Over capacity for VCPU on resource provider 8e15. Needed: 200, Used: 0");
+  MatchResult r =
+      Match("Over capacity for MEMORY_MB on resource provider 8e15. Needed: 2, Used: 0");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  EXPECT_FALSE(
+      Match("Over capacity for alice on resource provider 8e15. Needed: 2, Used: 0").accepted);
+  SetTemplate("Policy check for placement:usages failed with credentials {'user_id': 'u1'}");
+  EXPECT_FALSE(
+      Match("Policy check for placement:traits:delete failed with credentials {'user_id': 'u1'}")
+          .accepted);
+  // The nearest values: a user's name after `for`, and a name in capitals after another key.
+  SetTemplate("session opened for alice on resource provider 8e15 by cron");
+  EXPECT_TRUE(Match("session opened for bob on resource provider 8e15 by cron").accepted);
+  SetTemplate("Overriding API key GOOGLE_API_KEY with value abc from environment variable");
+  EXPECT_TRUE(Match("Overriding API key GOOGLE_CLIENT_ID with value abc from environment variable")
+                  .accepted);
 }
 
 TEST_F(TemplateMatchTest, DigitWordThatChangesItsLettersRejects) {
@@ -246,6 +287,50 @@ TEST_F(TemplateMatchTest, ProtectedWordAsAVariedFieldsValueFits) {
   EXPECT_FALSE(bare.accepted);
   EXPECT_EQ(bare.reason, MatchReason::kProtectedWhereVaried);
   EXPECT_EQ(bare.position, 8u);
+}
+
+// Fields the stream has shown to hold names: a protected word as such a field's value, in
+// place of a plain word (`pool=closed` / `pool=files`), is one more name; two protected words
+// there, another field, a field not learned, or a word that is no field's value still split.
+TEST_F(TemplateMatchTest, AProtectedWordAsANameFieldsValueFits) {
+  struct Learned final : NameFields {
+    bool HoldsNames(std::uint64_t field_hash) override { return field_hash == pool; }
+    std::uint64_t pool = 0;
+  } learned;
+  matcher_.SetNameFields(&learned);
+  SetTemplate("pool=closed target=http://h:1/m msg=\"Scrape failed\" err=\"connection refused\"");
+  learned.pool = template_line_.hashes[0];
+  EXPECT_TRUE(
+      Match("pool=files target=http://h:2/m msg=\"Scrape failed\" err=\"connection refused\"")
+          .accepted);
+  const MatchResult two =
+      Match("pool=open target=http://h:2/m msg=\"Scrape failed\" err=\"connection refused\"");
+  EXPECT_FALSE(two.accepted);
+  EXPECT_EQ(two.reason, MatchReason::kProtectedWordDiffers);
+  SetTemplate("pool=files target=http://h:1/m subs=[files] msg=\"Starting provider\" now");
+  EXPECT_TRUE(
+      Match("pool=closed target=http://h:1/m subs=[files] msg=\"Starting provider\" now").accepted);
+  // subs= is not learned to hold names.
+  const MatchResult other =
+      Match("pool=files target=http://h:1/m subs=[closed] msg=\"Starting provider\" now");
+  EXPECT_FALSE(other.accepted);
+  EXPECT_EQ(other.reason, MatchReason::kProtectedWordDiffers);
+  learned.pool = 0;
+  EXPECT_FALSE(
+      Match("pool=closed target=http://h:1/m subs=[files] msg=\"Starting provider\" now").accepted);
+  matcher_.SetNameFields(nullptr);
+}
+
+// The message field's text is the event's (`msg=`, `message=`): its first word heads it as in
+// any quoted text; another field's quoted value is a value (`name="alice smith"`).
+TEST_F(TemplateMatchTest, TheMessageFieldsFirstWordHeadsIt) {
+  SetTemplate("msg=\"Scrape discovery manager stopped\" took=1s");
+  const MatchResult r = Match("msg=\"Notify discovery manager stopped\" took=1s");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  EXPECT_EQ(r.position, 1u);
+  SetTemplate("name=\"alice smith\" signed the discovery manager form");
+  EXPECT_TRUE(Match("name=\"bob smith\" signed the discovery manager form").accepted);
 }
 
 // A changed word right after a value key that both sides write the same way needs, besides
@@ -574,6 +659,45 @@ TEST_F(TemplateMatchTest, CallSiteWithItsSourcePositionIsOneValue) {
   EXPECT_FALSE(Match("in org.apache.jsp.index_jsp._jspService(index_jsp.java:148)").accepted);
 }
 
+// A set of one-letter flags written as one field (a sign and capitals, digits in parentheses
+// among them) is one value whatever its letters: a query's `+E(0)K`, `-E(0)DK`, `-S` fold.
+// The nearest case stays another event: a word in capitals without a sign (a constant: `A` /
+// `MX`). (The tokenizer makes the set one token: tokenizer_test.)
+TEST_F(TemplateMatchTest, AFlagSetIsOneValue) {
+  PreparedLine p;
+  const std::string m = "query: www.a.test IN A +E(0)K (127.0.0.1)";
+  PrepareLine(tokenizer_, matcher_, true, m, p);
+  ASSERT_EQ(p.tokens.size(), 6u);
+  EXPECT_EQ(m.substr(p.tokens[4].offset, p.tokens[4].length), "+E(0)K");
+  EXPECT_EQ(p.tokens[4].cls, TokenClass::kHex);
+  SetTemplate("client 127.0.0.1#53353: query: www.a.test IN A +E(0)K (127.0.0.1)");
+  EXPECT_TRUE(Match("client 127.0.0.1#53354: query: www.a.test IN A -E(0)DK (127.0.0.1)").accepted);
+  EXPECT_TRUE(Match("client 127.0.0.1#53354: query: www.a.test IN A -S (127.0.0.1)").accepted);
+  EXPECT_FALSE(
+      Match("client 127.0.0.1#53354: query: www.a.test IN MX +E(0)K (127.0.0.1)").accepted);
+}
+
+// A value a message writes twice (a name in parentheses, then again after `query:`) changes
+// the same way in both places: one change, which needs the agreeing words of one. Two values
+// that change apart still need the words two changes need.
+TEST_F(TemplateMatchTest, AValueWrittenTwiceIsOneChange) {
+  SetTemplate(
+      "client @0x7f6d1af96098 127.0.0.1#33089 (www.example.test): query: www.example.test "
+      "IN A (127.0.0.1)");
+  EXPECT_TRUE(Match("client @0x7f6d1af97c98 127.0.0.1#59823 (txt.example.test): query: "
+                    "txt.example.test IN A (127.0.0.1)")
+                  .accepted);
+  EXPECT_TRUE(Match("client @0x7f6d1af97c98 127.0.0.1#59823 (example.test): query: example.test "
+                    "IN A (127.0.0.1)")
+                  .accepted);
+  EXPECT_FALSE(Match("client @0x7f6d1af97c98 127.0.0.1#59823 (txt.example.test): query: "
+                     "api.example.test IN A (127.0.0.1)")
+                   .accepted);
+  EXPECT_FALSE(Match("client @0x7f6d1af97c98 127.0.0.1#59823 (txt.example.test): query: "
+                     "txt.example.test IN MX (127.0.0.1)")
+                   .accepted);
+}
+
 // The nearest names that stay words: a function with its arguments (two functions are two
 // events), a name without a qualifier, a code in parentheses whose "extension" is capitalised.
 TEST_F(TemplateMatchTest, NameBeforeOtherParenthesesStaysAWord) {
@@ -806,6 +930,95 @@ TEST_F(TemplateMatchTest, QuotedTextKeepsItsFirstWordAndProtectedWords) {
   // A text of plain words is no value: its words stay tokens.
   SetTemplate("job 7 said \"the disk is nearly at capacity\" after 3 s");
   EXPECT_FALSE(Match("job 7 said \"the disk was replaced\" after 3 s").accepted);
+}
+
+// A JSON line's keys name its fields: the same message with another key is another call's
+// event (a reader's stream and a writer's), while the keys' values vary.
+TEST_F(TemplateMatchTest, JsonKeysNameFields) {
+  SetTemplate(R"({"msg":"established TCP streaming connection with remote peer",)"
+              R"("stream-writer-type":"stream Message","local-member-id":"de047366f18fddbf",)"
+              R"("remote-peer-id":"8ae8c4196bc7a18e","user-name":"alice"})");
+  EXPECT_TRUE(Match(R"({"msg":"established TCP streaming connection with remote peer",)"
+                    R"("stream-writer-type":"stream Message","local-member-id":"de047366f18fddbf",)"
+                    R"("remote-peer-id":"75cad2f2e9f51e1a","user-name":"bob"})")
+                  .accepted);
+  const MatchResult r =
+      Match(R"({"msg":"established TCP streaming connection with remote peer",)"
+            R"("stream-reader-type":"stream Message","local-member-id":"de047366f18fddbf",)"
+            R"("remote-peer-id":"8ae8c4196bc7a18e","user-name":"alice"})");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kFieldNameDiffers);
+  // A key of several words, any of them.
+  SetTemplate(R"({"msg":"stats","response count":0,"took":"3ms"})");
+  EXPECT_TRUE(Match(R"({"msg":"stats","response count":7,"took":"9ms"})").accepted);
+  EXPECT_FALSE(Match(R"({"msg":"stats","request count":0,"took":"3ms"})").accepted);
+  // A quoted word that ':' follows inside a value is no key: only one opening the object or
+  // after its ','.
+  SetTemplate(R"(job 7 said "alice": done at 3)");
+  EXPECT_TRUE(Match(R"(job 8 said "bob": done at 5)").accepted);
+}
+
+// A name in capitals that is a JSON field's whole value is a code (a kind, a state): another
+// one is another event, while the other fields' values vary.
+TEST_F(TemplateMatchTest, JsonFieldOfACodeNeverChanges) {
+  SetTemplate(R"({"msg":"prober detected unhealthy status","round-tripper-name":)"
+              R"("ROUND_TRIPPER_SNAPSHOT","remote-peer-id":"8ae8c4196bc7a18e","rtt":"0s"})");
+  EXPECT_TRUE(Match(R"({"msg":"prober detected unhealthy status","round-tripper-name":)"
+                    R"("ROUND_TRIPPER_SNAPSHOT","remote-peer-id":"75cad2f2e9f51e1a","rtt":"3ms"})")
+                  .accepted);
+  EXPECT_FALSE(
+      Match(R"({"msg":"prober detected unhealthy status","round-tripper-name":)"
+            R"("ROUND_TRIPPER_RAFT_MESSAGE","remote-peer-id":"8ae8c4196bc7a18e","rtt":"0s"})")
+          .accepted);
+  // A name in lower case there is a value.
+  SetTemplate(R"({"msg":"user added","user-name":"alice","roles":"reader"})");
+  EXPECT_TRUE(Match(R"({"msg":"user added","user-name":"bob","roles":"reader"})").accepted);
+}
+
+// A JSON line's message field (`"msg"`, `"message"`) is the message: a message that opens with
+// an id keeps its words, which tell events apart, while another field's quoted text is a slot.
+TEST_F(TemplateMatchTest, JsonMessageFieldKeepsItsWords) {
+  SetTemplate(R"({"msg":"de047366f18fddbf became follower at term 2"})");
+  EXPECT_TRUE(Match(R"({"msg":"8ae8c4196bc7a18e became follower at term 5"})").accepted);
+  EXPECT_FALSE(Match(R"({"msg":"de047366f18fddbf became leader at term 2"})").accepted);
+  SetTemplate(R"({"level":"info","message":"0x1f opened /a at 3","user":"alice"})");
+  EXPECT_FALSE(
+      Match(R"({"level":"info","message":"0x1f closed /a at 3","user":"alice"})").accepted);
+  PreparedLine p;
+  const std::string other = R"({"msg":"sent","path":"/a/b is 3 deep"})";
+  PrepareLine(tokenizer_, matcher_, true, other, p);
+  EXPECT_EQ(p.tokens.size(), 4u);  // msg, sent, path and one slot
+  const std::string msg = R"({"msg":"/a/b is 3 deep"})";
+  PrepareLine(tokenizer_, matcher_, true, msg, p);
+  EXPECT_EQ(p.tokens.size(), 5u);
+}
+
+// A duration is one kind whatever its unit (Go prints `738.544µs`, `1.728952ms`, `1m30s`), while
+// a number with another unit (a size) is still another kind.
+TEST_F(TemplateMatchTest, DurationIsOneKindWhateverItsUnit) {
+  SetTemplate("request done in 738.544\u00b5s for client 7");
+  EXPECT_TRUE(Match("request done in 1.728952ms for client 9").accepted);
+  EXPECT_TRUE(Match("request done in 1m30s for client 9").accepted);
+  EXPECT_TRUE(Match("request done in 2h for client 9").accepted);
+  const MatchResult r = Match("request done in 12MB for client 9");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kDigitWordLetters);
+  EXPECT_FALSE(Match("request done in 3ms2 for client 9").accepted);
+}
+
+// An RPC method's full name is the operation a request called: another method is another
+// event, while the request's values vary, and a file path there is still a value.
+TEST_F(TemplateMatchTest, RpcMethodNeverChanges) {
+  SetTemplate(R"({"msg":"request stats","remote":"127.0.0.1:44678",)"
+              R"("response type":"/etcdserverpb.KV/Put","request count":1})");
+  EXPECT_TRUE(Match(R"({"msg":"request stats","remote":"127.0.0.1:5000",)"
+                    R"("response type":"/etcdserverpb.KV/Put","request count":3})")
+                  .accepted);
+  EXPECT_FALSE(Match(R"({"msg":"request stats","remote":"127.0.0.1:44678",)"
+                     R"("response type":"/etcdserverpb.KV/Range","request count":1})")
+                   .accepted);
+  SetTemplate(R"({"msg":"opened backend db","path":"/var/lib/etcd/member/snap/db"})");
+  EXPECT_TRUE(Match(R"({"msg":"opened backend db","path":"/tmp/m1/snap/db"})").accepted);
 }
 
 // A quoted text that is the whole message is the event, and single quotes (apostrophes in free

@@ -97,6 +97,30 @@ TEST(TokenizerSplitTest, KeyValueExposesTheValueAsItsOwnToken) {
 
 // An HTTP status is an enumeration, so it stays a word (hashed by its text) where a status
 // stands: after the protocol that ends a quoted request line or a status line.
+// A set of one-letter flags written as one field (a sign, capitals, digits in parentheses
+// among them) is one token across its parentheses, of an opaque code's class: `+E(0)K`,
+// `-E(0)DK` and `-S` are values of one kind. The nearest tokens stay as they were: a sign
+// before lower-case letters (an option), a set glued to more text, a set inside a word.
+TEST(TokenizerContextTest, AFlagSetIsOneToken) {
+  const std::string_view q = "query: www.a.test IN A +E(0)K (127.0.0.1)";
+  EXPECT_EQ(Texts(q, Tok(q)),
+            (std::vector<std::string>{"query", "www.a.test", "IN", "A", "+E(0)K", "127.0.0.1"}));
+  EXPECT_EQ(ClassOf(q, "+E(0)K"), TokenClass::kHex);
+  EXPECT_EQ(ClassOf("query: a.test IN SOA -E(0)DK (127.0.0.1)", "-E(0)DK"), TokenClass::kHex);
+  EXPECT_EQ(ClassOf("query: a.test IN SOA -S (127.0.0.1)", "-S"), TokenClass::kHex);
+  EXPECT_EQ(ClassOf("flags=+RD,-AD", "+RD"), TokenClass::kHex);
+  EXPECT_EQ(ClassOf("running tar -v now", "-v"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("query: a.test IN SOA - (127.0.0.1)", "-"), TokenClass::kWord);
+  const std::string_view glued = "flags +E(0)Kx set";
+  EXPECT_EQ(Texts(glued, Tok(glued)), (std::vector<std::string>{"flags", "+E", "0", "Kx", "set"}));
+  const std::string_view inside = "a-B(0)C b+C";
+  EXPECT_EQ(Texts(inside, Tok(inside)), (std::vector<std::string>{"a-B", "0", "C", "b+C"}));
+  // Past a 64-byte block: the scan resumes after the set.
+  const std::string tail = std::string(60, 'x') + " +E(0)K next";
+  EXPECT_EQ(Texts(tail, Tok(tail)),
+            (std::vector<std::string>{std::string(60, 'x'), "+E(0)K", "next"}));
+}
+
 TEST(TokenizerContextTest, HttpStatusIsAWordWhereAStatusStands) {
   EXPECT_EQ(ClassOf("\"GET /a HTTP/1.1\" 404 153", "404"), TokenClass::kWord);
   EXPECT_EQ(ClassOf("\"GET /a HTTP/1.1\" 404 153", "153"), TokenClass::kInteger);
@@ -167,6 +191,22 @@ TEST(TokenizerClassifyTest, NameInCapitalsWithItsCodeIsAWord) {
   EXPECT_EQ(Tokenizer::Classify("app/200"), TokenClass::kPath);
   EXPECT_EQ(Tokenizer::Classify("/ROOT/200"), TokenClass::kPath);
   EXPECT_EQ(Tokenizer::Classify("A/200"), TokenClass::kPath);
+}
+
+// An RPC method's full name (gRPC's `/package.Service/Method`) names the operation a request
+// called, an enumeration's value: a word. A file path or a route, one more part, a service in
+// one part or in lower case stay paths.
+TEST(TokenizerClassifyTest, RpcMethodNameIsAWord) {
+  EXPECT_EQ(Tokenizer::Classify("/etcdserverpb.KV/Range"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("/grpc.health.v1.Health/Check"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("/etcdserverpb.Lease/LeaseGrant"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("/etcdserverpb.kv/range"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("/index.html/Foo"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("/KV/Range"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("/a.B/C/D"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("/app.V1/Get-x"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("/var/lib/etcd.d/Member"), TokenClass::kPath);
+  EXPECT_EQ(Tokenizer::Classify("/1a.B/C"), TokenClass::kPath);
 }
 
 // A media type (a standard top-level type, '/', a subtype) is a value, as a path is; other
@@ -266,6 +306,43 @@ TEST(TokenizerValueClassTest, Base64IdsAreOpaqueIdsWithOrWithoutSlashOrPlus) {
   EXPECT_EQ(Tokenizer::Classify("Http2ServerHandlerFactory"), TokenClass::kDigitWord);
   EXPECT_EQ(Tokenizer::Classify("/Ab1/Cd2/Ef3/Gh4/Ij5"), TokenClass::kPath);
   EXPECT_EQ(Tokenizer::Classify("Kq9xP2mZ7wRb"), TokenClass::kDigitWord);
+}
+
+// A field's name is never a value, glued to its ':' as much as apart: active_anon:418 is
+// tokenized as "active_anon: 418" (a word, then the number), so rows of different fields do
+// not fold; a host's name with a port holds a '.', a digit or a '-' and stays one value.
+TEST(TokenizerContextTest, AFieldsNameGluedToItsNumberIsAWord) {
+  const std::string_view msg = "active_anon:418 free:47417 isolated_anon:0";
+  const std::vector<Token> tokens = Tok(msg);
+  EXPECT_EQ(Texts(msg, tokens), (std::vector<std::string>{"active_anon", "418", "free", "47417",
+                                                          "isolated_anon", "0"}));
+  EXPECT_EQ(ClassNames(msg),
+            (std::vector<std::string>{"word", "int", "word", "int", "word", "int"}));
+  EXPECT_EQ(ClassNames("connect db1:5432 kafka-1:9092 example.org:443"),
+            (std::vector<std::string>{"word", "hostport", "hostport", "hostport"}));
+  EXPECT_EQ(ClassNames("free:15232kB a:b:12"),
+            (std::vector<std::string>{"digitword", "digitword"}));
+}
+
+// A name holding a digit right before ':' and a number names that number's field (registers
+// dumped as R10: 0000000000000246): a word. Before a word it stays a variable (eth1: link up),
+// and so does one glued to its value or one starting with a digit.
+TEST(TokenizerContextTest, ADigitNameBeforeAColonAndANumberIsAWord) {
+  EXPECT_EQ(ClassNames("R10: 0000000000000001 R11: 0x246 RAX: ffff88800a1b2c3d"),
+            (std::vector<std::string>{"word", "int", "word", "hex", "word", "hex"}));
+  EXPECT_EQ(ClassNames("CPU0: 42"), (std::vector<std::string>{"word", "int"}));
+  EXPECT_EQ(ClassNames("eth1: link up"), (std::vector<std::string>{"digitword", "word", "word"}));
+  EXPECT_EQ(ClassNames("eth1 42"), (std::vector<std::string>{"digitword", "int"}));
+  EXPECT_EQ(ClassNames("1a2: 42"), (std::vector<std::string>{"digitword", "int"}));
+}
+
+// A closing tag is markup's word (</TASK>), not a path, so a line of it does not fold with a
+// line of one path-like token (a stack frame dump_stack_lvl+0x44/0x5c).
+TEST(TokenizerContextTest, AClosingTagIsAWord) {
+  EXPECT_EQ(ClassNames(" </TASK>"), (std::vector<std::string>{"word"}));
+  EXPECT_EQ(ClassNames("<p>x</p>"), (std::vector<std::string>{"word", "word", "word"}));
+  EXPECT_EQ(ClassNames(" dump_stack_lvl+0x44/0x5c"), (std::vector<std::string>{"path"}));
+  EXPECT_EQ(ClassNames("GET </health"), (std::vector<std::string>{"word", "path"}));
 }
 
 TEST(TokenizerValueClassTest, LiteralsAreValuesOnlyAfterAKey) {

@@ -248,6 +248,23 @@ TEST(WindowMergerTest, DifferentMessagesOpenDifferentGroups) {
   EXPECT_EQ(h.merger.open_groups(), 3u);
 }
 
+// A message without a token is its own text: an empty line and a rule of '=' are two events,
+// while two empty lines (blanks aside) and two equal rules fold.
+TEST(WindowMergerTest, MessagesWithoutATokenFoldOnlyWithTheSameText) {
+  Harness h;
+  h.Add("", kT0);
+  h.Add("====================", kT0 + 1);
+  h.Add("  ", kT0 + 2);
+  h.Add("====================", kT0 + 3);
+  h.Add("--------------------", kT0 + 4);
+  const std::vector<Rec> ev = h.sink.Take();
+  ASSERT_EQ(ev.size(), 3u);
+  EXPECT_EQ(ev[0].message, "");
+  EXPECT_EQ(ev[1].message, "====================");
+  EXPECT_EQ(ev[2].message, "--------------------");
+  EXPECT_EQ(h.merger.open_groups(), 3u);
+}
+
 TEST(WindowMergerTest, ExpiryBoundaryIsExactlyTheWindow) {
   MergerOptions o;
   o.window_us = 5 * kSec;
@@ -1199,6 +1216,41 @@ TEST(WindowMergerTest, FlushAllClosesEverythingWithReasonShutdown) {
   EXPECT_EQ(h.merger.stats().groups_closed, 3u);
   h.FlushAll();  // idempotent
   EXPECT_TRUE(h.sink.events.empty());
+}
+
+// FlushAll empties the SimHash index at once, after every group closed: the next lines must
+// find nothing of the closed groups there and be settled as by a new merger, through every
+// path (a scope of a few thousand groups has its index in tables, not a scanned array).
+TEST(WindowMergerTest, AfterFlushAllLinesAreSettledAsByANewMerger) {
+  const std::vector<std::string> vocabulary = {"alpha", "bravo", "delta", "echo",  "golf",
+                                               "hotel", "india", "kilo",  "lima",  "mike",
+                                               "oscar", "papa",  "romeo", "sierra"};
+  std::vector<std::string> lines;
+  std::mt19937 rng(11);
+  const auto word = [&] { return vocabulary[rng() % vocabulary.size()]; };
+  for (int i = 0; i < 3000; ++i) {
+    std::string words;
+    for (int w = 0; w < 4; ++w) words += " " + word();
+    lines.push_back("worker" + words + " took " + std::to_string(rng() % 1000) + " ms for user " +
+                    word());
+  }
+  const auto decisions = [&](Harness& h) {
+    std::vector<int> paths;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      h.Add(lines[i], kT0 + static_cast<TimeUs>(i));
+      paths.push_back(h.merger.last_decision().path);
+    }
+    return paths;
+  };
+  Harness fresh, flushed;
+  const std::vector<int> want = decisions(fresh);
+  decisions(flushed);
+  ASSERT_GT(flushed.merger.open_groups(), 1000u);
+  flushed.FlushAll();
+  EXPECT_EQ(flushed.merger.open_groups(), 0u);
+  EXPECT_EQ(decisions(flushed), want);
+  EXPECT_EQ(flushed.merger.open_groups(), fresh.merger.open_groups());
+  EXPECT_TRUE(std::count(want.begin(), want.end(), MergeDecision::kIndex) > 0);
 }
 
 TEST(WindowMergerTest, ReconfigureWindowOnlyKeepsOpenGroups) {
