@@ -202,6 +202,20 @@ std::string_view FieldValueGap(std::string_view message, const Token& key, const
   return message.substr(end, value.offset - end);
 }
 
+bool EscapedQuote(std::string_view message, std::size_t p) {
+  std::size_t backslashes = 0;
+  while (p > backslashes && message[p - 1 - backslashes] == '\\') ++backslashes;
+  return backslashes % 2 == 1;
+}
+
+std::size_t NextQuote(std::string_view message, std::size_t from, bool escaped) {
+  std::size_t p = message.find('"', from);
+  while (p != std::string_view::npos && EscapedQuote(message, p) != escaped) {
+    p = message.find('"', p + 1);
+  }
+  return p;
+}
+
 namespace {
 
 // A DNS name: three or more dot-separated labels of letters, digits and '-', the last of
@@ -483,27 +497,19 @@ bool IsKindAfterFor(std::string_view message, const Token& t) {
   });
 }
 
+// A verb's past form after a key word (`Job released`, `job purged`, `device detached`): what
+// happened to the thing the key names, not its name. Lower-case letters ending in "ed", five
+// or more (a short name such as "ted" or "red" stays a value).
+bool IsPastForm(std::string_view w) {
+  if (w.size() < 5 || !w.ends_with("ed")) return false;
+  return std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+}
+
 // A code or a kind where values go (`failure (BADSIG)`, `for 'VCPU'`, `for VCPU`): an
 // enumeration's constant, not a value. Asked only where a value would otherwise go: most
 // changed words are in no such place.
 bool NamesNoValue(std::string_view message, const Token& t) {
   return IsBracketedCode(message, t) || IsKindAfterFor(message, t);
-}
-
-// Is the double quote at `p` escaped (an odd number of backslashes right before it)?
-bool EscapedQuote(std::string_view message, std::size_t p) {
-  std::size_t backslashes = 0;
-  while (p > backslashes && message[p - 1 - backslashes] == '\\') ++backslashes;
-  return backslashes % 2 == 1;
-}
-
-// The first double quote at or after `from` that is escaped (`escaped`) or not, or npos.
-std::size_t NextQuote(std::string_view message, std::size_t from, bool escaped) {
-  std::size_t p = message.find('"', from);
-  while (p != std::string_view::npos && EscapedQuote(message, p) != escaped) {
-    p = message.find('"', p + 1);
-  }
-  return p;
 }
 
 // Does the double quote at `p` open the value of a JSON object's message field, the key every
@@ -1065,7 +1071,7 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
   if (i == 0) return false;
   const Token& prev = line.tokens[i - 1];
   return value_keys_.Contains(line.message.substr(prev.offset, prev.length)) &&
-         !NamesNoValue(line.message, t);
+         !NamesNoValue(line.message, t) && !IsPastForm(line.message.substr(t.offset, t.length));
 }
 
 MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& tmpl) {

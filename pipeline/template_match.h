@@ -83,6 +83,12 @@ class NameFields {
 // the value of the field `key` names; empty otherwise.
 std::string_view FieldValueGap(std::string_view message, const Token& key, const Token& value);
 
+// Is the double quote at `p` escaped (an odd number of backslashes right before it)?
+bool EscapedQuote(std::string_view message, std::size_t p);
+
+// The first double quote at or after `from` that is escaped (`escaped`) or not, or npos.
+std::size_t NextQuote(std::string_view message, std::size_t from, bool escaped);
+
 // A line prepared the way the merger matches it: the tokens of its body (after its own header
 // when header inference is on; offsets relative to the whole message), their hashes, runs of
 // values of one kind ("1 2 3", "node-1, node-2") collapsed into one token, and so is a
@@ -339,6 +345,11 @@ class TemplateMatcher {
       upper |= c >= 'A' && c <= 'Z';
     }
     return upper;
+  }
+  // A word no learned variable takes (a protected word, a constant's name, a term in parts):
+  // the merger's siblings and learned slots leave it to its own group.
+  bool NeverLearned(std::string_view word) const {
+    return IsProtectedWord(word) || IsConstantName(word) || IsTermInParts(word);
   }
 
  private:

@@ -801,15 +801,14 @@ bool IsFieldName(std::string_view s) {
 }
 
 // A field's name glued to its number by ':' (name:42, a kHostPort token `t`) is tokenized as
-// "name: 42": the name a word, pushed to `out` if both fit in max_tokens, and the number an
-// integer, which `t` becomes (true then).
-bool SplitFieldValue(std::string_view message, std::vector<Token>& out, Token& t,
-                     std::size_t max_tokens) {
+// "name: 42": the name a word, the number an integer. False, and nothing set, for any other
+// token.
+bool SplitGluedField(std::string_view message, const Token& t, Token& name, Token& number) {
   const std::size_t colon = FieldValueColon(message.substr(t.offset, t.length));
-  if (colon == 0 || out.size() + 2 > max_tokens) return false;
-  out.push_back(Token{t.offset, static_cast<std::uint32_t>(colon), TokenClass::kWord});
-  t = Token{static_cast<std::uint32_t>(t.offset + colon + 1),
-            static_cast<std::uint32_t>(t.length - colon - 1), TokenClass::kInteger};
+  if (colon == 0) return false;
+  name = Token{t.offset, static_cast<std::uint32_t>(colon), TokenClass::kWord};
+  number = Token{static_cast<std::uint32_t>(t.offset + colon + 1),
+                 static_cast<std::uint32_t>(t.length - colon - 1), TokenClass::kInteger};
   return true;
 }
 
@@ -837,12 +836,10 @@ void NameOfNumber(std::string_view message, Token& prev, std::size_t gap, std::s
   if (t.cls == TokenClass::kPath && IsClosingTag(message, t)) {
     out[0].cls = TokenClass::kWord;
   } else if (t.cls == TokenClass::kHostPort && out.size() < max_tokens) {
-    const std::size_t colon = FieldValueColon(message.substr(t.offset, t.length));
-    if (colon != 0) {
-      out[0] = Token{t.offset, static_cast<std::uint32_t>(colon), TokenClass::kWord};
-      out.insert(out.begin() + 1,
-                 Token{static_cast<std::uint32_t>(t.offset + colon + 1),
-                       static_cast<std::uint32_t>(t.length - colon - 1), TokenClass::kInteger});
+    Token name{}, number{};
+    if (SplitGluedField(message, t, name, number)) {
+      out[0] = name;
+      out.insert(out.begin() + 1, number);
     }
   }
 }
@@ -1105,9 +1102,12 @@ void Tokenizer::Tokenize(std::string_view message, std::vector<Token>& out) cons
     }
     if (count != 0 && MayHaveContext(message, out.back(), text, cls)) {
       if (cls == TokenClass::kHostPort) [[unlikely]] {
-        Token t{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start), cls};
-        if (SplitFieldValue(message, out, t, max_tokens)) {
-          out.push_back(t);
+        const Token t{static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end - start),
+                      cls};
+        Token name{}, number{};
+        if (out.size() + 2 <= max_tokens && SplitGluedField(message, t, name, number)) {
+          out.push_back(name);
+          out.push_back(number);
           count = out.size();
           continue;
         }

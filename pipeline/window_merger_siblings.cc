@@ -49,16 +49,6 @@ bool IsNameValue(std::string_view v) {
   return !v.empty();
 }
 
-// The first double quote at or after `from` that no backslash escapes, or npos.
-std::size_t NextUnescapedQuote(std::string_view m, std::size_t from) {
-  for (std::size_t p = m.find('"', from); p != std::string_view::npos; p = m.find('"', p + 1)) {
-    std::size_t backslashes = 0;
-    while (p > backslashes && m[p - 1 - backslashes] == '\\') ++backslashes;
-    if (backslashes % 2 == 0) return p;
-  }
-  return std::string_view::npos;
-}
-
 }  // namespace
 
 // Confirm for a candidate (Fits), learning from a rejection of the line's token count: whether
@@ -125,7 +115,7 @@ bool WindowMerger::Impl::LearnedNameFields::ReadGroups(std::uint64_t field_hash)
       if (gap.empty() || IsMessageKey(message.substr(key.offset, key.length))) continue;
       std::uint64_t name = t.hash(j);
       if (gap == "=\"") {
-        const std::size_t close = NextUnescapedQuote(message, value.offset);
+        const std::size_t close = NextQuote(message, value.offset, /*escaped=*/false);
         if (close == std::string_view::npos) continue;
         const std::string_view text = message.substr(value.offset, close - value.offset);
         if (!IsNameValue(text)) return false;  // the field holds texts
@@ -162,8 +152,7 @@ std::uint32_t WindowMerger::Impl::FindSibling(std::uint64_t scope, std::size_t p
   // lines nor retires.
   const Token t = g.tokens.token(position);
   const std::string_view word = g.first.message().substr(t.offset, t.length);
-  if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word) ||
-      TemplateMatcher::IsTermInParts(word)) {
+  if (matcher.NeverLearned(word)) {
     return kNil;
   }
   return slot;
@@ -257,8 +246,7 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
     // takes a learned slot (checked only here: most lines that open a group have no position
     // with enough values, and the lookup costs a hash a word).
     const std::string_view word = std::string_view(r.message).substr(t.offset, t.length);
-    if (matcher.IsProtectedWord(word) || TemplateMatcher::IsConstantName(word) ||
-        TemplateMatcher::IsTermInParts(word)) {
+    if (matcher.NeverLearned(word)) {
       continue;
     }
     const bool was_variable = e.variable;

@@ -161,6 +161,20 @@ TEST_F(TemplateMatchTest, ACodeAloneInBracketsIsNoValue) {
   EXPECT_TRUE(Match("shut down hung fetch while resolving 'com/NS/IN'").accepted);
 }
 
+// After a key word a verb's past form says what happened to the thing the key names
+// (`Job released` / `Job purged`): another event, not the key's value; a name there is one.
+TEST_F(TemplateMatchTest, APastFormAfterAKeyIsNoValue) {
+  SetTemplate("[Job 3] Job released by user.");
+  MatchResult r = Match("[Job 19] Job purged by user.");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  // The nearest values: a name after the key, and a short one ending in "ed".
+  SetTemplate("[Job 3] job backup started by cron.");
+  EXPECT_TRUE(Match("[Job 19] job restore started by cron.").accepted);
+  SetTemplate("[Job 3] job backup started by user ted.");
+  EXPECT_TRUE(Match("[Job 19] job backup started by user ned.").accepted);
+}
+
 // Right after `for` or `by` a name in capitals is a kind and a name scoped by `:` a rule's:
 // another one is another event, on either side; a name in lower case there is a value.
 TEST_F(TemplateMatchTest, AKindAfterForIsNoValue) {

@@ -2006,6 +2006,166 @@ KERNEL = System(
     r"^\[ *\d+\.\d+\] (?P<content>.*)$",
     rules=[(r"(?P<msg>.*)", kernel_event)])
 
+SLAPD_TEXTS = [(re.compile(r), t) for r, t in [
+    (r"(\S+): attribute type undefined", "<*>: attribute type undefined"),
+    (r"modify/delete: \S+: no such attribute", "modify/delete: <*>: no such attribute"),
+    (r"non-unique attributes found with .*", "non-unique attributes found with <*>"),
+    (r"object class '[^']*' requires attribute '[^']*'",
+     "object class <*> requires attribute <*>"),
+]]
+
+
+def slapd_text(text):
+    """A result's text= is a format string of its own: its kind is part of the event, the
+    names it prints are variables; a text without any is one constant."""
+    for regex, template in SLAPD_TEXTS:
+        if regex.fullmatch(text):
+            return template
+    return text
+
+
+SL = r"conn=\d+ op=\d+ "
+SLAPD = System(
+    r"^[0-9a-f]+\.[0-9a-f]+ 0x[0-9a-f]+ (?P<content>.*)$",
+    continuation=r"^\t",
+    rules=[
+        (r"conn=\d+ fd=\d+ ACCEPT from IP=\S+ \(IP=\S+\)",
+         "conn=<*> fd=<*> ACCEPT from IP=<*> (IP=<*>)"),
+        (r"conn=\d+ fd=\d+ ACCEPT from PATH=\S+ \(PATH=\S+\)",
+         "conn=<*> fd=<*> ACCEPT from PATH=<*> (PATH=<*>)"),
+        (r"conn=\d+ fd=\d+ closed", "conn=<*> fd=<*> closed"),
+        (r"conn=\d+ fd=\d+ closed \(([^)]*)\)",
+         lambda m: "conn=<*> fd=<*> closed (%s)" % m.group(1)),
+        (SL + r"UNBIND", "conn=<*> op=<*> UNBIND"),
+        (SL + r"WHOAMI", "conn=<*> op=<*> WHOAMI"),
+        (SL + r"BIND dn=\".*\" method=(\d+)",
+         lambda m: "conn=<*> op=<*> BIND dn=<*> method=" + m.group(1)),
+        (SL + r"BIND dn=\".*\" mech=(\S+) bind_ssf=\d+ ssf=\d+",
+         lambda m: "conn=<*> op=<*> BIND dn=<*> mech=%s bind_ssf=<*> ssf=<*>" % m.group(1)),
+        (SL + r"BIND authcid=\".*\" authzid=\".*\"",
+         "conn=<*> op=<*> BIND authcid=<*> authzid=<*>"),
+        (SL + r"RESULT tag=(\d+) err=(\d+) qtime=\S+ etime=\S+ text=(.*)",
+         lambda m: "conn=<*> op=<*> RESULT tag=%s err=%s qtime=<*> etime=<*> text=%s" % (
+             m.group(1), m.group(2), slapd_text(m.group(3)))),
+        (SL + r"RESULT oid=(\S*) err=(\d+) qtime=\S+ etime=\S+ text=(.*)",
+         lambda m: "conn=<*> op=<*> RESULT oid=%s err=%s qtime=<*> etime=<*> text=%s" % (
+             m.group(1), m.group(2), slapd_text(m.group(3)))),
+        (SL + r"SEARCH RESULT tag=(\d+) err=(\d+) qtime=\S+ etime=\S+ nentries=\d+ text=(.*)",
+         lambda m: "conn=<*> op=<*> SEARCH RESULT tag=%s err=%s qtime=<*> etime=<*> "
+                   "nentries=<*> text=%s" % (m.group(1), m.group(2), slapd_text(m.group(3)))),
+        (SL + r"SRCH base=\".*\" scope=(\d+) deref=(\d+) filter=\".*\"",
+         lambda m: "conn=<*> op=<*> SRCH base=<*> scope=%s deref=%s filter=<*>" % (
+             m.group(1), m.group(2))),
+        (SL + r"SRCH attr=.*", "conn=<*> op=<*> SRCH attr=<*>"),
+        (SL + r"(ADD|MOD|DEL|MODRDN) dn=\".*\"",
+         lambda m: "conn=<*> op=<*> %s dn=<*>" % m.group(1)),
+        (SL + r"MOD attr=.*", "conn=<*> op=<*> MOD attr=<*>"),
+        (SL + r"CMP dn=\".*\" attr=\".*\"", "conn=<*> op=<*> CMP dn=<*> attr=<*>"),
+        (SL + r"EXT oid=(\S+)", lambda m: "conn=<*> op=<*> EXT oid=" + m.group(1)),
+        # " old" and " new" say which of the request's optional fields were given.
+        (SL + r"PASSMOD id=\".*\"( old)?( new)?", "conn=<*> op=<*> PASSMOD id=<*><*>"),
+        (SL + r"do_extended: unsupported operation \".*\"",
+         "conn=<*> op=<*> do_extended: unsupported operation <*>"),
+        (SL + r"do_search: invalid dn: \".*\"", "conn=<*> op=<*> do_search: invalid dn: <*>"),
+        (r"connection_input: conn=\d+ deferring operation: (.*)",
+         lambda m: "connection_input: conn=<*> deferring operation: " + m.group(1)),
+        (r"Entry \(.*\): object class '[^']*' requires attribute '[^']*'",
+         "Entry (<*>): object class <*> requires attribute <*>"),
+        (r"ppolicy_get: policy subentry \S+ missing or invalid at '[^']*', no policy will be applied!",
+         "ppolicy_get: policy subentry <*> missing or invalid at <*>, no policy will be applied!"),
+        (r"@\(#\) \$OpenLDAP: slapd .*\$", "@(#) $OpenLDAP: slapd <*> $"),
+        (r"Debian OpenLDAP Maintainers <.*>", "Debian OpenLDAP Maintainers <*>"),
+        (r"slapd starting", "slapd starting"),
+        (r"slapd stopped\.", "slapd stopped."),
+        (r"slapd shutdown: waiting for \d+ operations/tasks to finish",
+         "slapd shutdown: waiting for <*> operations/tasks to finish"),
+        (r"daemon: shutdown requested and initiated\.", "daemon: shutdown requested and initiated."),
+    ])
+
+
+DV_ELEMS = r"user=<[^>]*>, (?:method=(\S+), )?rip=\S+, lip=\S+, (?:mpid=\d+, )?\w+, session=<[^>]*>"
+MAIL_LOG = r"box=.*, uid=\d+, msgid=.*, size=\d+, from=.*, subject=.*, flags=\(.*\)"
+
+
+def dv_elems(m, i):
+    """A login process's log elements: the SASL method is an enumeration (a login's own
+    format, `method=PLAIN` vs `method=LOGIN`); mpid= appears only once logged in."""
+    method = m.group(i)
+    return "user=<*>, %srip=<*>, lip=<*>, <*>, session=<*>" % (
+        "method=%s, " % method if method else "")
+
+
+def dv_reason(text):
+    """A disconnect reason is a format string of its own (`auth failed, %u attempts in %u secs`):
+    its words are the event, numbers and the last IMAP command's name are variables."""
+    text = re.sub(r"\(\w+ finished \S+ secs ago\)", "(<*> finished <*> secs ago)", text)
+    text = re.sub(r"read\(size=\d+\)", "read(size=<*>)", text)
+    return re.sub(r"\b\d+\b", V, text)
+
+
+DOVECOT = System(
+    r"^\w{3} [ \d]\d \d\d:\d\d:\d\d [\w-]+(?:\([^)]*\))?(?:<[^>]*>)*: "
+    r"(?:Info|Warning|Error|Fatal|Panic|Debug): (?P<content>.*)$",
+    rules=[
+        (r"Login: " + DV_ELEMS, lambda m: "Login: " + dv_elems(m, 1)),
+        (r"Disconnected: (.*?): " + DV_ELEMS,
+         lambda m: "Disconnected: %s: %s" % (dv_reason(m.group(1)), dv_elems(m, 2))),
+        (r"(save|expunge|delete|undelete|flag_change): " + MAIL_LOG,
+         lambda m: m.group(1) + ": box=<*>, uid=<*>, msgid=<*>, size=<*>, from=<*>, "
+                   "subject=<*>, flags=<*>"),
+        (r"copy from .*: " + MAIL_LOG,
+         "copy from <*>: box=<*>, uid=<*>, msgid=<*>, size=<*>, from=<*>, subject=<*>, flags=<*>"),
+        (r"Mailbox (created|deleted): .*", lambda m: "Mailbox %s: <*>" % m.group(1)),
+        (r"Mailbox renamed: .* -> .*", "Mailbox renamed: <*> -> <*>"),
+        (r"Disconnected: (.*?) ?in=\d+ out=\d+ deleted=\d+ expunged=\d+",
+         lambda m: "Disconnected: %s in=<*> out=<*> deleted=<*> expunged=<*>" % dv_reason(
+             m.group(1))),
+        (r"Disconnected: (.*?) ?top=\d+/\d+, retr=\d+/\d+, del=\d+/\d+, size=\d+",
+         lambda m: "Disconnected: %s top=<*>, retr=<*>, del=<*>, size=<*>" % dv_reason(
+             m.group(1))),
+        (r"passwd-file\([^)]*\): (.*)", lambda m: "passwd-file(<*>): " + m.group(1)),
+        (r"Dovecot v\S+ \(\w+\) starting up for .* \(core dumps disabled\)",
+         "Dovecot v<*> (<*>) starting up for <*> (core dumps disabled)"),
+        (r"SIGHUP received - reloading configuration", "SIGHUP received - reloading configuration"),
+    ])
+
+
+LIGHTTPD_FIELDS = ("Request-URI|URI-scheme|URI-authority|URI-path \(clean\)|URI-query|URI|Path|"
+                   "Rel-Path|Doc-Root|Basedir|Pathinfo")
+LIGHTTPD = System(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d: \([\w.]+\.c\.\d+\) (?P<content>.*)$",
+    rules=[
+        # Request handling's field rows: one format string per field name ("Path" is printed
+        # at two places with the same text: one event, as Chromium's same text).
+        (r"(%s) *: ?.*" % LIGHTTPD_FIELDS, lambda m: m.group(1) + " : <*>"),
+        (r"-- (parsed Request-URI|logical -> physical|handling subrequest|"
+         r"handling the request as \S+)", lambda m: m.group(0)),
+        # log_perror: the C library's error text is the failure's kind.
+        (r"-- : (.*)", lambda m: "-- : " + m.group(1)),
+        # Request-header dump after a rejected request: one row format.
+        (r"rqst:(?: .*)?", "rqst: <*>"),
+        (r"(invalid [\w -]+(?:\([\w ]+\))?|duplicate Host header|unknown HTTP version) -> (\d+)",
+         lambda m: m.group(0)),
+        (r"request-size too long: \d+ -> (\d+)",
+         lambda m: "request-size too long: <*> -> " + m.group(1)),
+        (r"connection closed - (\w+) timeout: \d+",
+         lambda m: "connection closed - %s timeout: <*>" % m.group(1)),
+        (r"read timeout on CGI: \S+ \(pid: \d+\)", "read timeout on CGI: <*> (pid: <*>)"),
+        (r"handling the request using (\w+)", lambda m: m.group(0)),
+        (r"establishing connection failed: socket: \S+: (.*)",
+         lambda m: "establishing connection failed: socket: <*>: " + m.group(1)),
+        (r"gw-server re-enabled: \S+ \S+ \d+ ?", "gw-server re-enabled: <*> <*> <*>"),
+        (r"all handlers for \S+ on \S* are down\.", "all handlers for <*> on <*> are down."),
+        (r"password doesn't match for \S+ username: \S+ IP: \S+",
+         "password doesn't match for <*> username: <*> IP: <*>"),
+        (r"url denied as we match access_deny \S+", "url denied as we match access_deny <*>"),
+        (r"server started \(lighttpd/\S+\)", "server started (lighttpd/<*>)"),
+        (r"server stopped by UID = \d+ PID = \d+", "server stopped by UID = <*> PID = <*>"),
+        (r"logfiles cycled UID = \d+ PID = \d+", "logfiles cycled UID = <*> PID = <*>"),
+        (r"\[note\] graceful shutdown started", "[note] graceful shutdown started"),
+    ])
+
+
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
     "Nginx": NGINX,
@@ -2037,6 +2197,9 @@ SYSTEMS = {
     "Unbound": UNBOUND,
     "Etcd": ETCD,
     "Kernel": KERNEL,
+    "Slapd": SLAPD,
+    "Dovecot": DOVECOT,
+    "Lighttpd": LIGHTTPD,
 }
 
 
