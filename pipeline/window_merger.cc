@@ -498,6 +498,9 @@ void WindowMerger::Impl::FlushAll(EventSink& sink) {
     Close(lru.head, SummaryReason::kShutdown, sink, /*reuse=*/false, /*index_cleared=*/true);
   }
   index.Clear();
+  // The names learned as values go with the groups they were learned in: lines after a flush
+  // fold as a new merger's would (a restart from that checkpoint has learned nothing).
+  value_words.Clear();
 }
 
 WindowMerger::WindowMerger(MergerOptions options)

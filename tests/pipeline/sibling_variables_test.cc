@@ -404,6 +404,10 @@ TEST(SiblingVariablesTest, WordsWrittenAsAKeysValueAreValuesElsewhere) {
   // (`loaded from bob file` / `loaded from base file`: two events).
   const std::uint64_t loaded = s.Add("loaded from bob file dump.rdb");
   EXPECT_NE(s.Add("loaded from base file dump.rdb"), loaded);
+  // A flush forgets them with the groups: its lines fold as a new merger's would.
+  s.merger->FlushAll(s.sink);
+  const std::uint64_t again = s.Add("(alice) CMD (/usr/bin/backup --full)");
+  EXPECT_NE(s.Add("(carol) CMD (/usr/bin/backup --full)"), again);
 }
 
 TEST(SiblingVariablesTest, CountsStayExactAcrossTheFlip) {
