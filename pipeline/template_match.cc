@@ -260,16 +260,19 @@ bool SaysNothing(std::string_view message, const Token& word, const Token& other
   return IsVariableClass(other.cls) && IsNothingWord(message, word);
 }
 
-// A host by its kind: a token the tokenizer took for a host, which holds a digit, a '.' or a
-// ':', or is glued to a bracketed address (localhost[127.0.0.1]). A plain name the scope
-// learned as a value (WindowMerger's MaskValues gives it the host class) is a value, not a
-// host: a plain word never takes its place.
-bool IsHostToken(std::string_view message, const Token& t) {
-  if (t.cls != TokenClass::kHostPort) return false;
+// A host by its kind: a token the tokenizer took for a host (hashed by its class), or a name
+// the scope learned as a value (WindowMerger's MaskValues gives it the host class and keeps
+// its word's hash) that holds a digit, a '.' or a ':', or is glued to a bracketed address
+// (localhost[127.0.0.1]). A plain learned name is a value, not a host: a plain word never
+// takes its place.
+[[gnu::noinline]] bool IsLearnedHost(std::string_view message, const Token& t) {
   const std::size_t end = t.offset + t.length;
   return message.substr(t.offset, t.length).find_first_of("0123456789.:") !=
              std::string_view::npos ||
          (end < message.size() && message[end] == '[');
+}
+inline bool IsHostToken(std::string_view message, const Token& t, std::uint64_t hash) {
+  return t.cls == TokenClass::kHostPort && (hash == kHostClassHash || IsLearnedHost(message, t));
 }
 
 bool IsNumber(TokenClass cls) { return cls == TokenClass::kInteger || cls == TokenClass::kFloat; }
@@ -294,9 +297,10 @@ struct NamePlace {
   bool hosts = false;
   bool names = false;
 };
-NamePlace PlaceOf(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
-  const bool l_host = IsHostToken(lm, lt) || IsDnsWord(lm, lt);
-  if (l_host && (IsHostToken(gm, gt) || IsDnsWord(gm, gt))) return {true, true};
+NamePlace PlaceOf(std::string_view lm, const Token& lt, std::uint64_t lh, std::string_view gm,
+                  const Token& gt, std::uint64_t gh) {
+  const bool l_host = IsHostToken(lm, lt, lh) || IsDnsWord(lm, lt);
+  if (l_host && (IsHostToken(gm, gt, gh) || IsDnsWord(gm, gt))) return {true, true};
   // Names are words, hosts and names with numbers (the classes are compared first: most
   // changed tokens are numbers or ids).
   const auto named = [](TokenClass c) {
@@ -306,7 +310,7 @@ NamePlace PlaceOf(std::string_view lm, const Token& lt, std::string_view gm, con
       (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)) {
     return {};
   }
-  const bool g_host = IsHostToken(gm, gt) || IsDnsWord(gm, gt);
+  const bool g_host = IsHostToken(gm, gt, gh) || IsDnsWord(gm, gt);
   const auto numbered = [](std::string_view m, const Token& t) {
     return t.cls == TokenClass::kDigitWord && IsNameText(m.substr(t.offset, t.length));
   };
@@ -1102,7 +1106,7 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     }
     if (line.hashes[i] == g.hash(i)) {
       ++kept;
-      if (lt.cls == TokenClass::kWord || IsLearnedName(lt.cls, line.hashes[i])) {
+      if (lt.cls == TokenClass::kWord || (line.learned && IsLearnedName(lt.cls, line.hashes[i]))) {
         ++anchors;
       } else if (lt.cls == TokenClass::kEmpty) {
         // A '-' on both sides is the same empty column: it agrees as a word does (a syslog
@@ -1118,7 +1122,7 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     if (SameVariable(message, lt, gmsg, gt)) continue;
     // A template's plain word that the scope has since learned as a value is one, and a host
     // or a learned name takes its place (`(to bob) alice on` / `(to bob) root on`).
-    if (IsLearnedName(lt.cls, line.hashes[i]) && gt.cls == TokenClass::kWord &&
+    if (line.learned && IsLearnedName(lt.cls, line.hashes[i]) && gt.cls == TokenClass::kWord &&
         line.IsValueWord(g.hash(i)))
       continue;
     if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)
@@ -1142,9 +1146,9 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // After from/to/host..., a plain word may take the place of a host name the other side
     // has there (from node-246 / from combo): that slot holds hosts. Two plain words there
     // are still an action or a state (to spawn / to destroy).
-    const NamePlace place = PlaceOf(message, lt, gmsg, gt);
+    const NamePlace place = PlaceOf(message, lt, line.hashes[i], gmsg, gt, g.hash(i));
     const bool host_slot =
-        (IsHostToken(message, lt) != IsHostToken(gmsg, gt) && i > 0 &&
+        (IsHostToken(message, lt, line.hashes[i]) != IsHostToken(gmsg, gt, g.hash(i)) && i > 0 &&
          IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))) ||
         place.hosts;
     const bool name_slot = place.names;
@@ -1253,7 +1257,11 @@ bool TemplateMatcher::NameFieldValue(const MatchLine& line, const MatchTemplate&
          name_fields_->HoldsNames(line.hashes[i - 1]);
 }
 
-bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) const {
+// RuledOut, its loops written once for lines without a learned name (nearly all: no test in
+// them) and once for lines with one.
+namespace {
+template <bool kLearned>
+bool RuledOutOf(const MatchLine& line, const GroupTokens& g) {
   const std::size_t n = line.tokens.size(), m = g.size();
   const std::span<const Token> tokens = line.tokens;
   const std::span<const std::uint64_t> hashes = line.hashes;
@@ -1267,9 +1275,11 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
       if (g.flags(i) & kWild) continue;
       if (hashes[i] == g.hash(i)) {
         // A learned name agrees as a word does (Match).
-        agreeing += tokens[i].cls == TokenClass::kWord || IsLearnedName(tokens[i].cls, hashes[i]);
+        agreeing += tokens[i].cls == TokenClass::kWord ||
+                    (kLearned && IsLearnedName(tokens[i].cls, hashes[i]));
       } else if ((!IsVariableClass(tokens[i].cls) || !IsVariableClass(g.cls(i))) &&
-                 !(IsLearnedName(tokens[i].cls, hashes[i]) && line.IsValueWord(g.hash(i)))) {
+                 !(kLearned && IsLearnedName(tokens[i].cls, hashes[i]) &&
+                   line.IsValueWord(g.hash(i)))) {
         if (++changed > 2) return true;
       }
     }
@@ -1282,7 +1292,8 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
   int words = 0;
   for (std::size_t j = 0; j < n; ++j) {
     // A learned name aligns as a word (MatchAligned).
-    if ((tokens[j].cls != TokenClass::kWord && !IsLearnedName(tokens[j].cls, hashes[j])) ||
+    if ((tokens[j].cls != TokenClass::kWord &&
+         !(kLearned && IsLearnedName(tokens[j].cls, hashes[j]))) ||
         !g.MayContain(hashes[j])) {
       continue;
     }
@@ -1294,6 +1305,11 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
     }
   }
   return true;
+}
+}  // namespace
+
+bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) const {
+  return line.learned ? RuledOutOf<true>(line, g) : RuledOutOf<false>(line, g);
 }
 
 bool TemplateMatcher::HoldsDnsWord(const MatchLine& line) {
@@ -1469,9 +1485,9 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
             gt.cls == TokenClass::kEmpty || lt.cls == TokenClass::kEmpty) {
           continue;
         }
-        const NamePlace place = PlaceOf(message, lt, gmsg, gt);
+        const NamePlace place = PlaceOf(message, lt, hashes[lj], gmsg, gt, g.hash(gi));
         const bool host_slot =
-            (IsHostToken(message, lt) != IsHostToken(gmsg, gt) && lj > 0 &&
+            (IsHostToken(message, lt, hashes[lj]) != IsHostToken(gmsg, gt, g.hash(gi)) && lj > 0 &&
              IsHostKey(message.substr(tokens[lj - 1].offset, tokens[lj - 1].length))) ||
             place.hosts;
         const bool unit =

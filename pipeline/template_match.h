@@ -43,6 +43,7 @@ struct MatchLine {
   // a template's plain word among them is a value, which a learned name may take the place of.
   const ValueWords* values = nullptr;
   std::uint64_t scope = 0;
+  bool learned = false;  // holds a learned name (asked before any of its tokens is)
   bool IsValueWord(std::uint64_t word_hash) const {
     return values != nullptr && !values->Empty() &&
            values->Holds(ValueWords::Key(scope, word_hash));
@@ -107,8 +108,9 @@ struct PreparedLine {
   std::uint32_t dashes = 0;            // tokens that are a '-' standing for an empty value
   const ValueWords* values = nullptr;  // see MatchLine
   std::uint64_t scope = 0;
+  bool learned = false;
   MatchLine View(std::string_view message) const {
-    return {message, tokens, hashes, header.body, dashes, values, scope};
+    return {message, tokens, hashes, header.body, dashes, values, scope, learned};
   }
 };
 void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, bool infer_header,
@@ -174,20 +176,22 @@ class RuledOutDigest {
   void SetLine(const MatchLine& line) {
     const std::size_t n = line.tokens.size();
     line_ = static_cast<std::uint64_t>(n & 0xff) << 56;
-    hosts_ = 0;
+    judged_ = kBit6;
     words_past_ = line.dashes;  // a dash may agree as a word does (Match counts one)
     for (std::size_t i = 0; i < n; ++i) {
       if (i < kPositions) {
         line_ |= Byte(line.hashes[i], line.tokens[i].cls) << (8 * i);
-        // A learned name may take a learned value's place (Match asks the scope), and one
-        // that agrees counts as a word.
-        if (IsLearnedName(line.tokens[i].cls, line.hashes[i])) {
-          hosts_ |= kWordBit << (8 * i);
-          line_ |= kWordBit << (8 * i);
-        }
       } else {
-        words_past_ += line.tokens[i].cls == TokenClass::kWord ||
-                       IsLearnedName(line.tokens[i].cls, line.hashes[i]);
+        words_past_ += line.tokens[i].cls == TokenClass::kWord;
+      }
+    }
+    if (line.learned) {
+      // A learned name may take a learned value's place (Match asks the scope), and one
+      // that agrees counts as a word: its position is not judged, and counts as agreeing.
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!IsLearnedName(line.tokens[i].cls, line.hashes[i])) continue;
+        if (i < kPositions) judged_ &= ~(kWordBit << (8 * i));
+        ++words_past_;
       }
     }
   }
@@ -196,12 +200,11 @@ class RuledOutDigest {
   // Per byte at once (a scan asks 16 times a line): bit 6 of each byte flags a position.
   bool RulesOut(std::uint64_t digest) const {
     if ((digest ^ line_) >> 56) return false;  // other counts: RuledOut aligns
-    constexpr std::uint64_t kBit6 = 0x0040404040404040ULL, kLow6 = 0x003f3f3f3f3f3f3fULL;
     // Wild or past the end: RuledOut skips the position too.
-    const std::uint64_t known = (digest >> 1) & kBit6;
+    const std::uint64_t known = (digest >> 1) & judged_;
     // (hash bits differing) + 63 carries into bit 6 exactly when some bit differs.
     const std::uint64_t differs = (((digest ^ line_) & kLow6) + kLow6) & kBit6;
-    const std::uint64_t changed = known & differs & (digest | line_) & ~hosts_;
+    const std::uint64_t changed = known & differs & (digest | line_);
     const std::uint64_t agreeing = known & ~differs & line_;
     const int c = Count(changed), a = words_past_ + Count(agreeing);
     return c > 2 || (c > 0 && a < c + 1);
@@ -209,6 +212,7 @@ class RuledOutDigest {
 
  private:
   static constexpr std::uint64_t kKnown = 0x80, kWordBit = 0x40, kHashBits = 0x3f;
+  static constexpr std::uint64_t kBit6 = 0x0040404040404040ULL, kLow6 = 0x003f3f3f3f3f3f3fULL;
   static std::uint64_t Byte(std::uint64_t hash, TokenClass cls) {
     return kKnown | (cls == TokenClass::kWord ? kWordBit : 0) | (hash & kHashBits);
   }
@@ -218,8 +222,9 @@ class RuledOutDigest {
   }
 
   std::uint64_t line_ = 0;
-  std::uint64_t hosts_ = 0;  // bit 6 of each of the line's first host tokens' bytes
-  int words_past_ = 0;       // the line's words past kPositions and its dashes: each may agree
+  std::uint64_t judged_ = kBit6;  // bit 6 of the positions judged: all but learned names'
+  int words_past_ =
+      0;  // the line's words past kPositions, its dashes and learned names: each may agree
 };
 
 // What an accepted line adds to the template at one template position.

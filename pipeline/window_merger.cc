@@ -82,6 +82,7 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   }
   line.values = &value_words;
   line.scope = scope;
+  line.learned = false;
   const std::uint64_t shape = ShapeKey(scope);
   name_fields.NewLine(scope);
   unexplained = kNil;

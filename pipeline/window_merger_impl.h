@@ -370,10 +370,11 @@ struct WindowMerger::Impl {
     std::uint64_t sum = WordsBase(scope, n);
     for (std::size_t i = 0; i < n; ++i) {
       const Token& t = line.tokens[i];
-      sum += SiblingKeys::Term(t.cls == TokenClass::kWord || IsLearnedName(t.cls, line.hashes[i])
-                                   ? line.hashes[i]
-                                   : kPlaceholder,
-                               i);
+      sum += SiblingKeys::Term(
+          t.cls == TokenClass::kWord || (line.learned && IsLearnedName(t.cls, line.hashes[i]))
+              ? line.hashes[i]
+              : kPlaceholder,
+          i);
     }
     return SiblingKeys::Fmix(sum);
   }

@@ -69,7 +69,7 @@ bool WindowMerger::Impl::ConfirmCandidate(std::uint32_t slot, std::string_view m
   }
   if (opt.variable_after_values == 0 || sibling_hint_count == kMaxSiblingHints ||
       (line.tokens[p].cls != TokenClass::kWord &&
-       !IsLearnedName(line.tokens[p].cls, line.hashes[p]))) {
+       !(line.learned && IsLearnedName(line.tokens[p].cls, line.hashes[p])))) {
     return false;
   }
   for (std::size_t i = 0; i < n; ++i) {
@@ -210,7 +210,7 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
   std::size_t words = 0, count = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (line.tokens[i].cls == TokenClass::kWord ||
-        IsLearnedName(line.tokens[i].cls, line.hashes[i])) {
+        (line.learned && IsLearnedName(line.tokens[i].cls, line.hashes[i]))) {
       ++words;
       if (count < kMaxSiblingPositions) at[count++] = static_cast<std::uint32_t>(i);
     }
@@ -335,6 +335,7 @@ void WindowMerger::Impl::MaskValues(std::uint64_t scope, std::string_view messag
     // Its hash stays its text's: lines that came before it was learned keep their shape and
     // groups, and a group whose first line has it as a plain word agrees with it.
     t.cls = TokenClass::kHostPort;
+    line.learned = true;
   }
 }
 

@@ -866,6 +866,7 @@ TEST_F(TemplateMatchTest, AWordSayingNothingIsAnEmptyValue) {
 TEST_F(TemplateMatchTest, ALearnedNameIsAValueButNoHost) {
   const auto learned = [](PreparedLine& p, std::size_t i) {
     p.tokens[i].cls = TokenClass::kHostPort;  // its hash stays the word's
+    p.learned = true;
   };
   ValueWords values;
   SetTemplate("(to root) alice on none");
