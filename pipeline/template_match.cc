@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "pipeline/byte_blocks.h"
 #include "pipeline/fingerprinter.h"
@@ -89,6 +90,14 @@ bool IsDuration(std::string_view w) {
   return !w.empty();
 }
 
+// A size written with its unit of data, one token (see CollapseSize): a float's class whose
+// text ends in the unit's letter, where a number ends in a digit.
+bool IsSizeWithUnit(std::string_view message, const Token& t) {
+  if (t.cls != TokenClass::kFloat || t.length == 0) return false;
+  const char last = message[t.offset + t.length - 1];
+  return (last | 0x20) >= 'a' && (last | 0x20) <= 'z';
+}
+
 bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
   if (!IsVariableClass(lt.cls) || !IsVariableClass(gt.cls)) return false;
   // An empty value stands where any value may be.
@@ -101,6 +110,11 @@ bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, con
       return t.substr(0, colon == std::string_view::npos ? 0 : colon + 1);
     };
     return key(lm.substr(lt.offset, lt.length)) == key(gm.substr(gt.offset, gt.length));
+  }
+  // A size with its unit of data and a bare number are two quantities (`1.00 MiB` / `1.00`).
+  if ((lt.cls == TokenClass::kFloat || gt.cls == TokenClass::kFloat) &&
+      IsSizeWithUnit(lm, lt) != IsSizeWithUnit(gm, gt)) {
+    return false;
   }
   if (lt.cls != TokenClass::kDigitWord && gt.cls != TokenClass::kDigitWord) return true;
   const std::string_view lw = lm.substr(lt.offset, lt.length), gw = gm.substr(gt.offset, gt.length);
@@ -188,6 +202,31 @@ bool NamesField(std::string_view message, const Token& t) {
 // A word written right after a key's '=' (`cmd=get`): the value of a named field.
 bool FieldValue(std::string_view message, const Token& t) {
   return t.offset > 0 && message[t.offset - 1] == '=';
+}
+
+// Does a field's name name an outcome (`err`, `rc`, `status`, `exit_code`, `result`)? Its
+// value is one of a handful of codes, each another outcome: an enumeration, however variable
+// a number looks (a failed bind's `err=49` among good binds' `err=0`).
+bool NamesOutcome(std::string_view k) {
+  const auto ends_with = [&](std::string_view suffix) {
+    if (k.size() < suffix.size()) return false;
+    for (std::size_t j = 0; j < suffix.size(); ++j) {
+      if ((k[k.size() - suffix.size() + j] | 0x20) != suffix[j]) return false;
+    }
+    return true;
+  };
+  const auto is = [&](std::string_view name) { return k.size() == name.size() && ends_with(name); };
+  return ends_with("status") || ends_with("code") || ends_with("error") || is("err") ||
+         is("errno") || is("rc") || is("ret") || is("retval") || is("result") || is("reason") ||
+         is("exit");
+}
+
+// A result code as a field's value: a number of at most three digits right after `=` and a
+// name that names an outcome (NamesOutcome).
+bool IsResultCode(std::string_view message, const Token& t, const Token& key) {
+  return t.cls == TokenClass::kInteger && t.length <= 3 && key.cls == TokenClass::kWord &&
+         key.offset + key.length + 1 == t.offset && message[t.offset - 1] == '=' &&
+         NamesOutcome(message.substr(key.offset, key.length));
 }
 
 }  // namespace
@@ -516,6 +555,47 @@ bool NamesNoValue(std::string_view message, const Token& t) {
   return IsBracketedCode(message, t) || IsKindAfterFor(message, t);
 }
 
+// Does the line hold a message field (`msg=`, `message=` at its start or after a blank)?
+bool HoldsMessageField(std::string_view m) {
+  for (const std::string_view key : {std::string_view("msg="), std::string_view("message=")}) {
+    for (std::size_t p = m.find(key); p != std::string_view::npos; p = m.find(key, p + 1)) {
+      if (p == 0 || m[p - 1] == ' ' || m[p - 1] == '\t') return true;
+    }
+  }
+  return false;
+}
+
+// Is the token at `at` inside a name of a few words that a field other than the message
+// gives in double quotes (`component="discovery manager scrape"`), in a line of fields that
+// has a message field? Structured logs write the event's text in the message field and its
+// context in the others: such a name is the context's value, each of its words a value.
+bool InContextName(std::string_view m, std::size_t at) {
+  // Most lines hold no quote before the word: one memchr says so.
+  if (at < 2 || std::memchr(m.data(), '"', at) == nullptr) return false;
+  const std::size_t open = m.rfind('"', at - 1);
+  if (open == std::string_view::npos || open == 0 || m[open - 1] != '=') return false;
+  const std::size_t close = NextQuote(m, at, false);
+  if (close == std::string_view::npos) return false;
+  // A name: at most three words of letters, digits, '-', '_', '.' and '/'.
+  int words = 1;
+  for (std::size_t p = open + 1; p < close; ++p) {
+    const char c = m[p];
+    if (c == ' ') {
+      if (p == open + 1 || p + 1 == close || m[p - 1] == ' ' || ++words > 3) return false;
+    } else if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c >= '0' && c <= '9') && c != '-' &&
+               c != '_' && c != '.' && c != '/') {
+      return false;
+    }
+  }
+  std::size_t key = open - 1;
+  while (key > 0 && ((m[key - 1] >= 'a' && m[key - 1] <= 'z') || m[key - 1] == '_' ||
+                     m[key - 1] == '.' || (m[key - 1] >= '0' && m[key - 1] <= '9'))) {
+    --key;
+  }
+  if (key == open - 1 || IsMessageKey(m.substr(key, open - 1 - key))) return false;
+  return HoldsMessageField(m);
+}
+
 // Does the double quote at `p` open the value of a JSON object's message field, the key every
 // JSON logging library writes the message under (`"msg":"` as zap, bunyan, pino, logrus and
 // slog do, `"message":"` as ECS and log4j's JSON layout do)?
@@ -686,9 +766,11 @@ std::size_t CollapseCounterLists(std::string_view message, std::size_t begin,
   const auto count_class = [&](std::size_t k) {
     return ((kCountClasses >> static_cast<unsigned>(tokens[k + 1].cls)) & 1u) != 0;
   };
+  // An outcome's code (`err=0`: NamesOutcome) is no count: its run is a record's fields.
   const auto count_at = [&](std::size_t k) {
     const Token& v = tokens[k + 1];
-    return count_class(k) && IsCount(message.substr(v.offset, v.length));
+    return count_class(k) && IsCount(message.substr(v.offset, v.length)) &&
+           !NamesOutcome(message.substr(tokens[k].offset, tokens[k].length));
   };
   // Does a field follow the field at k with only white space and commas between?
   const auto next_field = [&](std::size_t k) {
@@ -825,15 +907,114 @@ void CollapseCallSites(std::string_view message, std::size_t first, std::vector<
   hashes.resize(kept);
 }
 
+// Marks a word's hash when a '.' closes the message right after it (see PrepareLine).
+constexpr std::uint64_t kClosingPeriodMark = 0x2e2e2e2e2e2e2e2eULL;
+
+// A native stack frame's call site as glibc's backtrace_symbols (and most native unwinders)
+// writes it: an object (a library's path or a program's name), then right after it in
+// parentheses a symbol or nothing and a `+0x` offset (`libc.so.6(+0x891f5)`,
+// `libPocoNet.so.80(Poco::Net::TCPServerConnection::start()+0x7)`). It says where in the
+// program a line was, as a Java frame's call site does, whatever the symbol's words (a
+// demangled C++ signature holds dozens). tokens[i] is a token right before a ')': when it
+// ends in `+0x` and hex digits (`+0x7`, a method's `const+0x52`) and so ends such a call site, the
+// tokens from the object's to it become one kPath token (at the object's index, returned), else
+// SIZE_MAX.
+std::size_t CollapseNativeCallSite(std::string_view message, std::size_t i,
+                                   std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
+  const Token offset = tokens[i];
+  const std::string_view text = message.substr(offset.offset, offset.length);
+  const std::size_t plus = text.rfind('+');
+  if (plus == std::string_view::npos || plus + 3 >= text.size() || text[plus + 1] != '0' ||
+      (text[plus + 2] | 0x20) != 'x') {
+    return SIZE_MAX;
+  }
+  for (std::size_t k = plus + 3; k < text.size(); ++k) {
+    if (!std::isxdigit(static_cast<unsigned char>(text[k]))) return SIZE_MAX;
+  }
+  // The '(' that opens the symbol, past the parentheses of its signature.
+  std::size_t open = offset.offset, depth = 0;
+  while (true) {
+    if (open == 0) return SIZE_MAX;
+    const char c = message[--open];
+    if (c == ')') {
+      ++depth;
+    } else if (c == '(') {
+      if (depth == 0) break;
+      --depth;
+    }
+  }
+  std::size_t object = i;  // the token that ends right at the '('
+  while (object > 0 && tokens[object - 1].offset >= open) --object;
+  if (object == 0) return SIZE_MAX;
+  --object;
+  if (tokens[object].offset + tokens[object].length != open) return SIZE_MAX;
+  tokens[object].length = offset.offset + offset.length - tokens[object].offset;
+  tokens[object].cls = TokenClass::kPath;
+  hashes[object] = Fingerprinter::TokenHash(message, tokens[object]);
+  const auto from = static_cast<std::ptrdiff_t>(object + 1),
+             to = static_cast<std::ptrdiff_t>(i + 1);
+  tokens.erase(tokens.begin() + from, tokens.begin() + to);
+  hashes.erase(hashes.begin() + from, hashes.begin() + to);
+  return object;
+}
+
+// Can `c` begin a unit of data (B, or a prefix: k K M G T P E)? One test of a mask.
+constexpr bool MayBeginDataUnit(char c) {
+  constexpr std::uint64_t kInitials =
+      1ULL << ('B' - 'B') | 1ULL << ('E' - 'B') | 1ULL << ('G' - 'B') | 1ULL << ('K' - 'B') |
+      1ULL << ('M' - 'B') | 1ULL << ('P' - 'B') | 1ULL << ('T' - 'B') | 1ULL << ('k' - 'B');
+  return c >= 'B' && c <= 'k' && ((kInitials >> (c - 'B')) & 1) != 0;
+}
+
+// A unit of data written after a size, as human-readable sizes print one whatever their
+// magnitude: `B`, `KB`, `kB`, `KiB`, `MB`, `MiB`, `GB`..., or a rate of it per second (`MB/s`,
+// `KiB/sec`).
+bool IsDataUnit(std::string_view w) {
+  std::size_t k = w[0] == 'B' ? 0 : 1;  // past a prefix (MayBeginDataUnit(w[0]) holds)
+  if (k == 1 && k < w.size() && w[k] == 'i') ++k;
+  if (k >= w.size() || w[k] != 'B') return false;
+  const std::string_view rate = w.substr(k + 1);
+  return rate.empty() || rate == "/s" || rate == "/sec";
+}
+
+// A size written with its unit (`1.00 MiB`, `121.00 B`, `9.87 MiB/sec`) is one value: the
+// unit changes with the magnitude, as a duration's does, so `12.05 KiB` and `1.00 MiB` are
+// one slot. tokens[i] is a number and tokens[i + 1] a word one blank after it that begins as a
+// unit of data may (MayBeginDataUnit); when it is one, the two become one token of a size's
+// kind (a float's class, hashed apart from a bare number: a line that writes a unit is not
+// one that writes none). True when collapsed.
+bool CollapseSize(std::string_view message, std::size_t i, std::vector<Token>& tokens,
+                  std::vector<std::uint64_t>& hashes) {
+  const Token& unit = tokens[i + 1];
+  if (unit.length > 7 || !IsDataUnit(message.substr(unit.offset, unit.length))) return false;
+  tokens[i].length = unit.offset + unit.length - tokens[i].offset;
+  tokens[i].cls = TokenClass::kFloat;
+  constexpr std::uint64_t kSizeSalt = 0x73697a65ULL;  // "size"
+  // A '.' closing the message after the unit marked the unit's hash: the size keeps it.
+  const std::uint64_t closing =
+      hashes[i + 1] != Fingerprinter::TokenHash(message, unit) ? kClosingPeriodMark : 0;
+  hashes[i] = Fingerprinter::TokenHash(message, tokens[i]) ^ kSizeSalt ^ closing;
+  tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(i + 1));
+  hashes.erase(hashes.begin() + static_cast<std::ptrdiff_t>(i + 1));
+  return true;
+}
+
+// Is tokens[i] (a number) followed, one blank after it, by a word that may be a unit of data?
+bool BeforeUnit(std::string_view message, const std::vector<Token>& tokens, std::size_t i) {
+  const std::size_t end = tokens[i].offset + tokens[i].length;
+  return i + 1 < tokens.size() && tokens[i + 1].offset == end + 1 && message[end] == ' ' &&
+         MayBeginDataUnit(message[end + 1]) && tokens[i + 1].cls == TokenClass::kWord;
+}
+
 // A bracketed text that opens a message (after its header) names the message's context: a
 // thread, or a component with its instance (`[raft-expiration-reaper]: Starting`,
 // `[LogLoader partition=orders-0, dir=/data] Loading ...`). Like a quoted text it is one value
-// whatever its words, of a path's kind (where in the program), after at most one plain word
-// that heads it and stays a word of its own: the component's name, so a thread's bracket and
-// a component's are not one slot (two writers of `Shutting down` and `Shutting down.`, two
-// format strings, keep apart). A bracket of one token (a thread's name) is one value whole.
-// A bracket holding a protected word (`[error]`) or a name in capitals (`[OK]`, `[UFW BLOCK]`:
-// an enumeration's constants) keeps its tokens, and so does a message that is only the bracket.
+// whatever its words, of a path's kind (where in the program): a thread's bracket and a
+// component's are one slot, so one message written in two contexts is one event (two writers
+// of `Shutting down` and `Shutting down.` are told apart by the closing '.', see
+// PrepareLine). A bracket holding a protected word (`[error]`) or a name in capitals (`[OK]`,
+// `[UFW BLOCK]`: an enumeration's constants; not as a field's value, `[SocketServer
+// listenerType=BROKER]`) keeps its tokens, and so does a message that is only the bracket.
 void CollapseLeadingContext(const TemplateMatcher& matcher, std::string_view message,
                             std::size_t body, std::vector<Token>& tokens,
                             std::vector<std::uint64_t>& hashes) {
@@ -852,17 +1033,94 @@ void CollapseLeadingContext(const TemplateMatcher& matcher, std::string_view mes
   for (std::size_t k = 0; k < end; ++k) {
     if (tokens[k].cls != TokenClass::kWord) continue;
     const std::string_view w = message.substr(tokens[k].offset, tokens[k].length);
-    if (TemplateMatcher::IsConstantName(w) || matcher.IsProtectedWord(w)) return;
+    // A field's value (`listenerType=BROKER`) is the instance's, not the message's constant.
+    if ((TemplateMatcher::IsConstantName(w) && message[tokens[k].offset - 1] != '=') ||
+        matcher.IsProtectedWord(w)) {
+      return;
+    }
   }
-  const std::size_t from = end >= 2 && tokens[0].cls == TokenClass::kWord ? 1 : 0;
   const Token& last = tokens[end - 1];
-  tokens[from].length = last.offset + last.length - tokens[from].offset;
-  tokens[from].cls = TokenClass::kPath;
-  hashes[from] = Fingerprinter::TokenHash(message, tokens[from]);
-  tokens.erase(tokens.begin() + static_cast<std::ptrdiff_t>(from + 1),
-               tokens.begin() + static_cast<std::ptrdiff_t>(end));
-  hashes.erase(hashes.begin() + static_cast<std::ptrdiff_t>(from + 1),
-               hashes.begin() + static_cast<std::ptrdiff_t>(end));
+  tokens[0].length = last.offset + last.length - tokens[0].offset;
+  tokens[0].cls = TokenClass::kPath;
+  hashes[0] = Fingerprinter::TokenHash(message, tokens[0]);
+  tokens.erase(tokens.begin() + 1, tokens.begin() + static_cast<std::ptrdiff_t>(end));
+  hashes.erase(hashes.begin() + 1, hashes.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+// A bracket that closes the message and holds fields, `name=value`, after a first word
+// (`... unreachable [StateProbe match=0 next=540 paused inactive]`, raft's progress) prints an
+// object: its first word names the object's kind or state and stays a word; the rest, its
+// fields and the flags printed when set, is one value of a path's kind whatever its words and
+// length. Called when the message's last token is followed by `]`.
+void CollapseClosingStateDump(std::string_view message, std::size_t body,
+                              std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
+  const std::size_t close = tokens.back().offset + tokens.back().length;
+  const std::size_t open = message.rfind('[', close);
+  if (open == std::string_view::npos || open <= body) return;
+  const std::string_view inside = message.substr(open + 1, close - open - 1);
+  if (inside.find('=') == std::string_view::npos) return;
+  const auto by_offset = [](const Token& t, std::size_t at) { return t.offset < at; };
+  const auto first = std::lower_bound(tokens.begin(), tokens.end(), open + 1, by_offset);
+  const auto k = static_cast<std::size_t>(first - tokens.begin()) + 1;
+  // A first word, then fields: a word glued to its '=' (`match=0`) opens the rest.
+  if (k + 1 >= tokens.size() || first->offset != open + 1 || first->cls != TokenClass::kWord ||
+      message[first->offset + first->length] != ' ' || tokens[k].cls != TokenClass::kWord ||
+      message[tokens[k].offset + tokens[k].length] != '=') {
+    return;
+  }
+  tokens[k].length = static_cast<std::uint32_t>(close - tokens[k].offset);
+  tokens[k].cls = TokenClass::kPath;
+  hashes[k] = Fingerprinter::TokenHash(message, tokens[k]);
+  tokens.resize(k + 1);
+  hashes.resize(k + 1);
+}
+
+// A line that is one setting alone, a name, an '=' set off by blanks and its value
+// (`offsets.topic.replication.factor = 1`, `log_color    = False`), is a row of a settings
+// dump: a program prints every option of its configuration through one format string, so the
+// name and the value are each one value (of a path's kind: where in the configuration) and
+// the '=' is the row's word. A name glued to its '=' (`cmd=get`) is a field's; a line of two
+// settings or more (`a = 1 b = 2`) or with words before the name is a message's; and so is a
+// row whose value calls a function (`ret = self._execute(`: a traceback's source line) or
+// reads as prose, going on after a `; ` or closing a number with a sentence's '.' (`Page =
+// 612x792; 18,36 to ...`, `job_canceled = 1.`; a name may end in '.', `prefix = rsm.config.`):
+// they keep their tokens.
+void MarkSettingRow(std::string_view message, std::size_t body, std::vector<Token>& tokens,
+                    std::vector<std::uint64_t>& hashes) {
+  const Token& name = tokens[0];
+  std::size_t p = name.offset + name.length;
+  if (name.cls != TokenClass::kWord || p >= message.size() || message[p] != ' ') return;
+  for (std::size_t k = body; k < name.offset; ++k) {
+    if (message[k] != ' ' && message[k] != '\t') return;
+  }
+  while (p < message.size() && message[p] == ' ') ++p;
+  if (p + 1 >= message.size() || message[p] != '=' || message[p + 1] != ' ') return;
+  const std::string_view value = message.substr(p + 2);
+  if (value.find(" = ") != std::string_view::npos || value.find("; ") != std::string_view::npos) {
+    return;
+  }
+  const std::size_t end = value.find_last_not_of(" \t");
+  if (end == std::string_view::npos ||
+      (end > 0 && value[end] == '.' && value[end - 1] >= '0' && value[end - 1] <= '9')) {
+    return;
+  }
+  for (std::size_t k = 1; k < value.size(); ++k) {
+    if (value[k] == '(' &&
+        (std::isalnum(static_cast<unsigned char>(value[k - 1])) || value[k - 1] == '_')) {
+      return;
+    }
+  }
+  tokens[0].cls = TokenClass::kPath;
+  hashes[0] = Fingerprinter::TokenHash(message, tokens[0]);
+  const Token& last = tokens.back();
+  tokens[1].length = last.offset + last.length - tokens[1].offset;
+  tokens[1].cls = TokenClass::kPath;
+  hashes[1] = hashes[0];
+  tokens.resize(2);
+  hashes.resize(2);
+  const Token equals{static_cast<std::uint32_t>(p), 1, TokenClass::kWord};
+  tokens.insert(tokens.begin() + 1, equals);
+  hashes.insert(hashes.begin() + 1, Fingerprinter::TokenHash(message, equals));
 }
 
 }  // namespace
@@ -888,12 +1146,38 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
     for (Token& t : tokens) t.offset += out.header.body;
   }
   Fingerprinter::TokenHashes(message, tokens, hashes);
+  // A message that closes with a '.' right after a word (`Shutting down.`) and one that closes
+  // with the word alone (`Shutting down`) come from two format strings: a program writes the
+  // same closing punctuation after its constant words every time. The '.' is no token, so it
+  // marks the last word's hash (its text, which protected words and shapes read, is kept).
+  if (!tokens.empty()) {
+    const Token& last = tokens.back();
+    const std::size_t after = last.offset + last.length;
+    if (after < message.size() && message[after] == '.' && last.cls == TokenClass::kWord &&
+        message.find_first_not_of(" \t", after + 1) == std::string_view::npos) {
+      hashes.back() ^= kClosingPeriodMark;
+    }
+  }
   CollapseQuotedText(matcher, message, out.header.body, out.header.quoted, tokens, hashes);
   // Most messages open with no bracket: one byte read decides (blanks before it are rare).
   if (const std::size_t body = out.header.body;
       body < message.size() &&
       (message[body] == '[' || message[body] == ' ' || message[body] == '\t')) {
     CollapseLeadingContext(matcher, message, body, tokens, hashes);
+  }
+  // Most messages close with no ']' right after their last token: one byte read decides.
+  if (!tokens.empty()) {
+    const std::size_t after = tokens.back().offset + tokens.back().length;
+    if (after < message.size() && message[after] == ']') {
+      CollapseClosingStateDump(message, out.header.body, tokens, hashes);
+    }
+  }
+  // A settings dump's row: most lines' first token is followed by no blank and '='.
+  if (tokens.size() >= 2) {
+    const std::size_t after = tokens[0].offset + tokens[0].length;
+    if (after + 2 < tokens[1].offset && message[after] == ' ') {
+      MarkSettingRow(message, out.header.body, tokens, hashes);
+    }
   }
   out.dashes = MarkEmptyDashes(message, out.header.body, tokens, hashes);
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
@@ -919,13 +1203,36 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   // Token k > 0 starts past token 0, so the byte before it exists.
   // So does it the first value right after a '=' of a count's class, where lists of counters
   // (see CollapseCounterLists) may begin: they are collapsed before the lists of values.
+  // Sizes with their units and native call sites (see CollapseSize, CollapseNativeCallSite)
+  // are made one token each in the same pass, up to the first list: the byte right after a
+  // value, a blank or a ')', says which may end there.
   bool call_sites = false, counters = false;
+  if (!tokens.empty() && IsNumber(tokens[0].cls) && BeforeUnit(message, tokens, 0)) {
+    CollapseSize(message, 0, tokens, hashes);
+  }
   const Token* t = tokens.data();
   std::size_t n = tokens.size();
   std::size_t start = 1;
   for (; start < n; ++start) {
+    if (!IsVariableClass(t[start].cls)) continue;
+    if (const std::size_t end = t[start].offset + t[start].length; end < message.size()) {
+      if (message[end] == ' ') {
+        if (IsNumber(t[start].cls) && BeforeUnit(message, tokens, start) &&
+            CollapseSize(message, start, tokens, hashes)) {
+          t = tokens.data();
+          n = tokens.size();
+        }
+      } else if (message[end] == ')') {
+        if (const std::size_t at = CollapseNativeCallSite(message, start, tokens, hashes);
+            at != SIZE_MAX) {
+          t = tokens.data();
+          n = tokens.size();
+          start = at;  // the call site: look at the token after it next
+          continue;
+        }
+      }
+    }
     const TokenClass cls = t[start].cls;
-    if (!IsVariableClass(cls)) continue;
     if ((cls == TokenClass::kHostPort || cls == TokenClass::kPath) &&
         message[t[start].offset - 1] == '(' && !call_sites &&
         CallSiteAt(message, tokens, start - 1)) {
@@ -1072,6 +1379,7 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
       return !NamesNoValue(line.message, t);
     }
   }
+  if (InContextName(line.message, t.offset)) return true;
   if (i == 0) return false;
   const Token& prev = line.tokens[i - 1];
   return value_keys_.Contains(line.message.substr(prev.offset, prev.length)) &&
@@ -1114,6 +1422,10 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
         anchors += lt.length != 0;
       } else if (!(flags & kVaried) && lt.cls != TokenClass::kEmpty &&  // no text to show
                  message.substr(lt.offset, lt.length) != gmsg.substr(gt.offset, gt.length)) {
+        // Another outcome's code (`err=49` where the group's lines said `err=0`).
+        if (i > 0 && IsResultCode(message, lt, line.tokens[i - 1]) &&
+            IsResultCode(gmsg, gt, g.token(i - 1)))
+          return Reject(MatchReason::kProtectedWordDiffers, i);
         marks_.push_back({pos, kVaried});
       }
       continue;
@@ -1402,12 +1714,13 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
     }
     if ((seg_i == i || seg_j == j) && (seg_j == 0 || j == n))
       return reject(MatchReason::kExtraTokensAtEnd);
-    bool evidence = false, g_value = false, l_value = false;
+    bool evidence = false, g_value = false, l_value = false, g_size = false, l_size = false;
     int g_words = 0, l_words = 0;
     for (std::size_t k = seg_i; k < i; ++k) {
       const Token gt = g.token(k);
       if ((g.flags(k) & kWild) || IsVariableClass(gt.cls)) {
         evidence = g_value = true;
+        g_size |= !(g.flags(k) & kWild) && IsSizeWithUnit(gmsg, gt);
       } else {
         if (IsProtected(gmsg, gt)) return reject(MatchReason::kProtectedWordDiffers);
         if (NamesField(gmsg, gt)) return reject(MatchReason::kFieldNameDiffers);
@@ -1419,6 +1732,7 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
       const Token& lt = tokens[k];
       if (IsVariableClass(lt.cls)) {
         evidence = l_value = true;
+        l_size |= IsSizeWithUnit(message, lt);
       } else {
         if (IsProtected(message, lt)) return reject(MatchReason::kProtectedWordDiffers);
         // A field's name (a word before '=') is another format's field, never part of a
@@ -1464,6 +1778,10 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
                                joined(gap(message, tokens[seg_j - 1], tokens[j]),
                                       gap(gmsg, g.token(seg_i - 1), g.token(seg_i)),
                                       gap(gmsg, g.token(seg_i), g.token(i)))));
+    // A size with its unit facing a word on the other side: that word is the unit of another
+    // quantity (`1.00 MiB` / `3 pages`), not a part of the size.
+    if ((g_size && l_words > 0) || (l_size && g_words > 0))
+      return reject(MatchReason::kPlainWordOutOfContext);
     if ((!evidence && !keyed && !empty_field) ||
         (!bracketed && !keyed && (g_words > 1 || l_words > 1)))
       return reject(MatchReason::kStretchWithoutVariable);

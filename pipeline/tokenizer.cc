@@ -742,8 +742,9 @@ bool IsStatusPlace(std::string_view message, const Token& prev, std::size_t gap,
 // Is message[gap, start) the place of a status written as a key's value after `prev`: a key
 // whose name ends in "status" or "code" (status, http_status, statusCode), then ':' with only
 // spaces and quotes around (`status: 409`, `"code": 200`)? In running text ("status code 403")
-// the number may be any code's value. A value after '=' (`status=200`) stays a variable: the
-// fingerprints of such lines are pinned (changing them is a versioned decision).
+// the number may be any code's value. A value after '=' (`status=200`) stays a variable here:
+// the fingerprints of such lines are pinned (changing them is a versioned decision); the
+// matcher tells such codes apart instead (template_match.cc, IsResultCode).
 bool IsStatusKeyPlace(std::string_view message, const Token& prev, std::size_t gap,
                       std::size_t start) {
   if (prev.cls != TokenClass::kWord || prev.length < 4) return false;

@@ -251,20 +251,65 @@ FLOOR_PRECISION_EACH = 0.98
 # over the 29 to GA 0.8576 / 0.8572, precision 0.9658 / 0.9735, F1 0.9442 / 0.9523 (reduction
 # 0.9273 / 0.9271) before main's later rules; with them (main a604aac + kernel): GA 0.880 / 0.881,
 # precision 0.989 / 0.987, F1 0.967 / 0.968, reduction 0.926 / 0.927. Floors 0.001 below.
+# Then (branch prom) in a line with a message field, a name of at most three plain words quoted
+# as another field's value is a value (`component="discovery manager scrape"` / `"... notify"`):
+# Prometheus GA 0.910 -> 0.946 with both scorers before the duration rule, precision 1.0000
+# kept; no line of any other readable system changes group, the sealed ones identical. Floors
+# kept.
 # Then two sealed systems joined (branch unseen8, no rule developed on them): Slapd (OpenLDAP's
 # stats log, precision 0.361: per-system floor below) and Lighttpd (its error log). Main ff45c05
 # with them, averages over the 31: GA 0.8586 / 0.8596, precision 0.9687 / 0.9671, F1 0.9509 /
 # 0.9521, reduction 0.9292 / 0.9297. Floors 0.001 below.
-# Then (branch learned; developed on DebianSyslog by branch debsys, on Samba and Unbound by
-# learned, unsealed for it) a word a scope has written right after a value key in a line that
-# folded is a value wherever that scope writes it: DebianSyslog GA 0.788 -> 0.967, Samba 0.760
-# -> 0.813 (both scorers), Unbound 0.626 -> 0.705 (message; whole line 0.720 unchanged),
-# precision unchanged on every system, the given eight and the sealed ones identical. Averages
-# over the 31: GA 0.869 / 0.867, precision 0.969 / 0.967, F1 0.956 / 0.955, reduction 0.930 /
-# 0.930. Floors 0.001 below.
+# Then ISC Kea's DHCPv4 server log, an OpenVPN server's log and dbus-daemon's messages joined
+# (branch unseen9), sealed: GA 0.873 / 0.464 / 0.785 (message) and 0.859 / 0.543 / 0.785
+# (whole line), precision 0.981 / 1.000 / 1.000 on both. Averages over the 34 (main 396a1f3):
+# GA 0.8453 / 0.8480, precision 0.9709 / 0.9694, F1 0.9337 / 0.9343, reduction 0.9235 /
+# 0.9238. Floors 0.001 below.
+# Then Dovecot's IMAP/POP3 log joined (branch unseen8), sealed: GA 0.292, precision 0.982 on
+# both. Averages over the 35 (main 0004d44): GA 0.8295 / 0.8321, precision 0.9712 / 0.9698, F1
+# 0.9324 / 0.9330, reduction 0.9243 / 0.9246. Floors 0.001 below.
+# Then branch prom's quoted context names on main f409d4b (merged by branch splits7): Prometheus
+# 0.920 -> 0.956 on both scorers, 117 lines change group, no other system changes (the sealed
+# ones score identically); averages over the 35 GA 0.8305 / 0.8331. GA floors 0.001 below.
+# Then (branch splits7, developed on Kafka) a bracketed context opening the message is one value
+# whole, and a closing '.' after a word is part of the message: Kafka GA 0.779 -> 0.844 on both
+# scorers, precision 1.000 kept; 168 Kafka lines and 12 Cups message lines change group (Cups'
+# scores unchanged), none of any other readable system, the sealed ones identical. Averages
+# over the 35: GA 0.8323 / 0.8350. GA floors 0.001 below.
+# Then the lead's result codes (a number of at most three digits after an outcome's name and `=`
+# is a code; written from unseen8's class summary of Slapd, whose lines were not read): Slapd
+# precision 0.361 -> 0.600 (GA 0.300 -> 0.444). Averages over the 35 (lead15 merged with main c9fcaac):
+# GA 0.836 / 0.839, precision 0.978 / 0.977, F1 0.937 / 0.938, reduction 0.924 / 0.925.
+# Floors 0.001 below.
+# Then (branch splits7, developed on Kafka and Placement, Cups read for its guard) a line of one
+# setting alone, `name = value`, is a settings dump's row, one event: Kafka GA 0.844 -> 0.869,
+# Placement 0.925 -> 0.957 (message) / 0.930 -> 0.962 (whole line), precision 1.000 kept; 51 and
+# 63 lines change group on each input, none of any other readable system, the sealed ones
+# identical. Averages over the 35 (with the lead's result codes, main 55fdf37): GA 0.8361 ->
+# 0.8378 / 0.8393 -> 0.8409, F1 0.9389 / 0.9396, reduction 0.9257 / 0.9256. Floors 0.001 below.
+# Then (branch clickhouse, developed on ClickHouse, unsealed for it) a native stack frame's call
+# site (`libc.so.6(+0x891f5)`) is one value and a size with its unit of data (`1.00 MiB` /
+# `121.00 B`) one value whatever the unit: ClickHouse GA 0.6020 -> 0.8805 (message), 0.5740 ->
+# 0.8525 (whole line), precision 1.000; no line of any other readable system changes group, the
+# sealed ones score identically. Averages over the 35 (main 6ea756c + clickhouse): GA 0.8457 /
+# 0.8488, precision 0.9780 / 0.9771, F1 0.9424 / 0.9431, reduction 0.9261 / 0.9260. Floors
+# 0.001 below.
+# Then (branch splits7, developed on Etcd) a bracket closing the message with fields after a
+# first word is one value after it (raft's `[StateProbe match=0 next=540 paused inactive]`): Etcd
+# GA 0.914 -> 0.980 on both, precision 1.000; 132 lines change group on each input, none of any
+# other system. Averages over the 35 (with branch clickhouse's rules, main ff0e92a): GA 0.8457 ->
+# 0.8476 / 0.8489 -> 0.8507, F1 0.9425 -> 0.9431 / 0.9432 -> 0.9439. Floors 0.001 below.
+# Then (branch learned; developed on DebianSyslog by branch debsys, fixed on Unbound by branch
+# learned, which unsealed Samba and Unbound) a word a scope has written right after a value key
+# in a line that folded is a value wherever that scope writes it: DebianSyslog GA 0.788 ->
+# 0.967, Samba 0.760 -> 0.813 (both scorers), Unbound 0.626 -> 0.705 (message; whole line 0.720
+# unchanged), precision unchanged on every system, the given eight and the sealed ones
+# identical. Averages over the 35 (main 508bdc6 + learned): GA 0.8476 -> 0.8565 / 0.8507 ->
+# 0.8574, precision 0.9780 / 0.9771, F1 0.9431 -> 0.9477 / 0.9439 -> 0.9467, reduction 0.9267 /
+# 0.9265. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.968, "GA": 0.868, "F1": 0.955, "reduction": 0.929},
-    "whole line": {"precision": 0.966, "GA": 0.866, "F1": 0.954, "reduction": 0.929},
+    "message": {"precision": 0.977, "GA": 0.855, "F1": 0.946, "reduction": 0.925},
+    "whole line": {"precision": 0.976, "GA": 0.856, "F1": 0.945, "reduction": 0.925},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
@@ -286,11 +331,12 @@ FLOORS_HELD_OUT = {
 # jsonlogs' JSON-line rules split Etcd's over-merges (1.000 on both): its floor 0.001 below.
 # Branch cups split Cups's IPP operations (0.7137 message, 0.6644 whole line): floor 0.001
 # below the lower. Branch kernel's rules (developed on Kernel) split its over-merges (1.000 on
-# both): floor 0.999. Slapd (0.3611 on both), sealed, starts far below it: floor 0.001 below.
+# both): floor 0.999. Slapd (0.3611 on both), sealed, starts far below it: floor 0.001 below;
+# the lead's result codes split its `err=` codes (0.600 on both): floor 0.599.
 FLOOR_PRECISION_HELD_OUT = {"Squid": 0.999, "HAProxy": 0.999, "Placement": 0.993, "Cups": 0.663,
                             "Mosquitto": 0.954, "Etcd": 0.999, "Kernel": 0.999,
-                            "Slapd": 0.360}
-HELD_OUT_SYSTEMS = 31
+                            "Slapd": 0.599}
+HELD_OUT_SYSTEMS = 35
 
 
 def score(name, scorer, cmd, data, failures, floors_average, floor_each, systems):

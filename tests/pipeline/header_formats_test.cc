@@ -408,11 +408,11 @@ TEST(HeaderFormatsTest, ALoggerAfterTheMessageIsHeaderAndTheMethodBeforeItIsNot)
   const Annotated a = Fold(lines);
   for (std::size_t i = 2; i < lines.size(); ++i) EXPECT_EQ(a.ids[i], a.ids[i % 2]) << lines[i];
   EXPECT_NE(a.ids[0], a.ids[1]);
-  // The bracket opening the message is its context: one slot after the component's name.
+  // The bracket opening the message is its context: one slot whole, the component's name
+  // with its instance.
   EXPECT_EQ(a.templates[5],
-            "[MetadataLoader <*>] maybePublishMetadata(LOG_DELTA): The loader finished "
-            "catching up to "
-            "the current high water mark of <*>");
+            "[<*>] maybePublishMetadata(LOG_DELTA): The loader finished catching up to the current "
+            "high water mark of <*>");
 }
 
 // MySQL's and MariaDB's general query log writes its time column only when the second

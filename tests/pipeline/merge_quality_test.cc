@@ -177,5 +177,28 @@ TEST(MergeQualityTest, NoNewValueNoticeBeforeTheSlotIsKnown) {
   EXPECT_EQ(sink.events.size(), 1u);
 }
 
+// The frames of a native stack trace (glibc's backtrace_symbols) are one event whatever their
+// objects and symbols; a frame's parentheses without an offset (a function's arguments) are
+// another line's. Sizes with their units fold whatever the unit; another word does not.
+TEST(MergeQualityTest, NativeFramesAndSizesWithUnitsFold) {
+  EXPECT_EQ(GroupsFor({"0. /usr/lib/libdb.so.18(StackTrace::StackTrace()+0x16) [0x7f6fecf798a6]",
+                       "1. /usr/lib/libdb.so.18(+0x18f95d2) [0x7f6feaef95d2]",
+                       "2. dbserver(+0x74508) [0x55ffaf2ab508]",
+                       "3. /usr/lib/libdb.so.18(db::Context::setUser(std::basic_string<char, "
+                       "std::char_traits<char> > const&, unsigned long)+0x3a1) [0x7f6feb0c1a21]",
+                       "4. /lib/x86_64-linux-gnu/libc.so.6(+0x891f5) [0x7f6fe8aa71f5]"}),
+            1u);
+  EXPECT_EQ(GroupsFor({"0. /usr/lib/libdb.so.18(StackTrace::StackTrace()+0x16) [0x7f6fecf798a6]",
+                       "1. /usr/lib/libdb.so.18(db::Context::setUser) [0x7f6feaef95d2]"}),
+            2u);
+  EXPECT_EQ(
+      GroupsFor({"Peak memory usage (total): 1.00 MiB.", "Peak memory usage (total): 12.05 KiB.",
+                 "Peak memory usage (total): 121.00 B."}),
+      1u);
+  EXPECT_EQ(
+      GroupsFor({"Peak memory usage (total): 1.00 MiB.", "Peak memory usage (total): 3 pages."}),
+      2u);
+}
+
 }  // namespace
 }  // namespace logfold

@@ -161,6 +161,29 @@ TEST_F(TemplateMatchTest, ACodeAloneInBracketsIsNoValue) {
   EXPECT_TRUE(Match("shut down hung fetch while resolving 'com/NS/IN'").accepted);
 }
 
+// A number of at most three digits after `=` and a name that names an outcome (err, rc,
+// status, a name ending in code or error) is a result code: another code is another outcome,
+// even inside a run of `name=count` fields; any other number there is a value.
+TEST_F(TemplateMatchTest, AResultCodeIsNoValue) {
+  SetTemplate("conn=1000 op=0 RESULT tag=97 err=0 qtime=0.000012 etime=0.000100 text=");
+  MatchResult r = Match("conn=1001 op=3 RESULT tag=97 err=49 qtime=0.000013 etime=0.000107 text=");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kProtectedWordDiffers);
+  SetTemplate("child 4121 exited rc=0 after 3 s");
+  EXPECT_FALSE(Match("child 4188 exited rc=1 after 9 s").accepted);
+  SetTemplate("request done exit_code=0 bytes=120");
+  EXPECT_FALSE(Match("request done exit_code=2 bytes=120").accepted);
+  // The nearest values: the same code with other numbers changed, a number after another
+  // name, and a long number after an outcome's name (not a code of a handful).
+  SetTemplate("conn=1000 op=0 RESULT tag=97 err=0 qtime=0.000012 etime=0.000100 text=");
+  EXPECT_TRUE(
+      Match("conn=1001 op=3 RESULT tag=97 err=0 qtime=0.000013 etime=0.000107 text=").accepted);
+  SetTemplate("session opened uid=0 tries=1 by cron");
+  EXPECT_TRUE(Match("session opened uid=1000 tries=3 by cron").accepted);
+  SetTemplate("request done result=20481 bytes=120");
+  EXPECT_TRUE(Match("request done result=73312 bytes=120").accepted);
+}
+
 // After a key word a verb's past form says what happened to the thing the key names
 // (`Job released` / `Job purged`): another event, not the key's value; a name there is one.
 TEST_F(TemplateMatchTest, APastFormAfterAKeyIsNoValue) {
@@ -345,6 +368,29 @@ TEST_F(TemplateMatchTest, TheMessageFieldsFirstWordHeadsIt) {
   EXPECT_EQ(r.position, 1u);
   SetTemplate("name=\"alice smith\" signed the discovery manager form");
   EXPECT_TRUE(Match("name=\"bob smith\" signed the discovery manager form").accepted);
+}
+
+// In a line of fields with a message field, a name of a few words quoted as another field's
+// value is the context's value, any of its words (`component="discovery manager scrape"` /
+// `"... notify"`); the message field's own text, a text with punctuation (an error's) and a
+// line without a message field keep their words.
+TEST_F(TemplateMatchTest, AContextFieldsQuotedNameIsAValue) {
+  SetTemplate(
+      "component=\"discovery manager scrape\" msg=\"Discoverer channel closed\" provider=static/0");
+  EXPECT_TRUE(Match("component=\"discovery manager notify\" msg=\"Discoverer channel closed\" "
+                    "provider=static/0")
+                  .accepted);
+  SetTemplate("msg=\"discovery manager scrape\" component=\"rule manager\" provider=static/0");
+  const MatchResult text =
+      Match("msg=\"discovery manager notify\" component=\"rule manager\" provider=static/0");
+  EXPECT_FALSE(text.accepted);
+  EXPECT_EQ(text.reason, MatchReason::kPlainWordOutOfContext);
+  SetTemplate("err=\"dial tcp: connection reset\" msg=\"Scrape failed\" target=http://h:1/m");
+  EXPECT_FALSE(
+      Match("err=\"dial tcp: connection aborted\" msg=\"Scrape failed\" target=http://h:1/m")
+          .accepted);
+  SetTemplate("component=\"discovery manager scrape\" went away from the cluster");
+  EXPECT_FALSE(Match("component=\"discovery manager notify\" went away from the cluster").accepted);
 }
 
 // A changed word right after a value key that both sides write the same way needs, besides
@@ -673,6 +719,66 @@ TEST_F(TemplateMatchTest, CallSiteWithItsSourcePositionIsOneValue) {
   EXPECT_FALSE(Match("in org.apache.jsp.index_jsp._jspService(index_jsp.java:148)").accepted);
 }
 
+// A native stack frame's call site (glibc's backtrace_symbols: an object, then in parentheses
+// a symbol or nothing and a `+0x` offset) is one value of a path's kind, however many tokens
+// the symbol's demangled signature holds: the frames of a trace are one event.
+TEST_F(TemplateMatchTest, NativeCallSiteIsOneValue) {
+  const std::vector<std::string> frames = {
+      "11. /lib/x86_64-linux-gnu/libc.so.6(+0x1098ec) [0x7f6fe8b278ec]",
+      "4. clickhouse-server(+0x74508) [0x55ffaf2ab508]",
+      "6. /lib/x86_64-linux-gnu/libPocoNet.so.80(Poco::Net::TCPServerConnection::start()+0x7) "
+      "[0x7f6fe8fd4367]",
+      "3. /usr/lib/libapp.so.1(app::Builder::get(std::vector<std::pair<int, int>, "
+      "std::allocator<std::pair<int, int> > > const&) const+0x52) [0x7f6feb3ad4a2]"};
+  std::vector<PreparedLine> prepared(frames.size());
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    PrepareLine(tokenizer_, matcher_, true, frames[k], prepared[k]);
+    ASSERT_EQ(prepared[k].tokens.size(), 3u) << frames[k];
+    EXPECT_EQ(prepared[k].tokens[1].cls, TokenClass::kPath) << frames[k];
+    EXPECT_EQ(prepared[k].hashes, prepared[0].hashes) << frames[k];
+  }
+  EXPECT_EQ(frames[0].substr(prepared[0].tokens[1].offset, prepared[0].tokens[1].length),
+            "/lib/x86_64-linux-gnu/libc.so.6(+0x1098ec");
+  // Parentheses that hold no offset, or an offset not glued to a name, are no call site.
+  PreparedLine p;
+  PrepareLine(tokenizer_, matcher_, true, "11. /lib/libc.so.6(write) [0x7f6fe8b278ec]", p);
+  EXPECT_EQ(p.tokens.size(), 4u);
+  PrepareLine(tokenizer_, matcher_, true, "11. moved by (+0x1098ec) [0x7f6fe8b278ec]", p);
+  EXPECT_EQ(p.tokens.size(), 5u);
+  // A word beside the frame still decides: another word is another message.
+  SetTemplate("frame 11. /lib/x86_64-linux-gnu/libc.so.6(+0x1098ec) [0x7f6fe8b278ec]");
+  EXPECT_TRUE(Match("frame 6. /lib/libPocoNet.so.80(Poco::Net::TCPServerConnection::start()+0x7) "
+                    "[0x7f6fe8fd4367]")
+                  .accepted);
+  EXPECT_FALSE(Match("caller 6. /lib/libPocoNet.so.80(Poco::Net::TCPServerConnection::start()+0x7) "
+                     "[0x7f6fe8fd4367]")
+                   .accepted);
+}
+
+// A size written with its unit of data is one value whatever the unit (`1.00 MiB`, `12.05
+// KiB`, `121.00 B`, a rate `9.87 MiB/sec`): the unit changes with the magnitude. Another
+// word after the number is no unit of data and still decides.
+TEST_F(TemplateMatchTest, ASizeWithItsUnitIsOneValue) {
+  PreparedLine p;
+  const std::string m = "Read 1 rows, 1.00 B in 0.000 sec., 3.20 KiB/sec.";
+  PrepareLine(tokenizer_, matcher_, true, m, p);
+  ASSERT_EQ(p.tokens.size(), 8u);
+  EXPECT_EQ(m.substr(p.tokens[3].offset, p.tokens[3].length), "1.00 B");
+  EXPECT_EQ(m.substr(p.tokens[7].offset, p.tokens[7].length), "3.20 KiB/sec");
+  SetTemplate(m);
+  EXPECT_TRUE(Match("Read 500 rows, 10.50 KiB in 0.001 sec., 9.87 MiB/sec.").accepted);
+  SetTemplate("Peak memory usage (total): 1.00 MiB.");
+  EXPECT_TRUE(Match("Peak memory usage (total): 12.05 KiB.").accepted);
+  EXPECT_TRUE(Match("Peak memory usage (total): 121 B.").accepted);
+  EXPECT_TRUE(Match("Peak memory usage (total): 2 GB.").accepted);
+  // Not a unit of data: the count of something else, or the number alone.
+  EXPECT_FALSE(Match("Peak memory usage (total): 12 pages.").accepted);
+  SetTemplate("cache holds 12 entries now");
+  EXPECT_FALSE(Match("cache holds 12 MB now").accepted);
+  SetTemplate("cache holds 1.5 MB now");
+  EXPECT_FALSE(Match("cache holds 1.5 now").accepted);
+}
+
 // A set of one-letter flags written as one field (a sign and capitals, digits in parentheses
 // among them) is one value whatever its letters: a query's `+E(0)K`, `-E(0)DK`, `-S` fold.
 // The nearest case stays another event: a word in capitals without a sign (a constant: `A` /
@@ -730,17 +836,17 @@ TEST_F(TemplateMatchTest, NameBeforeOtherParenthesesStaysAWord) {
 }
 
 // A bracketed text that opens a message names its context (a thread, or a component and its
-// instance): one slot whatever its words, after the component's name, so one message of two
-// threads or two instances is one event.
+// instance): one slot whatever its words, so one message of two threads, two components or two
+// instances is one event.
 TEST_F(TemplateMatchTest, LeadingBracketedContextIsOneSlot) {
   PreparedLine a;
   const std::string ma =
       "[LogLoader partition=orders-0, dir=/tmp/data] Reloading from producer snapshot at 12";
   PrepareLine(tokenizer_, matcher_, true, ma, a);
-  ASSERT_EQ(a.tokens.size(), 8u);
-  EXPECT_EQ(ma.substr(a.tokens[0].offset, a.tokens[0].length), "LogLoader");
-  EXPECT_EQ(ma.substr(a.tokens[1].offset, a.tokens[1].length), "partition=orders-0, dir=/tmp/data");
-  EXPECT_EQ(a.tokens[1].cls, TokenClass::kPath);
+  ASSERT_EQ(a.tokens.size(), 7u);
+  EXPECT_EQ(ma.substr(a.tokens[0].offset, a.tokens[0].length),
+            "LogLoader partition=orders-0, dir=/tmp/data");
+  EXPECT_EQ(a.tokens[0].cls, TokenClass::kPath);
   SetTemplate(ma);
   EXPECT_TRUE(Match("[LogLoader partition=__cluster_metadata-0, dir=/tmp/data] Reloading from "
                     "producer snapshot at 0")
@@ -751,9 +857,109 @@ TEST_F(TemplateMatchTest, LeadingBracketedContextIsOneSlot) {
   // The words after the context tell two messages apart.
   EXPECT_FALSE(Match("[raft-expiration-reaper]: Stopped").accepted);
   EXPECT_FALSE(Match("[raft-expiration-reaper]: Shutting down").accepted);
-  // A thread's bracket and a component's are two writers (`Shutting down` / `Shutting down.`).
+  // A thread's bracket and a component's are one slot.
   SetTemplate("[broker-1-to-controller-heartbeat-channel-manager]: Shutting down");
+  EXPECT_TRUE(Match("[ReplicaManager broker=1] Shutting down").accepted);
+  EXPECT_TRUE(Match("[SocketServer listenerType=BROKER, nodeId=1] Shutting down").accepted);
+  // The closing '.' tells two writers apart (`Shutting down` / `Shutting down.`).
   EXPECT_FALSE(Match("[TransactionCoordinator id=1] Shutting down.").accepted);
+  SetTemplate("[GroupCoordinator 1]: Shutting down.");
+  EXPECT_TRUE(Match("[TransactionCoordinator id=1] Shutting down.").accepted);
+}
+
+// A message that closes with a '.' right after a word and one that closes with the word alone
+// are two format strings; a '.' inside the message, or after a value, changes nothing.
+TEST_F(TemplateMatchTest, ClosingPeriodAfterAWordIsPartOfTheMessage) {
+  SetTemplate("Log manager shutting down.");
+  EXPECT_TRUE(Match("Log manager shutting down. ").accepted);
+  EXPECT_FALSE(Match("Log manager shutting down").accepted);
+  SetTemplate("Recovered 3 segments for orders-0.");
+  EXPECT_TRUE(Match("Recovered 12 segments for payments-1.").accepted);
+  SetTemplate("Loaded config. Starting the log cleaner");
+  EXPECT_TRUE(Match("Loaded config. Starting the log cleaner").accepted);
+  EXPECT_FALSE(Match("Loaded config. Starting the log cleaner.").accepted);
+}
+
+// A bracket later in the message holding fields after a first word prints an object's state:
+// one value after that word, whatever flags follow its fields.
+TEST_F(TemplateMatchTest, BracketedStateDumpIsOneValueAfterItsKind) {
+  SetTemplate(
+      "1a failed to send message to 8a because it is unreachable [StateProbe match=0 "
+      "next=540 paused inactive]");
+  EXPECT_TRUE(Match("1a failed to send message to 75c because it is unreachable [StateProbe "
+                    "match=0 next=544 learner paused inactive]")
+                  .accepted);
+  EXPECT_TRUE(Match("1a failed to send message to fd4 because it is unreachable [StateProbe "
+                    "match=545 next=546]")
+                  .accepted);
+  // The object's kind or state, its first word, stays a word of its own.
+  PreparedLine p;
+  const std::string line = "unreachable [StateProbe match=0 next=540 paused inactive]";
+  PrepareLine(tokenizer_, matcher_, true, line, p);
+  ASSERT_EQ(p.tokens.size(), 3u);
+  EXPECT_EQ(line.substr(p.tokens[1].offset, p.tokens[1].length), "StateProbe");
+  EXPECT_EQ(p.tokens[1].cls, TokenClass::kWord);
+  EXPECT_EQ(line.substr(p.tokens[2].offset, p.tokens[2].length),
+            "match=0 next=540 paused inactive");
+  EXPECT_EQ(p.tokens[2].cls, TokenClass::kPath);
+}
+
+// The nearest brackets that keep their tokens: no field inside, a field first (no kind before
+// it), words before the first field, a bracket that does not close the message.
+TEST_F(TemplateMatchTest, BracketWithoutAKindAndFieldsKeepsItsTokens) {
+  SetTemplate("worker stopped [pool main paused inactive]");
+  EXPECT_FALSE(Match("worker stopped [pool main paused active]").accepted);
+  SetTemplate("worker stopped [state=paused inactive]");
+  EXPECT_FALSE(Match("worker stopped [state=paused active]").accepted);
+  PreparedLine p;
+  for (const std::string line : {"worker stopped [n=1 pool]", "worker stopped [pool main n=1]",
+                                 "worker stopped [pool n=1 paused] after 3 s"}) {
+    PrepareLine(tokenizer_, matcher_, true, line, p);
+    for (const Token& t : p.tokens) EXPECT_NE(t.cls, TokenClass::kPath) << line;
+  }
+}
+
+// A line of one setting alone, a name, ' = ' and a value, is a settings dump's row: the name
+// and the value are one value each, so every row of a dump is one event.
+TEST_F(TemplateMatchTest, SettingsDumpRowIsOneEvent) {
+  PreparedLine p;
+  const std::string row = "sasl.enabled.mechanisms = [GSSAPI]";
+  PrepareLine(tokenizer_, matcher_, true, row, p);
+  ASSERT_EQ(p.tokens.size(), 3u);
+  EXPECT_EQ(p.tokens[0].cls, TokenClass::kPath);
+  EXPECT_EQ(row.substr(p.tokens[1].offset, p.tokens[1].length), "=");
+  EXPECT_EQ(row.substr(p.tokens[2].offset, p.tokens[2].length), "GSSAPI");
+  SetTemplate("offsets.topic.replication.factor = 1");
+  EXPECT_TRUE(Match("group.consumer.migration.policy = disabled").accepted);
+  EXPECT_TRUE(Match("sasl.enabled.mechanisms = [GSSAPI]").accepted);
+  EXPECT_TRUE(Match("ssl.principal.mapping.rules = DEFAULT").accepted);
+  EXPECT_TRUE(Match("remote.log.storage.manager.impl.prefix = rsm.config.").accepted);
+  SetTemplate("log_color                      = False");
+  EXPECT_TRUE(Match("logging_default_format_string  = %(asctime)s %(process)d %(levelname)s "
+                    "%(name)s [-] %(message)s")
+                  .accepted);
+}
+
+// The nearest lines that are no dump's rows keep their tokens: a program's statement (a
+// traceback's source line calls a function), a value that reads as prose, two settings in one
+// line, words before the name, a field glued to its '='.
+TEST_F(TemplateMatchTest, LineThatIsNoSettingsRowKeepsItsTokens) {
+  PreparedLine p;
+  for (const std::string line :
+       {"    result = conn.execute(", "res = ctx.session.execute(sel).fetchall()",
+        "Page = 612x792; 18,36 to 594,756", "job_canceled = 1.",
+        "last_pfn = 0xffd7 max_arch_pfn = 0x400000000", "Histogram: mean = 0.7", "cmd=get"}) {
+    PrepareLine(tokenizer_, matcher_, true, line, p);
+    for (const Token& t : p.tokens) {
+      EXPECT_NE(line.substr(t.offset, t.length), "=") << line;
+    }
+  }
+  SetTemplate("    result = conn.execute(");
+  EXPECT_FALSE(Match("    ret = self._execute_context(").accepted);
+  SetTemplate("log_color = False");
+  EXPECT_FALSE(Match("    result = conn.execute(").accepted);
+  SetTemplate("job_canceled = 1.");
+  EXPECT_FALSE(Match("cups_version = 2.").accepted);
 }
 
 // The nearest brackets that stay tokens: one holding a protected word, one name in capitals

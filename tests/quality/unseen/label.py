@@ -9,11 +9,13 @@ events (GET vs DELETE, 200 vs 500, query[A] vs query[MX]).
                                      lines in their order: the most frequent events are thinned
                                      first, deterministically) plus the labelled csv
   label.py label [DIR]             - re-label every DIR/<Sys>/<Sys>_2k.log (default: here)
+  label.py check [DIR]             - exit 1 if any committed csv is not what the rules give
 
 A line that no rule matches is an error: every line gets a considered label.
 """
 import collections
 import csv
+import io
 import os
 import random
 import re
@@ -2006,6 +2008,154 @@ KERNEL = System(
     r"^\[ *\d+\.\d+\] (?P<content>.*)$",
     rules=[(r"(?P<msg>.*)", kernel_event)])
 
+
+# Kea (ISC Kea 2.2 DHCPv4 server's own log file, its default pattern, DEBUG level 50): the header
+# is the time, the severity and `[logger/pid.thread]`. Every Kea message starts with its message
+# ID, which names one format string of Kea's message files, so the ID is the event; within one
+# ID, a DHCP message type (`DHCPDISCOVER (type 1)`, `type DHCPREQUEST`), a control command's name
+# on the lines that receive it, a host identifier's type (`hwaddr=`, `client-id=`, `circuit-id=`)
+# and an error's reason text (after `reason: `, `packet: `, `command: ` or a parser element) are
+# enumerations, each value its own event. Class lists, timer and hook names (the rows of a
+# registry walked at start and stop), addresses, ids, counts and the configuration dumped as
+# JSON are variables.
+def kea_reason(text):
+    s = re.sub(r"'[^']*'|\"[^\"]*\"|\([^()]*:\d+:\d+\)", V, text)
+    s = re.sub(r"(?<![\w<])/[^\s,;()]*", V, s)
+    s = re.sub(r"[^\s,;:()\[\]<>=]*\d[^\s,;:()\[\]<>=]*", V, s)
+    return re.sub(r"<\*>(?:[.:,/\-x*]?<\*>)+", V, s).strip()
+
+
+KEA_ENUMS = [
+    re.compile(r"\b(DHCP[A-Z]+) \(type \d+\)"),
+    re.compile(r"\btype (DHCP[A-Z]+)\b"),
+    re.compile(r"\bsending (DHCP[A-Z]+)\b"),
+    re.compile(r"^Received command '([^']*)'"),
+    re.compile(r"^received command (\S+?),"),
+    re.compile(r"\bidentifie[rd](?: by)?:? (hwaddr|client-id|circuit-id|duid|flex-id|remote-id)="),
+]
+KEA_REASONS = re.compile(
+    r".*?(?:, reason: |error on attempt to receive packet: |Error while processing command: "
+    r"|configuration element \S+: )(.*)")
+
+
+def kea_event(m):
+    ident, rest = m.group(1), (m.group(2) or "").rstrip()
+    parts = [ident]
+    for regex in KEA_ENUMS:
+        e = regex.search(rest)
+        if e:
+            parts.append(e.group(1))
+    r = KEA_REASONS.fullmatch(rest)
+    if r:
+        parts.append(kea_reason(r.group(1)))
+    return " ".join(parts) + " <*>"
+
+
+KEA = System(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ +(?:DEBUG|INFO|WARN|ERROR|FATAL) +\[[^\]]+\] "
+    r"(?P<content>.*)$",
+    rules=[(r"([A-Z][A-Z0-9_]+)(?: (.*))?", kea_event)])
+
+
+# OpenVPN (an OpenVPN 2.6 server's own log file, `verb 3`): the header is the time. A line about
+# one client starts with the client's `name/address:port` (or `address:port` before the name is
+# known), a variable. OpenVPN prints about a hundred different messages in a short run, so, as
+# for Kafka, one rule: the event is the message's shape, where quoted text, paths, a `CN=`,
+# a client's name in brackets, and anything holding a digit (addresses, ports, counts, versions,
+# ciphers' names) become `<*>`; other words stay, so a TLS error's and an unwrap error's text,
+# an errno name (`[ECONNREFUSED]`), a session state (`TM_ACTIVE`), a trust level (`trusted`,
+# `semi-trusted`) and a signal with its kind and reason (`SIGUSR1[soft,ping-restart]`) are each
+# their own event. The `peer info: KEY=value` rows a client's connection dumps are one event
+# (one format string for every row); a control message sent is its verb (`PUSH_REPLY` with
+# its options a variable, `AUTH_FAILED`) and a management command its verb (`status`, `kill`,
+# `signal`), the arguments variables.
+def openvpn_event(m):
+    s = m.group("msg")
+    p = re.match(r"(?:[\w.@-]+/)?\d+\.\d+\.\d+\.\d+:\d+ (.*)", s)
+    if p:
+        s = p.group(1)
+    s = s.rstrip()
+    if s.startswith("peer info: "):
+        return "peer info: <*>"
+    c = re.fullmatch(r"SENT CONTROL \[[^\]]*\]: '([A-Z_]+)[^']*' \(status=\d+\)", s)
+    if c:
+        return "SENT CONTROL [<*>]: '%s<*>' (status=<*>)" % c.group(1)
+    c = re.fullmatch(r"MANAGEMENT: CMD '(\S+)[^']*'", s)
+    if c:
+        return "MANAGEMENT: CMD '%s <*>'" % c.group(1)
+    signal = re.search(r"\bSIG[A-Z0-9]+\[[^\]]*\]", s)
+    s = re.sub(r"'[^']*'|\"[^\"]*\"", V, s)
+    s = re.sub(r"\bCN=[^,\s]+", "CN=" + V, s)
+    s = re.sub(r"^\[[^\]]+\] ", "[<*>] ", s)
+    s = re.sub(r"(?<![\w<\]])/[^\s,;()\[\]]*", V, s)
+    s = re.sub(r"[^\s,;:()\[\]<>=]*\d[^\s,;:()\[\]<>=]*", V, s)
+    s = re.sub(r"<\*>(?:[.:,/\-x*]?<\*>)+", V, s)
+    if signal:
+        s = re.sub(r"<\*>\[[^\]]*\]", signal.group(0), s, count=1)
+    return re.sub(r"\s+", " ", s)
+
+
+OPENVPN = System(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (?P<content>.*)$",
+    rules=[(r"(?P<msg>.*)", openvpn_event)])
+
+
+# DBus (dbus-daemon 1.14's own messages on stderr, a session bus): the header is
+# `dbus-daemon[pid]: ` and the bus's `[session uid=N pid=N] ` context (the same message printed
+# with and without it is one event). One event per format string of dbus-daemon; a rejected
+# message's type (`method_call`, `signal`), how an activated service failed (an exit status,
+# a signal, a program that cannot be executed with its error text) and a configuration
+# parser's error text are enumerations, each value its own event. Names, connection ids,
+# pids, the requesting command line, interfaces, members and limits are variables.
+DBUS_PEER = r"\(uid=\d+ pid=\d+ comm=\".*\"\)"
+DBUS = System(
+    r"^dbus-daemon\[\d+\]: (?:\[\w+ uid=\d+ pid=\d+\] )?(?P<content>.*)$",
+    rules=[
+        (r"Activating service name='\S+' requested by '\S+' " + DBUS_PEER,
+         "Activating service name=<*> requested by <*> (uid=<*> pid=<*> comm=<*>)"),
+        (r"Successfully activated service '\S+'", "Successfully activated service <*>"),
+        (r"Activated service '\S+' failed: Process \S+ exited with status \d+",
+         "Activated service <*> failed: Process <*> exited with status <*>"),
+        (r"Activated service '\S+' failed: Process \S+ received signal \d+",
+         "Activated service <*> failed: Process <*> received signal <*>"),
+        (r"Activated service '\S+' failed: Failed to execute program \S+: (.*)",
+         lambda m: "Activated service <*> failed: Failed to execute program <*>: " + m.group(1)),
+        (r"Failed to activate service '\S+': timed out \(service_start_timeout=\d+ms\)",
+         "Failed to activate service <*>: timed out (service_start_timeout=<*>ms)"),
+        (r"Rejected send message, \d+ matched rules; type=\"(\w+)\", sender=\"\S+\" "
+         + DBUS_PEER + r" interface=\"\S+\" member=\"\S+\" error name=\"\S+\" "
+         r"requested_reply=\"\d+\" destination=\"\S+\" (?:\(.*\)|\"\(unset\)\")",
+         lambda m: "Rejected send message, <*> matched rules; type=%s, sender=<*> (uid=<*> pid=<*> "
+         "comm=<*>) interface=<*> member=<*> error name=<*> requested_reply=<*> destination=<*> "
+         "(<*>)" % m.group(1)),
+        (r"Connection \S+ " + DBUS_PEER + r" became a monitor\.",
+         "Connection <*> (uid=<*> pid=<*> comm=<*>) became a monitor."),
+        (r"Monitoring connection \S+ closed\.", "Monitoring connection <*> closed."),
+        (r"The maximum number of pending replies for \"\S+\" " + DBUS_PEER
+         + r" has been reached \(max_replies_per_connection=\d+\)",
+         "The maximum number of pending replies for <*> (uid=<*> pid=<*> comm=<*>) has been "
+         "reached (max_replies_per_connection=<*>)"),
+        (r"Connection \"\S+\" is not allowed to add more match rules \(increase limits in "
+         r"configuration file if required; max_match_rules_per_connection=\d+\)",
+         "Connection <*> is not allowed to add more match rules (increase limits in "
+         "configuration file if required; max_match_rules_per_connection=<*>)"),
+        (r"The maximum number of active connections for UID \d+ has been reached "
+         r"\(max_connections_per_user=\d+\)",
+         "The maximum number of active connections for UID <*> has been reached "
+         "(max_connections_per_user=<*>)"),
+        (r"Connection has not authenticated soon enough, closing it \(auth_timeout=\d+ms, "
+         r"elapsed: \d+ms\)",
+         "Connection has not authenticated soon enough, closing it (auth_timeout=<*>ms, "
+         "elapsed: <*>ms)"),
+        (r"Unable to reload configuration: Error in file \S+, line \d+, column \d+: (.*)",
+         lambda m: "Unable to reload configuration: Error in file <*>, line <*>, column <*>: "
+         + m.group(1)),
+        (r"Reloaded configuration", "Reloaded configuration"),
+        (r"org\.freedesktop\.DBus\.Error\.AccessDenied: Failed to set fd limit to \d+: (.*)",
+         lambda m: "org.freedesktop.DBus.Error.AccessDenied: Failed to set fd limit to <*>: "
+         + m.group(1)),
+    ])
+
 SLAPD_TEXTS = [(re.compile(r), t) for r, t in [
     (r"(\S+): attribute type undefined", "<*>: attribute type undefined"),
     (r"modify/delete: \S+: no such attribute", "modify/delete: <*>: no such attribute"),
@@ -2123,7 +2273,29 @@ DOVECOT = System(
         (r"Disconnected: (.*?) ?top=\d+/\d+, retr=\d+/\d+, del=\d+/\d+, size=\d+",
          lambda m: "Disconnected: %s top=<*>, retr=<*>, del=<*>, size=<*>" % dv_reason(
              m.group(1))),
+        (r"passwd-file\([^)]*\): allow_nets check failed: IP \S+ not in allowed networks",
+         "passwd-file(<*>): allow_nets check failed: IP <*> not in allowed networks"),
         (r"passwd-file\([^)]*\): (.*)", lambda m: "passwd-file(<*>): " + m.group(1)),
+        (r"mkdir\(.*\) failed: Permission denied \(euid=.*\)",
+         "mkdir(<*>) failed: Permission denied (euid=<*> egid=<*> missing +w perm: <*>, dir owned by "
+         "<*> mode=<*>)"),
+        (r"Mailbox \S+: Failed to autocreate mailbox: Internal error occurred\. Refer to server log "
+         r"for more information\. \[.*\]",
+         "Mailbox <*>: Failed to autocreate mailbox: Internal error occurred. Refer to server log "
+         "for more information. [<*>]"),
+        (r"auth client \d+ disconnected with \d+ pending requests: (.*)",
+         lambda m: "auth client <*> disconnected with <*> pending requests: " + m.group(1)),
+        (r"auth-master client: Master requested auth for nonexistent client \d+ \(created \d+ msecs "
+         r"ago, handshake \d+ msecs ago\)",
+         "auth-master client: Master requested auth for nonexistent client <*> (created <*> msecs "
+         "ago, handshake <*> msecs ago)"),
+        (r"auth-master: login: request \[\d+\]: Login auth request failed: (.*?) \(auth connected "
+         r"\d+ msecs ago, request took \d+ msecs, client-pid=\d+ client-id=\d+\)",
+         lambda m: "auth-master: login: request [<*>]: Login auth request failed: %s (auth "
+                   "connected <*> msecs ago, request took <*> msecs, client-pid=<*> client-id=<*>)"
+                   % m.group(1)),
+        (r"Killed with signal (\d+) \(by pid=\d+ uid=\d+ code=(\w+)\)",
+         lambda m: "Killed with signal %s (by pid=<*> uid=<*> code=%s)" % (m.group(1), m.group(2))),
         (r"Dovecot v\S+ \(\w+\) starting up for .* \(core dumps disabled\)",
          "Dovecot v<*> (<*>) starting up for <*> (core dumps disabled)"),
         (r"SIGHUP received - reloading configuration", "SIGHUP received - reloading configuration"),
@@ -2197,6 +2369,9 @@ SYSTEMS = {
     "Unbound": UNBOUND,
     "Etcd": ETCD,
     "Kernel": KERNEL,
+    "Kea": KEA,
+    "OpenVPN": OPENVPN,
+    "DBus": DBUS,
     "Slapd": SLAPD,
     "Dovecot": DOVECOT,
     "Lighttpd": LIGHTTPD,
@@ -2219,16 +2394,24 @@ def label_lines(system, lines):
     return contents, templates, errors
 
 
-def write_csv(path, contents, templates):
+def csv_text(contents, templates):
+    """The labelled csv's text and its number of events."""
     ids = {}
     for t in templates:
         ids.setdefault(t, "E%d" % (len(ids) + 1))
+    out = io.StringIO(newline="")
+    w = csv.writer(out)
+    w.writerow(["LineId", "Content", "EventId", "EventTemplate"])
+    for i, (c, t) in enumerate(zip(contents, templates), 1):
+        w.writerow([i, c, ids[t], t])
+    return out.getvalue(), len(ids)
+
+
+def write_csv(path, contents, templates):
+    text, events = csv_text(contents, templates)
     with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["LineId", "Content", "EventId", "EventTemplate"])
-        for i, (c, t) in enumerate(zip(contents, templates), 1):
-            w.writerow([i, c, ids[t], t])
-    return len(ids)
+        f.write(text)
+    return events
 
 
 def read_lines(path):
@@ -2282,6 +2465,24 @@ def main(argv):
             with open(os.path.join(out_dir, name, name + "_2k.log"), "w", encoding="utf-8") as f:
                 f.write("".join(lines[i] + "\n" for i in keep))
         argv = ["label", out_dir]
+    if argv and argv[0] == "check":
+        # The committed labels must be what the rules give: a rule edited for one system must
+        # not silently relabel another.
+        root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+        differ, checked = [], 0
+        for name, system in SYSTEMS.items():
+            log = os.path.join(root, name, name + "_2k.log")
+            if not os.path.isfile(log):
+                continue
+            checked += 1
+            contents, templates, errors = label_lines(system, read_lines(log))
+            with open(log + "_structured_corrected.csv", newline="", encoding="utf-8") as f:
+                committed = f.read()
+            if errors or csv_text(contents, templates)[0] != committed:
+                differ.append(name)
+        print("labels differ from the rules: " + ", ".join(differ) if differ
+              else "%d systems: every committed label is what label.py gives" % checked)
+        return 1 if differ else 0
     if argv and argv[0] == "label":
         root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.abspath(__file__))
         status = 0
