@@ -774,6 +774,64 @@ bool IsStatusKeyPlace(std::string_view message, const Token& prev, std::size_t g
   return true;
 }
 
+// A return or reason code glued to its name (`rc0`, `rc135`, `exitcode1`): the name `rc`, the
+// customary abbreviation of a return or reason code, or one ending in "code" or "status" (as
+// IsStatusKeyPlace reads a key), then one to three digits. A code is an enumeration (`rc0`
+// accepts what `rc135` refuses): a word, kept for its value.
+// The last letter of such a name ('c' of rc, 'e' of code, 's' of status) right before one to
+// three digits, for the bytes before the token's last (a digit); a cheap necessary condition.
+inline bool NamedCodeLetter(std::string_view t) {
+  const auto letter = [](char c) {
+    c = static_cast<char>(c | 0x20);
+    return c == 'c' || c == 'e' || c == 's';
+  };
+  const std::size_t n = t.size();
+  return n >= 3 && (letter(t[n - 2]) ||
+                    (IsDigit(t[n - 2]) &&
+                     (letter(t[n - 3]) || (n >= 4 && IsDigit(t[n - 3]) && letter(t[n - 4])))));
+}
+[[gnu::noinline, gnu::cold]] bool IsNamedCode(std::string_view s) {
+  std::size_t digits = 0;
+  while (digits < s.size() && IsDigit(s[s.size() - 1 - digits])) ++digits;
+  if (digits == 0 || digits > 3) return false;
+  const std::string_view name = s.substr(0, s.size() - digits);
+  const auto ends_with = [&](std::string_view suffix) {
+    return name.size() >= suffix.size() &&
+           EqualsIgnoringCase(name.substr(name.size() - suffix.size()), suffix);
+  };
+  for (char c : name) {
+    if (!IsAlpha(c)) return false;
+  }
+  return EqualsIgnoringCase(name, "rc") || ends_with("code") || ends_with("status");
+}
+
+// Is the one-digit integer at `start` a member of a tuple of one-digit numbers: '(' after a
+// blank or at the start, two to eight such numbers apart by ',' or ", ", then ')' (`(0, 5)`,
+// `(1,0,2)`)? Each member can take ten values at most: flags and codes, an enumeration's
+// constants (`(0, 5)` refuses what `(0, 0)` accepts), never an id or a coordinate, which take
+// more digits.
+[[gnu::noinline, gnu::cold]] bool InDigitTuple(std::string_view m, std::size_t start) {
+  constexpr std::size_t kMaxMembers = 8;
+  std::size_t open = start;  // at most 3 bytes a member before it
+  while (open > 0 && start - open < 3 * kMaxMembers &&
+         (IsDigit(m[open - 1]) || m[open - 1] == ',' || m[open - 1] == ' ')) {
+    --open;
+  }
+  if (open == 0 || m[open - 1] != '(') return false;
+  --open;
+  if (open > 0 && m[open - 1] != ' ' && m[open - 1] != '\t') return false;
+  std::size_t p = open + 1, members = 0;
+  while (members < kMaxMembers && p < m.size() && IsDigit(m[p])) {
+    ++members;
+    ++p;
+    if (p < m.size() && m[p] == ')') return members >= 2;
+    if (p >= m.size() || m[p] != ',') return false;
+    ++p;
+    if (p < m.size() && m[p] == ' ') ++p;
+  }
+  return false;
+}
+
 // A field's name glued to its number by ':' (active_anon:418, free:47417): the name, a
 // letter then letters and '_' (no digit, '.' or '-', which host names with a port hold:
 // db1:5432, example.org:443), then ':' and digits only. The position of the ':', or 0.
@@ -922,6 +980,11 @@ inline bool MayHaveContext(std::string_view message, const Token& prev, std::str
     }
     case TokenClass::kInteger:
       if (IsHttpStatus(text) || prev.cls == TokenClass::kDigitWord) return true;
+      // A tuple's member (InDigitTuple): one digit before ',' or ')'.
+      if (text.size() == 1 && text.data() + 1 < message.data() + message.size() &&
+          (text.data()[1] == ',' || text.data()[1] == ')')) {
+        return true;
+      }
       [[fallthrough]];
     case TokenClass::kDateTime:
       return prev.cls == TokenClass::kWord && message[prev.offset] >= 'A' &&
@@ -933,7 +996,8 @@ inline bool MayHaveContext(std::string_view message, const Token& prev, std::str
     case TokenClass::kPath:
       return text.data()[-1] == '<';
     case TokenClass::kDigitWord:
-      return prev.cls == TokenClass::kWord && prev.length >= 2 && prev.length <= 8;
+      return (prev.cls == TokenClass::kWord && prev.length >= 2 && prev.length <= 8) ||
+             (IsDigit(text.back()) && IsAlpha(text.front()) && NamedCodeLetter(text));
     case TokenClass::kIPv4:
     case TokenClass::kIPv6:
       return message[prev.offset + prev.length] == '[';
@@ -960,6 +1024,8 @@ TokenClass InContext(std::string_view message, std::vector<Token>& out, std::str
       }
       return cls;
     case TokenClass::kInteger:
+      // A member of a tuple of one-digit numbers is a flag or a code: a word.
+      if (text.size() == 1 && InDigitTuple(message, start)) return TokenClass::kWord;
       if (prev.cls == TokenClass::kDigitWord) NameOfNumber(message, out.back(), gap, start);
       // An HTTP status is an enumeration (a burst of 500s must not hide among 200s): a word.
       if (IsHttpStatus(text) &&
@@ -979,6 +1045,11 @@ TokenClass InContext(std::string_view message, std::vector<Token>& out, std::str
       }
       return cls;
     case TokenClass::kDigitWord:
+      // A return or reason code glued to its name is an enumeration's value: a word.
+      if (IsDigit(text.back()) && IsAlpha(text.front()) && NamedCodeLetter(text) &&
+          IsNamedCode(text)) {
+        return TokenClass::kWord;
+      }
       if (prev.cls == TokenClass::kWord &&
           IsHostKeyWord(message.substr(prev.offset, prev.length)) && IsShortHostName(text)) {
         return TokenClass::kHostPort;

@@ -124,6 +124,10 @@ class Tokenizer {
   // - a message catalogue code right before a ':' (two or more capitals, an optional '-' or
   //   '_', four or more digits: "AH10479:", "ORA-00942:") is kWord: it names the event
   //   (CPU0:, eth1: stay digit-bearing words);
+  // - a return or reason code glued to its name (letters, `rc` or ending in "code" or
+  //   "status", any case, then one to three digits: rc0, rc135, exitcode1) is kWord, and so
+  //   is each member of a tuple of one-digit numbers ('(' after a blank or at the start, two
+  //   to eight such numbers apart by ',' or ", ", then ')': (0, 5)): an enumeration's values;
   // - an HTTP status (three digits, 100 to 599) right after a token starting "HTTP/", with
   //   only quotes and spaces between ("GET / HTTP/1.1" 500), is kWord: an enumeration value,
   //   hashed by its text, which the matcher protects (a 500 must not fold among 200s); so is

@@ -210,6 +210,46 @@ inline std::vector<Token> TokenizeInOrder(std::string_view message, std::uint32_
         t.cls = TokenClass::kWord;
       }
     }
+    // A return or reason code glued to its name: letters, then one to three digits, the
+    // letters `rc` or ending in "code" or "status" (any case): rc135, exitcode1. A word
+    // after the first token.
+    if (t.cls == TokenClass::kDigitWord && !out.empty()) {
+      std::string text(message.substr(start, end - start));
+      for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const std::size_t digits_at = text.find_first_of("0123456789");
+      const std::string name = text.substr(0, digits_at);
+      const std::string digits = text.substr(digits_at);
+      if (digits.size() <= 3 && digits.find_first_not_of("0123456789") == std::string::npos &&
+          std::all_of(name.begin(), name.end(), [](char c) { return c >= 'a' && c <= 'z'; }) &&
+          (name == "rc" || name.ends_with("code") || name.ends_with("status"))) {
+        t.cls = TokenClass::kWord;
+      }
+    }
+    // A member of a tuple of one-digit numbers: '(' after a blank or at the start, two to
+    // eight one-digit numbers apart by ',' or ", ", then ')': (0, 5). A word after the first
+    // token.
+    if (t.cls == TokenClass::kInteger && end - start == 1 && !out.empty()) {
+      for (std::size_t open = message.rfind('(', start);
+           open != std::string_view::npos &&
+           (open == 0 || message[open - 1] == ' ' || message[open - 1] == '\t');) {
+        std::size_t p = open + 1, members = 0;
+        bool holds = false;
+        while (p < message.size() && std::isdigit(static_cast<unsigned char>(message[p]))) {
+          holds |= p == start;
+          ++members;
+          ++p;
+          if (p < message.size() && message[p] == ',') {
+            ++p;
+            if (p < message.size() && message[p] == ' ') ++p;
+            continue;
+          }
+          if (p < message.size() && message[p] == ')' && holds && members >= 2 && members <= 8)
+            t.cls = TokenClass::kWord;
+          break;
+        }
+        break;
+      }
+    }
     // A field's name glued to its number by ':' (a letter, then letters and '_'; then at most
     // five digits: free:47417, a host and port's shape) after the first token is two tokens,
     // the name a word and the number an integer, if both fit.

@@ -180,6 +180,34 @@ TEST(TokenizerContextTest, HttpStatusAfterAStatusKeyIsAWord) {
   EXPECT_EQ(ClassOf("done status=500 in 3 ms", "500"), TokenClass::kInteger);
 }
 
+// A return or reason code glued to its name (`rc0`, `rc135`; a name ending in "code" or
+// "status") and a member of a tuple of one-digit numbers in parentheses (`(0, 5)`) are an
+// enumeration's values: words. The nearest tokens stay variables: another name with a number
+// (a message id `m135`, a package `liblerc4`), a code of four digits, a tuple holding a
+// longer number or glued to a name (a call's arguments), a lone number in parentheses.
+TEST(TokenizerContextTest, CodesGluedToTheirNameAndTuplesOfDigitsAreWords) {
+  const std::string_view puback = "Sending PUBACK to bob-cli-4 (m135, rc135)";
+  EXPECT_EQ(ClassOf(puback, "rc135"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf(puback, "m135"), TokenClass::kDigitWord);
+  EXPECT_EQ(ClassOf("Sending PUBREC to c1 (m2, rc0)", "rc0"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("child exited, exitcode1 RC7", "exitcode1"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("child exited, exitcode1 RC7", "RC7"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("got httpStatus404 back", "httpStatus404"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("unpacking liblerc4 now", "liblerc4"), TokenClass::kDigitWord);
+  EXPECT_EQ(ClassOf("rc1234 returned", "rc1234"), TokenClass::kDigitWord);
+  EXPECT_EQ(ClassOf("link src0 up", "src0"), TokenClass::kDigitWord);
+  const std::string_view connack = "Sending CONNACK to dash-bob (0, 5)";
+  EXPECT_EQ(ClassOf(connack, "0"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf(connack, "5"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("flags (1,0,2) set", "2"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("dropping the connection: (12, 1)", "1"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("moved to (3, 40)", "3"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("call f(0, 5) now", "5"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("retry (attempt 2)", "2"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("retry (2)", "2"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("got 0, 5 left", "5"), TokenClass::kInteger);
+}
+
 // A name in capitals glued to a three-digit code is an outcome with its status (a proxy's
 // result code): a word. A path, a name with a longer number or in lower case stay variables.
 TEST(TokenizerClassifyTest, NameInCapitalsWithItsCodeIsAWord) {
@@ -785,12 +813,12 @@ TEST(TokenizerKernelTest, EveryKernelGivesTheDefinitionsTokens) {
   }
   // Random sentences of the words the context rules and empty values look at.
   static constexpr std::string_view kWords[] = {
-      "Mon",    "Jun",        "june",     "12",           "13:10:01",    "2005",  ",",
-      "from",   "to",         "node-246", "dn228",        "true",        "False", "null",
-      "key=",   "=",          ":",        "()",           "[]",          "{}",    "\"\"",
-      "''",     "(a",         "b)",       "overlap:true", "12-Jun-2005", "x",     "host",
-      "rhost=", "1.5",        "HTTP/1.1", "404",          "\"",          "599",   "status:",
-      "Code",   "\"status\":"};
+      "Mon",    "Jun",         "june",     "12",           "13:10:01",    "2005",  ",",
+      "from",   "to",          "node-246", "dn228",        "true",        "False", "null",
+      "key=",   "=",           ":",        "()",           "[]",          "{}",    "\"\"",
+      "''",     "(a",          "b)",       "overlap:true", "12-Jun-2005", "x",     "host",
+      "rhost=", "1.5",         "HTTP/1.1", "404",          "\"",          "599",   "status:",
+      "Code",   "\"status\":", "(1,",      "0)",           "(0",          "rc12"};
   for (int i = 0; i < 3000; ++i) {
     std::string line;
     const std::size_t words = rng() % 30;

@@ -1558,6 +1558,23 @@ TEST(WindowMergerTest, AQuotedTextOfAnyLengthIsOneSlot) {
   EXPECT_EQ(GroupsFor(mixed), 3u);
 }
 
+// A return or reason code is an enumeration's value: acknowledgements that differ in their
+// message id and client fold, one with another reason code (a refusal among successes) does
+// not; the same for a tuple of one-digit codes.
+TEST(WindowMergerTest, AnotherReturnCodeIsAnotherEvent) {
+  EXPECT_EQ(
+      GroupsFor({"Sending PUBACK to sensor-1 (m1, rc0)", "Sending PUBACK to bob-cli-4 (m17, rc0)",
+                 "Sending PUBACK to dash-2 (m5, rc0)"}),
+      1u);
+  EXPECT_EQ(
+      GroupsFor({"Sending PUBACK to sensor-1 (m1, rc0)", "Sending PUBACK to bob-cli-4 (m17, rc0)",
+                 "Sending PUBACK to dash-2 (m5, rc135)"}),
+      2u);
+  EXPECT_EQ(GroupsFor({"Sending CONNACK to sensor-1 (0, 0)", "Sending CONNACK to dash-bob (0, 0)"}),
+            1u);
+  EXPECT_EQ(GroupsFor({"Sending CONNACK to sensor-1 (0, 0)", "Sending CONNACK to dash-bob (0, 5)"}),
+            2u);
+}
 }  // namespace
 }  // namespace logfold
 
