@@ -326,6 +326,24 @@ bool IsNameText(std::string_view w) {
   });
 }
 
+// A name in lower case made of parts (`dash-bob`, `local.vm.bridge-remote`): lower-case letters
+// and digits joined by '-', '.' or '_', at least one '-' or '.'. Right after a host key (`to`,
+// `from`) it names a peer, a value, as a host name does there.
+bool IsPeerName(std::string_view message, const Token& t) {
+  if (t.cls != TokenClass::kWord) return false;
+  const std::string_view w = message.substr(t.offset, t.length);
+  if (w.empty() || !(w.front() >= 'a' && w.front() <= 'z')) return false;
+  bool joint = false;
+  for (char c : w) {
+    if (c == '-' || c == '.') {
+      joint = true;
+    } else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
+      return false;
+    }
+  }
+  return joint && w.back() != '-' && w.back() != '.';
+}
+
 // Two different tokens in one place: are both hosts (DNS names or masked hosts), and are both
 // names, one of them a value by its kind? Then the place holds values, and the other name is
 // one more (`forwarded svc.corp.example` / `forwarded localhost`, `on shop` / `on nodb1`). A
@@ -1460,8 +1478,11 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // are still an action or a state (to spawn / to destroy).
     const NamePlace place = PlaceOf(message, lt, line.hashes[i], gmsg, gt, g.hash(i));
     const bool host_slot =
-        (IsHostToken(message, lt, line.hashes[i]) != IsHostToken(gmsg, gt, g.hash(i)) && i > 0 &&
-         IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))) ||
+        ((IsHostToken(message, lt, line.hashes[i]) != IsHostToken(gmsg, gt, g.hash(i)) ||
+          (lt.cls == TokenClass::kWord && gt.cls == TokenClass::kWord)) &&
+         i > 0 && IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length)) &&
+         (IsHostToken(message, lt, line.hashes[i]) != IsHostToken(gmsg, gt, g.hash(i)) ||
+          (IsPeerName(message, lt) && IsPeerName(gmsg, gt)))) ||
         place.hosts;
     const bool name_slot = place.names;
     // A word where the other side has an empty value ('-', "") is that column's value: the
@@ -1805,8 +1826,11 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
         }
         const NamePlace place = PlaceOf(message, lt, hashes[lj], gmsg, gt, g.hash(gi));
         const bool host_slot =
-            (IsHostToken(message, lt, hashes[lj]) != IsHostToken(gmsg, gt, g.hash(gi)) && lj > 0 &&
-             IsHostKey(message.substr(tokens[lj - 1].offset, tokens[lj - 1].length))) ||
+            ((IsHostToken(message, lt, hashes[lj]) != IsHostToken(gmsg, gt, g.hash(gi)) ||
+              (lt.cls == TokenClass::kWord && gt.cls == TokenClass::kWord)) &&
+             lj > 0 && IsHostKey(message.substr(tokens[lj - 1].offset, tokens[lj - 1].length)) &&
+             (IsHostToken(message, lt, hashes[lj]) != IsHostToken(gmsg, gt, g.hash(gi)) ||
+              (IsPeerName(message, lt) && IsPeerName(gmsg, gt)))) ||
             place.hosts;
         const bool unit =
             lj > 0 && gi > 0 && IsNumber(tokens[lj - 1].cls) && IsNumber(g.cls(gi - 1));

@@ -1000,7 +1000,9 @@ inline bool MayHaveContext(std::string_view message, const Token& prev, std::str
              (IsDigit(text.back()) && IsAlpha(text.front()) && NamedCodeLetter(text));
     case TokenClass::kIPv4:
     case TokenClass::kIPv6:
-      return message[prev.offset + prev.length] == '[';
+      return message[prev.offset + prev.length] == '[' ||
+             (message[prev.offset + prev.length] == ' ' &&
+              message[prev.offset + prev.length + 1] == '(');
     default:
       return false;
   }
@@ -1070,6 +1072,16 @@ TokenClass InContext(std::string_view message, std::vector<Token>& out, std::str
       if (gap + 1 == start && start + text.size() < message.size() &&
           message[start + text.size()] == ']' &&
           (prev.cls == TokenClass::kWord || prev.cls == TokenClass::kDigitWord) &&
+          IsShortHostName(message.substr(prev.offset, prev.length))) {
+        out.back().cls = TokenClass::kHostPort;
+      }
+      // So is a name of parts (holding a '-' or '.') before a blank and that address in
+      // parentheses, as a program names a peer with its address: `bridge-dead
+      // (127.0.0.1:51886)`. A plain word there (`from (10.0.0.1)`) stays a word.
+      if (gap + 2 == start && message[gap] == ' ' && message[gap + 1] == '(' &&
+          start + text.size() < message.size() && message[start + text.size()] == ')' &&
+          prev.cls == TokenClass::kWord &&
+          message.substr(prev.offset, prev.length).find_first_of("-.") != std::string_view::npos &&
           IsShortHostName(message.substr(prev.offset, prev.length))) {
         out.back().cls = TokenClass::kHostPort;
       }

@@ -120,7 +120,9 @@ class Tokenizer {
   // - a digit-bearing name of letters, digits and '-' (starting with a letter) right after
   //   from, to, host, rhost, hostname or server is kHostPort;
   // - a name (a letter, then letters, digits, '-' and '.') glued to the '[' of a bracketed
-  //   IPv4 or IPv6 address is kHostPort: the address's host name (localhost[127.0.0.1]);
+  //   IPv4 or IPv6 address is kHostPort: the address's host name (localhost[127.0.0.1]), and
+  //   so is such a name holding '-' or '.' before " (" and the address and ')'
+  //   (bridge-dead (127.0.0.1:51886));
   // - a message catalogue code right before a ':' (two or more capitals, an optional '-' or
   //   '_', four or more digits: "AH10479:", "ORA-00942:") is kWord: it names the event
   //   (CPU0:, eth1: stay digit-bearing words);

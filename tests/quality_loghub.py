@@ -305,16 +305,15 @@ FLOOR_PRECISION_EACH = 0.98
 # sealed ones score identically). Averages over the 35 (main 508bdc6 + mosq): GA 0.8476 ->
 # 0.8499 / 0.8507 -> 0.8530, precision 0.9780 -> 0.9792 / 0.9771 -> 0.9783, F1 0.9435 /
 # 0.9443. Floors 0.001 below.
-# Then (branch learned; developed on DebianSyslog by branch debsys, fixed on Unbound by branch
-# learned, which unsealed Samba and Unbound) a word a scope has written right after a value key
-# in a line that folded is a value wherever that scope writes it: DebianSyslog GA 0.788 ->
-# 0.967, Samba 0.760 -> 0.813 (both scorers), Unbound 0.626 -> 0.705 (message; whole line 0.720
-# unchanged), precision unchanged on every system, the given eight and the sealed ones
-# identical. Averages over the 35 (main 61f33fe + learned): GA 0.8588 / 0.8597, precision
-# 0.9792 / 0.9783, F1 0.9482 / 0.9472, reduction 0.9266 / 0.9265. Floors 0.001 below.
+# Then branch mosq's peer names (a name in lower case made of parts after `to`/`from`...
+# is a value against another such name), developed on Mosquitto: its GA 0.785 -> 0.867 on
+# both, 134 lines change group, no line of any other system (the sealed ones identical).
+# Averages over the 35: GA 0.8522 / 0.8553, F1 0.9440 / 0.9448. Floors 0.001 below.
+# Then its peer before an address in parentheses (`bridge-dead (127.0.0.1:51886)`): Mosquitto
+# GA 0.867 -> 0.878, 12 lines, no other system; averages GA 0.8525 / 0.8557 (floors kept).
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.978, "GA": 0.857, "F1": 0.947, "reduction": 0.925},
-    "whole line": {"precision": 0.977, "GA": 0.858, "F1": 0.946, "reduction": 0.925},
+    "message": {"precision": 0.978, "GA": 0.851, "F1": 0.943, "reduction": 0.925},
+    "whole line": {"precision": 0.977, "GA": 0.854, "F1": 0.943, "reduction": 0.925},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements

@@ -89,6 +89,12 @@ inline TokenClass InContext(std::string_view message, std::vector<Token>& before
     const std::size_t end = t.offset + t.length;
     if (host_like && gap(prev, t.offset) == "[" && end < message.size() && message[end] == ']')
       before.back().cls = TokenClass::kHostPort;
+    // So is a name of parts (holding a '-' or '.') before a blank and that address in
+    // parentheses: bridge-dead (127.0.0.1:51886).
+    if (host_like && prev.cls == TokenClass::kWord &&
+        name.find_first_of("-.") != std::string_view::npos && gap(prev, t.offset) == " (" &&
+        end < message.size() && message[end] == ')')
+      before.back().cls = TokenClass::kHostPort;
   }
   return t.cls;
 }

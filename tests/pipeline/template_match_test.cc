@@ -1312,6 +1312,22 @@ TEST_F(TemplateMatchTest, EscapedQuotesOfAQuotedMessagePair) {
                    .accepted);
 }
 
+// A name in lower case made of parts right after a host key (`to`, `from`) names a peer, a
+// value as a host name is there: a broker's client ids. A plain word there is still an action,
+// a name of parts after another word is not a peer, and one in capitals is a term.
+TEST_F(TemplateMatchTest, APeerNameAfterAHostKeyIsAValue) {
+  SetTemplate("Sending PUBLISH to dash-bob (d0, q0, r0, m0, 'a/b', ... (4 bytes))");
+  EXPECT_TRUE(
+      Match("Sending PUBLISH to local.vm.bridge-remote (d0, q1, r0, m4, 'a/b', ... (4 bytes))")
+          .accepted);
+  SetTemplate("Received DISCONNECT from dash-bob now");
+  EXPECT_TRUE(Match("Received DISCONNECT from sensor-east now").accepted);
+  EXPECT_FALSE(Match("Received DISCONNECT from sensor now").accepted);
+  EXPECT_FALSE(Match("Received DISCONNECT from Sensor-East now").accepted);
+  SetTemplate("Bridge dash-bob sending CONNECT now");
+  EXPECT_FALSE(Match("Bridge local.vm.bridge-remote sending CONNECT now").accepted);
+}
+
 TEST_F(TemplateMatchTest, HeaderIsLeftOutOfTheTokens) {
   PreparedLine p;
   const std::string m = "2024-03-01 12:00:00,123 INFO [main] Server: started on port 80";

@@ -180,6 +180,17 @@ TEST(TokenizerContextTest, HttpStatusAfterAStatusKeyIsAWord) {
   EXPECT_EQ(ClassOf("done status=500 in 3 ms", "500"), TokenClass::kInteger);
 }
 
+// A name of parts (holding '-' or '.') before an address in parentheses names that peer, as
+// one glued to a bracketed address does: a host name. A plain word there stays a word.
+TEST(TokenizerContextTest, ANameOfPartsBeforeAnAddressInParenthesesIsItsHost) {
+  EXPECT_EQ(ClassOf("Connecting bridge (step 1) bridge-dead (127.0.0.1:51886)", "bridge-dead"),
+            TokenClass::kHostPort);
+  EXPECT_EQ(ClassOf("peer db.example (::1) gone", "db.example"), TokenClass::kHostPort);
+  EXPECT_EQ(ClassOf("connection from (10.0.0.1) closed", "from"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("bridge-dead (127.0.0.1:51886 up)", "bridge-dead"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("bridge-dead  (127.0.0.1)", "bridge-dead"), TokenClass::kWord);
+}
+
 // A return or reason code glued to its name (`rc0`, `rc135`; a name ending in "code" or
 // "status") and a member of a tuple of one-digit numbers in parentheses (`(0, 5)`) are an
 // enumeration's values: words. The nearest tokens stay variables: another name with a number
