@@ -522,6 +522,21 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
         f.colon = true;
         f.end = r + 1;
       }
+      // A logger with its class in parentheses before the colon: an instance and its class
+      // ("shop.events (SelectExecutor): ..."), a capitalised name of letters and digits.
+      if (!f.colon && q + 2 < line.size() && line[q] == ' ' && line[q + 1] == '(' &&
+          IsUpper(line[q + 2])) {
+        std::size_t close = q + 3;
+        while (close < line.size() && close - q < 48 &&
+               (IsUpper(line[close]) || IsLower(line[close]) || IsDigit(line[close]))) {
+          ++close;
+        }
+        if (close + 1 < line.size() && line[close] == ')' && line[close + 1] == ':' &&
+            (close + 2 == line.size() || IsSpace(line[close + 2]))) {
+          f.colon = true;
+          f.end = close + 2;
+        }
+      }
     }
   }
   return true;

@@ -1190,6 +1190,18 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
       CollapseClosingStateDump(message, out.header.body, tokens, hashes);
     }
   }
+  // A key's ':' that closes the message, its value printed empty (`extension id: ` beside
+  // `extension id: (none)`), is an empty value there, as after a key's '=' that nothing follows.
+  if (!tokens.empty()) {
+    const Token& last = tokens.back();
+    const std::size_t after = last.offset + last.length;
+    if (after < message.size() && message[after] == ':' && last.cls == TokenClass::kWord &&
+        message.find_first_not_of(" \t", after + 1) == std::string_view::npos) {
+      const Token empty{static_cast<std::uint32_t>(after + 1), 0, TokenClass::kEmpty};
+      tokens.push_back(empty);
+      hashes.push_back(Fingerprinter::TokenHash(message, empty));
+    }
+  }
   // A settings dump's row: most lines' first token is followed by no blank and '='.
   if (tokens.size() >= 2) {
     const std::size_t after = tokens[0].offset + tokens[0].length;

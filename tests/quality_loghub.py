@@ -311,9 +311,24 @@ FLOOR_PRECISION_EACH = 0.98
 # Averages over the 35: GA 0.8522 / 0.8553, F1 0.9440 / 0.9448. Floors 0.001 below.
 # Then its peer before an address in parentheses (`bridge-dead (127.0.0.1:51886)`): Mosquitto
 # GA 0.867 -> 0.878, 12 lines, no other system; averages GA 0.8525 / 0.8557 (floors kept).
+# Then branch clickhouse's header rule (a logger with its class in parentheses before the ':')
+# raised ClickHouse's whole lines to its message column (0.8525 -> 0.8805), no other system
+# changes: whole-line average GA over the 35 +0.0008; floors unchanged.
+# Then (branch splits7, developed on Chromium) a key whose ':' closes the message has an empty
+# value there (`extension id: ` / `extension id: (none)`): Chromium GA 0.823 -> 0.842 on both,
+# precision 1.000; 38 lines change group on each input, none of any other system. Averages
+# over the 35 (with mosq's rules, main 112723c): GA 0.8531 / 0.8562. Floors 0.001 below.
+# Then (branch learned; developed on DebianSyslog by branch debsys, fixed on Unbound by branch
+# learned, which unsealed Samba and Unbound) a word a scope has written right after a value key
+# in a line that folded is a value wherever that scope writes it: DebianSyslog GA 0.788 ->
+# 0.967, Samba 0.760 -> 0.813 (both scorers), Unbound 0.626 -> 0.705 (message; whole line 0.720
+# unchanged), precision unchanged on every system, the given eight and the sealed ones
+# identical. Averages over the 35 (main 0845411 + learned): GA 0.8531 -> 0.8620 / 0.8570 ->
+# 0.8636, precision 0.9792 / 0.9783, F1 0.9441 -> 0.9487 / 0.9450 -> 0.9478, reduction 0.9267 /
+# 0.9266. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.978, "GA": 0.851, "F1": 0.943, "reduction": 0.925},
-    "whole line": {"precision": 0.977, "GA": 0.854, "F1": 0.943, "reduction": 0.925},
+    "message": {"precision": 0.978, "GA": 0.861, "F1": 0.947, "reduction": 0.925},
+    "whole line": {"precision": 0.977, "GA": 0.862, "F1": 0.946, "reduction": 0.925},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements

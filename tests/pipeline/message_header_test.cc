@@ -512,6 +512,18 @@ TEST(MessageHeaderTest, RealPrograms) {
       {"2026.11.27 23:14:31.529030 [ 2 ] {} <Information> : Starting ClickHouse 18.16.1 "
        "with revision 54412",
        "Starting ClickHouse 18.16.1 with revision 54412", "Information", ""});
+  // A logger with its class in parentheses before the colon (an instance and its class).
+  Expect(
+      {"2026.11.28 02:41:51.286542 [ 22 ] {1a58186d-4d77-4142-89e8-c2ec137f6ce2} <Debug> "
+       "shop.events (SelectExecutor): Key condition: unknown",
+       "Key condition: unknown", "Debug", "shop.events"});
+  Expect({"2024-05-09 12:34:56,789 INFO orders.db (Compactor): merged 3 parts", "merged 3 parts",
+          "INFO", "orders.db"});
+  // Parentheses holding words apart (prose), or a word in lower case, are the message's.
+  Expect({"2024-05-09 12:34:56,789 INFO Retrying (attempt 2 of 5): timeout",
+          "Retrying (attempt 2 of 5): timeout", "INFO", ""});
+  Expect({"2024-05-09 12:34:56,789 INFO Retrying (later): timeout", "Retrying (later): timeout",
+          "INFO", ""});
   // Chromium: pid, tid, time, level and caller in one bracket.
   Expect(
       {"[10453:10487:1127/231320.614667:ERROR:dbus/bus.cc:405] Failed to connect to the "

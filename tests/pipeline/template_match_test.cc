@@ -919,6 +919,26 @@ TEST_F(TemplateMatchTest, BracketWithoutAKindAndFieldsKeepsItsTokens) {
   }
 }
 
+// A key whose ':' closes the message printed its value empty: the empty value a key's '=' that
+// nothing follows gives, which a value may take the place of.
+TEST_F(TemplateMatchTest, KeyClosingTheMessageHasAnEmptyValue) {
+  PreparedLine p;
+  const std::string bare = "  extension id: ";
+  PrepareLine(tokenizer_, matcher_, true, bare, p);
+  ASSERT_EQ(p.tokens.size(), 3u);
+  EXPECT_EQ(p.tokens[2].cls, TokenClass::kEmpty);
+  SetTemplate("  extension id:           (none)");
+  EXPECT_TRUE(Match("  extension id: ").accepted);
+  SetTemplate("  extension id: ");
+  EXPECT_TRUE(Match("  extension id: abcdefgh").accepted);
+  // A ':' inside the message, or after a value, adds nothing; another key is another field.
+  PrepareLine(tokenizer_, matcher_, true, "Traceback: most recent call last", p);
+  EXPECT_EQ(p.tokens.size(), 5u);
+  PrepareLine(tokenizer_, matcher_, true, "listening on port 8080:", p);
+  EXPECT_EQ(p.tokens.size(), 4u);
+  EXPECT_FALSE(Match("  effective extension id: ").accepted);
+}
+
 // A line of one setting alone, a name, ' = ' and a value, is a settings dump's row: the name
 // and the value are one value each, so every row of a dump is one event.
 TEST_F(TemplateMatchTest, SettingsDumpRowIsOneEvent) {
