@@ -271,6 +271,7 @@ bool IsDnsWord(std::string_view message, const Token& t) {
     const bool lower = c >= 'a' && c <= 'z';
     if (k > last ? !lower
                  : !(lower || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                     (c == '_' && (k == 0 || w[k - 1] == '.')) ||  // `_ldap._tcp.corp.test`
                      (c == '.' && k > 0 && w[k - 1] != '.'))) {
       return false;
     }

@@ -555,6 +555,14 @@ TEST_F(TemplateMatchTest, DnsNameMayChangeAnywhere) {
   EXPECT_FALSE(Match("upstream lookup example.net was forwarded to 10.0.0.1 at once").accepted);
   SetTemplate("loaded com.example.Reader from the class path at once");
   EXPECT_FALSE(Match("loaded com.example.Writer from the class path at once").accepted);
+  // A label may begin with '_' (a service's: SRV names); names with a '_' inside a label are
+  // no DNS names, and two such stay two words.
+  SetTemplate("upstream lookup _ldap._tcp.corp.test was forwarded to 10.0.0.1 at once");
+  EXPECT_TRUE(
+      Match("upstream lookup _kerberos._udp.corp.test was forwarded to 10.0.0.1 at once").accepted);
+  SetTemplate("upstream lookup my_pkg.sub_mod.run was forwarded to 10.0.0.1 at once");
+  EXPECT_FALSE(
+      Match("upstream lookup my_pkg.sub_mod.stop was forwarded to 10.0.0.1 at once").accepted);
 }
 
 // A name that is a value by its kind (a DNS name, a host, a name with a number) makes its
