@@ -101,6 +101,8 @@ namespace {
 
 }  // namespace
 
+std::uint64_t Fingerprinter::ClassHashOf(TokenClass cls) { return ClassHash(cls); }
+
 std::uint64_t Fingerprinter::TokenHash(std::string_view message, const Token& token) {
   return TokenHashOf(message, token);
 }

@@ -57,6 +57,8 @@ class Fingerprinter {
   // shape with digit runs folded to '#'; for kLiteral its key, the text up to its last ':')
   // for variables.
   static std::uint64_t TokenHash(std::string_view message, const Token& token);
+  // The hash standing for every token of a class hashed by its class alone (kHostPort, ...).
+  static std::uint64_t ClassHashOf(TokenClass cls);
   // TokenHash of every token into `out` (replaced, capacity reused), in one inlined loop.
   static void TokenHashes(std::string_view message, std::span<const Token> tokens,
                           std::vector<std::uint64_t>& out);

@@ -49,6 +49,33 @@ class SiblingTable {
   std::uint64_t evictions_ = 0;
 };
 
+// ValueWords: words a scope has written as a key's value (`user alice`, `ruser=bob`) in lines
+// that folded, so that the same word elsewhere in that scope's lines (`(to alice) bob on
+// pts/0`, `(carol) CMD (...)`) is a value too. Direct-mapped (a newer word takes an older one's
+// place), allocated on first use; a lookup is one load, so every word of a line can ask.
+class ValueWords {
+ public:
+  static constexpr std::size_t kEntries = 1024;
+
+  // Token hashes are XXH3 outputs and scopes are hashes: their XOR is a uniform key.
+  static std::uint64_t Key(std::uint64_t scope, std::uint64_t word_hash) {
+    const std::uint64_t key = scope ^ word_hash;
+    return key == 0 ? 1 : key;
+  }
+  bool Empty() const { return !entries_; }
+  bool Holds(std::uint64_t key) const { return entries_[Index(key)] == key; }  // !Empty()
+  void Note(std::uint64_t key) {
+    if (!entries_) entries_ = std::make_unique<std::uint64_t[]>(kEntries);
+    entries_[Index(key)] = key;
+  }
+  void Clear() { entries_.reset(); }
+  std::size_t MemoryUsage() const { return entries_ ? kEntries * sizeof(std::uint64_t) : 0; }
+
+ private:
+  static std::size_t Index(std::uint64_t key) { return (key >> 17) & (kEntries - 1); }
+  std::unique_ptr<std::uint64_t[]> entries_;
+};
+
 // A 64-bit key from a scope and a token count, with every position's token hash but one
 // wildcarded: summing Term over the positions once gives every position's key in O(n).
 // Inline: a line that opens a group computes one term per token.

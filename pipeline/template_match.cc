@@ -271,6 +271,7 @@ bool IsDnsWord(std::string_view message, const Token& t) {
     const bool lower = c >= 'a' && c <= 'z';
     if (k > last ? !lower
                  : !(lower || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                     (c == '_' && (k == 0 || w[k - 1] == '.')) ||  // `_ldap._tcp.corp.test`
                      (c == '.' && k > 0 && w[k - 1] != '.'))) {
       return false;
     }
@@ -297,6 +298,21 @@ bool IsNothingWord(std::string_view message, const Token& word) {
 // take the place of as of `-`.
 bool SaysNothing(std::string_view message, const Token& word, const Token& other) {
   return IsVariableClass(other.cls) && IsNothingWord(message, word);
+}
+
+// A host by its kind: a token the tokenizer took for a host (hashed by its class), or a name
+// the scope learned as a value (WindowMerger's MaskValues gives it the host class and keeps
+// its word's hash) that holds a digit, a '.' or a ':', or is glued to a bracketed address
+// (localhost[127.0.0.1]). A plain learned name is a value, not a host: a plain word never
+// takes its place.
+[[gnu::noinline]] bool IsLearnedHost(std::string_view message, const Token& t) {
+  const std::size_t end = t.offset + t.length;
+  return message.substr(t.offset, t.length).find_first_of("0123456789.:") !=
+             std::string_view::npos ||
+         (end < message.size() && message[end] == '[');
+}
+inline bool IsHostToken(std::string_view message, const Token& t, std::uint64_t hash) {
+  return t.cls == TokenClass::kHostPort && (hash == kHostClassHash || IsLearnedHost(message, t));
 }
 
 bool IsNumber(TokenClass cls) { return cls == TokenClass::kInteger || cls == TokenClass::kFloat; }
@@ -344,9 +360,10 @@ struct NamePlace {
   bool hosts = false;
   bool names = false;
 };
-NamePlace PlaceOf(std::string_view lm, const Token& lt, std::string_view gm, const Token& gt) {
-  const bool l_host = lt.cls == TokenClass::kHostPort || IsDnsWord(lm, lt);
-  if (l_host && (gt.cls == TokenClass::kHostPort || IsDnsWord(gm, gt))) return {true, true};
+NamePlace PlaceOf(std::string_view lm, const Token& lt, std::uint64_t lh, std::string_view gm,
+                  const Token& gt, std::uint64_t gh) {
+  const bool l_host = IsHostToken(lm, lt, lh) || IsDnsWord(lm, lt);
+  if (l_host && (IsHostToken(gm, gt, gh) || IsDnsWord(gm, gt))) return {true, true};
   // Names are words, hosts and names with numbers (the classes are compared first: most
   // changed tokens are numbers or ids).
   const auto named = [](TokenClass c) {
@@ -356,7 +373,7 @@ NamePlace PlaceOf(std::string_view lm, const Token& lt, std::string_view gm, con
       (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)) {
     return {};
   }
-  const bool g_host = gt.cls == TokenClass::kHostPort || IsDnsWord(gm, gt);
+  const bool g_host = IsHostToken(gm, gt, gh) || IsDnsWord(gm, gt);
   const auto numbered = [](std::string_view m, const Token& t) {
     return t.cls == TokenClass::kDigitWord && IsNameText(m.substr(t.offset, t.length));
   };
@@ -1433,7 +1450,7 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     }
     if (line.hashes[i] == g.hash(i)) {
       ++kept;
-      if (lt.cls == TokenClass::kWord) {
+      if (lt.cls == TokenClass::kWord || (line.learned && IsLearnedName(lt.cls, line.hashes[i]))) {
         ++anchors;
       } else if (lt.cls == TokenClass::kEmpty) {
         // A '-' on both sides is the same empty column: it agrees as a word does (a syslog
@@ -1451,6 +1468,11 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     }
     marks_.push_back({pos, static_cast<std::uint8_t>(kVaried | kWild)});
     if (SameVariable(message, lt, gmsg, gt)) continue;
+    // A template's plain word that the scope has since learned as a value is one, and a host
+    // or a learned name takes its place (`(to bob) alice on` / `(to bob) root on`).
+    if (line.learned && IsLearnedName(lt.cls, line.hashes[i]) && gt.cls == TokenClass::kWord &&
+        line.IsValueWord(g.hash(i)))
+      continue;
     if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)
       return Reject(MatchReason::kDigitWordLetters, i);
     // A word saying a value is missing where the other line has one is that value printed
@@ -1472,12 +1494,12 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // After from/to/host..., a plain word may take the place of a host name the other side
     // has there (from node-246 / from combo): that slot holds hosts. Two plain words there
     // are still an action or a state (to spawn / to destroy).
-    const NamePlace place = PlaceOf(message, lt, gmsg, gt);
+    const NamePlace place = PlaceOf(message, lt, line.hashes[i], gmsg, gt, g.hash(i));
     const bool host_slot =
-        (((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) ||
+        ((IsHostToken(message, lt, line.hashes[i]) != IsHostToken(gmsg, gt, g.hash(i)) ||
           (lt.cls == TokenClass::kWord && gt.cls == TokenClass::kWord)) &&
          i > 0 && IsHostKey(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length)) &&
-         ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) ||
+         (IsHostToken(message, lt, line.hashes[i]) != IsHostToken(gmsg, gt, g.hash(i)) ||
           (IsPeerName(message, lt) && IsPeerName(gmsg, gt)))) ||
         place.hosts;
     const bool name_slot = place.names;
@@ -1535,6 +1557,15 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   return {true, MatchReason::kFits, MatchResult::kNoPosition};
 }
 
+bool TemplateMatcher::KeysValue(const MatchLine& line, std::size_t i) const {
+  if (i == 0 || line.tokens[i].cls != TokenClass::kWord) return false;
+  const Token& key = line.tokens[i - 1];
+  const std::size_t end = key.offset + key.length;
+  return key.cls == TokenClass::kWord && line.tokens[i].offset == end + 1 &&
+         line.message[end] == ' ' &&
+         value_keys_.Contains(line.message.substr(key.offset, key.length));
+}
+
 // Is line token i (a changed word) the value of a value key that both sides have right before
 // it, written the same way (`user bob` / `user alice`; not `address: 0x1` / `address space`)?
 bool TemplateMatcher::KeyedByAgreeingWord(const MatchLine& line, const MatchTemplate& tmpl,
@@ -1577,7 +1608,11 @@ bool TemplateMatcher::NameFieldValue(const MatchLine& line, const MatchTemplate&
          name_fields_->HoldsNames(line.hashes[i - 1]);
 }
 
-bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) const {
+// RuledOut, its loops written once for lines without a learned name (nearly all: no test in
+// them) and once for lines with one.
+namespace {
+template <bool kLearned>
+bool RuledOutOf(const MatchLine& line, const GroupTokens& g) {
   const std::size_t n = line.tokens.size(), m = g.size();
   const std::span<const Token> tokens = line.tokens;
   const std::span<const std::uint64_t> hashes = line.hashes;
@@ -1590,8 +1625,12 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
     for (std::size_t i = 0; i < n; ++i) {
       if (g.flags(i) & kWild) continue;
       if (hashes[i] == g.hash(i)) {
-        agreeing += tokens[i].cls == TokenClass::kWord;
-      } else if (!IsVariableClass(tokens[i].cls) || !IsVariableClass(g.cls(i))) {
+        // A learned name agrees as a word does (Match).
+        agreeing += tokens[i].cls == TokenClass::kWord ||
+                    (kLearned && IsLearnedName(tokens[i].cls, hashes[i]));
+      } else if ((!IsVariableClass(tokens[i].cls) || !IsVariableClass(g.cls(i))) &&
+                 !(kLearned && IsLearnedName(tokens[i].cls, hashes[i]) &&
+                   line.IsValueWord(g.hash(i)))) {
         if (++changed > 2) return true;
       }
     }
@@ -1603,7 +1642,12 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
   // position has.
   int words = 0;
   for (std::size_t j = 0; j < n; ++j) {
-    if (tokens[j].cls != TokenClass::kWord || !g.MayContain(hashes[j])) continue;
+    // A learned name aligns as a word (MatchAligned).
+    if ((tokens[j].cls != TokenClass::kWord &&
+         !(kLearned && IsLearnedName(tokens[j].cls, hashes[j]))) ||
+        !g.MayContain(hashes[j])) {
+      continue;
+    }
     for (std::size_t i = 0; i < m; ++i) {
       if (!(g.flags(i) & kWild) && g.hash(i) == hashes[j]) {
         if (++words == 2) return false;
@@ -1612,6 +1656,11 @@ bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) cons
     }
   }
   return true;
+}
+}  // namespace
+
+bool TemplateMatcher::RuledOut(const MatchLine& line, const GroupTokens& g) const {
+  return line.learned ? RuledOutOf<true>(line, g) : RuledOutOf<false>(line, g);
 }
 
 bool TemplateMatcher::HoldsDnsWord(const MatchLine& line) {
@@ -1659,7 +1708,8 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
   lcs.assign((m + 1) * w, 0);
   auto match = [&](std::size_t i, std::size_t j) -> int {
     if ((g.flags(i) & kWild) || g.hash(i) != hashes[j]) return 0;
-    return tokens[j].cls == TokenClass::kWord ? 2 : 1;
+    // A learned name agrees as the word it was.
+    return tokens[j].cls == TokenClass::kWord || IsLearnedName(tokens[j].cls, hashes[j]) ? 2 : 1;
   };
   for (std::size_t i = m; i-- > 0;) {
     for (std::size_t j = n; j-- > 0;) {
@@ -1792,12 +1842,12 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
             gt.cls == TokenClass::kEmpty || lt.cls == TokenClass::kEmpty) {
           continue;
         }
-        const NamePlace place = PlaceOf(message, lt, gmsg, gt);
+        const NamePlace place = PlaceOf(message, lt, hashes[lj], gmsg, gt, g.hash(gi));
         const bool host_slot =
-            (((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) ||
+            ((IsHostToken(message, lt, hashes[lj]) != IsHostToken(gmsg, gt, g.hash(gi)) ||
               (lt.cls == TokenClass::kWord && gt.cls == TokenClass::kWord)) &&
              lj > 0 && IsHostKey(message.substr(tokens[lj - 1].offset, tokens[lj - 1].length)) &&
-             ((lt.cls == TokenClass::kHostPort) != (gt.cls == TokenClass::kHostPort) ||
+             (IsHostToken(message, lt, hashes[lj]) != IsHostToken(gmsg, gt, g.hash(gi)) ||
               (IsPeerName(message, lt) && IsPeerName(gmsg, gt)))) ||
             place.hosts;
         const bool unit =

@@ -11,9 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include "pipeline/fingerprinter.h"
 #include "pipeline/group_tokens.h"
 #include "pipeline/message_header.h"
 #include "pipeline/shape_map.h"
+#include "pipeline/sibling_table.h"
 #include "pipeline/tokenizer.h"
 
 namespace logfold {
@@ -37,6 +39,15 @@ struct MatchLine {
   std::span<const std::uint64_t> hashes;  // Fingerprinter::TokenHash of each token
   std::size_t body = 0;
   std::uint32_t dashes = 0;  // its empty values written '-' (kEmpty of one byte)
+  // Words its scope has written as a key's value (the merger's, or none), keyed with `scope`:
+  // a template's plain word among them is a value, which a learned name may take the place of.
+  const ValueWords* values = nullptr;
+  std::uint64_t scope = 0;
+  bool learned = false;  // holds a learned name (asked before any of its tokens is)
+  bool IsValueWord(std::uint64_t word_hash) const {
+    return values != nullptr && !values->Empty() &&
+           values->Holds(ValueWords::Key(scope, word_hash));
+  }
 };
 
 // A group's template: its first line's message and that line's tokens with the flags the
@@ -48,6 +59,14 @@ struct MatchTemplate {
 
 class TemplateMatcher;
 
+// The hash of every host token (the tokenizer's kHostPort tokens are hashed by their class).
+inline const std::uint64_t kHostClassHash = Fingerprinter::ClassHashOf(TokenClass::kHostPort);
+// A name the merger learned as a value (WindowMerger's MaskValues gives it the host class and
+// keeps its word's hash): it agrees, and is evidence of a position's values, as the plain word
+// it was, and every host has the class's hash instead.
+inline bool IsLearnedName(TokenClass cls, std::uint64_t hash) {
+  return cls == TokenClass::kHostPort && hash != kHostClassHash;
+}
 // Fields learned from the stream to hold names (the merger's, window_merger_siblings.cc): a
 // field (a word before `=`) whose values have been many different words in its scope.
 class NameFields {
@@ -86,9 +105,12 @@ struct PreparedLine {
   std::vector<Token> tokens;
   std::vector<std::uint64_t> hashes;
   MessageHeader header;
-  std::uint32_t dashes = 0;  // tokens that are a '-' standing for an empty value
+  std::uint32_t dashes = 0;            // tokens that are a '-' standing for an empty value
+  const ValueWords* values = nullptr;  // see MatchLine
+  std::uint64_t scope = 0;
+  bool learned = false;
   MatchLine View(std::string_view message) const {
-    return {message, tokens, hashes, header.body, dashes};
+    return {message, tokens, hashes, header.body, dashes, values, scope, learned};
   }
 };
 void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, bool infer_header,
@@ -154,6 +176,7 @@ class RuledOutDigest {
   void SetLine(const MatchLine& line) {
     const std::size_t n = line.tokens.size();
     line_ = static_cast<std::uint64_t>(n & 0xff) << 56;
+    judged_ = kBit6;
     words_past_ = line.dashes;  // a dash may agree as a word does (Match counts one)
     for (std::size_t i = 0; i < n; ++i) {
       if (i < kPositions) {
@@ -162,15 +185,23 @@ class RuledOutDigest {
         words_past_ += line.tokens[i].cls == TokenClass::kWord;
       }
     }
+    if (line.learned) {
+      // A learned name may take a learned value's place (Match asks the scope), and one
+      // that agrees counts as a word: its position is not judged, and counts as agreeing.
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!IsLearnedName(line.tokens[i].cls, line.hashes[i])) continue;
+        if (i < kPositions) judged_ &= ~(kWordBit << (8 * i));
+        ++words_past_;
+      }
+    }
   }
 
   // True only if RuledOut(line, template) is: for a template of the line's token count.
   // Per byte at once (a scan asks 16 times a line): bit 6 of each byte flags a position.
   bool RulesOut(std::uint64_t digest) const {
     if ((digest ^ line_) >> 56) return false;  // other counts: RuledOut aligns
-    constexpr std::uint64_t kBit6 = 0x0040404040404040ULL, kLow6 = 0x003f3f3f3f3f3f3fULL;
     // Wild or past the end: RuledOut skips the position too.
-    const std::uint64_t known = (digest >> 1) & kBit6;
+    const std::uint64_t known = (digest >> 1) & judged_;
     // (hash bits differing) + 63 carries into bit 6 exactly when some bit differs.
     const std::uint64_t differs = (((digest ^ line_) & kLow6) + kLow6) & kBit6;
     const std::uint64_t changed = known & differs & (digest | line_);
@@ -181,6 +212,7 @@ class RuledOutDigest {
 
  private:
   static constexpr std::uint64_t kKnown = 0x80, kWordBit = 0x40, kHashBits = 0x3f;
+  static constexpr std::uint64_t kBit6 = 0x0040404040404040ULL, kLow6 = 0x003f3f3f3f3f3f3fULL;
   static std::uint64_t Byte(std::uint64_t hash, TokenClass cls) {
     return kKnown | (cls == TokenClass::kWord ? kWordBit : 0) | (hash & kHashBits);
   }
@@ -190,7 +222,9 @@ class RuledOutDigest {
   }
 
   std::uint64_t line_ = 0;
-  int words_past_ = 0;  // the line's words past kPositions and its dashes: each may agree
+  std::uint64_t judged_ = kBit6;  // bit 6 of the positions judged: all but learned names'
+  int words_past_ =
+      0;  // the line's words past kPositions, its dashes and learned names: each may agree
 };
 
 // What an accepted line adds to the template at one template position.
@@ -259,6 +293,11 @@ class TemplateMatcher {
   // name: HoldsDnsWord), which the caller leaves to Match. One check then rules out a crowd
   // of lines that differ from this one in that word (exact, like RuledOut).
   bool RejectsAnyChangeAt(const MatchLine& line, std::size_t i) const;
+
+  // Is line token i a plain word written as a value key's value, one blank after it
+  // (`user alice`, `by root`)?
+  bool KeysValue(const MatchLine& line, std::size_t i) const;
+  bool IsValueKey(std::string_view word) const { return value_keys_.Contains(word); }
 
   // Without confirmation (plain SimHash), marks the overlapping positions whose text differs,
   // so the template still shows what varied.

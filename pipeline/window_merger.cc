@@ -80,6 +80,9 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
     while (!body.empty() && (body.front() == ' ' || body.front() == '\t')) body.remove_prefix(1);
     scope = merger_detail::Mix(scope, XXH3_64bits(body.data(), body.size()));
   }
+  line.values = &value_words;
+  line.scope = scope;
+  line.learned = false;
   const std::uint64_t shape = ShapeKey(scope);
   name_fields.NewLine(scope);
   unexplained = kNil;
@@ -112,6 +115,10 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   }
   const std::uint64_t fp = fingerprinter.FingerprintFromHashes(line.tokens, line.hashes, {});
   decision.fingerprint = fp;
+  // Learned names are values from here on, but not in the fingerprint: a name the scope has
+  // not learned yet weighs as the word it is, and so does a learned one, so the candidates
+  // a line finds by its SimHash do not depend on what the scope has learned.
+  if (!value_words.Empty()) MaskValues(scope, r.message);
   const bool by_words = opt.confirm && WordsKeyed(line.tokens.size()) != 0;
   const std::uint64_t words_key = by_words ? LineWordsKey(scope) : 0;
   if (by_words) exact.Prefetch(words_key);  // read after the SimHash candidates
@@ -321,6 +328,9 @@ void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
   // A shape already in the table (this group's, or one whose group did not confirm) keeps
   // its entry; Add looked it up, and nothing changed the table since.
   if (!shape_in_table) {
+    if (opt.variable_after_values > 0 && g.tokens.size() == line.tokens.size()) {
+      LearnValues(slot, r.message);
+    }
     GroupExtras& x = Extras(g);
     if (1 + x.aliases.size() < kMaxAliases) {
       exact.Set(shape, slot);
@@ -489,6 +499,9 @@ void WindowMerger::Impl::FlushAll(EventSink& sink) {
     Close(lru.head, SummaryReason::kShutdown, sink, /*reuse=*/false, /*index_cleared=*/true);
   }
   index.Clear();
+  // The names learned as values go with the groups they were learned in: lines after a flush
+  // fold as a new merger's would (a restart from that checkpoint has learned nothing).
+  value_words.Clear();
 }
 
 WindowMerger::WindowMerger(MergerOptions options)
@@ -527,6 +540,7 @@ void WindowMerger::Reconfigure(MergerOptions options, EventSink& sink) {
   // and the same threshold.
   if (keys_change || options.variable_after_values != m.opt.variable_after_values) {
     m.siblings.Clear();
+    m.value_words.Clear();
   }
   const bool reindex = options.max_distance != m.opt.max_distance;
   options.id_seed = m.opt.id_seed;  // ids stay unique across a reload

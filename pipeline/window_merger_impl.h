@@ -205,6 +205,8 @@ struct WindowMerger::Impl {
   // Stream-learned variables (window_merger_siblings.cc): evidence per sibling key, and
   // scratch for a sibling's shape key.
   SiblingTable siblings;
+  // Words the scope has written as a key's value in lines that folded (MaskValues).
+  ValueWords value_words;
   std::vector<std::uint64_t> shape_scratch;
   // Which fields hold names, read from the open groups where Match asks
   // (window_merger_siblings.cc).
@@ -361,12 +363,18 @@ struct WindowMerger::Impl {
   static std::uint64_t WordsBase(std::uint64_t scope, std::size_t n) {
     return SiblingKeys::Fmix(scope ^ SiblingKeys::Fmix(n + kWordsSeed));
   }
+  // A name learned as a value (MaskValues) keeps its word's hash and place in the key: groups
+  // that opened before it was learned still have it as a word.
   std::uint64_t LineWordsKey(std::uint64_t scope) const {
     const std::size_t n = line.tokens.size();
     std::uint64_t sum = WordsBase(scope, n);
     for (std::size_t i = 0; i < n; ++i) {
+      const Token& t = line.tokens[i];
       sum += SiblingKeys::Term(
-          line.tokens[i].cls == TokenClass::kWord ? line.hashes[i] : kPlaceholder, i);
+          t.cls == TokenClass::kWord || (line.learned && IsLearnedName(t.cls, line.hashes[i]))
+              ? line.hashes[i]
+              : kPlaceholder,
+          i);
     }
     return SiblingKeys::Fmix(sum);
   }
@@ -374,8 +382,8 @@ struct WindowMerger::Impl {
     const GroupTokens& t = g.tokens;
     std::uint64_t sum = WordsBase(g.scope, t.size());
     for (std::size_t i = 0; i < t.size(); ++i) {
-      sum += SiblingKeys::Term(
-          t.cls(i) == TokenClass::kWord && !(t.flags(i) & kWild) ? t.hash(i) : kPlaceholder, i);
+      const bool word = t.cls(i) == TokenClass::kWord || IsLearnedName(t.cls(i), t.hash(i));
+      sum += SiblingKeys::Term(word && !(t.flags(i) & kWild) ? t.hash(i) : kPlaceholder, i);
     }
     return SiblingKeys::Fmix(sum);
   }
@@ -519,6 +527,8 @@ struct WindowMerger::Impl {
   std::uint32_t FindSibling(std::uint64_t scope, std::size_t position, std::uint64_t value);
   bool RecurElsewhere(const SiblingTable::Entry& e, std::uint64_t scope, std::size_t i);
   bool ConfirmCandidate(std::uint32_t slot, std::string_view message);
+  void MaskValues(std::uint64_t scope, std::string_view message);
+  void LearnValues(std::uint32_t slot, std::string_view message);
   void Retire(std::uint32_t slot);
 
   // --- templates, events and slot statistics (window_merger_events.cc) ----------------------

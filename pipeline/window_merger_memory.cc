@@ -10,7 +10,8 @@ std::size_t WindowMerger::Impl::MemoryUsage() const {
                       bucket_links.capacity() * sizeof(BucketLink) + index.MemoryUsage() +
                       exact.MemoryUsage() + buckets.MemoryUsage() + template_text.capacity() +
                       free_slots.capacity() * sizeof(std::uint32_t) + siblings.MemoryUsage() +
-                      shape_scratch.capacity() * sizeof(std::uint64_t) + headers.MemoryUsage();
+                      value_words.MemoryUsage() + shape_scratch.capacity() * sizeof(std::uint64_t) +
+                      headers.MemoryUsage();
   for (const Group& g : groups) bytes += GroupBlocks(g);
   return bytes;
 }

@@ -20,6 +20,18 @@ void AppendDecimal(std::uint32_t v, std::string& out) {
   while (n > 0) out += buf[--n];
 }
 
+// A name in lower case (alice, www-data, _apt, svc.local): a letter or '_' first, then lower-case
+// letters, digits, '-', '_' and '.'.
+bool IsValueName(std::string_view w) {
+  if (w.size() < 2 || !((w[0] >= 'a' && w[0] <= 'z') || w[0] == '_')) return false;
+  for (char c : w) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.')) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Is a field's quoted value a name (`rule manager`, `discovery manager scrape`): at most
 // three words of letters, digits, '-', '_', '.' and '/'? A text (an error's: `dial tcp
 // 127.0.0.1:9: connect: connection refused`) is not one.
@@ -56,7 +68,8 @@ bool WindowMerger::Impl::ConfirmCandidate(std::uint32_t slot, std::string_view m
     rigid_at = p;
   }
   if (opt.variable_after_values == 0 || sibling_hint_count == kMaxSiblingHints ||
-      line.tokens[p].cls != TokenClass::kWord) {
+      (line.tokens[p].cls != TokenClass::kWord &&
+       !(line.learned && IsLearnedName(line.tokens[p].cls, line.hashes[p])))) {
     return false;
   }
   for (std::size_t i = 0; i < n; ++i) {
@@ -196,7 +209,8 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
   std::uint32_t at[kMaxSiblingPositions + kMaxSiblingHints];
   std::size_t words = 0, count = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (line.tokens[i].cls == TokenClass::kWord) {
+    if (line.tokens[i].cls == TokenClass::kWord ||
+        (line.learned && IsLearnedName(line.tokens[i].cls, line.hashes[i]))) {
       ++words;
       if (count < kMaxSiblingPositions) at[count++] = static_cast<std::uint32_t>(i);
     }
@@ -304,6 +318,53 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
   decision.distance = HammingDistance(fp, g.fingerprint);
   Join(anchor, r, fp, shape, shape_in_table, now, sink);
   return true;
+}
+
+// A word the scope has written as a key's value is a value wherever its lines write it: such
+// words take the class of a name by its kind (a host's), so `(to alice) root on none` and
+// `(to bob) alice on none` differ in values only. Not a word that names a field there
+// (`alice=1`).
+void WindowMerger::Impl::MaskValues(std::uint64_t scope, std::string_view message) {
+  for (std::size_t i = 0; i < line.tokens.size(); ++i) {
+    Token& t = line.tokens[i];
+    if (t.cls != TokenClass::kWord || !value_words.Holds(ValueWords::Key(scope, line.hashes[i]))) {
+      continue;
+    }
+    const std::size_t end = t.offset + t.length;
+    if (end < message.size() && message[end] == '=') continue;
+    // Its hash stays its text's: lines that came before it was learned keep their shape and
+    // groups, and a group whose first line has it as a plain word agrees with it.
+    t.cls = TokenClass::kHostPort;
+    line.learned = true;
+  }
+}
+
+// After a line of a new shape joined group `slot` (of its token count): the plain words at
+// positions that vary, written as a key's value on the line (`user carol`, `ruser=dave`) with
+// the key kept, are values of the scope, and so is the group's first word there. Names in
+// lower case only: a protected word, a name in capitals (an enumeration's constant) or a value
+// key (`invalid user user`) never is one.
+void WindowMerger::Impl::LearnValues(std::uint32_t slot, std::string_view message) {
+  const Group& g = groups[slot];
+  const GroupTokens& t = g.tokens;
+  const MatchLine view = line.View(message);
+  const auto learnable = [this](std::string_view w) {
+    return IsValueName(w) && !matcher.IsProtectedWord(w) && !TemplateMatcher::IsConstantName(w) &&
+           !matcher.IsValueKey(w);
+  };
+  for (std::size_t i = 1; i < t.size(); ++i) {
+    if (!(t.flags(i) & kWild) || (t.flags(i - 1) & kWild) || t.hash(i - 1) != line.hashes[i - 1] ||
+        !matcher.KeysValue(view, i)) {
+      continue;
+    }
+    const Token& lt = line.tokens[i];
+    if (!learnable(message.substr(lt.offset, lt.length))) continue;
+    value_words.Note(ValueWords::Key(g.scope, line.hashes[i]));
+    const Token gt = t.token(i);
+    if (gt.cls == TokenClass::kWord && learnable(g.first.message().substr(gt.offset, gt.length))) {
+      value_words.Note(ValueWords::Key(g.scope, t.hash(i)));
+    }
+  }
 }
 
 }  // namespace logfold

@@ -318,9 +318,21 @@ FLOOR_PRECISION_EACH = 0.98
 # value there (`extension id: ` / `extension id: (none)`): Chromium GA 0.823 -> 0.842 on both,
 # precision 1.000; 38 lines change group on each input, none of any other system. Averages
 # over the 35 (with mosq's rules, main 112723c): GA 0.8531 / 0.8562. Floors 0.001 below.
+# Then (branch learned; developed on DebianSyslog by branch debsys, fixed on Unbound by branch
+# learned, which unsealed Samba and Unbound) a word a scope has written right after a value key
+# in a line that folded is a value wherever that scope writes it: DebianSyslog GA 0.788 ->
+# 0.967, Samba 0.760 -> 0.813 (both scorers), Unbound 0.626 -> 0.705 (message; whole line 0.720
+# unchanged), precision unchanged on every system, the given eight and the sealed ones
+# identical. Averages over the 35 (main 0845411 + learned): GA 0.8531 -> 0.8620 / 0.8570 ->
+# 0.8636, precision 0.9792 / 0.9783, F1 0.9441 -> 0.9487 / 0.9450 -> 0.9478, reduction 0.9267 /
+# 0.9266. Floors 0.001 below.
+# Then (branch learned, from Unbound's splits) a DNS label may begin with `_`, a service's
+# (`_ldap._tcp.corp.test`): Unbound GA 0.705 -> 0.761 / 0.720 -> 0.770, and Bind9, not developed
+# on, 0.836 -> 0.885 with both scorers; precision unchanged, no other system changes. Averages
+# over the 35: GA 0.8650 / 0.8665, F1 0.9489 / 0.9479. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.978, "GA": 0.852, "F1": 0.943, "reduction": 0.925},
-    "whole line": {"precision": 0.977, "GA": 0.855, "F1": 0.943, "reduction": 0.925},
+    "message": {"precision": 0.978, "GA": 0.864, "F1": 0.947, "reduction": 0.925},
+    "whole line": {"precision": 0.977, "GA": 0.865, "F1": 0.946, "reduction": 0.925},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements

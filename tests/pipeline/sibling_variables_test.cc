@@ -372,6 +372,44 @@ TEST(SiblingVariablesTest, ScopesDoNotShareEvidence) {
   EXPECT_EQ(groups.size(), 8u);
 }
 
+// A word the scope has written as a value key's value (`for user alice`) in lines that folded
+// is a value wherever that scope writes it: in parentheses with nothing to key it, or as a
+// message's subject. A word never written so, a name in capitals, a plain word in a learned
+// name's place and another scope's lines keep theirs.
+TEST(SiblingVariablesTest, WordsWrittenAsAKeysValueAreValuesElsewhere) {
+  Stream s(6);
+  const std::uint64_t cmd = s.Add("(alice) CMD (/usr/bin/backup --full)");
+  EXPECT_NE(s.Add("(dave) CMD (/usr/bin/backup --full)"), cmd) << "nothing says dave is a value";
+  const std::uint64_t su = s.Add("(to alice) root on pts/0");
+  const std::uint64_t opened = s.Add("session opened for user alice");
+  for (const char* user : {"bob", "carol", "root"}) {
+    EXPECT_EQ(s.Add(std::string("session opened for user ") + user), opened) << user;
+  }
+  // The nearest that must not fold: a word the scope never wrote as a value, and a name in
+  // capitals (an enumeration's constant, even after a key).
+  EXPECT_NE(s.Add("(erin) CMD (/usr/bin/backup --full)"), cmd);
+  EXPECT_EQ(s.Add("session opened for user ADMIN"), opened);
+  EXPECT_NE(s.Add("(ADMIN) CMD (/usr/bin/backup --full)"), cmd);
+  // The learned ones are values of the scope: lines of any message fold on them, also into
+  // a group that opened with one of them as a plain word.
+  EXPECT_EQ(s.Add("(carol) CMD (/usr/bin/backup --full)"), cmd);
+  EXPECT_EQ(s.Add("(bob) CMD (/usr/bin/backup --full)"), cmd);
+  EXPECT_EQ(s.Add("(to bob) root on pts/1"), su);
+  EXPECT_EQ(s.Add("(to alice) carol on pts/2"), su);
+  // Another scope's lines keep their words.
+  const std::uint64_t other = s.Add("(alice) CMD (/usr/bin/backup --full)", "h2");
+  EXPECT_NE(other, cmd);
+  EXPECT_NE(s.Add("(bob) CMD (/usr/bin/backup --full)", "h2"), other);
+  // A learned name is no host: a plain word does not take its place as it may take a host's
+  // (`loaded from bob file` / `loaded from base file`: two events).
+  const std::uint64_t loaded = s.Add("loaded from bob file dump.rdb");
+  EXPECT_NE(s.Add("loaded from base file dump.rdb"), loaded);
+  // A flush forgets them with the groups: its lines fold as a new merger's would.
+  s.merger->FlushAll(s.sink);
+  const std::uint64_t again = s.Add("(alice) CMD (/usr/bin/backup --full)");
+  EXPECT_NE(s.Add("(carol) CMD (/usr/bin/backup --full)"), again);
+}
+
 TEST(SiblingVariablesTest, CountsStayExactAcrossTheFlip) {
   // Fold mode: every line is in exactly one first or summary, siblings retired at the flip
   // included, through window closes and a final flush.

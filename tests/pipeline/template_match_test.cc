@@ -555,6 +555,14 @@ TEST_F(TemplateMatchTest, DnsNameMayChangeAnywhere) {
   EXPECT_FALSE(Match("upstream lookup example.net was forwarded to 10.0.0.1 at once").accepted);
   SetTemplate("loaded com.example.Reader from the class path at once");
   EXPECT_FALSE(Match("loaded com.example.Writer from the class path at once").accepted);
+  // A label may begin with '_' (a service's: SRV names); names with a '_' inside a label are
+  // no DNS names, and two such stay two words.
+  SetTemplate("upstream lookup _ldap._tcp.corp.test was forwarded to 10.0.0.1 at once");
+  EXPECT_TRUE(
+      Match("upstream lookup _kerberos._udp.corp.test was forwarded to 10.0.0.1 at once").accepted);
+  SetTemplate("upstream lookup my_pkg.sub_mod.run was forwarded to 10.0.0.1 at once");
+  EXPECT_FALSE(
+      Match("upstream lookup my_pkg.sub_mod.stop was forwarded to 10.0.0.1 at once").accepted);
 }
 
 // A name that is a value by its kind (a DNS name, a host, a name with a number) makes its
@@ -1084,6 +1092,38 @@ TEST_F(TemplateMatchTest, AWordSayingNothingIsAnEmptyValue) {
   EXPECT_FALSE(Match("(to alice) root on some").accepted);
   template_.AddFlags(4, kVaried | kWild);
   EXPECT_FALSE(Match("(to alice) root on off").accepted);
+}
+
+// A name the merger learned as a value (WindowMerger's MaskValues: the host class, the word's
+// own hash) takes the place of a template's plain word that its scope has learned too, and
+// of another learned name; it is no host, so a plain word does not take its place.
+TEST_F(TemplateMatchTest, ALearnedNameIsAValueButNoHost) {
+  const auto learned = [](PreparedLine& p, std::size_t i) {
+    p.tokens[i].cls = TokenClass::kHostPort;  // its hash stays the word's
+    p.learned = true;
+  };
+  ValueWords values;
+  SetTemplate("(to root) alice on none");
+  PreparedLine root;
+  const std::string root_line = "root";
+  PrepareLine(tokenizer_, matcher_, true, root_line, root);
+  message_ = "(to bob) alice on none";
+  PrepareLine(tokenizer_, matcher_, true, message_, line_);
+  learned(line_, 1);
+  line_.values = &values;
+  EXPECT_FALSE(matcher_.Match(line_.View(message_), {template_message_, template_}).accepted)
+      << "root is not learned yet";
+  values.Note(ValueWords::Key(0, root.hashes[0]));
+  EXPECT_TRUE(matcher_.Match(line_.View(message_), {template_message_, template_}).accepted);
+  EXPECT_FALSE(matcher_.RuledOut(line_.View(message_), template_));
+  // A learned name where the template has a plain word: another event, as against a plain
+  // word; a host there (a name with a digit after `from`) may take a name's place.
+  template_message_ = "loaded from bob file dump.rdb";
+  PrepareLine(tokenizer_, matcher_, true, template_message_, template_line_);
+  learned(template_line_, 2);
+  template_.Assign(template_line_.tokens, template_line_.hashes);
+  EXPECT_FALSE(Match("loaded from base file dump.rdb").accepted);
+  EXPECT_TRUE(Match("loaded from node7 file dump.rdb").accepted);
 }
 
 // A media type is a value wherever it stands; two other words joined by '/' are not.
