@@ -330,9 +330,14 @@ FLOOR_PRECISION_EACH = 0.98
 # (`_ldap._tcp.corp.test`): Unbound GA 0.705 -> 0.761 / 0.720 -> 0.770, and Bind9, not developed
 # on, 0.836 -> 0.885 with both scorers; precision unchanged, no other system changes. Averages
 # over the 35: GA 0.8650 / 0.8665, F1 0.9489 / 0.9479. Floors 0.001 below.
+# Then the lead narrowed branch mosq's peer names to names holding a digit, '.' or '_' (words
+# joined by '-' alone after `to` are as often a state: `to read-only` / `to read-write` folded):
+# Mosquitto GA 0.878 -> 0.796 on both scorers, precision 1.000; a split traded for an over-merge
+# on logs nobody has read. Averages over the 35: GA 0.8626 / 0.8641. GA floors lowered to
+# 0.001 below, F1 to what main reaches (0.946 / 0.946).
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.978, "GA": 0.864, "F1": 0.947, "reduction": 0.925},
-    "whole line": {"precision": 0.977, "GA": 0.865, "F1": 0.946, "reduction": 0.925},
+    "message": {"precision": 0.978, "GA": 0.861, "F1": 0.946, "reduction": 0.925},
+    "whole line": {"precision": 0.977, "GA": 0.863, "F1": 0.946, "reduction": 0.925},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
