@@ -2454,6 +2454,40 @@ PULSEAUDIO = System(
     rules=[(r"(?s).*", pa_shape)])
 
 
+
+def xorg_shape(m):
+    """The X server prints a few hundred different messages over a few starts, so one rule,
+    as for Kafka: the event is the message's shape. A mode's line (`Modeline "..."x60.0 ...`
+    with its flags and type letters) is one event, and so is a mode's summary whatever its
+    preference mark and `(D)`/`(I)` suffix; the module, driver or extension a message names is
+    a variable; otherwise quoted text (`"..."` and `` `...' ``), paths, anything holding a
+    digit (so output names: `DUMMY3`) and the config's monitor name become `<*>`, other words
+    stay, so a mode's rejection reason, a signal's kind and an on/off state are their own
+    events."""
+    c = m.group(0)
+    c = re.sub(r"^(\w+\(\d+\): )?Modeline .*", r"\1Modeline <*>", c)
+    c = re.sub(r"^(\w+\(\d+\): )[ *](\w+ mode \"[^\"]*\": .* Hz)(?: \([DI]\))?$", r"\1<*>\2<*>", c)
+    c = re.sub(r"^(Module|Warning, couldn't open module|Falling back to old probe method for|"
+               r"Matched|Initializing extension) [\w -]+?(: vendor=| as |$)",
+               lambda k: "%s %s%s" % (k.group(1), V, k.group(2)), c)
+    c = re.sub(r"^\w+: Driver for .*", "<*>: Driver for <*>", c)
+    c = re.sub(r"^(Log file: \"[^\"]*\", Time: ).*", r"\1<*>", c)
+    c = re.sub(r"\"[^\"]*\"|`[^']*'", V, c)
+    c = re.sub(r"(?<!\S)\.{0,2}/\S*", V, c)
+    c = re.sub(r"(?<![\w.:#+-])[\w.:#+-]*\d[\w.:#+-]*", V, c)
+    c = re.sub(r"\bmon\b", V, c)
+    return c
+
+
+XORG = System(
+    # The time, and the message's type marker ((II), (EE), (**) from the config...) as its
+    # level.
+    r"^\[ *\d+\.\d+\] (?:\((?:II|EE|WW|DB|\*\*|==|--|\+\+|!!|NI|\?\?)\) )?(?P<content>.*)$",
+    # The banner's, the font path's and a fatal error's further lines carry no time.
+    continuation=r"^(?!\[ *\d+\.\d+\] )",
+    rules=[(r"(?s).*", xorg_shape)])
+
+
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
     "Nginx": NGINX,
@@ -2493,6 +2527,7 @@ SYSTEMS = {
     "Lighttpd": LIGHTTPD,
     "Fail2ban": FAIL2BAN,
     "PulseAudio": PULSEAUDIO,
+    "Xorg": XORG,
 }
 
 
