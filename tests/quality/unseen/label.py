@@ -2486,6 +2486,141 @@ XORG = System(
     # The banner's, the font path's and a fatal error's further lines carry no time.
     continuation=r"^(?!\[ *\d+\.\d+\] )",
     rules=[(r"(?s).*", xorg_shape)])
+FTP_VERBS = ("ABOR|ACCT|ALLO|APPE|CDUP|CWD|DELE|EPRT|EPSV|FEAT|HELP|LIST|MDTM|MKD|MODE|NLST|NOOP|"
+             "OPTS|PASS|PASV|PORT|PWD|QUIT|REIN|REST|RETR|RMD|RNFR|RNTO|SITE|SIZE|SMNT|STAT|STOR|"
+             "STOU|STRU|SYST|TYPE|USER|XCUP|XCWD|XMKD|XPWD|XRMD")
+
+
+def ftp_command(m):
+    """An FTP command's verb is an enumeration (as an HTTP method); SITE's sub-command and the
+    mode letter of TYPE, MODE and STRU are too. An unknown verb is a variable."""
+    verb, arg = m.group(1), (m.group(2) or "").strip()
+    if verb not in FTP_VERBS.split("|"):
+        return "FTP command: Client <*>, <*>"
+    if verb == "SITE":
+        return "FTP command: Client <*>, SITE %s <*>" % arg.split(" ")[0].upper()
+    if verb in ("TYPE", "MODE", "STRU"):
+        return "FTP command: Client <*>, %s %s" % (verb, arg)
+    return "FTP command: Client <*>, %s <*>" % verb
+
+
+def ftp_response(m):
+    """Each reply is a string literal of vsftpd (its code with it); a reply vsftpd writes in
+    pieces (STAT, FEAT, HELP) logs each piece: a literal piece is its text, a piece that is a
+    value alone (a number, an address, a user name) is one event."""
+    text = m.group(1)
+    if re.fullmatch(r"\d+|\d+\.\d+\.\d+\.\d+|[a-z][\w.-]*", text):
+        return "FTP response: Client <*>, <*>"
+    text = re.sub(r'"[^"]*"', "<*>", text)
+    text = re.sub(r"for \S+ \(\d+ bytes\)", "for <*> (<*> bytes)", text)
+    text = re.sub(r"(?<=.{4})\d+(?:[.,]\d+)*", "<*>", text) if re.match(r"\d{3}[ -]", text) \
+        else re.sub(r"\d+(?:\.\d+)*", "<*>", text)
+    return "FTP response: Client <*>, " + text
+
+
+VSFTPD_USER = r"(?:\[[^\]]*\] )?"
+VSFTPD = System(
+    # vsftpd_log_file's own format: the time (ctime), `[pid N]`; then the session's user in
+    # brackets once known (a variable: the same message with and without it is one event).
+    r"^\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} \[pid \d+\] (?P<content>.*)$",
+    rules=[
+        (VSFTPD_USER + r'CONNECT: Client "[^"]*"', "CONNECT: Client <*>"),
+        (VSFTPD_USER + r'CONNECT: Client "[^"]*", "(.*)"',
+         lambda m: "CONNECT: Client <*>, " + m.group(1)),
+        # A logged action: its outcome and kind are the event; the file, sizes, rate and an
+        # anonymous login's password are variables or optional parts.
+        (VSFTPD_USER + r'(OK|FAIL) (LOGIN|UPLOAD|DOWNLOAD|MKDIR|RMDIR|DELETE|RENAME|CHMOD): '
+         r'Client "[^"]*"(?:, .*)?', lambda m: "%s %s: Client <*>, <*>" % (m.group(1), m.group(2))),
+        (VSFTPD_USER + r'FTP command: Client "[^"]*", "(\S*)( .*)?"', ftp_command),
+        (VSFTPD_USER + r'FTP response: Client "[^"]*", "(.*)"', ftp_response),
+    ])
+
+
+def caddy_shape(text):
+    """An error's or message's text without its values: ids, quoted text, addresses, paths,
+    hex and numbers become `<*>`; an HTTP status written in the text stays."""
+    t = re.sub(r"\{id=\w+\}", V, text)
+    t = re.sub(r'"[^"]*"', V, t)
+    t = re.sub(r"\b(?:\d+\.\d+\.\d+\.\d+|\[[0-9a-f:]*\]|localhost)(?::\d+)?(?:->\S+:\d+)?", V, t)
+    t = re.sub(r"(?:unix)?/[\w./-]+", V, t)
+    t = re.sub(r"\b0x[0-9a-f]+\b", V, t)
+    t = re.sub(r"\b(?=[0-9a-f-]*\d)[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b", V, t)
+    t = re.sub(r"(?<!HTTP )\b\d+(?:\.\d+)?\b", V, t)
+    return t
+
+
+class CaddySystem(System):
+    """Caddy's zap JSON lines: `level`, `ts` and `logger` are header, the message is the rest
+    of the object. One event per `msg` text (an error log's `msg` is the error's text, a format
+    string of its own: its shape is the event); an HTTP request's method (top level or in the
+    logged `request`), a response status, an emitted `event`'s `name` and an `error` field's
+    kind are enumerations, each value its own event; other fields are variables."""
+
+    def content(self, line):
+        m = re.match(r'^\{"level":"\w+","ts":[\d.e+]+,(?:"logger":"[^"]*",)?(?P<content>.*)$',
+                     line)
+        if m:
+            return "{" + m.group("content"), None
+        raise ValueError("no header: %r" % line)
+
+    def label(self, content, field=None):
+        import json
+        d = json.loads(content)
+        parts = ["msg=" + caddy_shape(d["msg"])]
+        method = d.get("method") or (d.get("request") or {}).get("method")
+        if method:
+            parts.append("method=" + method)
+        for k in ("status", "status_code"):
+            if k in d:
+                parts.append("%s=%s" % (k, d[k]))
+        if d["msg"] == "event":
+            parts.append("name=" + d["name"])
+        if "error" in d:
+            parts.append("error=" + caddy_shape(str(d["error"])))
+        return " ".join(parts)
+
+
+CADDY = CaddySystem(r"^$", rules=[])
+
+
+# Varnish's records whose value is an enumeration (a method, a status, a VCL subroutine or
+# its return, a reason phrase, a close reason): each value is its own event.
+VARNISH_ENUM_TAGS = ("ReqMethod|BereqMethod|RespStatus|BerespStatus|RespReason|BerespReason|"
+                     "VCL_call|VCL_return")
+# Records of one format string whose whole value is variables (a header line, a URL, byte
+# counts, addresses, ids): one event per tag.
+VARNISH_VALUE_TAGS = ("ReqHeader|RespHeader|BereqHeader|BerespHeader|ReqUnset|RespUnset|"
+                      "BereqUnset|BerespUnset|ReqURL|BereqURL|ReqProtocol|RespProtocol|"
+                      "BereqProtocol|BerespProtocol|ReqAcct|BereqAcct|PipeAcct|ReqStart|"
+                      "SessOpen|Length|Hit|HitMiss|HitPass|VCL_use|ExpBan|HttpGarbage|Filters|"
+                      "End|BogoHeader|LostHeader|ObjHeader|ObjProtocol|ObjStatus|ObjReason")
+VARNISH = System(
+    # varnishlog's default output (grouped by vxid): a transaction's `*   << Request  >> N`
+    # line, then `-   Tag  value` per record; the leading `*`/`-` column is header.
+    r"^(?:\*|-+) +(?P<content>.*)$",
+    rules=[
+        (r"<< (\w+) +>> \d+", lambda m: "<< %s >> <*>" % m.group(1)),
+        (r"(%s) +(.*)" % VARNISH_ENUM_TAGS, lambda m: "%s %s" % (m.group(1), m.group(2))),
+        (r"(%s)(?: .*)?" % VARNISH_VALUE_TAGS, lambda m: m.group(1) + " <*>"),
+        # A timestamp's label is a string literal of each call (Start, Req, Fetch, ...).
+        (r"Timestamp +(\w+): [\d.]+ [\d.]+ [\d.]+", lambda m: "Timestamp %s: <*> <*> <*>" % m.group(1)),
+        # A transaction's type and reason (`req 5 rxreq`, `bereq 7 pass`) are enumerations.
+        (r"(Begin|Link) +(\w+) \d+ (\S+)", lambda m: "%s %s <*> %s" % m.groups()),
+        (r"SessClose +(\w+) [\d.]+", lambda m: "SessClose %s <*>" % m.group(1)),
+        (r"TTL +(VCL|RFC) [-\d. ]+ (cacheable|uncacheable)",
+         lambda m: "TTL %s <*> %s" % (m.group(1), m.group(2))),
+        (r"Storage +(\w+) \S+", lambda m: "Storage %s <*>" % m.group(1)),
+        (r"Fetch_Body +\d+ (\S+) (\S+)", lambda m: "Fetch_Body <*> %s %s" % m.groups()),
+        (r"BackendOpen +\d+ \S+ \S+ \d+ \S+ \d+ (connect|reuse)",
+         lambda m: "BackendOpen <*> <*> <*> <*> <*> <*> " + m.group(1)),
+        (r"BackendClose +\d+ \S+ (\w+)(?: (.*))?",
+         lambda m: "BackendClose <*> <*> %s %s" % (m.group(1), m.group(2) or "")),
+        (r"FetchError +backend \S+: unhealthy", "FetchError backend <*>: unhealthy"),
+        (r"FetchError +backend \S+: fail errno \d+ \((.*)\)",
+         lambda m: "FetchError backend <*>: fail errno <*> (%s)" % m.group(1)),
+        (r"FetchError +([A-Za-z ]+)", lambda m: "FetchError " + m.group(1)),
+        (r"VCL_Log +\w+ recv \S+", "VCL_Log <*> recv <*>"),
+    ])
 
 
 SYSTEMS = {
@@ -2528,6 +2663,9 @@ SYSTEMS = {
     "Fail2ban": FAIL2BAN,
     "PulseAudio": PULSEAUDIO,
     "Xorg": XORG,
+    "Vsftpd": VSFTPD,
+    "Caddy": CADDY,
+    "Varnish": VARNISH,
 }
 
 
