@@ -2354,8 +2354,10 @@ FAIL2BAN = System(
          "[<*>] IP <*> is bad: <*> # last <*> <*> - incr <*> to <*>"),
         (F2B_J + r"Increase Ban \S+ \(\d+ # \S+ -> \S+ \S+\)",
          "[<*>] Increase Ban <*> (<*> # <*> -> <*> <*>)"),
-        # A ban, an unban and a ban restored from the database are different events.
-        (F2B_J + r"(Ban|Unban|Restore Ban) \S+", lambda m: "[<*>] %s <*>" % m.group(1)),
+        # A ban and an unban are different events; `Restore ` (a ban restored from the
+        # database) is an optional piece of the ban's format string.
+        (F2B_J + r"(?:Restore )?Ban \S+", "[<*>] <*>Ban <*>"),
+        (F2B_J + r"Unban \S+", "[<*>] Unban <*>"),
         # Why an address is ignored: "by ip", "by ignoreself rule", "by command", "by dns".
         (F2B_J + r"Ignore \S+ by (.*)", lambda m: "[<*>] Ignore <*> by " + m.group(1)),
         (F2B_J + r"Flush ticket\(s\) with \S+", "[<*>] Flush ticket(s) with <*>"),
@@ -2434,6 +2436,19 @@ def pa_shape(m):
     c = m.group(0)
     if re.fullmatch(r"\s*[\w.-]+ = \".*\"", c):
         return "<*> = <*>"
+    # A resampler's channel matrix: its rows and rules are one event each, whatever the
+    # number of channels.
+    if re.fullmatch(r"\s*O\d+ \|.*", c):
+        return "<*> | <*>"
+    if re.fullmatch(r"\s*(?:I\d+\s*)+", c):
+        return "<*>"
+    if re.fullmatch(r"\s*\+-+", c):
+        return "+-"
+    # A default or preferred device is a name or `(unset)`: one value.
+    c = re.sub(r"^((?:configured_)?default_\w+|Sink input \S+ preferred_\w+): \S+ -> \S+",
+               r"\1: <*> -> <*>", c)
+    # A stream's restore id (`sink-input-by-media-role:phone`) is one value.
+    c = re.sub(r"\b(?:sink-input|source-output)-by-[\w-]+:[^\s,.]+(?: \([^)]*\))?", V, c)
     c = re.sub(r"\"[^\"]*\"|'[^']*'|<[^>]*>", V, c)
     c = re.sub(r"(?<!\S)\.{0,2}/\S*", V, c)
     # A channel map is a value (`front-left,front-right`, `mono`), and so is its pretty name
@@ -2441,9 +2456,11 @@ def pa_shape(m):
     c = re.sub(r"(channel map:? )\S+", r"\1" + V, c)
     c = re.sub(r"^\s+[A-Z]\w*$", V, c)
     # A signal's or an instruction set's name (SIGUSR1, SSE2) is a word.
-    c = re.sub(r"(?<![\w.:#-])(?![A-Z][A-Z_]*\d[A-Z0-9_]*\b)[\w.:#-]*\d[\w.:#-]*", V, c)
+    # A value's token ends before a closing `:`, `.` or `,`.
+    c = re.sub(r"(?<![\w.:#-])(?![A-Z][A-Z_]*\d[A-Z0-9_]*\b)[\w.:#-]*\d(?:[\w.:#-]*[\w#-])?", V, c)
     c = re.sub(r"\b%s(?:\.monitor)?\b" % PA_NAMES, V, c)
-    return c
+    # Numbers padded to a width (`/  90%` and `/ 115%`) are one format.
+    return re.sub(r"(?<=\S)  +", " ", c)
 
 
 PULSEAUDIO = System(
@@ -2474,7 +2491,7 @@ def xorg_shape(m):
     c = re.sub(r"^(Log file: \"[^\"]*\", Time: ).*", r"\1<*>", c)
     c = re.sub(r"\"[^\"]*\"|`[^']*'", V, c)
     c = re.sub(r"(?<!\S)\.{0,2}/\S*", V, c)
-    c = re.sub(r"(?<![\w.:#+-])[\w.:#+-]*\d[\w.:#+-]*", V, c)
+    c = re.sub(r"(?<![\w.:#+-])[\w.:#+-]*\d(?:[\w.:#+-]*[\w#+-])?", V, c)
     c = re.sub(r"\bmon\b", V, c)
     return c
 
