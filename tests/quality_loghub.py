@@ -345,9 +345,13 @@ FLOOR_PRECISION_EACH = 0.98
 # line), precision 1.000 / 1.000 / 0.948 and 0.993 / 0.802 / 0.948 (per-system floors below).
 # Averages over the 41 (main 3872604, the code of 348222c): GA 0.8316 / 0.8296, precision
 # 0.9403 / 0.9338, F1 0.9101 / 0.9057, reduction 0.9181 / 0.9178. Floors 0.001 below.
+# Then (branch lists, developed on Kafka and Chromium) a bracketed list of items of one shape
+# is one value whatever its length: Kafka GA 0.869 -> 0.887 on both scorers, precision 1.000;
+# 30 Kafka lines change group, none of any other readable system, the sealed ones identical.
+# Averages over the 41: GA 0.8320 / 0.8301, F1 0.9102 / 0.9057. GA floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.939, "GA": 0.830, "F1": 0.909, "reduction": 0.917},
-    "whole line": {"precision": 0.932, "GA": 0.828, "F1": 0.904, "reduction": 0.916},
+    "message": {"precision": 0.939, "GA": 0.831, "F1": 0.909, "reduction": 0.917},
+    "whole line": {"precision": 0.932, "GA": 0.829, "F1": 0.904, "reduction": 0.916},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
