@@ -256,8 +256,7 @@ TEST(ServeStartupTest, ExplainSaysAListSlotDecided) {
        "Removed fetcher for partitions Set(payments-0, payments-2, audit-0)"},
       dir);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("a list slot decided: 2 item(s) in A, 3 in B"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("a list slot decided: 2 item(s) in A, 3 in B"), std::string::npos) << r.out;
 }
 
 // Issue #14: explain shows the evidence for a variable learned from the stream: the lines
