@@ -1483,5 +1483,49 @@ TEST_F(TemplateMatchTest, DigestRulesOutOnlyWhatRuledOutDoes) {
   EXPECT_GT(by_digest, ruled_out / 2);  // it does its job, not only never errs
 }
 
+// A phrase, ':' and one field closing the line is a dump's row: every name and value the dump
+// lists is one value of one event.
+TEST_F(TemplateMatchTest, FieldAfterAPhraseIsADumpRow) {
+  PreparedLine p;
+  const std::string row = "peer info: IV_CIPHERS=AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305";
+  PrepareLine(tokenizer_, matcher_, true, row, p);
+  ASSERT_EQ(p.tokens.size(), 3u);
+  EXPECT_EQ(p.tokens[2].cls, TokenClass::kPath);
+  EXPECT_EQ(row.substr(p.tokens[2].offset), "IV_CIPHERS=AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305");
+  SetTemplate("127.0.0.1:46810 peer info: IV_VER=2.6.14");
+  EXPECT_TRUE(Match("127.0.0.1:47861 peer info: IV_PLAT=linux").accepted);
+  EXPECT_TRUE(Match("127.0.0.1:47861 peer info: IV_COMP_STUBv2=1").accepted);
+  EXPECT_TRUE(
+      Match("127.0.0.1:59386 peer info: IV_CIPHERS=AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305")
+          .accepted);
+  EXPECT_FALSE(Match("peer data: IV_PLAT=linux").accepted);
+}
+
+// The nearest lines are a field's own messages: a name in lower case (the program's own), after
+// a single name (a function's, a component's), a field naming an outcome or holding a
+// protected word, two fields, a value of words, a field that does not close the line.
+TEST_F(TemplateMatchTest, FieldAfterANameOrOfAnOutcomeIsNoDumpRow) {
+  SetTemplate("Report: clients=1");
+  EXPECT_FALSE(Match("Report: jobs=0").accepted);
+  SetTemplate("job state: STATUS=ok");
+  EXPECT_FALSE(Match("job state: STATUS=failed").accepted);
+  SetTemplate("peer info: IV_PLAT=linux");
+  EXPECT_FALSE(Match("peer info: IV_PLAT=failed").accepted);
+  SetTemplate("pool info: base=10.199.0.2 size=253");
+  EXPECT_FALSE(Match("pool info: mode=static size=253").accepted);
+  SetTemplate("peer info: platform=linux");
+  EXPECT_FALSE(Match("peer info: kernel=6.1, extra").accepted);
+  SetTemplate("using identifier: hwaddr=00:0c:01:02:03:04");
+  EXPECT_FALSE(Match("using identifier: client-id=01:0c:01:02:03:04").accepted);
+  SetTemplate("Report: CLIENTS=1");
+  EXPECT_FALSE(Match("Report: JOBS=0").accepted);
+  PreparedLine p;
+  for (const std::string line : {"peer info: IV_PLAT=linux x86_64", "peer info: a=b,c=d",
+                                 "peer info: IV_PLAT=", "info: IV_PLAT=linux"}) {
+    PrepareLine(tokenizer_, matcher_, true, line, p);
+    EXPECT_NE(p.tokens.back().cls, TokenClass::kPath) << line;
+  }
+}
+
 }  // namespace
 }  // namespace logfold
