@@ -1165,10 +1165,10 @@ void MarkDumpRow(const TemplateMatcher& matcher, std::string_view message, std::
   const Token& label = tokens[f - 1];
   const Token& before = tokens[f - 2];
   if ((name.cls != TokenClass::kWord && name.cls != TokenClass::kDigitWord) ||
-      eq + 1 >= message.size() || message[eq] != '=' ||
-      tokens[f + 1].offset != eq + 1 || label.cls != TokenClass::kWord ||
-      label.offset + label.length + 2 != name.offset || before.cls != TokenClass::kWord ||
-      before.offset + before.length + 1 != label.offset || message[label.offset - 1] != ' ') {
+      eq + 1 >= message.size() || message[eq] != '=' || tokens[f + 1].offset != eq + 1 ||
+      label.cls != TokenClass::kWord || label.offset + label.length + 2 != name.offset ||
+      before.cls != TokenClass::kWord || before.offset + before.length + 1 != label.offset ||
+      message[label.offset - 1] != ' ') {
     return;
   }
   const Token& last = tokens.back();
