@@ -1149,15 +1149,15 @@ void MarkSettingRow(std::string_view message, std::size_t body, std::vector<Toke
 
 // A line whose words, a phrase of two or more, end in ':' and one field, a name written in
 // capitals (opening with two: an environment variable's or a property's, `IV_VER`, `PATH`)
-// glued to its '=' and a value without blanks, commas or another '=' closing the line (`peer
-// info: IV_VER=2.6.14`, `peer info: IV_PLAT=linux`), is a row of a dump: one format string
+// glued to its '=' and a value of one token closing the line (`peer info: IV_VER=2.6.14`,
+// `peer info: IV_PLAT=linux`), is a row of a dump: one format string
 // prints each name and value a list holds (a peer's properties, an environment), so the field
 // is one value whatever its name. A name in lower case is the program's own field, which it
 // names in its format string (`using identifier: hwaddr=...` / `client-id=...`: a kind, an
 // enumeration); after a single name (`Report: jobs=0`, `add_job: user=...`: a function's or
 // component's name, as a logger's) the field is the message and its name the event; and a
 // field naming an outcome (NamesOutcome) or holding a protected word keeps its tokens. `f` is
-// the token after the line's last blank.
+// the name's token, right before the line's last.
 void MarkDumpRow(const TemplateMatcher& matcher, std::string_view message, std::size_t f,
                  std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
   const Token& name = tokens[f];
@@ -1168,25 +1168,19 @@ void MarkDumpRow(const TemplateMatcher& matcher, std::string_view message, std::
       eq + 1 >= message.size() || message[eq] != '=' || tokens[f + 1].offset != eq + 1 ||
       label.cls != TokenClass::kWord || label.offset + label.length + 2 != name.offset ||
       before.cls != TokenClass::kWord || before.offset + before.length + 1 != label.offset ||
-      message[label.offset - 1] != ' ') {
+      message[label.offset - 1] != ' ' || message[name.offset - 2] != ':') {
     return;
   }
-  const Token& last = tokens.back();
-  const std::size_t end = last.offset + last.length;
+  const Token& value = tokens[f + 1];
+  const std::size_t end = value.offset + value.length;
   if (message.find_first_not_of(" \t", end) != std::string_view::npos) return;
-  const std::string_view value = message.substr(eq + 1, end - eq - 1);
   const std::string_view key = message.substr(name.offset, name.length);
   const auto capital = [](char c) { return c >= 'A' && c <= 'Z'; };
-  if (key.size() < 2 || !capital(key[0]) || !capital(key[1]) ||
-      value.find_first_of(" \t,=") != std::string_view::npos || NamesOutcome(key) ||
-      (name.cls == TokenClass::kWord && matcher.IsProtectedWord(key))) {
+  if (key.size() < 2 || !capital(key[0]) || !capital(key[1]) || NamesOutcome(key) ||
+      (name.cls == TokenClass::kWord && matcher.IsProtectedWord(key)) ||
+      (value.cls == TokenClass::kWord &&
+       matcher.IsProtectedWord(message.substr(value.offset, value.length)))) {
     return;
-  }
-  for (std::size_t k = f + 1; k < tokens.size(); ++k) {
-    if (tokens[k].cls == TokenClass::kWord &&
-        matcher.IsProtectedWord(message.substr(tokens[k].offset, tokens[k].length))) {
-      return;
-    }
   }
   tokens[f].length = static_cast<std::uint32_t>(end - name.offset);
   tokens[f].cls = TokenClass::kPath;
@@ -1263,13 +1257,9 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
       MarkSettingRow(message, out.header.body, tokens, hashes);
     }
   }
-  // A dump's row (MarkDumpRow): most lines' last blank is not right after a ':'.
-  if (tokens.size() >= 4) {
-    std::size_t f = tokens.size() - 1;
-    while (f > 0 && message[tokens[f].offset - 1] != ' ') --f;
-    if (f >= 2 && f + 1 < tokens.size() && message[tokens[f].offset - 2] == ':') {
-      MarkDumpRow(matcher, message, f, tokens, hashes);
-    }
+  // A dump's row (MarkDumpRow): most lines' last token does not follow a '='.
+  if (tokens.size() >= 4 && message[tokens.back().offset - 1] == '=') {
+    MarkDumpRow(matcher, message, tokens.size() - 2, tokens, hashes);
   }
   out.dashes = MarkEmptyDashes(message, out.header.body, tokens, hashes);
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot

@@ -345,9 +345,14 @@ FLOOR_PRECISION_EACH = 0.98
 # line), precision 1.000 / 1.000 / 0.948 and 0.993 / 0.802 / 0.948 (per-system floors below).
 # Averages over the 41 (main 3872604, the code of 348222c): GA 0.8316 / 0.8296, precision
 # 0.9403 / 0.9338, F1 0.9101 / 0.9057, reduction 0.9181 / 0.9178. Floors 0.001 below.
+# Then (branch openvpn, developed on OpenVPN) a field named in capitals closing a line after a
+# phrase and ':' is a dump's row (`peer info: IV_VER=2.6.14` / `IV_PLAT=linux`): OpenVPN GA
+# 0.464 -> 0.805 (message), 0.541 unchanged (whole line), precision 1.000; no line of any other
+# readable system changes, the sealed ones identical. Averages over the 41: GA 0.8399 / 0.8296,
+# F1 0.9266 / 0.9218. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.939, "GA": 0.830, "F1": 0.909, "reduction": 0.917},
-    "whole line": {"precision": 0.932, "GA": 0.828, "F1": 0.904, "reduction": 0.916},
+    "message": {"precision": 0.939, "GA": 0.838, "F1": 0.925, "reduction": 0.917},
+    "whole line": {"precision": 0.932, "GA": 0.828, "F1": 0.920, "reduction": 0.916},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
