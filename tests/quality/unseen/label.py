@@ -2338,6 +2338,308 @@ LIGHTTPD = System(
     ])
 
 
+# fail2ban's logging: `%(asctime)s %(name)-23.23s [%(process)d]: %(levelname)-7s %(message)s`;
+# the lines after a header-less first line are the rest of a shell script fail2ban printed.
+F2B_J = r"\[[\w-]+\] "
+FAIL2BAN = System(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} fail2ban\.\w+ +\[\d+\]: "
+    r"(?:INFO   |NOTICE |WARNING|ERROR  |DEBUG  |CRITICAL) (?P<content>.*)$",
+    continuation=r"^(?!\d{4}-\d\d-\d\d )",
+    rules=[
+        (F2B_J + r"Found \S+ - \S+ \S+", "[<*>] Found <*> - <*> <*>"),
+        # ", Ban" is an optional piece of one format string.
+        (F2B_J + r"Found \S+, bad - \S+ \S+, \d+ # -> \S+?(, Ban)?",
+         "[<*>] Found <*>, bad - <*> <*>, <*> # -> <*><*>"),
+        (F2B_J + r"IP \S+ is bad: \d+ # last \S+ \S+ - incr \S+ to \S+",
+         "[<*>] IP <*> is bad: <*> # last <*> <*> - incr <*> to <*>"),
+        (F2B_J + r"Increase Ban \S+ \(\d+ # \S+ -> \S+ \S+\)",
+         "[<*>] Increase Ban <*> (<*> # <*> -> <*> <*>)"),
+        # A ban and an unban are different events; `Restore ` (a ban restored from the
+        # database) is an optional piece of the ban's format string.
+        (F2B_J + r"(?:Restore )?Ban \S+", "[<*>] <*>Ban <*>"),
+        (F2B_J + r"Unban \S+", "[<*>] Unban <*>"),
+        # Why an address is ignored: "by ip", "by ignoreself rule", "by command", "by dns".
+        (F2B_J + r"Ignore \S+ by (.*)", lambda m: "[<*>] Ignore <*> by " + m.group(1)),
+        (F2B_J + r"Flush ticket\(s\) with \S+", "[<*>] Flush ticket(s) with <*>"),
+        (r"Jail '[^']*' (started|stopped|reloaded)", lambda m: "Jail <*> " + m.group(1)),
+        (r"Jail '[^']*' uses poller \{\}", "Jail <*> uses poller {}"),
+        (r"Creating new jail '[^']*'", "Creating new jail <*>"),
+        # Two format strings: the name quoted (%r) and bare (%s).
+        (r"Reload jail '[^']*'", "Reload jail '<*>'"),
+        (r"Reload jail [^' ]+", "Reload jail <*>"),
+        (r"Added logfile: '.*' \(pos = \d+, hash = \w*\)",
+         "Added logfile: <*> (pos = <*>, hash = <*>)"),
+        (r"Removed logfile: '.*'", "Removed logfile: <*>"),
+        (r"  (maxRetry|findtime|banTime|encoding|maxLines|maxMatches|ignoreself): \S+",
+         lambda m: "  %s: <*>" % m.group(1)),
+        (r"  date pattern `.*`: `.*`", "  date pattern <*>: <*>"),
+        (r"Set ([\w.]+) = \S+", lambda m: "Set %s = <*>" % m.group(1)),
+        (r"Initiated '\w+' backend", "Initiated <*> backend"),
+        (r"[0-9a-f]+ -- exec: .*", "<*> -- exec: <*>"),
+        (r"[0-9a-f]+ -- stderr: .*", "<*> -- stderr: <*>"),
+        (r"[0-9a-f]+ -- returned \d+", "<*> -- returned <*>"),
+        (r'HINT on 127: "Command not found"\.  Make sure that all commands in ".*" are in the '
+         r"PATH of fail2ban-server process .*",
+         'HINT on 127: "Command not found".  Make sure that all commands in <*> are in the PATH '
+         "of fail2ban-server process <*>"),
+        (r"Failed to execute (ban|unban) jail '[^']*' action '[^']*' info 'ActionInfo\(.*\)': "
+         r"Error starting action Jail\('[^']*'\)/\S+: '([^']*)'",
+         lambda m: "Failed to execute %s jail <*> action <*> info <*>: Error starting action "
+                   "Jail(<*>)/<*>: %s" % (m.group(1), m.group(2))),
+        # The exception's class and its own format string are the failure's kind.
+        (r"Command \[.*\] has failed\. Received UnknownJailException\('.*'\)",
+         "Command <*> has failed. Received UnknownJailException(<*>)"),
+        (r"Command \[.*\] has failed\. Received Exception\(\"Invalid command '.*' \(no set action "
+         r"or not yet implemented\)\"\)",
+         "Command <*> has failed. Received Exception(\"Invalid command <*> (no set action or not "
+         "yet implemented)\")"),
+        (r"Connected to fail2ban persistent database '.*'",
+         "Connected to fail2ban persistent database <*>"),
+        (r"New database created\. Version '\d+'", "New database created. Version <*>"),
+        (r"Observer stop \.\.\. try to end queue \d+ seconds",
+         "Observer stop ... try to end queue <*> seconds"),
+        (r"Observer stopped, \d+ events remaining\.", "Observer stopped, <*> events remaining."),
+        (r"rollover performed on .*", "rollover performed on <*>"),
+        (r"Starting Fail2ban v\S+", "Starting Fail2ban v<*>"),
+        (r"(Daemon started|Observer start\.\.\.|Stopping all jails|Shutdown in progress\.\.\.|"
+         r"Exiting Fail2ban|Reload all jails|Reload finished\.|Connection to database closed\.|-{50})",
+         lambda m: m.group(0)),
+        # The shell script's further lines: one event per text, numbers and names aside.
+        (r"for proto in \$\(echo '\S+' \| sed 's/,/ /g'\); do",
+         "for proto in $(echo <*> | sed 's/,/ /g'); do"),
+        (r"\{ iptables -w -C INPUT -p \$proto -m multiport --dports \S+ -j \S+ >/dev/null 2>&1; \} "
+         r"\|\| \{ iptables -w -I INPUT -p \$proto -m multiport --dports \S+ -j \S+; \}",
+         "{ iptables -w -C INPUT -p $proto -m multiport --dports <*> -j <*> >/dev/null 2>&1; } || "
+         "{ iptables -w -I INPUT -p $proto -m multiport --dports <*> -j <*>; }"),
+        (r"\{ iptables -w -C INPUT -p \$proto -j \S+ >/dev/null 2>&1; \} \|\| "
+         r"\{ iptables -w -I INPUT -p \$proto -j \S+; \}",
+         "{ iptables -w -C INPUT -p $proto -j <*> >/dev/null 2>&1; } || "
+         "{ iptables -w -I INPUT -p $proto -j <*>; }"),
+        (r"done", "done"),
+    ])
+
+
+# Names the driver (produce/pulseaudio.sh) chose: sinks, sources, their descriptions, the
+# user, the host; and the client programs a message names.
+PA_NAMES = (r"(?:speakers|headset|hdmi|both|mono|pipe|mic|Speakers|vm|pacat|pactl|parec|pacmd|paplay|"
+            r"auto_null|Null Output)")
+
+
+def pa_shape(m):
+    """PulseAudio at debug prints several hundred different messages in a short run, so one
+    rule, as for Kafka: the event is the message's shape. A dumped property row (`key =
+    "value"`, a proplist of a stream, a device or a module) is one event; otherwise quoted
+    text, `<...>`, paths, anything holding a digit and the names the driver chose become
+    `<*>`, other words stay, so a state change's states, a resampler's method and a failure's
+    text are their own events; the names of the driver's sinks and sources (and
+    PulseAudio's own `auto_null`) are variables."""
+    c = m.group(0)
+    if re.fullmatch(r"\s*[\w.-]+ = \".*\"", c):
+        return "<*> = <*>"
+    # A resampler's channel matrix: its rows and rules are one event each, whatever the
+    # number of channels.
+    if re.fullmatch(r"\s*O\d+ \|.*", c):
+        return "<*> | <*>"
+    if re.fullmatch(r"\s*(?:I\d+\s*)+", c):
+        return "<*>"
+    if re.fullmatch(r"\s*\+-+", c):
+        return "+-"
+    # A default or preferred device is a name or `(unset)`: one value.
+    c = re.sub(r"^((?:configured_)?default_\w+|Sink input \S+ preferred_\w+): \S+ -> \S+",
+               r"\1: <*> -> <*>", c)
+    # A stream's restore id (`sink-input-by-media-role:phone`) is one value.
+    c = re.sub(r"\b(?:sink-input|source-output)-by-[\w-]+:[^\s,.]+(?: \([^)]*\))?", V, c)
+    c = re.sub(r"\"[^\"]*\"|'[^']*'|<[^>]*>", V, c)
+    c = re.sub(r"(?<!\S)\.{0,2}/\S*", V, c)
+    # A channel map is a value (`front-left,front-right`, `mono`), and so is its pretty name
+    # on the row under it in a status dump.
+    c = re.sub(r"(channel map:? )\S+", r"\1" + V, c)
+    c = re.sub(r"^\s+[A-Z]\w*$", V, c)
+    # A signal's or an instruction set's name (SIGUSR1, SSE2) is a word.
+    # A value's token ends before a closing `:`, `.` or `,`.
+    c = re.sub(r"(?<![\w.:#-])(?![A-Z][A-Z_]*\d[A-Z0-9_]*\b)[\w.:#-]*\d(?:[\w.:#-]*[\w#-])?", V, c)
+    c = re.sub(r"\b%s(?:\.monitor)?\b" % PA_NAMES, V, c)
+    # Numbers padded to a width (`/  90%` and `/ 115%`) are one format.
+    return re.sub(r"(?<=\S)  +", " ", c)
+
+
+PULSEAUDIO = System(
+    r"^\( *[\d.]+\| *[\d.]+\) [DIWEN]: \[[^\]]*\] [\w-]+\.c: (?P<content>.*)$",
+    # Two threads' lines sometimes interleave in the file: the rest of a line that lost its
+    # header.
+    continuation=r"^(?!\( *[\d.]+\|)",
+    rules=[(r"(?s).*", pa_shape)])
+
+
+
+def xorg_shape(m):
+    """The X server prints a few hundred different messages over a few starts, so one rule,
+    as for Kafka: the event is the message's shape. A mode's line (`Modeline "..."x60.0 ...`
+    with its flags and type letters) is one event, and so is a mode's summary whatever its
+    preference mark and `(D)`/`(I)` suffix; the module, driver or extension a message names is
+    a variable; otherwise quoted text (`"..."` and `` `...' ``), paths, anything holding a
+    digit (so output names: `DUMMY3`) and the config's monitor name become `<*>`, other words
+    stay, so a mode's rejection reason, a signal's kind and an on/off state are their own
+    events."""
+    c = m.group(0)
+    c = re.sub(r"^(\w+\(\d+\): )?Modeline .*", r"\1Modeline <*>", c)
+    c = re.sub(r"^(\w+\(\d+\): )[ *](\w+ mode \"[^\"]*\": .* Hz)(?: \([DI]\))?$", r"\1<*>\2<*>", c)
+    c = re.sub(r"^(Module|Warning, couldn't open module|Falling back to old probe method for|"
+               r"Matched|Initializing extension) [\w -]+?(: vendor=| as |$)",
+               lambda k: "%s %s%s" % (k.group(1), V, k.group(2)), c)
+    c = re.sub(r"^\w+: Driver for .*", "<*>: Driver for <*>", c)
+    c = re.sub(r"^(Log file: \"[^\"]*\", Time: ).*", r"\1<*>", c)
+    c = re.sub(r"\"[^\"]*\"|`[^']*'", V, c)
+    c = re.sub(r"(?<!\S)\.{0,2}/\S*", V, c)
+    c = re.sub(r"(?<![\w.:#+-])[\w.:#+-]*\d(?:[\w.:#+-]*[\w#+-])?", V, c)
+    c = re.sub(r"\bmon\b", V, c)
+    return c
+
+
+XORG = System(
+    # The time, and the message's type marker ((II), (EE), (**) from the config...) as its
+    # level.
+    r"^\[ *\d+\.\d+\] (?:\((?:II|EE|WW|DB|\*\*|==|--|\+\+|!!|NI|\?\?)\) )?(?P<content>.*)$",
+    # The banner's, the font path's and a fatal error's further lines carry no time.
+    continuation=r"^(?!\[ *\d+\.\d+\] )",
+    rules=[(r"(?s).*", xorg_shape)])
+FTP_VERBS = ("ABOR|ACCT|ALLO|APPE|CDUP|CWD|DELE|EPRT|EPSV|FEAT|HELP|LIST|MDTM|MKD|MODE|NLST|NOOP|"
+             "OPTS|PASS|PASV|PORT|PWD|QUIT|REIN|REST|RETR|RMD|RNFR|RNTO|SITE|SIZE|SMNT|STAT|STOR|"
+             "STOU|STRU|SYST|TYPE|USER|XCUP|XCWD|XMKD|XPWD|XRMD")
+
+
+def ftp_command(m):
+    """An FTP command's verb is an enumeration (as an HTTP method); SITE's sub-command and the
+    mode letter of TYPE, MODE and STRU are too. An unknown verb is a variable."""
+    verb, arg = m.group(1), (m.group(2) or "").strip()
+    if verb not in FTP_VERBS.split("|"):
+        return "FTP command: Client <*>, <*>"
+    if verb == "SITE":
+        return "FTP command: Client <*>, SITE %s <*>" % arg.split(" ")[0].upper()
+    if verb in ("TYPE", "MODE", "STRU"):
+        return "FTP command: Client <*>, %s %s" % (verb, arg)
+    return "FTP command: Client <*>, %s <*>" % verb
+
+
+def ftp_response(m):
+    """Each reply is a string literal of vsftpd (its code with it); a reply vsftpd writes in
+    pieces (STAT, FEAT, HELP) logs each piece: a literal piece is its text, a piece that is a
+    value alone (a number, an address, a user name) is one event."""
+    text = m.group(1)
+    if re.fullmatch(r"\d+|\d+\.\d+\.\d+\.\d+|[a-z][\w.-]*", text):
+        return "FTP response: Client <*>, <*>"
+    text = re.sub(r'"[^"]*"', "<*>", text)
+    text = re.sub(r"for \S+ \(\d+ bytes\)", "for <*> (<*> bytes)", text)
+    text = re.sub(r"(?<=.{4})\d+(?:[.,]\d+)*", "<*>", text) if re.match(r"\d{3}[ -]", text) \
+        else re.sub(r"\d+(?:\.\d+)*", "<*>", text)
+    return "FTP response: Client <*>, " + text
+
+
+VSFTPD_USER = r"(?:\[[^\]]*\] )?"
+VSFTPD = System(
+    # vsftpd_log_file's own format: the time (ctime), `[pid N]`; then the session's user in
+    # brackets once known (a variable: the same message with and without it is one event).
+    r"^\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} \[pid \d+\] (?P<content>.*)$",
+    rules=[
+        (VSFTPD_USER + r'CONNECT: Client "[^"]*"', "CONNECT: Client <*>"),
+        (VSFTPD_USER + r'CONNECT: Client "[^"]*", "(.*)"',
+         lambda m: "CONNECT: Client <*>, " + m.group(1)),
+        # A logged action: its outcome and kind are the event; the file, sizes, rate and an
+        # anonymous login's password are variables or optional parts.
+        (VSFTPD_USER + r'(OK|FAIL) (LOGIN|UPLOAD|DOWNLOAD|MKDIR|RMDIR|DELETE|RENAME|CHMOD): '
+         r'Client "[^"]*"(?:, .*)?', lambda m: "%s %s: Client <*>, <*>" % (m.group(1), m.group(2))),
+        (VSFTPD_USER + r'FTP command: Client "[^"]*", "(\S*)( .*)?"', ftp_command),
+        (VSFTPD_USER + r'FTP response: Client "[^"]*", "(.*)"', ftp_response),
+    ])
+
+
+def caddy_shape(text):
+    """An error's or message's text without its values: ids, quoted text, addresses, paths,
+    hex and numbers become `<*>`; an HTTP status written in the text stays."""
+    t = re.sub(r"\{id=\w+\}", V, text)
+    t = re.sub(r'"[^"]*"', V, t)
+    t = re.sub(r"\b(?:\d+\.\d+\.\d+\.\d+|\[[0-9a-f:]*\]|localhost)(?::\d+)?(?:->\S+:\d+)?", V, t)
+    t = re.sub(r"(?:unix)?/[\w./-]+", V, t)
+    t = re.sub(r"\b0x[0-9a-f]+\b", V, t)
+    t = re.sub(r"\b(?=[0-9a-f-]*\d)[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b", V, t)
+    t = re.sub(r"(?<!HTTP )\b\d+(?:\.\d+)?\b", V, t)
+    return t
+
+
+class CaddySystem(System):
+    """Caddy's zap JSON lines: `level`, `ts` and `logger` are header, the message is the rest
+    of the object. One event per `msg` text (an error log's `msg` is the error's text, a format
+    string of its own: its shape is the event); an HTTP request's method (top level or in the
+    logged `request`), a response status, an emitted `event`'s `name` and an `error` field's
+    kind are enumerations, each value its own event; other fields are variables."""
+
+    def content(self, line):
+        m = re.match(r'^\{"level":"\w+","ts":[\d.e+]+,(?:"logger":"[^"]*",)?(?P<content>.*)$',
+                     line)
+        if m:
+            return "{" + m.group("content"), None
+        raise ValueError("no header: %r" % line)
+
+    def label(self, content, field=None):
+        import json
+        d = json.loads(content)
+        parts = ["msg=" + caddy_shape(d["msg"])]
+        method = d.get("method") or (d.get("request") or {}).get("method")
+        if method:
+            parts.append("method=" + method)
+        for k in ("status", "status_code"):
+            if k in d:
+                parts.append("%s=%s" % (k, d[k]))
+        if d["msg"] == "event":
+            parts.append("name=" + d["name"])
+        if "error" in d:
+            parts.append("error=" + caddy_shape(str(d["error"])))
+        return " ".join(parts)
+
+
+CADDY = CaddySystem(r"^$", rules=[])
+
+
+# Varnish's records whose value is an enumeration (a method, a status, a VCL subroutine or
+# its return, a reason phrase, a close reason): each value is its own event.
+VARNISH_ENUM_TAGS = ("ReqMethod|BereqMethod|RespStatus|BerespStatus|RespReason|BerespReason|"
+                     "VCL_call|VCL_return")
+# Records of one format string whose whole value is variables (a header line, a URL, byte
+# counts, addresses, ids): one event per tag.
+VARNISH_VALUE_TAGS = ("ReqHeader|RespHeader|BereqHeader|BerespHeader|ReqUnset|RespUnset|"
+                      "BereqUnset|BerespUnset|ReqURL|BereqURL|ReqProtocol|RespProtocol|"
+                      "BereqProtocol|BerespProtocol|ReqAcct|BereqAcct|PipeAcct|ReqStart|"
+                      "SessOpen|Length|Hit|HitMiss|HitPass|VCL_use|ExpBan|HttpGarbage|Filters|"
+                      "End|BogoHeader|LostHeader|ObjHeader|ObjProtocol|ObjStatus|ObjReason")
+VARNISH = System(
+    # varnishlog's default output (grouped by vxid): a transaction's `*   << Request  >> N`
+    # line, then `-   Tag  value` per record; the leading `*`/`-` column is header.
+    r"^(?:\*|-+) +(?P<content>.*)$",
+    rules=[
+        (r"<< (\w+) +>> \d+", lambda m: "<< %s >> <*>" % m.group(1)),
+        (r"(%s) +(.*)" % VARNISH_ENUM_TAGS, lambda m: "%s %s" % (m.group(1), m.group(2))),
+        (r"(%s)(?: .*)?" % VARNISH_VALUE_TAGS, lambda m: m.group(1) + " <*>"),
+        # A timestamp's label is a string literal of each call (Start, Req, Fetch, ...).
+        (r"Timestamp +(\w+): [\d.]+ [\d.]+ [\d.]+", lambda m: "Timestamp %s: <*> <*> <*>" % m.group(1)),
+        # A transaction's type and reason (`req 5 rxreq`, `bereq 7 pass`) are enumerations.
+        (r"(Begin|Link) +(\w+) \d+ (\S+)", lambda m: "%s %s <*> %s" % m.groups()),
+        (r"SessClose +(\w+) [\d.]+", lambda m: "SessClose %s <*>" % m.group(1)),
+        (r"TTL +(VCL|RFC) [-\d. ]+ (cacheable|uncacheable)",
+         lambda m: "TTL %s <*> %s" % (m.group(1), m.group(2))),
+        (r"Storage +(\w+) \S+", lambda m: "Storage %s <*>" % m.group(1)),
+        (r"Fetch_Body +\d+ (\S+) (\S+)", lambda m: "Fetch_Body <*> %s %s" % m.groups()),
+        (r"BackendOpen +\d+ \S+ \S+ \d+ \S+ \d+ (connect|reuse)",
+         lambda m: "BackendOpen <*> <*> <*> <*> <*> <*> " + m.group(1)),
+        (r"BackendClose +\d+ \S+ (\w+)(?: (.*))?",
+         lambda m: "BackendClose <*> <*> %s %s" % (m.group(1), m.group(2) or "")),
+        (r"FetchError +backend \S+: unhealthy", "FetchError backend <*>: unhealthy"),
+        (r"FetchError +backend \S+: fail errno \d+ \((.*)\)",
+         lambda m: "FetchError backend <*>: fail errno <*> (%s)" % m.group(1)),
+        (r"FetchError +([A-Za-z ]+)", lambda m: "FetchError " + m.group(1)),
+        (r"VCL_Log +\w+ recv \S+", "VCL_Log <*> recv <*>"),
+    ])
+
+
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
     "Nginx": NGINX,
@@ -2375,6 +2677,12 @@ SYSTEMS = {
     "Slapd": SLAPD,
     "Dovecot": DOVECOT,
     "Lighttpd": LIGHTTPD,
+    "Fail2ban": FAIL2BAN,
+    "PulseAudio": PULSEAUDIO,
+    "Xorg": XORG,
+    "Vsftpd": VSFTPD,
+    "Caddy": CADDY,
+    "Varnish": VARNISH,
 }
 
 
