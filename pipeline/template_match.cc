@@ -90,6 +90,17 @@ bool IsDuration(std::string_view w) {
   return !w.empty();
 }
 
+// The form of an integer token: 0 a number, 1 a list of counters (CollapseCounterLists)
+// whose fields are apart by blanks, 2 one whose fields are apart by commas.
+int CounterListForm(std::string_view message, const Token& t) {
+  const std::string_view text = message.substr(t.offset, t.length);
+  if (text.find('=') == std::string_view::npos) return 0;
+  return text.find(',') == std::string_view::npos ? 1 : 2;
+}
+
+// Salts a comma list's hash (CounterListForm 2) so that it differs from a number's.
+constexpr std::uint64_t kCommaListSalt = 0x2c2c2c2c2c2c2c2cULL;  // ",,,,,,,,"
+
 // A size written with its unit of data, one token (see CollapseSize): a float's class whose
 // text ends in the unit's letter, where a number ends in a digit.
 bool IsSizeWithUnit(std::string_view message, const Token& t) {
@@ -115,6 +126,12 @@ bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, con
   if ((lt.cls == TokenClass::kFloat || gt.cls == TokenClass::kFloat) &&
       IsSizeWithUnit(lm, lt) != IsSizeWithUnit(gm, gt)) {
     return false;
+  }
+  // A list of counters is printed by one format with one separator: fields apart by commas
+  // and fields apart by blanks (`in=1 out=2` / `top=0/0, retr=1/2`) are two formats' lists,
+  // and neither is a number. (Their hashes differ: CollapseCounterLists salts a comma list's.)
+  if (lt.cls == TokenClass::kInteger && gt.cls == TokenClass::kInteger) {
+    return CounterListForm(lm, lt) == CounterListForm(gm, gt);
   }
   if (lt.cls != TokenClass::kDigitWord && gt.cls != TokenClass::kDigitWord) return true;
   const std::string_view lw = lm.substr(lt.offset, lt.length), gw = gm.substr(gt.offset, gt.length);
@@ -842,6 +859,8 @@ std::size_t CollapseCounterLists(std::string_view message, std::size_t begin,
     tokens[kept] = Token{tokens[read].offset, last.offset + last.length - tokens[read].offset,
                          TokenClass::kInteger};
     hashes[kept] = Fingerprinter::TokenHash(message, tokens[kept]);
+    // A list written with commas is another format's than one written with blanks.
+    if (CounterListForm(message, tokens[kept]) == 2) hashes[kept] ^= kCommaListSalt;
     ++kept;
     read = runs[r][1];
   }
@@ -1514,6 +1533,8 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     }
     marks_.push_back({pos, static_cast<std::uint8_t>(kVaried | kWild)});
     if (SameVariable(message, lt, gmsg, gt)) continue;
+    if (lt.cls == TokenClass::kInteger && gt.cls == TokenClass::kInteger)
+      return Reject(MatchReason::kFieldNameDiffers, i);  // two forms of counter lists
     // A template's plain word that the scope has since learned as a value is one, and a host
     // or a learned name takes its place (`(to bob) alice on` / `(to bob) root on`).
     if (line.learned && IsLearnedName(lt.cls, line.hashes[i]) && gt.cls == TokenClass::kWord &&

@@ -648,6 +648,21 @@ TEST_F(TemplateMatchTest, CounterListsCollapseIntoOneToken) {
   EXPECT_FALSE(Match("disconnect to h ehlo=1 mail=1 commands=2").accepted);
 }
 
+// A list of counters is printed by one format with one separator: a list whose fields are
+// apart by commas and one whose fields are apart by blanks are two formats' (an IMAP and a
+// POP3 session's end), and a comma list is no number; two comma lists are one list.
+TEST_F(TemplateMatchTest, CounterListsWithOtherSeparatorsAreTwoFormats) {
+  SetTemplate("Disconnected: Logged out in=539 out=1714 deleted=1 expunged=1");
+  EXPECT_TRUE(Match("Disconnected: Logged out in=32 out=817 deleted=0 expunged=0").accepted);
+  MatchResult r = Match("Disconnected: Logged out top=0/0, retr=1/325, del=0/1, size=309");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kFieldNameDiffers);
+  SetTemplate("Disconnected: Logged out top=0/0, retr=1/325, del=0/1, size=309");
+  EXPECT_TRUE(Match("Disconnected: Logged out top=1/1, retr=0/0, del=0/0, size=0").accepted);
+  EXPECT_FALSE(Match("Disconnected: Logged out in=32 out=817 deleted=0 expunged=0").accepted);
+  EXPECT_FALSE(Match("Disconnected: Logged out 42").accepted);
+}
+
 // A `name=value` field present on some lines only, among fields every line has, is an
 // optional field of one format string; at the end of the fields, or written with blanks
 // around '=', or with a word for its value, it is another message's.
