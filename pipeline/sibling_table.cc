@@ -1,6 +1,8 @@
 // SiblingTable: a set-associative table of sibling keys and the distinct values seen at each.
 #include "pipeline/sibling_table.h"
 
+#include <algorithm>
+
 namespace logfold {
 
 SiblingTable::Entry* SiblingTable::Find(std::uint64_t key) {
@@ -53,6 +55,26 @@ bool SiblingTable::Note(Entry& e, std::uint64_t value) {
   if (Holds(e, value) || e.distinct >= kMaxValues) return false;
   e.values[e.distinct++] = value;
   return true;
+}
+
+void SiblingTable::Export(std::vector<Entry>& out) const {
+  if (!entries_) return;
+  const std::size_t start = out.size();
+  for (std::size_t i = 0; i < kEntries; ++i) {
+    if (entries_[i].key != 0) out.push_back(entries_[i]);
+  }
+  std::sort(out.begin() + static_cast<std::ptrdiff_t>(start), out.end(),
+            [](const Entry& a, const Entry& b) { return a.last_used < b.last_used; });
+}
+
+void SiblingTable::Restore(const Entry& saved) {
+  if (saved.key == 0 || saved.distinct > kMaxValues) return;
+  Entry& e = Touch(saved.key);
+  std::copy(saved.values, saved.values + saved.distinct, e.values);
+  e.anchor_value = saved.anchor_value;
+  e.sightings = saved.sightings;
+  e.distinct = saved.distinct;
+  e.variable = saved.variable;
 }
 
 }  // namespace logfold

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace logfold {
 
@@ -38,6 +39,12 @@ class SiblingTable {
   static bool Note(Entry& e, std::uint64_t value);
   // Is `value` among the entry's values?
   static bool Holds(const Entry& e, std::uint64_t value);
+
+  // Appends the held entries to `out`, least recently used first (for checkpoints).
+  void Export(std::vector<Entry>& out) const;
+  // Takes an exported entry back as the most recently used of its set (a malformed one, key 0
+  // or more values than kMaxValues, is ignored).
+  void Restore(const Entry& e);
 
   void Clear() { entries_.reset(); }
   std::size_t MemoryUsage() const { return entries_ ? kEntries * sizeof(Entry) : 0; }
@@ -70,6 +77,13 @@ class ValueWords {
   }
   void Clear() { entries_.reset(); }
   std::size_t MemoryUsage() const { return entries_ ? kEntries * sizeof(std::uint64_t) : 0; }
+  // Appends the held keys to `out` (for checkpoints; Note takes each back).
+  void Export(std::vector<std::uint64_t>& out) const {
+    if (!entries_) return;
+    for (std::size_t i = 0; i < kEntries; ++i) {
+      if (entries_[i] != 0) out.push_back(entries_[i]);
+    }
+  }
 
  private:
   static std::size_t Index(std::uint64_t key) { return (key >> 17) & (kEntries - 1); }

@@ -500,7 +500,7 @@ void WindowMerger::Impl::FlushAll(EventSink& sink) {
   }
   index.Clear();
   // The names learned as values go with the groups they were learned in: lines after a flush
-  // fold as a new merger's would (a restart from that checkpoint has learned nothing).
+  // fold as a new merger's would.
   value_words.Clear();
 }
 

@@ -15,6 +15,7 @@
 #include "pipeline/event.h"
 #include "pipeline/fingerprinter.h"
 #include "pipeline/log_record.h"
+#include "pipeline/sibling_table.h"
 #include "pipeline/slot_stats.h"
 #include "pipeline/tokenizer.h"
 
@@ -124,6 +125,22 @@ struct GroupState {
   std::span<const SlotStats> slots;
 };
 
+// What the merger has learned from the stream besides its groups, as a checkpoint saves it:
+// the evidence that word positions are free arguments (SiblingTable) and the words a scope
+// wrote as values (ValueWords). Without it a restarted merger folds like a fresh one until it
+// has learned again, and an event whose lines folded by that evidence splits once.
+struct LearnedEvidence {
+  // MergerOptions::variable_after_values it was learned under: the entries' `variable`
+  // verdicts hold only for the same threshold.
+  std::uint32_t variable_after_values = 0;
+  std::vector<SiblingTable::Entry> siblings;  // least recently used first
+  std::vector<std::uint64_t> value_words;     // ValueWords keys
+  void Clear() {
+    siblings.clear();
+    value_words.clear();
+  }
+};
+
 // One open group as WindowMerger::VisitOpenGroups shows it; the views are valid until the
 // merger next adds, flushes or reconfigures.
 struct OpenGroupInfo {
@@ -172,6 +189,11 @@ class WindowMerger {
   // groups do not repeat those of restored ones.
   std::uint64_t id_counter() const;
   void RestoreIdCounter(std::uint64_t counter);
+  // Fills `out` with the stream-learned evidence (for checkpoints; reuses its capacity).
+  void ExportLearned(LearnedEvidence& out) const;
+  // Takes evidence exported by a merger with the same grouping options back, on top of what
+  // this one has learned; ignored when it was learned under another variable_after_values.
+  void ImportLearned(const LearnedEvidence& evidence);
 
   // The earliest time at which Flush would emit something; INT64_MAX when nothing is open.
   TimeUs NextDeadline() const;

@@ -1,5 +1,6 @@
-// WindowMerger: checkpoints of open groups (daemon/state saves them; a restart imports them
-// back). Export walks the groups oldest activity first; Import rebuilds one group's entries.
+// WindowMerger: checkpoints of open groups and of the stream-learned evidence (daemon/state
+// saves them; a restart imports them back). Export walks the groups oldest activity first;
+// Import rebuilds one group's entries.
 #include <functional>
 
 #include "pipeline/window_merger_impl.h"
@@ -111,6 +112,22 @@ void WindowMerger::ExportGroups(const std::function<void(const GroupState&)>& vi
 
 void WindowMerger::ImportGroup(const GroupState& group, bool resume, EventSink& sink) {
   impl_->ImportGroup(group, resume, sink);
+}
+
+void WindowMerger::ExportLearned(LearnedEvidence& out) const {
+  out.Clear();
+  out.variable_after_values = static_cast<std::uint32_t>(impl_->opt.variable_after_values);
+  impl_->siblings.Export(out.siblings);
+  impl_->value_words.Export(out.value_words);
+}
+
+void WindowMerger::ImportLearned(const LearnedEvidence& evidence) {
+  Impl& m = *impl_;
+  if (evidence.variable_after_values != m.opt.variable_after_values) return;
+  for (const SiblingTable::Entry& e : evidence.siblings) m.siblings.Restore(e);
+  for (const std::uint64_t key : evidence.value_words) {
+    if (key != 0) m.value_words.Note(key);
+  }
 }
 
 std::uint64_t WindowMerger::id_counter() const { return impl_->next_id; }

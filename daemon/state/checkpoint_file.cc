@@ -27,7 +27,16 @@ enum : std::uint16_t {
   kJournalWatermark = 7,
   kJournalDone = 8,  // repeated
   kSummaryEpoch = 9,
-  kGroup = 16,  // repeated, nested
+  kGroup = 16,    // repeated, nested
+  kLearned = 17,  // nested: the merger's LearnedEvidence
+};
+// Learned-evidence fields.
+enum : std::uint16_t {
+  kLearnedThreshold = 1,  // variable_after_values
+  // Repeated, least recently used first: key u64, anchor value u64, sightings u16, distinct
+  // u8, variable u8, then `distinct` values u64.
+  kLearnedSibling = 2,
+  kLearnedValueWords = 3,  // keys, u64 each
 };
 // Group fields.
 enum : std::uint16_t {
@@ -312,6 +321,57 @@ std::string ParseGroup(std::string_view bytes, SavedGroup& g) {
   return "";
 }
 
+std::string ParseLearned(std::string_view bytes, LearnedEvidence& out) {
+  out = LearnedEvidence{};
+  Reader in(bytes);
+  while (!in.empty()) {
+    std::uint16_t tag;
+    std::string_view v;
+    if (!in.GetField(tag, v)) return "truncated field in the learned evidence";
+    switch (tag) {
+      case kLearnedThreshold: {
+        std::uint64_t n = 0;
+        if (!IntValue(v, n) || n > UINT32_MAX) return "bad learned threshold";
+        out.variable_after_values = static_cast<std::uint32_t>(n);
+        break;
+      }
+      case kLearnedSibling: {
+        if (out.siblings.size() == SiblingTable::kEntries) return "too many learned siblings";
+        Reader r(v);
+        SiblingTable::Entry e;
+        std::uint16_t sightings = 0;
+        std::string_view flags;
+        if (!r.GetU64(e.key) || !r.GetU64(e.anchor_value) || !r.GetU16(sightings) ||
+            !r.GetBytes(2, flags)) {
+          return "truncated learned sibling";
+        }
+        e.sightings = sightings;
+        e.distinct = static_cast<std::uint8_t>(flags[0]);
+        e.variable = flags[1] != 0;
+        if (e.key == 0 || e.distinct > SiblingTable::kMaxValues ||
+            static_cast<unsigned char>(flags[1]) > 1 || r.size() != 8u * e.distinct) {
+          return "malformed learned sibling";
+        }
+        for (std::size_t k = 0; k < e.distinct; ++k) r.GetU64(e.values[k]);
+        out.siblings.push_back(e);
+        break;
+      }
+      case kLearnedValueWords: {
+        if (v.size() % 8 != 0 || v.size() / 8 > ValueWords::kEntries) {
+          return "malformed learned value words";
+        }
+        Reader r(v);
+        std::uint64_t key = 0;
+        while (r.GetU64(key)) out.value_words.push_back(key);
+        break;
+      }
+      default:
+        break;  // a later version's field
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 void SavedGroup::Reset() {
@@ -417,6 +477,28 @@ void CheckpointWriter::AddGroup(const GroupState& g) {
   CloseField(out, at);
 }
 
+void CheckpointWriter::AddLearned(const LearnedEvidence& learned) {
+  std::string& out = *out_;
+  const std::size_t at = OpenField(out, kLearned);
+  PutIntField(out, kLearnedThreshold, learned.variable_after_values);
+  for (const SiblingTable::Entry& e : learned.siblings) {
+    const std::size_t entry_at = OpenField(out, kLearnedSibling);
+    PutU64(out, e.key);
+    PutU64(out, e.anchor_value);
+    PutU16(out, e.sightings);
+    out += static_cast<char>(e.distinct);
+    out += static_cast<char>(e.variable ? 1 : 0);
+    for (std::size_t k = 0; k < e.distinct && k < SiblingTable::kMaxValues; ++k) {
+      PutU64(out, e.values[k]);
+    }
+    CloseField(out, entry_at);
+  }
+  const std::size_t words_at = OpenField(out, kLearnedValueWords);
+  for (const std::uint64_t key : learned.value_words) PutU64(out, key);
+  CloseField(out, words_at);
+  CloseField(out, at);
+}
+
 void CheckpointWriter::Finish() {
   std::string& out = *out_;
   const std::string_view body = std::string_view(out).substr(kPrefix);
@@ -453,10 +535,12 @@ std::string ParseSummaryLog(std::string_view bytes, std::vector<SummaryRecord>& 
 
 namespace {
 
-// Checks the prefix and checksum, fills `h` from the header fields and hands the bytes of
-// each group to on_group, which returns "" or why they are not a group.
+// Checks the prefix and checksum, fills `h` from the header fields and `learned` (if not
+// null) from the learned evidence, and hands the bytes of each group to on_group, which
+// returns "" or why they are not a group.
 template <typename OnGroup>
-std::string ParseBody(std::string_view bytes, CheckpointHeader& h, OnGroup&& on_group) {
+std::string ParseBody(std::string_view bytes, CheckpointHeader& h, LearnedEvidence* learned,
+                      OnGroup&& on_group) {
   Reader prefix(bytes);
   std::string_view magic;
   std::uint32_t version = 0, crc = 0;
@@ -479,6 +563,11 @@ std::string ParseBody(std::string_view bytes, CheckpointHeader& h, OnGroup&& on_
     if (!in.GetField(tag, v)) return "truncated field";
     if (tag == kGroup) {
       if (std::string e = on_group(v); !e.empty()) return e;
+      continue;
+    }
+    if (tag == kLearned) {
+      if (learned == nullptr) continue;
+      if (std::string e = ParseLearned(v, *learned); !e.empty()) return e;
       continue;
     }
     std::uint64_t n = 0;
@@ -526,7 +615,7 @@ std::string ParseBody(std::string_view bytes, CheckpointHeader& h, OnGroup&& on_
 
 std::string ParseCheckpoint(std::string_view bytes, Checkpoint& out) {
   out = Checkpoint{};
-  return ParseBody(bytes, out.header,
+  return ParseBody(bytes, out.header, &out.learned,
                    [&](std::string_view v) { return ParseGroup(v, out.groups.emplace_back()); });
 }
 
@@ -534,7 +623,7 @@ std::string ParseSingleGroupCheckpoint(std::string_view bytes, CheckpointHeader&
                                        SavedGroup& group) {
   header = CheckpointHeader{};
   int groups = 0;
-  std::string error = ParseBody(bytes, header, [&](std::string_view v) {
+  std::string error = ParseBody(bytes, header, nullptr, [&](std::string_view v) {
     if (groups++ > 0) return std::string("more than one group");
     group.Reset();
     return ParseGroup(v, group);

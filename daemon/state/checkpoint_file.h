@@ -17,7 +17,9 @@ namespace logfold {
 // The body is a sequence of fields, each a tag (u16), a length (u32) and that many bytes;
 // integers are little-endian and 8 bytes wide. A group is a field whose bytes are its own
 // fields, and so are its two sample records and its slot statistics (tag 15: position, total,
-// the distinct-count bits, the kept values). A reader skips tags it does not know and keeps
+// the distinct-count bits, the kept values). The merger's stream-learned evidence is one field
+// (tag 17) holding its threshold, one packed record per sibling entry and the value words' keys
+// as one packed array. A reader skips tags it does not know and keeps
 // defaults for fields that are absent, so a later version adds fields (per-slot statistics,
 // say) under new tags without breaking older files; kCheckpointVersion changes only for an
 // incompatible layout.
@@ -67,6 +69,7 @@ struct SavedGroup {
 struct Checkpoint {
   CheckpointHeader header;
   std::vector<SavedGroup> groups;
+  LearnedEvidence learned;  // empty when the file has none (an older writer's)
 };
 
 // Builds a checkpoint into a caller's buffer, reusing its capacity: Begin, AddGroup per
@@ -75,6 +78,8 @@ class CheckpointWriter {
  public:
   void Begin(const CheckpointHeader& header, std::string& out);
   void AddGroup(const GroupState& group);
+  // At most once per checkpoint, after or between the groups.
+  void AddLearned(const LearnedEvidence& learned);
   // Fills in the length and checksum; `out` then holds the complete file.
   void Finish();
 

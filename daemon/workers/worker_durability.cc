@@ -72,6 +72,16 @@ void WorkerPool::Recover(RecoveredState& recovered) {
   for (logfold::Checkpoint& c : recovered.checkpoints) {
     const bool resume = c.header.settings_key == key;
     id_counter = std::max(id_counter, c.header.id_counter);
+    // Learned evidence is keyed by scope like the groups: with as many workers as before it
+    // goes back to the worker that learned it; otherwise to every worker (each finds its
+    // scopes' entries there, the rest age out of its tables).
+    if (resume) {
+      if (c.header.workers == n) {
+        workers_[c.header.worker]->merger->ImportLearned(c.learned);
+      } else {
+        for (auto& w : workers_) w->merger->ImportLearned(c.learned);
+      }
+    }
     logged.clear();
     for (const RecoveredState::SummaryLog& log : recovered.summary_logs) {
       if (log.worker != c.header.worker || log.epoch < c.header.summary_epoch) continue;
@@ -150,6 +160,8 @@ void WorkerPool::Recover(RecoveredState& recovered) {
       w->merger->ExportGroups([&](const GroupState& g) { saved.push_back(SavedGroup::From(g)); });
       auto fresh = std::make_unique<WindowMerger>(w->merger->options());
       fresh->RestoreIdCounter(w->merger->id_counter());
+      w->merger->ExportLearned(w->learned);
+      fresh->ImportLearned(w->learned);
       for (SavedGroup& g : saved) {
         if (const auto it = logged_resumed.find(g.id); it != logged_resumed.end()) {
           const SummaryRecord& r = it->second;
@@ -216,6 +228,8 @@ void WorkerPool::Snapshot(Worker& w, TimeUs now) {
   w.snapshot_coverage = h.journal_watermark;
   w.checkpoint_writer.Begin(h, w.snapshot);
   w.merger->ExportGroups([&w](const GroupState& g) { w.checkpoint_writer.AddGroup(g); });
+  w.merger->ExportLearned(w.learned);
+  w.checkpoint_writer.AddLearned(w.learned);
   w.checkpoint_writer.Finish();
 }
 

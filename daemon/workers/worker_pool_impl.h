@@ -297,6 +297,7 @@ struct WorkerPool::Worker {
   std::uint64_t snapshot_coverage = 0;
   TimeUs last_snapshot = 0;
   CheckpointWriter checkpoint_writer;
+  LearnedEvidence learned;  // the merger's, exported into each snapshot (buffers reused)
   // Journal mode: every batch chained up to `watermark` is processed, and so are those in
   // `done_out_of_order` (prev_seq, seq), taken ahead of a batch from another ingest thread.
   std::uint64_t watermark = 0;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -170,6 +171,100 @@ TEST(StateTest, RestoredGroupsGoOnFoldingExactlyAsWithoutTheCrash) {
   for (const auto& [id, list] : out.summaries) {
     for (const Summary& s : list) EXPECT_EQ(s.origin.stream, 0x5eedu);
   }
+}
+
+// Lines of one event whose only difference is a word the stream shows taking many values
+// (the engine learns the position is a free argument), then words it learns as a key's value.
+std::vector<LogRecord> LearningTraffic(const std::vector<std::string>& names, TimeUs start) {
+  std::vector<LogRecord> lines;
+  TimeUs t = start;
+  for (const std::string& name : names) {
+    lines.push_back(Line("web1", "removing " + name, t += 10'000));
+    lines.push_back(Line("web1", "login accepted for user " + name, t += 10'000));
+    lines.push_back(Line("web1", "stopping " + name + " now", t += 10'000));
+  }
+  return lines;
+}
+
+// The siblings' fields a merger reads (not their recency stamps).
+std::vector<std::string> Describe(const LearnedEvidence& e) {
+  std::vector<std::string> out;
+  for (const SiblingTable::Entry& s : e.siblings) {
+    std::string d = std::to_string(s.key) + " " + std::to_string(s.anchor_value) + " " +
+                    std::to_string(s.sightings) + " " + std::to_string(s.variable);
+    for (std::size_t k = 0; k < s.distinct; ++k) d += " " + std::to_string(s.values[k]);
+    out.push_back(std::move(d));
+  }
+  for (std::uint64_t w : e.value_words) out.push_back("word " + std::to_string(w));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(StateTest, RestoredMergerKeepsWhatItLearnedFromTheStream) {
+  const auto before = LearningTraffic({"chargen", "echo", "discard", "daytime", "finger", "gopher",
+                                       "ident", "netstat", "systat", "whois"},
+                                      kT0);
+  // After the groups' window: the new names open groups, and fold into them only by what was
+  // learned (the positions' many values), which a fresh merger learns again from six names.
+  const auto after = LearningTraffic({"telnet", "rlogin", "tftp", "uucp"}, kT0 + 20 * kSec);
+  WindowMerger reference(Options());
+  Collect ref;
+  for (const auto& r : before) reference.Add(r, r.arrival_us, ref);
+
+  WindowMerger crashed(Options());
+  Collect out;
+  for (const auto& r : before) crashed.Add(r, r.arrival_us, out);
+  std::string bytes;
+  CheckpointWriter w;
+  CheckpointHeader h;
+  h.id_counter = crashed.id_counter();
+  w.Begin(h, bytes);
+  crashed.ExportGroups([&](const GroupState& g) { w.AddGroup(g); });
+  LearnedEvidence learned;
+  crashed.ExportLearned(learned);
+  ASSERT_FALSE(learned.siblings.empty());
+  ASSERT_FALSE(learned.value_words.empty());
+  w.AddLearned(learned);
+  w.Finish();
+
+  Checkpoint c;
+  ASSERT_EQ(ParseCheckpoint(bytes, c), "");
+  EXPECT_EQ(Describe(c.learned), Describe(learned));
+  EXPECT_EQ(c.learned.variable_after_values, Options().variable_after_values);
+  WindowMerger restored(Options()), forgetful(Options());
+  Collect forgetful_out = out;
+  restored.RestoreIdCounter(c.header.id_counter);
+  forgetful.RestoreIdCounter(c.header.id_counter);
+  restored.ImportLearned(c.learned);
+  for (const SavedGroup& g : c.groups) {
+    restored.ImportGroup(g.View(), true, out);
+    forgetful.ImportGroup(g.View(), true, forgetful_out);
+  }
+  LearnedEvidence again;
+  restored.ExportLearned(again);
+  EXPECT_EQ(Describe(again), Describe(learned));
+
+  for (const auto& r : after) {
+    reference.Add(r, r.arrival_us, ref);
+    restored.Add(r, r.arrival_us, out);
+    forgetful.Add(r, r.arrival_us, forgetful_out);
+  }
+  reference.FlushAll(ref);
+  restored.FlushAll(out);
+  forgetful.FlushAll(forgetful_out);
+  EXPECT_EQ(out.firsts, ref.firsts);
+  EXPECT_EQ(out.summaries, ref.summaries);
+  // Without the evidence the new names open groups the uninterrupted engine folds.
+  EXPECT_GT(forgetful_out.firsts.size(), ref.firsts.size());
+  // Evidence learned under another threshold is not taken.
+  MergerOptions other = Options();
+  other.variable_after_values = 3;
+  WindowMerger stricter(other);
+  stricter.ImportLearned(c.learned);
+  LearnedEvidence none;
+  stricter.ExportLearned(none);
+  EXPECT_TRUE(none.siblings.empty());
+  EXPECT_TRUE(none.value_words.empty());
 }
 
 TEST(StateTest, ChangedGroupingSettingsSummariseRestoredGroupsAtOnce) {

@@ -266,6 +266,16 @@ def group(gid, message, flags, count_total, count_since, last=None, hosts=()):
     return b"".join(parts)
 
 
+def learned(threshold, siblings, value_words):
+    """The merger's learned evidence: siblings as (key, anchor, sightings, variable, values)."""
+    parts = [int_field(1, threshold)]
+    for key, anchor, sightings, variable, values in siblings:
+        parts.append(field(2, u64(key) + u64(anchor) + u16(sightings) +
+                           bytes([len(values), variable]) + b"".join(u64(v) for v in values)))
+    parts.append(field(3, b"".join(u64(w) for w in value_words)))
+    return field(17, b"".join(parts))
+
+
 def checkpoint_file(body):
     return b"LFCK" + u32(1) + u64(len(body)) + u32(crc32(body)) + body
 
@@ -275,6 +285,8 @@ def state_file_seeds():
                last=b"session 14383 opened for user u696 by (uid=0)")
     g2 = group(2, b"disk /dev/sda is 22% full", [0, 0, 0, 3, 0], 1, 0, hosts=[b"a", b"b"])
     bodies = [checkpoint_body([]), checkpoint_body([g1]), checkpoint_body([g1, g2], 1, 2, [44, 45])]
+    bodies.append(checkpoint_body([g1]) + learned(6, [(0x51B, 0, 9, 1, [11, 12, 13, 14, 15, 16]),
+                                                       (0x7E5, 12, 2, 0, [21, 22])], [0x77, 0x99]))
     seeds = [checkpoint_file(b) + b"\x01" for b in bodies]  # whole files as on disk
     seeds.append(checkpoint_file(bodies[1])[:-9] + b"\x01")  # truncated
     seeds += [b + b"\x00" for b in bodies]  # bodies the target wraps

@@ -1,8 +1,10 @@
 // Fuzz target: the checkpoint (state file) and summary log readers. Never crash; an accepted
-// checkpoint written back by CheckpointWriter parses to the same header and groups and writes
-// the same bytes; the summary records read re-encode to the bytes they came from.
+// checkpoint written back by CheckpointWriter parses to the same header, groups and learned
+// evidence and writes the same bytes; the summary records read re-encode to the bytes they
+// came from.
 // The last input byte chooses: odd, the rest is a whole file as found on disk; even, the rest
 // is a body that gets a valid prefix and checksum, so the fuzzer reaches the field parser.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -34,11 +36,28 @@ bool SameGroup(const logfold::SavedGroup& a, const logfold::SavedGroup& b) {
          a.hosts_truncated == b.hosts_truncated;
 }
 
+bool SameLearned(const logfold::LearnedEvidence& a, const logfold::LearnedEvidence& b) {
+  if (a.variable_after_values != b.variable_after_values || a.value_words != b.value_words ||
+      a.siblings.size() != b.siblings.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.siblings.size(); ++i) {
+    const logfold::SiblingTable::Entry &x = a.siblings[i], &y = b.siblings[i];
+    if (x.key != y.key || x.anchor_value != y.anchor_value || x.sightings != y.sightings ||
+        x.distinct != y.distinct || x.variable != y.variable ||
+        !std::equal(x.values, x.values + x.distinct, y.values)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string Write(const logfold::Checkpoint& c) {
   std::string out;
   logfold::CheckpointWriter w;
   w.Begin(c.header, out);
   for (const logfold::SavedGroup& g : c.groups) w.AddGroup(g.View());
+  w.AddLearned(c.learned);
   w.Finish();
   return out;
 }
@@ -74,6 +93,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 0; i < c.groups.size(); ++i) {
     FUZZ_CHECK(SameGroup(again.groups[i], c.groups[i]), "group survives a round trip");
   }
+  FUZZ_CHECK(SameLearned(again.learned, c.learned), "learned evidence survives a round trip");
   FUZZ_CHECK(Write(again) == written, "writing is a fixed point");
   return 0;
 }
