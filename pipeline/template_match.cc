@@ -90,6 +90,17 @@ bool IsDuration(std::string_view w) {
   return !w.empty();
 }
 
+// The form of an integer token: 0 a number, 1 a list of counters (CollapseCounterLists)
+// whose fields are apart by blanks, 2 one whose fields are apart by commas.
+int CounterListForm(std::string_view message, const Token& t) {
+  const std::string_view text = message.substr(t.offset, t.length);
+  if (text.find('=') == std::string_view::npos) return 0;
+  return text.find(',') == std::string_view::npos ? 1 : 2;
+}
+
+// Salts a comma list's hash (CounterListForm 2) so that it differs from a number's.
+constexpr std::uint64_t kCommaListSalt = 0x2c2c2c2c2c2c2c2cULL;  // ",,,,,,,,"
+
 // A size written with its unit of data, one token (see CollapseSize): a float's class whose
 // text ends in the unit's letter, where a number ends in a digit.
 bool IsSizeWithUnit(std::string_view message, const Token& t) {
@@ -115,6 +126,12 @@ bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, con
   if ((lt.cls == TokenClass::kFloat || gt.cls == TokenClass::kFloat) &&
       IsSizeWithUnit(lm, lt) != IsSizeWithUnit(gm, gt)) {
     return false;
+  }
+  // A list of counters is printed by one format with one separator: fields apart by commas
+  // and fields apart by blanks (`in=1 out=2` / `top=0/0, retr=1/2`) are two formats' lists,
+  // and neither is a number. (Their hashes differ: CollapseCounterLists salts a comma list's.)
+  if (lt.cls == TokenClass::kInteger && gt.cls == TokenClass::kInteger) {
+    return CounterListForm(lm, lt) == CounterListForm(gm, gt);
   }
   if (lt.cls != TokenClass::kDigitWord && gt.cls != TokenClass::kDigitWord) return true;
   const std::string_view lw = lm.substr(lt.offset, lt.length), gw = gm.substr(gt.offset, gt.length);
@@ -882,6 +899,8 @@ std::size_t CollapseCounterLists(std::string_view message, std::size_t begin,
     tokens[kept] = Token{tokens[read].offset, last.offset + last.length - tokens[read].offset,
                          TokenClass::kInteger};
     hashes[kept] = Fingerprinter::TokenHash(message, tokens[kept]);
+    // A list written with commas is another format's than one written with blanks.
+    if (CounterListForm(message, tokens[kept]) == 2) hashes[kept] ^= kCommaListSalt;
     ++kept;
     read = runs[r][1];
   }
@@ -1187,6 +1206,48 @@ void MarkSettingRow(std::string_view message, std::size_t body, std::vector<Toke
   hashes.insert(hashes.begin() + 1, Fingerprinter::TokenHash(message, equals));
 }
 
+// A line whose words, a phrase of two or more, end in ':' and one field, a name written in
+// capitals (opening with two: an environment variable's or a property's, `IV_VER`, `PATH`)
+// glued to its '=' and a value of one token closing the line (`peer info: IV_VER=2.6.14`,
+// `peer info: IV_PLAT=linux`), is a row of a dump: one format string
+// prints each name and value a list holds (a peer's properties, an environment), so the field
+// is one value whatever its name. A name in lower case is the program's own field, which it
+// names in its format string (`using identifier: hwaddr=...` / `client-id=...`: a kind, an
+// enumeration); after a single name (`Report: jobs=0`, `add_job: user=...`: a function's or
+// component's name, as a logger's) the field is the message and its name the event; and a
+// field naming an outcome (NamesOutcome) or holding a protected word keeps its tokens. `f` is
+// the name's token, right before the line's last.
+void MarkDumpRow(const TemplateMatcher& matcher, std::string_view message, std::size_t f,
+                 std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
+  const Token& name = tokens[f];
+  const std::size_t eq = name.offset + name.length;
+  const Token& label = tokens[f - 1];
+  const Token& before = tokens[f - 2];
+  if ((name.cls != TokenClass::kWord && name.cls != TokenClass::kDigitWord) ||
+      eq + 1 >= message.size() || message[eq] != '=' || tokens[f + 1].offset != eq + 1 ||
+      label.cls != TokenClass::kWord || label.offset + label.length + 2 != name.offset ||
+      before.cls != TokenClass::kWord || before.offset + before.length + 1 != label.offset ||
+      message[label.offset - 1] != ' ' || message[name.offset - 2] != ':') {
+    return;
+  }
+  const Token& value = tokens[f + 1];
+  const std::size_t end = value.offset + value.length;
+  if (message.find_first_not_of(" \t", end) != std::string_view::npos) return;
+  const std::string_view key = message.substr(name.offset, name.length);
+  const auto capital = [](char c) { return c >= 'A' && c <= 'Z'; };
+  if (key.size() < 2 || !capital(key[0]) || !capital(key[1]) || NamesOutcome(key) ||
+      (name.cls == TokenClass::kWord && matcher.IsProtectedWord(key)) ||
+      (value.cls == TokenClass::kWord &&
+       matcher.IsProtectedWord(message.substr(value.offset, value.length)))) {
+    return;
+  }
+  tokens[f].length = static_cast<std::uint32_t>(end - name.offset);
+  tokens[f].cls = TokenClass::kPath;
+  hashes[f] = Fingerprinter::TokenHash(message, tokens[f]);
+  tokens.resize(f + 1);
+  hashes.resize(f + 1);
+}
+
 }  // namespace
 
 void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, bool infer_header,
@@ -1254,6 +1315,10 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
     if (after + 2 < tokens[1].offset && message[after] == ' ') {
       MarkSettingRow(message, out.header.body, tokens, hashes);
     }
+  }
+  // A dump's row (MarkDumpRow): most lines' last token does not follow a '='.
+  if (tokens.size() >= 4 && message[tokens.back().offset - 1] == '=') {
+    MarkDumpRow(matcher, message, tokens.size() - 2, tokens, hashes);
   }
   out.dashes = MarkEmptyDashes(message, out.header.body, tokens, hashes);
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
@@ -1508,6 +1573,8 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     }
     marks_.push_back({pos, static_cast<std::uint8_t>(kVaried | kWild)});
     if (SameVariable(message, lt, gmsg, gt)) continue;
+    if (lt.cls == TokenClass::kInteger && gt.cls == TokenClass::kInteger)
+      return Reject(MatchReason::kFieldNameDiffers, i);  // two forms of counter lists
     // A template's plain word that the scope has since learned as a value is one, and a host
     // or a learned name takes its place (`(to bob) alice on` / `(to bob) root on`).
     if (line.learned && IsLearnedName(lt.cls, line.hashes[i]) && gt.cls == TokenClass::kWord &&

@@ -703,6 +703,21 @@ TEST_F(TemplateMatchTest, CounterListsCollapseIntoOneToken) {
   EXPECT_FALSE(Match("disconnect to h ehlo=1 mail=1 commands=2").accepted);
 }
 
+// A list of counters is printed by one format with one separator: a list whose fields are
+// apart by commas and one whose fields are apart by blanks are two formats' (an IMAP and a
+// POP3 session's end), and a comma list is no number; two comma lists are one list.
+TEST_F(TemplateMatchTest, CounterListsWithOtherSeparatorsAreTwoFormats) {
+  SetTemplate("Disconnected: Logged out in=539 out=1714 deleted=1 expunged=1");
+  EXPECT_TRUE(Match("Disconnected: Logged out in=32 out=817 deleted=0 expunged=0").accepted);
+  MatchResult r = Match("Disconnected: Logged out top=0/0, retr=1/325, del=0/1, size=309");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kFieldNameDiffers);
+  SetTemplate("Disconnected: Logged out top=0/0, retr=1/325, del=0/1, size=309");
+  EXPECT_TRUE(Match("Disconnected: Logged out top=1/1, retr=0/0, del=0/0, size=0").accepted);
+  EXPECT_FALSE(Match("Disconnected: Logged out in=32 out=817 deleted=0 expunged=0").accepted);
+  EXPECT_FALSE(Match("Disconnected: Logged out 42").accepted);
+}
+
 // A `name=value` field present on some lines only, among fields every line has, is an
 // optional field of one format string; at the end of the fields, or written with blanks
 // around '=', or with a word for its value, it is another message's.
@@ -1536,6 +1551,50 @@ TEST_F(TemplateMatchTest, DigestRulesOutOnlyWhatRuledOutDoes) {
   EXPECT_GT(checked, 1000);
   EXPECT_GT(ruled_out, checked / 4);
   EXPECT_GT(by_digest, ruled_out / 2);  // it does its job, not only never errs
+}
+
+// A phrase, ':' and one field closing the line is a dump's row: every name and value the dump
+// lists is one value of one event.
+TEST_F(TemplateMatchTest, FieldAfterAPhraseIsADumpRow) {
+  PreparedLine p;
+  const std::string row = "peer info: IV_CIPHERS=AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305";
+  PrepareLine(tokenizer_, matcher_, true, row, p);
+  ASSERT_EQ(p.tokens.size(), 3u);
+  EXPECT_EQ(p.tokens[2].cls, TokenClass::kPath);
+  EXPECT_EQ(row.substr(p.tokens[2].offset), "IV_CIPHERS=AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305");
+  SetTemplate("127.0.0.1:46810 peer info: IV_VER=2.6.14");
+  EXPECT_TRUE(Match("127.0.0.1:47861 peer info: IV_PLAT=linux").accepted);
+  EXPECT_TRUE(Match("127.0.0.1:47861 peer info: IV_COMP_STUBv2=1").accepted);
+  EXPECT_TRUE(
+      Match("127.0.0.1:59386 peer info: IV_CIPHERS=AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305")
+          .accepted);
+  EXPECT_FALSE(Match("peer data: IV_PLAT=linux").accepted);
+}
+
+// The nearest lines are a field's own messages: a name in lower case (the program's own), after
+// a single name (a function's, a component's), a field naming an outcome or holding a
+// protected word, two fields, a value of words, a field that does not close the line.
+TEST_F(TemplateMatchTest, FieldAfterANameOrOfAnOutcomeIsNoDumpRow) {
+  SetTemplate("Report: clients=1");
+  EXPECT_FALSE(Match("Report: jobs=0").accepted);
+  SetTemplate("job state: STATUS=ok");
+  EXPECT_FALSE(Match("job state: STATUS=failed").accepted);
+  SetTemplate("peer info: IV_PLAT=linux");
+  EXPECT_FALSE(Match("peer info: IV_PLAT=failed").accepted);
+  SetTemplate("pool info: base=10.199.0.2 size=253");
+  EXPECT_FALSE(Match("pool info: mode=static size=253").accepted);
+  SetTemplate("peer info: platform=linux");
+  EXPECT_FALSE(Match("peer info: kernel=6.1, extra").accepted);
+  SetTemplate("using identifier: hwaddr=00:0c:01:02:03:04");
+  EXPECT_FALSE(Match("using identifier: client-id=01:0c:01:02:03:04").accepted);
+  SetTemplate("Report: CLIENTS=1");
+  EXPECT_FALSE(Match("Report: JOBS=0").accepted);
+  PreparedLine p;
+  for (const std::string line : {"peer info: IV_PLAT=linux x86_64", "peer info: a=b,c=d",
+                                 "peer info: IV_PLAT=", "info: IV_PLAT=linux"}) {
+    PrepareLine(tokenizer_, matcher_, true, line, p);
+    EXPECT_NE(p.tokens.back().cls, TokenClass::kPath) << line;
+  }
 }
 
 }  // namespace

@@ -361,6 +361,18 @@ TEST(TokenizerValueClassTest, Base64IdsAreOpaqueIdsWithOrWithoutSlashOrPlus) {
   EXPECT_EQ(Tokenizer::Classify("Kq9xP2mZ7wRb"), TokenClass::kDigitWord);
 }
 
+// A random id of 16 base64 characters holds no digit one time in twelve: '+' or '/' and two
+// capitals in a row stand in for it; names written in capitalised parts have no such pair.
+TEST(TokenizerValueClassTest, Base64IdsWithoutDigits) {
+  EXPECT_EQ(Tokenizer::Classify("qnFuwFZhXLl/AAAB"), TokenClass::kHex);
+  EXPECT_EQ(Tokenizer::Classify("LLl+ylZhjLF/AAAB"), TokenClass::kHex);
+  EXPECT_EQ(ClassNames("passwd-file(carol,127.0.0.1,<qnFuwFZhXLl/AAAB>): Password mismatch"),
+            (std::vector<std::string>{"word", "word", "ipv4", "hex", "word", "word"}));
+  EXPECT_EQ(Tokenizer::Classify("HighMem/MovableOnly"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("qnFuwFZhXLlqAAAB"), TokenClass::kWord);  // no '+' nor '/'
+  EXPECT_EQ(Tokenizer::Classify("qnFuwFZhXLl/AAA"), TokenClass::kWord);   // too short
+}
+
 // A field's name is never a value, glued to its ':' as much as apart: active_anon:418 is
 // tokenized as "active_anon: 418" (a word, then the number), so rows of different fields do
 // not fold; a host's name with a port holds a '.', a digit or a '-' and stays one value.
@@ -396,6 +408,16 @@ TEST(TokenizerContextTest, AClosingTagIsAWord) {
   EXPECT_EQ(ClassNames("<p>x</p>"), (std::vector<std::string>{"word", "word", "word"}));
   EXPECT_EQ(ClassNames(" dump_stack_lvl+0x44/0x5c"), (std::vector<std::string>{"path"}));
   EXPECT_EQ(ClassNames("GET </health"), (std::vector<std::string>{"word", "path"}));
+}
+
+// A tag's name holds no '/' and begins with a letter: a base64 session id in angle brackets
+// that begins with '/' is a value, as one beginning with a letter is (session=<Ab3/Cd...>).
+TEST(TokenizerContextTest, AnIdInAngleBracketsIsNoClosingTag) {
+  EXPECT_EQ(ClassNames("session=</2cx11Zh3ut/AAAB>"), (std::vector<std::string>{"word", "path"}));
+  EXPECT_EQ(ClassNames("session=<//KL3lZhDOB/AAAB>"), (std::vector<std::string>{"word", "path"}));
+  EXPECT_EQ(ClassNames("session=<wvyrv1Zh6IB/AAAB>"), (std::vector<std::string>{"word", "hex"}));
+  EXPECT_EQ(ClassNames("x </ns:tag-1>"), (std::vector<std::string>{"word", "word"}));
+  EXPECT_EQ(ClassNames("x </_tag>"), (std::vector<std::string>{"word", "word"}));
 }
 
 TEST(TokenizerValueClassTest, LiteralsAreValuesOnlyAfterAKey) {
