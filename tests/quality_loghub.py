@@ -351,10 +351,11 @@ FLOOR_PRECISION_EACH = 0.98
 # -> 0.702, precision 0.982 -> 1.000 on both scorers; no line of any other readable system
 # changes, the sealed ones score identically. Averages over the 41 (main 53650c6 + dovecot):
 # GA 0.8416 / 0.8396, precision 0.9408 / 0.9343, F1 0.9108 / 0.9064, reduction 0.9183 /
-# 0.9179. Floors 0.001 below.
+# 0.9179. Floors 0.001 below. Then its name with a number as a field's value (`box=Archive0` /
+# `box=Old8`): Dovecot GA 0.702 -> 0.729 on both, no other system; averages GA 0.8423 / 0.8403.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.939, "GA": 0.840, "F1": 0.909, "reduction": 0.917},
-    "whole line": {"precision": 0.933, "GA": 0.838, "F1": 0.905, "reduction": 0.916},
+    "message": {"precision": 0.939, "GA": 0.841, "F1": 0.909, "reduction": 0.917},
+    "whole line": {"precision": 0.933, "GA": 0.839, "F1": 0.905, "reduction": 0.916},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
