@@ -219,6 +219,17 @@ bool NamesField(std::string_view message, const Token& t) {
 }
 
 // A word written right after a key's '=' (`cmd=get`): the value of a named field.
+// A name with a number: letters, then digits (Archive0, Old28).
+bool IsNameWithNumber(std::string_view w) {
+  std::size_t k = 0;
+  while (k < w.size() && ((w[k] | 0x20) >= 'a' && (w[k] | 0x20) <= 'z')) ++k;
+  if (k == 0 || k == w.size()) return false;
+  for (; k < w.size(); ++k) {
+    if (w[k] < '0' || w[k] > '9') return false;
+  }
+  return true;
+}
+
 bool FieldValue(std::string_view message, const Token& t) {
   return t.offset > 0 && message[t.offset - 1] == '=';
 }
@@ -1735,7 +1746,14 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     if (line.learned && IsLearnedName(lt.cls, line.hashes[i]) && gt.cls == TokenClass::kWord &&
         line.IsValueWord(g.hash(i)))
       continue;
-    if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)
+    // A name with a number keeps its letters (en0 / awdl0: two kinds of interface), but as a
+    // field's value on both sides the field says what it is (`box=Archive0` / `box=Old8`);
+    // an outcome's field (`err=`, `status=`) still holds codes.
+    if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord &&
+        !(FieldValue(message, lt) && FieldValue(gmsg, gt) && i > 0 &&
+          IsNameWithNumber(message.substr(lt.offset, lt.length)) &&
+          IsNameWithNumber(gmsg.substr(gt.offset, gt.length)) &&
+          !NamesOutcome(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))))
       return Reject(MatchReason::kDigitWordLetters, i);
     // A word saying a value is missing where the other line has one is that value printed
     // empty, even a protected one (`none`: another word in its place is still another event).

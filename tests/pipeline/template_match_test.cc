@@ -283,6 +283,23 @@ TEST_F(TemplateMatchTest, DigitWordThatChangesItsLettersRejects) {
   EXPECT_EQ(r.position, 5u);
 }
 
+// As a field's value on both sides, a name with a number is the field's value whatever its
+// letters (mailboxes `Archive0` / `Old8`); written bare, or as an outcome's code, or with
+// more than letters and digits, it keeps its letters.
+TEST_F(TemplateMatchTest, ANameWithANumberAsAFieldsValueMayChangeItsLetters) {
+  SetTemplate("copy from INBOX: box=Archive0, uid=1, size=300, flags=()");
+  EXPECT_TRUE(Match("copy from INBOX: box=Old8, uid=2, size=9103, flags=()").accepted);
+  SetTemplate("link state changed on interface en0 to active now");
+  EXPECT_EQ(Match("link state changed on interface awdl0 to active now").reason,
+            MatchReason::kDigitWordLetters);
+  SetTemplate("request done: err=E42, uid=1, size=300, flags=()");
+  EXPECT_EQ(Match("request done: err=W17, uid=2, size=9103, flags=()").reason,
+            MatchReason::kDigitWordLetters);
+  SetTemplate("copy from INBOX: box=Archive0, uid=1, size=300, flags=()");
+  EXPECT_EQ(Match("copy from INBOX: box=v2.tls1, uid=2, size=9103, flags=()").reason,
+            MatchReason::kDigitWordLetters);
+}
+
 // Names and versions made of parts (runs joined by '.', '-', ':', '+' or '~', with a digit)
 // are one kind of variable whatever their letters and their masked class (a package, a
 // version with an epoch, a bare "6.4"); a single name with a number, a plain word, a protected
