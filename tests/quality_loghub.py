@@ -357,9 +357,14 @@ FLOOR_PRECISION_EACH = 0.98
 # 0.464 -> 0.805 (message), 0.541 unchanged (whole line), precision 1.000; no line of any other
 # readable system changes, the sealed ones identical. Averages over the 41 (main ea23c28 +
 # openvpn): GA 0.8499 / 0.8396, F1 0.9273 / 0.9225. Floors 0.001 below.
+# Then (branch openvpn) a peer's endpoint opening a message (an address or a host's name with its
+# port, alone or after `name/`) is context, out of the template, and a field printed empty inside
+# a bracket glued to a word is another qualifier: OpenVPN GA 0.805 -> 0.980 / 0.541 -> 0.571,
+# precision 1.000; no group of any other system changes. Averages over the 41: GA 0.8542 /
+# 0.8403, F1 0.9274 / 0.9225. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.939, "GA": 0.848, "F1": 0.926, "reduction": 0.917},
-    "whole line": {"precision": 0.933, "GA": 0.838, "F1": 0.921, "reduction": 0.916},
+    "message": {"precision": 0.939, "GA": 0.853, "F1": 0.926, "reduction": 0.917},
+    "whole line": {"precision": 0.933, "GA": 0.839, "F1": 0.921, "reduction": 0.916},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
