@@ -217,8 +217,29 @@ bool NamesField(std::string_view message, const Token& t) {
 }
 
 // A word written right after a key's '=' (`cmd=get`): the value of a named field.
+// A name with a number: letters, then digits (Archive0, Old28).
+bool IsNameWithNumber(std::string_view w) {
+  std::size_t k = 0;
+  while (k < w.size() && ((w[k] | 0x20) >= 'a' && (w[k] | 0x20) <= 'z')) ++k;
+  if (k == 0 || k == w.size()) return false;
+  for (; k < w.size(); ++k) {
+    if (w[k] < '0' || w[k] > '9') return false;
+  }
+  return true;
+}
+
 bool FieldValue(std::string_view message, const Token& t) {
   return t.offset > 0 && message[t.offset - 1] == '=';
+}
+
+// Is a number (line or template token `t`) followed by its unit (`5 KB`, `3 sec`)? Not when
+// it is a field's value (`op=1`, or a list of counters `conn=3 op=1`, one token holding its
+// '='): a field's value ends at its blank, and the word after it opens the next part of the
+// line (`conn=3 op=1 MOD` / `op=1 DEL`: the operation), never a unit that may change.
+bool NumberBeforeUnit(std::string_view message, const Token& t) {
+  if (t.cls != TokenClass::kInteger && t.cls != TokenClass::kFloat) return false;
+  return !(t.offset > 0 && message[t.offset - 1] == '=') &&
+         message.substr(t.offset, t.length).find('=') == std::string_view::npos;
 }
 
 // Does a field's name name an outcome (`err`, `rc`, `status`, `exit_code`, `result`)? Its
@@ -238,12 +259,29 @@ bool NamesOutcome(std::string_view k) {
          is("exit");
 }
 
+// Does a field's name say its value is a kind (`type`, `kind`, `class`, `method`, `mode`,
+// `tag`)? A number there is a kind's code, as an outcome's is (`tag=97` / `tag=105`, an LDAP
+// response's operation; `method=128` / `method=163`, a bind's).
+bool NamesKind(std::string_view k) {
+  const auto is = [&](std::string_view name) {
+    if (k.size() != name.size()) return false;
+    for (std::size_t j = 0; j < name.size(); ++j) {
+      if ((k[j] | 0x20) != name[j]) return false;
+    }
+    return true;
+  };
+  return is("type") || is("kind") || is("class") || is("method") || is("mode") || is("tag");
+}
+
 // A result code as a field's value: a number of at most three digits right after `=` and a
-// name that names an outcome (NamesOutcome).
+// name that names an outcome or a kind (NamesOutcome, NamesKind).
 bool IsResultCode(std::string_view message, const Token& t, const Token& key) {
-  return t.cls == TokenClass::kInteger && t.length <= 3 && key.cls == TokenClass::kWord &&
-         key.offset + key.length + 1 == t.offset && message[t.offset - 1] == '=' &&
-         NamesOutcome(message.substr(key.offset, key.length));
+  if (t.cls != TokenClass::kInteger || t.length > 3 || key.cls != TokenClass::kWord ||
+      key.offset + key.length + 1 != t.offset || message[t.offset - 1] != '=') {
+    return false;
+  }
+  const std::string_view name = message.substr(key.offset, key.length);
+  return NamesOutcome(name) || NamesKind(name);
 }
 
 }  // namespace
@@ -526,8 +564,8 @@ bool OpensQuotedText(std::string_view message, std::size_t p) {
 // A name in capitals: capitals, digits and '_', a capital first (VCPU, MEMORY_MB, BADSIG).
 // A code: a name in capitals that fills a pair of
 // brackets or quotes alone, the pair opened at the message's start or after a blank
-// (`verify failure (BADSIG)`, `allocation for 'VCPU'`, `[OK]`), or a JSON field's whole value
-// (`"type":"ROUND_TRIPPER_SNAPSHOT"`). Logs write an outcome, a kind
+// (`verify failure (BADSIG)`, `allocation for 'VCPU'`, `[OK]`), or a field's whole value, JSON's
+// (`"type":"ROUND_TRIPPER_SNAPSHOT"`) or a `name=`'s (`mech=SIMPLE`). Logs write an outcome, a kind
 // or a state so; a bracket glued to a name holds its argument (`ListenerName(CONTROLLER)`), and
 // a qualified name holds parts that vary (`'org/DS/IN'`).
 bool IsCapitalName(std::string_view w) {
@@ -538,10 +576,22 @@ bool IsCapitalName(std::string_view w) {
 }
 
 bool IsBracketedCode(std::string_view message, const Token& t) {
-  if (t.cls != TokenClass::kWord || t.offset == 0 || t.offset + t.length >= message.size() ||
+  if (t.cls != TokenClass::kWord || t.offset == 0 ||
       !IsCapitalName(message.substr(t.offset, t.length))) {
     return false;
   }
+  // A field's whole value, right after its name's `=` and ended by a blank, a ',' or the
+  // end, one word in capitals (`mech=SIMPLE` / `mech=EXTERNAL`, `proto=TCP`), as a JSON
+  // field's is below. A constant of parts joined by '_' there names a thing the program
+  // enumerates (`segment=OPTIMIZATION_TARGET_SEARCH_USER`), which varies as a name does.
+  if (message[t.offset - 1] == '=') {
+    const std::size_t end = t.offset + t.length;
+    return t.offset >= 2 && message[t.offset - 2] != ' ' && message[t.offset - 2] != '=' &&
+           message.substr(t.offset, t.length).find('_') == std::string_view::npos &&
+           (end == message.size() || message[end] == ' ' || message[end] == '\t' ||
+            message[end] == ',');
+  }
+  if (t.offset + t.length >= message.size()) return false;
   const std::size_t open = t.offset - 1;
   const char close = CloserOf(message[open]);
   if (close == 0 || message[t.offset + t.length] != close) return false;
@@ -811,7 +861,8 @@ std::size_t CollapseCounterLists(std::string_view message, std::size_t begin,
   const auto count_at = [&](std::size_t k) {
     const Token& v = tokens[k + 1];
     return count_class(k) && IsCount(message.substr(v.offset, v.length)) &&
-           !NamesOutcome(message.substr(tokens[k].offset, tokens[k].length));
+           !NamesOutcome(message.substr(tokens[k].offset, tokens[k].length)) &&
+           !NamesKind(message.substr(tokens[k].offset, tokens[k].length));
   };
   // Does a field follow the field at k with only white space and commas between?
   const auto next_field = [&](std::size_t k) {
@@ -1559,7 +1610,14 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     if (line.learned && IsLearnedName(lt.cls, line.hashes[i]) && gt.cls == TokenClass::kWord &&
         line.IsValueWord(g.hash(i)))
       continue;
-    if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)
+    // A name with a number keeps its letters (en0 / awdl0: two kinds of interface), but as a
+    // field's value on both sides the field says what it is (`box=Archive0` / `box=Old8`);
+    // an outcome's field (`err=`, `status=`) still holds codes.
+    if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord &&
+        !(FieldValue(message, lt) && FieldValue(gmsg, gt) && i > 0 &&
+          IsNameWithNumber(message.substr(lt.offset, lt.length)) &&
+          IsNameWithNumber(gmsg.substr(gt.offset, gt.length)) &&
+          !NamesOutcome(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))))
       return Reject(MatchReason::kDigitWordLetters, i);
     // A word saying a value is missing where the other line has one is that value printed
     // empty, even a protected one (`none`: another word in its place is still another event).
@@ -1600,8 +1658,10 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       // Out of a value context only a compound name may change (com.apple.x, host-1.example):
       // a plain word, an identifier or a constant is an action or a state (spawn vs
       // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.
-      // A word right after a number is its unit (B vs KB, sec vs secs), which may change.
-      const bool unit = i > 0 && IsNumber(line.tokens[i - 1].cls) && IsNumber(g.cls(i - 1));
+      // A word right after a number standing alone is its unit (B vs KB, sec vs secs), which
+      // may change (NumberBeforeUnit: not after a field's number).
+      const bool unit = i > 0 && NumberBeforeUnit(message, line.tokens[i - 1]) &&
+                        NumberBeforeUnit(gmsg, g.token(i - 1));
       if (!unit && (!IsCompoundName(message, lt) || !IsCompoundName(gmsg, gt)))
         return Reject(MatchReason::kPlainWordOutOfContext, i);
       if (words_out_of_context == 0) out_of_context_at = i;
@@ -1770,7 +1830,8 @@ bool TemplateMatcher::RejectsAnyChangeAt(const MatchLine& line, std::size_t i) c
   if (t.cls != TokenClass::kWord || IsCompoundName(line.message, t)) return false;
   if (i > 0) {
     const Token& prev = line.tokens[i - 1];
-    if (IsNumber(prev.cls) || IsHostKey(line.message.substr(prev.offset, prev.length))) {
+    if (NumberBeforeUnit(line.message, prev) ||
+        IsHostKey(line.message.substr(prev.offset, prev.length))) {
       return false;
     }
   }
@@ -1945,8 +2006,8 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
              (IsHostToken(message, lt, hashes[lj]) != IsHostToken(gmsg, gt, g.hash(gi)) ||
               (IsPeerName(message, lt) && IsPeerName(gmsg, gt)))) ||
             place.hosts;
-        const bool unit =
-            lj > 0 && gi > 0 && IsNumber(tokens[lj - 1].cls) && IsNumber(g.cls(gi - 1));
+        const bool unit = lj > 0 && gi > 0 && NumberBeforeUnit(message, tokens[lj - 1]) &&
+                          NumberBeforeUnit(gmsg, g.token(gi - 1));
         if (!host_slot && !unit && !place.names && !InValueContext(line, lj) &&
             (!IsCompoundName(message, lt) || !IsCompoundName(gmsg, gt))) {
           rejected = Reject(MatchReason::kPlainWordOutOfContext, lj);

@@ -488,6 +488,23 @@ bool IsNameWithCode(std::string_view s) {
   return true;
 }
 
+// An object identifier: numbers joined by single '.', six parts or more, the first 0, 1 or
+// 2 (1.3.6.1.4.1.4203.1.11.1, 2.5.4.3): a registered name of a kind of thing (an operation,
+// an attribute, an algorithm), the ITU's way of naming one, never an address or a version.
+bool IsObjectId(std::string_view s) {
+  if (s.size() < 11 || s[0] < '0' || s[0] > '2' || s[1] != '.') return false;
+  std::size_t parts = 1;
+  for (std::size_t i = 1; i < s.size(); ++i) {
+    if (s[i] == '.') {
+      if (s[i - 1] == '.' || i + 1 == s.size()) return false;
+      ++parts;
+    } else if (!IsDigit(s[i])) {
+      return false;
+    }
+  }
+  return parts >= 6;
+}
+
 }  // namespace
 
 std::string_view TokenClassName(TokenClass cls) {
@@ -616,6 +633,7 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
     return TokenClass::kPath;
   }
   if (has(kShapeColon) && IsHostPort(t)) return TokenClass::kHostPort;
+  if (only(kShapeDigit | kShapeDot) && IsObjectId(t)) return TokenClass::kWord;
   return TokenClass::kDigitWord;
 }
 

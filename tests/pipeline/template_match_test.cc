@@ -184,6 +184,61 @@ TEST_F(TemplateMatchTest, AResultCodeIsNoValue) {
   EXPECT_TRUE(Match("request done result=73312 bytes=120").accepted);
 }
 
+// A field's value ends at its blank: the word after a number written as a field's value (or
+// after a list of counters) opens the line's next part, an operation, never the number's unit.
+TEST_F(TemplateMatchTest, AWordAfterAFieldsNumberIsNoUnit) {
+  SetTemplate("conn=1059 op=1 MOD dn=\"uid=carol,ou=people,dc=example,dc=org\"");
+  MatchResult r = Match("conn=1060 op=2 DEL dn=\"uid=carol,ou=people,dc=example,dc=org\"");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  SetTemplate("worker pid=4121 started queue mail");
+  EXPECT_FALSE(Match("worker pid=4188 stopped queue mail").accepted);
+  // The nearest values: a unit after a number standing alone changes, and the operation
+  // itself repeated with another number.
+  SetTemplate("cache grew by 512 KB after the flush of queue mail");
+  EXPECT_TRUE(Match("cache grew by 3 MB after the flush of queue mail").accepted);
+  SetTemplate("conn=1059 op=1 MOD dn=\"uid=carol,ou=people,dc=example,dc=org\"");
+  EXPECT_TRUE(Match("conn=1071 op=4 MOD dn=\"uid=carol,ou=people,dc=example,dc=org\"").accepted);
+}
+
+// A name in capitals as a field's whole value (`mech=SIMPLE`) is a code, as in JSON
+// (`"type":"SNAPSHOT"`): another one is another event; a name in lower case there is a value.
+TEST_F(TemplateMatchTest, ACapitalNameAsAFieldsValueIsACode) {
+  SetTemplate("conn=1027 op=0 BIND dn=\"cn=manager,dc=example,dc=org\" mech=SIMPLE ssf=0");
+  MatchResult r =
+      Match("conn=1029 op=0 BIND dn=\"cn=manager,dc=example,dc=org\" mech=EXTERNAL ssf=0");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  SetTemplate("session opened for the user proto=TCP");
+  EXPECT_FALSE(Match("session opened for the user proto=UDP").accepted);
+  // The nearest values: a name in lower case as the value, and a constant of parts joined by
+  // '_', a thing the program enumerates (a segment, a target), which varies as a name does.
+  SetTemplate("session opened for the user name=alice");
+  EXPECT_TRUE(Match("session opened for the user name=bob").accepted);
+  SetTemplate("GetCachedModelScore: segment=TARGET_SEARCH_USER has expired or unavailable result.");
+  EXPECT_TRUE(
+      Match("GetCachedModelScore: segment=TARGET_LOW_USER_ENGAGEMENT has expired or unavailable "
+            "result.")
+          .accepted);
+}
+
+// A number of at most three digits after a name that says its field is a kind (`type`, `kind`,
+// `class`, `method`, `mode`, `tag`) is a kind's code, as an outcome's is.
+TEST_F(TemplateMatchTest, AKindsNumberIsACode) {
+  SetTemplate("conn=1000 op=0 RESULT tag=97 err=0 qtime=0.000012 etime=0.000100 text=");
+  MatchResult r = Match("conn=1001 op=3 RESULT tag=105 err=0 qtime=0.000013 etime=0.000107 text=");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kProtectedWordDiffers);
+  SetTemplate("conn=1001 op=0 BIND dn=\"cn=admin,dc=example,dc=org\" method=128");
+  EXPECT_FALSE(Match("conn=1002 op=0 BIND dn=\"cn=admin,dc=example,dc=org\" method=163").accepted);
+  // The nearest values: the same kind with other numbers changed, and a number after a name
+  // that says nothing of a kind (`op`, a sequence number).
+  SetTemplate("conn=1001 op=0 BIND dn=\"cn=admin,dc=example,dc=org\" method=128");
+  EXPECT_TRUE(Match("conn=1002 op=7 BIND dn=\"cn=admin,dc=example,dc=org\" method=128").accepted);
+  SetTemplate("request queued slot=3 by cron");
+  EXPECT_TRUE(Match("request queued slot=17 by cron").accepted);
+}
+
 // After a key word a verb's past form says what happened to the thing the key names
 // (`Job released` / `Job purged`): another event, not the key's value; a name there is one.
 TEST_F(TemplateMatchTest, APastFormAfterAKeyIsNoValue) {
@@ -226,6 +281,23 @@ TEST_F(TemplateMatchTest, DigitWordThatChangesItsLettersRejects) {
   EXPECT_FALSE(r.accepted);
   EXPECT_EQ(r.reason, MatchReason::kDigitWordLetters);
   EXPECT_EQ(r.position, 5u);
+}
+
+// As a field's value on both sides, a name with a number is the field's value whatever its
+// letters (mailboxes `Archive0` / `Old8`); written bare, or as an outcome's code, or with
+// more than letters and digits, it keeps its letters.
+TEST_F(TemplateMatchTest, ANameWithANumberAsAFieldsValueMayChangeItsLetters) {
+  SetTemplate("copy from INBOX: box=Archive0, uid=1, size=300, flags=()");
+  EXPECT_TRUE(Match("copy from INBOX: box=Old8, uid=2, size=9103, flags=()").accepted);
+  SetTemplate("link state changed on interface en0 to active now");
+  EXPECT_EQ(Match("link state changed on interface awdl0 to active now").reason,
+            MatchReason::kDigitWordLetters);
+  SetTemplate("request done: err=E42, uid=1, size=300, flags=()");
+  EXPECT_EQ(Match("request done: err=W17, uid=2, size=9103, flags=()").reason,
+            MatchReason::kDigitWordLetters);
+  SetTemplate("copy from INBOX: box=Archive0, uid=1, size=300, flags=()");
+  EXPECT_EQ(Match("copy from INBOX: box=v2.tls1, uid=2, size=9103, flags=()").reason,
+            MatchReason::kDigitWordLetters);
 }
 
 // Names and versions made of parts (runs joined by '.', '-', ':', '+' or '~', with a digit)

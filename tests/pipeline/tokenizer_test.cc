@@ -232,6 +232,20 @@ TEST(TokenizerClassifyTest, NameInCapitalsWithItsCodeIsAWord) {
   EXPECT_EQ(Tokenizer::Classify("A/200"), TokenClass::kPath);
 }
 
+// An object identifier (six or more numbers joined by '.', the first 0, 1 or 2) is a registered
+// name of a kind of thing, an operation's or an attribute's: a word (protected: it begins with
+// a digit). An address, a version, a shorter dotted number or one with a letter stay values.
+TEST(TokenizerClassifyTest, ObjectIdentifierIsAWord) {
+  EXPECT_EQ(Tokenizer::Classify("1.3.6.1.4.1.4203.1.11.1"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("1.3.6.1.4.1.1466.20037"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("2.16.840.1.101.3.4.2.1"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("10.0.0.1"), TokenClass::kIPv4);
+  EXPECT_EQ(Tokenizer::Classify("1.2.3.4.5"), TokenClass::kDigitWord);
+  EXPECT_EQ(Tokenizer::Classify("3.6.1.4.1.4203.1"), TokenClass::kDigitWord);
+  EXPECT_EQ(Tokenizer::Classify("1.3.6.1.4.1..1"), TokenClass::kDigitWord);
+  EXPECT_EQ(Tokenizer::Classify("1.3.6.1.4.1.4203.1.11.1a"), TokenClass::kDigitWord);
+}
+
 // An RPC method's full name (gRPC's `/package.Service/Method`) names the operation a request
 // called, an enumeration's value: a word. A file path or a route, one more part, a service in
 // one part or in lower case stay paths.
