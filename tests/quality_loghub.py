@@ -370,12 +370,18 @@ FLOOR_PRECISION_EACH = 0.98
 # Then (branch dovecot) a name with a number as a field's value on both sides may change its
 # letters (`box=Archive0` / `box=Old8`): Dovecot GA 0.702 -> 0.729 on both scorers, no other
 # system; averages over the 41 (main 3e0d654 + dovecot) GA 0.8565 / 0.8466: floors kept.
+# Then (branch openvpn) a peer's endpoint opening a message (an address or a host's name with its
+# port, alone or after `name/`) is context, out of the template, and a field printed empty inside
+# a bracket glued to a word is another qualifier: OpenVPN GA 0.805 -> 0.980 / 0.541 -> 0.571,
+# precision 1.000; no group of any other system changes. Averages over the 41 (main ba10abd +
+# openvpn): GA 0.8608 / 0.8473, precision 0.9506 / 0.9447, F1 0.9320 / 0.9275. Floors 0.001
+# below.
 # Then (branch lists, developed on Kafka and Chromium) a bracketed list of items of one shape
 # is one value whatever its length: Kafka GA 0.869 -> 0.887 on both scorers, precision 1.000;
 # 30 Kafka lines change group, none of any other readable system, the sealed ones identical.
-# Averages over the 41 (main ba10abd + lists): GA 0.8570 / 0.8470. GA floors 0.001 below.
+# Averages over the 41 (main 7c9d51a + lists): GA LISTSAVG. GA floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.950, "GA": 0.856, "F1": 0.931, "reduction": 0.917},
+    "message": {"precision": 0.950, "GA": 0.860, "F1": 0.931, "reduction": 0.917},
     "whole line": {"precision": 0.944, "GA": 0.846, "F1": 0.926, "reduction": 0.916},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
