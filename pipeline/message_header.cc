@@ -10,6 +10,8 @@
 #include <span>
 #include <utility>
 
+#include "pipeline/template_match.h"
+
 namespace logfold {
 namespace {
 
@@ -1027,6 +1029,10 @@ MessageHeader ParseHeader(std::string_view line, bool& sure, std::uint64_t* shap
                                       : channel_level.empty()   ? 0u
                                                                 : 1u;
           if (names + 1 > allowed || (names == 0 && IsMessageCode(f.core()))) goto done;
+          // Nor an operation's name, a term in capitalised parts ("[Job 2] Validate-Job:
+          // successful-ok"): a protocol names its operations so, a logger is a name or a
+          // qualified one.
+          if (TemplateMatcher::IsTermInParts(f.core())) goto done;
           // After a caller ("[...:VERBOSE1:net/base/network_delegate.cc:38]", "{run.py:42}")
           // a name is the message's own ("NetworkDelegate::NotifyBeforeURLRequest: <url>"):
           // the caller already says where the line comes from.

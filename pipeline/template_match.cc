@@ -90,6 +90,17 @@ bool IsDuration(std::string_view w) {
   return !w.empty();
 }
 
+// The form of an integer token: 0 a number, 1 a list of counters (CollapseCounterLists)
+// whose fields are apart by blanks, 2 one whose fields are apart by commas.
+int CounterListForm(std::string_view message, const Token& t) {
+  const std::string_view text = message.substr(t.offset, t.length);
+  if (text.find('=') == std::string_view::npos) return 0;
+  return text.find(',') == std::string_view::npos ? 1 : 2;
+}
+
+// Salts a comma list's hash (CounterListForm 2) so that it differs from a number's.
+constexpr std::uint64_t kCommaListSalt = 0x2c2c2c2c2c2c2c2cULL;  // ",,,,,,,,"
+
 // A size written with its unit of data, one token (see CollapseSize): a float's class whose
 // text ends in the unit's letter, where a number ends in a digit.
 bool IsSizeWithUnit(std::string_view message, const Token& t) {
@@ -115,6 +126,12 @@ bool SameVariable(std::string_view lm, const Token& lt, std::string_view gm, con
   if ((lt.cls == TokenClass::kFloat || gt.cls == TokenClass::kFloat) &&
       IsSizeWithUnit(lm, lt) != IsSizeWithUnit(gm, gt)) {
     return false;
+  }
+  // A list of counters is printed by one format with one separator: fields apart by commas
+  // and fields apart by blanks (`in=1 out=2` / `top=0/0, retr=1/2`) are two formats' lists,
+  // and neither is a number. (Their hashes differ: CollapseCounterLists salts a comma list's.)
+  if (lt.cls == TokenClass::kInteger && gt.cls == TokenClass::kInteger) {
+    return CounterListForm(lm, lt) == CounterListForm(gm, gt);
   }
   if (lt.cls != TokenClass::kDigitWord && gt.cls != TokenClass::kDigitWord) return true;
   const std::string_view lw = lm.substr(lt.offset, lt.length), gw = gm.substr(gt.offset, gt.length);
@@ -204,6 +221,16 @@ bool FieldValue(std::string_view message, const Token& t) {
   return t.offset > 0 && message[t.offset - 1] == '=';
 }
 
+// Is a number (line or template token `t`) followed by its unit (`5 KB`, `3 sec`)? Not when
+// it is a field's value (`op=1`, or a list of counters `conn=3 op=1`, one token holding its
+// '='): a field's value ends at its blank, and the word after it opens the next part of the
+// line (`conn=3 op=1 MOD` / `op=1 DEL`: the operation), never a unit that may change.
+bool NumberBeforeUnit(std::string_view message, const Token& t) {
+  if (t.cls != TokenClass::kInteger && t.cls != TokenClass::kFloat) return false;
+  return !(t.offset > 0 && message[t.offset - 1] == '=') &&
+         message.substr(t.offset, t.length).find('=') == std::string_view::npos;
+}
+
 // Does a field's name name an outcome (`err`, `rc`, `status`, `exit_code`, `result`)? Its
 // value is one of a handful of codes, each another outcome: an enumeration, however variable
 // a number looks (a failed bind's `err=49` among good binds' `err=0`).
@@ -221,12 +248,29 @@ bool NamesOutcome(std::string_view k) {
          is("exit");
 }
 
+// Does a field's name say its value is a kind (`type`, `kind`, `class`, `method`, `mode`,
+// `tag`)? A number there is a kind's code, as an outcome's is (`tag=97` / `tag=105`, an LDAP
+// response's operation; `method=128` / `method=163`, a bind's).
+bool NamesKind(std::string_view k) {
+  const auto is = [&](std::string_view name) {
+    if (k.size() != name.size()) return false;
+    for (std::size_t j = 0; j < name.size(); ++j) {
+      if ((k[j] | 0x20) != name[j]) return false;
+    }
+    return true;
+  };
+  return is("type") || is("kind") || is("class") || is("method") || is("mode") || is("tag");
+}
+
 // A result code as a field's value: a number of at most three digits right after `=` and a
-// name that names an outcome (NamesOutcome).
+// name that names an outcome or a kind (NamesOutcome, NamesKind).
 bool IsResultCode(std::string_view message, const Token& t, const Token& key) {
-  return t.cls == TokenClass::kInteger && t.length <= 3 && key.cls == TokenClass::kWord &&
-         key.offset + key.length + 1 == t.offset && message[t.offset - 1] == '=' &&
-         NamesOutcome(message.substr(key.offset, key.length));
+  if (t.cls != TokenClass::kInteger || t.length > 3 || key.cls != TokenClass::kWord ||
+      key.offset + key.length + 1 != t.offset || message[t.offset - 1] != '=') {
+    return false;
+  }
+  const std::string_view name = message.substr(key.offset, key.length);
+  return NamesOutcome(name) || NamesKind(name);
 }
 
 }  // namespace
@@ -509,8 +553,8 @@ bool OpensQuotedText(std::string_view message, std::size_t p) {
 // A name in capitals: capitals, digits and '_', a capital first (VCPU, MEMORY_MB, BADSIG).
 // A code: a name in capitals that fills a pair of
 // brackets or quotes alone, the pair opened at the message's start or after a blank
-// (`verify failure (BADSIG)`, `allocation for 'VCPU'`, `[OK]`), or a JSON field's whole value
-// (`"type":"ROUND_TRIPPER_SNAPSHOT"`). Logs write an outcome, a kind
+// (`verify failure (BADSIG)`, `allocation for 'VCPU'`, `[OK]`), or a field's whole value, JSON's
+// (`"type":"ROUND_TRIPPER_SNAPSHOT"`) or a `name=`'s (`mech=SIMPLE`). Logs write an outcome, a kind
 // or a state so; a bracket glued to a name holds its argument (`ListenerName(CONTROLLER)`), and
 // a qualified name holds parts that vary (`'org/DS/IN'`).
 bool IsCapitalName(std::string_view w) {
@@ -521,10 +565,22 @@ bool IsCapitalName(std::string_view w) {
 }
 
 bool IsBracketedCode(std::string_view message, const Token& t) {
-  if (t.cls != TokenClass::kWord || t.offset == 0 || t.offset + t.length >= message.size() ||
+  if (t.cls != TokenClass::kWord || t.offset == 0 ||
       !IsCapitalName(message.substr(t.offset, t.length))) {
     return false;
   }
+  // A field's whole value, right after its name's `=` and ended by a blank, a ',' or the
+  // end, one word in capitals (`mech=SIMPLE` / `mech=EXTERNAL`, `proto=TCP`), as a JSON
+  // field's is below. A constant of parts joined by '_' there names a thing the program
+  // enumerates (`segment=OPTIMIZATION_TARGET_SEARCH_USER`), which varies as a name does.
+  if (message[t.offset - 1] == '=') {
+    const std::size_t end = t.offset + t.length;
+    return t.offset >= 2 && message[t.offset - 2] != ' ' && message[t.offset - 2] != '=' &&
+           message.substr(t.offset, t.length).find('_') == std::string_view::npos &&
+           (end == message.size() || message[end] == ' ' || message[end] == '\t' ||
+            message[end] == ',');
+  }
+  if (t.offset + t.length >= message.size()) return false;
   const std::size_t open = t.offset - 1;
   const char close = CloserOf(message[open]);
   if (close == 0 || message[t.offset + t.length] != close) return false;
@@ -794,7 +850,8 @@ std::size_t CollapseCounterLists(std::string_view message, std::size_t begin,
   const auto count_at = [&](std::size_t k) {
     const Token& v = tokens[k + 1];
     return count_class(k) && IsCount(message.substr(v.offset, v.length)) &&
-           !NamesOutcome(message.substr(tokens[k].offset, tokens[k].length));
+           !NamesOutcome(message.substr(tokens[k].offset, tokens[k].length)) &&
+           !NamesKind(message.substr(tokens[k].offset, tokens[k].length));
   };
   // Does a field follow the field at k with only white space and commas between?
   const auto next_field = [&](std::size_t k) {
@@ -842,6 +899,8 @@ std::size_t CollapseCounterLists(std::string_view message, std::size_t begin,
     tokens[kept] = Token{tokens[read].offset, last.offset + last.length - tokens[read].offset,
                          TokenClass::kInteger};
     hashes[kept] = Fingerprinter::TokenHash(message, tokens[kept]);
+    // A list written with commas is another format's than one written with blanks.
+    if (CounterListForm(message, tokens[kept]) == 2) hashes[kept] ^= kCommaListSalt;
     ++kept;
     read = runs[r][1];
   }
@@ -1147,6 +1206,48 @@ void MarkSettingRow(std::string_view message, std::size_t body, std::vector<Toke
   hashes.insert(hashes.begin() + 1, Fingerprinter::TokenHash(message, equals));
 }
 
+// A line whose words, a phrase of two or more, end in ':' and one field, a name written in
+// capitals (opening with two: an environment variable's or a property's, `IV_VER`, `PATH`)
+// glued to its '=' and a value of one token closing the line (`peer info: IV_VER=2.6.14`,
+// `peer info: IV_PLAT=linux`), is a row of a dump: one format string
+// prints each name and value a list holds (a peer's properties, an environment), so the field
+// is one value whatever its name. A name in lower case is the program's own field, which it
+// names in its format string (`using identifier: hwaddr=...` / `client-id=...`: a kind, an
+// enumeration); after a single name (`Report: jobs=0`, `add_job: user=...`: a function's or
+// component's name, as a logger's) the field is the message and its name the event; and a
+// field naming an outcome (NamesOutcome) or holding a protected word keeps its tokens. `f` is
+// the name's token, right before the line's last.
+void MarkDumpRow(const TemplateMatcher& matcher, std::string_view message, std::size_t f,
+                 std::vector<Token>& tokens, std::vector<std::uint64_t>& hashes) {
+  const Token& name = tokens[f];
+  const std::size_t eq = name.offset + name.length;
+  const Token& label = tokens[f - 1];
+  const Token& before = tokens[f - 2];
+  if ((name.cls != TokenClass::kWord && name.cls != TokenClass::kDigitWord) ||
+      eq + 1 >= message.size() || message[eq] != '=' || tokens[f + 1].offset != eq + 1 ||
+      label.cls != TokenClass::kWord || label.offset + label.length + 2 != name.offset ||
+      before.cls != TokenClass::kWord || before.offset + before.length + 1 != label.offset ||
+      message[label.offset - 1] != ' ' || message[name.offset - 2] != ':') {
+    return;
+  }
+  const Token& value = tokens[f + 1];
+  const std::size_t end = value.offset + value.length;
+  if (message.find_first_not_of(" \t", end) != std::string_view::npos) return;
+  const std::string_view key = message.substr(name.offset, name.length);
+  const auto capital = [](char c) { return c >= 'A' && c <= 'Z'; };
+  if (key.size() < 2 || !capital(key[0]) || !capital(key[1]) || NamesOutcome(key) ||
+      (name.cls == TokenClass::kWord && matcher.IsProtectedWord(key)) ||
+      (value.cls == TokenClass::kWord &&
+       matcher.IsProtectedWord(message.substr(value.offset, value.length)))) {
+    return;
+  }
+  tokens[f].length = static_cast<std::uint32_t>(end - name.offset);
+  tokens[f].cls = TokenClass::kPath;
+  hashes[f] = Fingerprinter::TokenHash(message, tokens[f]);
+  tokens.resize(f + 1);
+  hashes.resize(f + 1);
+}
+
 }  // namespace
 
 void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, bool infer_header,
@@ -1214,6 +1315,10 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
     if (after + 2 < tokens[1].offset && message[after] == ' ') {
       MarkSettingRow(message, out.header.body, tokens, hashes);
     }
+  }
+  // A dump's row (MarkDumpRow): most lines' last token does not follow a '='.
+  if (tokens.size() >= 4 && message[tokens.back().offset - 1] == '=') {
+    MarkDumpRow(matcher, message, tokens.size() - 2, tokens, hashes);
   }
   out.dashes = MarkEmptyDashes(message, out.header.body, tokens, hashes);
   // A list of values of one kind ("1 2 3 ... 161", "node-1, node-2, node-3") is one slot
@@ -1468,6 +1573,8 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     }
     marks_.push_back({pos, static_cast<std::uint8_t>(kVaried | kWild)});
     if (SameVariable(message, lt, gmsg, gt)) continue;
+    if (lt.cls == TokenClass::kInteger && gt.cls == TokenClass::kInteger)
+      return Reject(MatchReason::kFieldNameDiffers, i);  // two forms of counter lists
     // A template's plain word that the scope has since learned as a value is one, and a host
     // or a learned name takes its place (`(to bob) alice on` / `(to bob) root on`).
     if (line.learned && IsLearnedName(lt.cls, line.hashes[i]) && gt.cls == TokenClass::kWord &&
@@ -1514,8 +1621,10 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       // Out of a value context only a compound name may change (com.apple.x, host-1.example):
       // a plain word, an identifier or a constant is an action or a state (spawn vs
       // destroy, ACTION_DOWN vs ACTION_UP, one function vs another), another message.
-      // A word right after a number is its unit (B vs KB, sec vs secs), which may change.
-      const bool unit = i > 0 && IsNumber(line.tokens[i - 1].cls) && IsNumber(g.cls(i - 1));
+      // A word right after a number standing alone is its unit (B vs KB, sec vs secs), which
+      // may change (NumberBeforeUnit: not after a field's number).
+      const bool unit = i > 0 && NumberBeforeUnit(message, line.tokens[i - 1]) &&
+                        NumberBeforeUnit(gmsg, g.token(i - 1));
       if (!unit && (!IsCompoundName(message, lt) || !IsCompoundName(gmsg, gt)))
         return Reject(MatchReason::kPlainWordOutOfContext, i);
       if (words_out_of_context == 0) out_of_context_at = i;
@@ -1684,7 +1793,8 @@ bool TemplateMatcher::RejectsAnyChangeAt(const MatchLine& line, std::size_t i) c
   if (t.cls != TokenClass::kWord || IsCompoundName(line.message, t)) return false;
   if (i > 0) {
     const Token& prev = line.tokens[i - 1];
-    if (IsNumber(prev.cls) || IsHostKey(line.message.substr(prev.offset, prev.length))) {
+    if (NumberBeforeUnit(line.message, prev) ||
+        IsHostKey(line.message.substr(prev.offset, prev.length))) {
       return false;
     }
   }
@@ -1850,8 +1960,8 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
              (IsHostToken(message, lt, hashes[lj]) != IsHostToken(gmsg, gt, g.hash(gi)) ||
               (IsPeerName(message, lt) && IsPeerName(gmsg, gt)))) ||
             place.hosts;
-        const bool unit =
-            lj > 0 && gi > 0 && IsNumber(tokens[lj - 1].cls) && IsNumber(g.cls(gi - 1));
+        const bool unit = lj > 0 && gi > 0 && NumberBeforeUnit(message, tokens[lj - 1]) &&
+                          NumberBeforeUnit(gmsg, g.token(gi - 1));
         if (!host_slot && !unit && !place.names && !InValueContext(line, lj) &&
             (!IsCompoundName(message, lt) || !IsCompoundName(gmsg, gt))) {
           rejected = Reject(MatchReason::kPlainWordOutOfContext, lj);

@@ -354,6 +354,9 @@ bool IsNamedDate(std::string_view s) {
 // "name:" prefix: 16 or more characters of the base64 alphabet holding an upper-case letter,
 // a lower-case letter and a digit, and switching between those kinds (or '+' '/') at 40 % or
 // more of its characters, as random text does and names (Http2ServerHandler) do not.
+// One in twelve random ids of 16 characters holds no digit: '+' or '/' and two capitals in a
+// row then take its place (qnFuwFZhXLl/AAAB), which names in parts written in capitalised
+// words (HighMem/MovableOnly) do not have.
 bool IsBase64Id(std::string_view s) {
   if (const std::size_t colon = s.rfind(':'); colon != std::string_view::npos) {
     for (std::size_t i = 0; i < colon; ++i) {
@@ -364,6 +367,7 @@ bool IsBase64Id(std::string_view s) {
   if (s.size() < 16 || s[0] == '/') return false;
   int seen = 0, prev = -1;
   std::size_t switches = 0;
+  bool capitals = false;  // two in a row
   for (char c : s) {
     int kind;
     if (c >= 'A' && c <= 'Z') {
@@ -379,9 +383,11 @@ bool IsBase64Id(std::string_view s) {
     }
     seen |= 1 << kind;
     switches += prev >= 0 && kind != prev;
+    capitals |= kind == 0 && prev == 0;
     prev = kind;
   }
-  return (seen & 7) == 7 && 5 * switches >= 2 * s.size();
+  const bool digit_or_its_stand_in = (seen & 4) != 0 || ((seen & 8) != 0 && capitals);
+  return (seen & 3) == 3 && digit_or_its_stand_in && 5 * switches >= 2 * s.size();
 }
 
 // A DNS name holding a digit: three or more dot-separated labels of letters, digits and '-'
@@ -482,6 +488,23 @@ bool IsNameWithCode(std::string_view s) {
   return true;
 }
 
+// An object identifier: numbers joined by single '.', six parts or more, the first 0, 1 or
+// 2 (1.3.6.1.4.1.4203.1.11.1, 2.5.4.3): a registered name of a kind of thing (an operation,
+// an attribute, an algorithm), the ITU's way of naming one, never an address or a version.
+bool IsObjectId(std::string_view s) {
+  if (s.size() < 11 || s[0] < '0' || s[0] > '2' || s[1] != '.') return false;
+  std::size_t parts = 1;
+  for (std::size_t i = 1; i < s.size(); ++i) {
+    if (s[i] == '.') {
+      if (s[i - 1] == '.' || i + 1 == s.size()) return false;
+      ++parts;
+    } else if (!IsDigit(s[i])) {
+      return false;
+    }
+  }
+  return parts >= 6;
+}
+
 }  // namespace
 
 std::string_view TokenClassName(TokenClass cls) {
@@ -534,6 +557,8 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
   if (t.empty()) return TokenClass::kWord;
   const auto only = [shape](std::uint32_t allowed) { return !kGuarded || (shape & ~allowed) == 0; };
   const auto has = [shape](std::uint32_t bits) { return !kGuarded || (shape & bits) == bits; };
+  constexpr std::uint32_t kLetters =
+      kShapeHexLetter | kShapeLetterTZ | kShapeLetterX | kShapeLetter;
   if (has(kShapeColon | kShapeSlash) && t.find("://") != t.npos) {
     return TokenClass::kUrl;
   }
@@ -552,6 +577,11 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
     // value, so a word (protected: TemplateMatcher::IsProtectedWord).
     if (t.front() == '/')
       return has(kShapeDot) && IsMethodPath(t) ? TokenClass::kWord : TokenClass::kPath;
+    // An opaque id may hold no digit (IsBase64Id).
+    if ((!kGuarded || (shape & (kShapeSlash | kShapePlus)) != 0) &&
+        only(kLetters | kShapeSlash | kShapePlus) && t.size() >= 16 && IsBase64Id(t)) {
+      return TokenClass::kHex;
+    }
     // A media type (text/css, application/json) names a resource's kind, a value as a path is.
     return has(kShapeSlash) && IsMediaType(t) ? TokenClass::kPath : TokenClass::kWord;
   }
@@ -576,8 +606,6 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
     return TokenClass::kHex;
   }
   if (only(kShapeDigit | kShapeHexLetter) && t.size() >= 8 && AllHex(t)) return TokenClass::kHex;
-  constexpr std::uint32_t kLetters =
-      kShapeHexLetter | kShapeLetterTZ | kShapeLetterX | kShapeLetter;
   // A named date has a '-' or '/' next to its month (12-Jun-2005).
   if (only(kShapeDigit | kLetters | kShapeDash | kShapeSlash | kShapeColon | kShapeDot |
            kShapePlus) &&
@@ -605,6 +633,7 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
     return TokenClass::kPath;
   }
   if (has(kShapeColon) && IsHostPort(t)) return TokenClass::kHostPort;
+  if (only(kShapeDigit | kShapeDot) && IsObjectId(t)) return TokenClass::kWord;
   return TokenClass::kDigitWord;
 }
 
@@ -898,9 +927,16 @@ bool SplitGluedField(std::string_view message, const Token& t, Token& name, Toke
 }
 
 // Is the token at `t` a closing tag's name (</TASK>, </body>): markup's word, not a path?
+// A tag's name begins with a letter or '_' and holds no '/': an id in angle brackets that
+// begins with '/' (a base64 session id, </2cx11Zh3ut/AAAB>) is a value.
 bool IsClosingTag(std::string_view message, const Token& t) {
-  return message[t.offset] == '/' && t.offset != 0 && message[t.offset - 1] == '<' &&
-         t.offset + t.length < message.size() && message[t.offset + t.length] == '>';
+  if (message[t.offset] != '/' || t.offset == 0 || message[t.offset - 1] != '<' ||
+      t.offset + t.length >= message.size() || message[t.offset + t.length] != '>' ||
+      t.length < 2) {
+    return false;
+  }
+  const std::string_view name = message.substr(t.offset + 1, t.length - 1);
+  return (IsAlpha(name.front()) || name.front() == '_') && name.find('/') == name.npos;
 }
 
 // A name holding a digit (`prev`, a digit-bearing word) right before ": " and a number (at

@@ -49,6 +49,14 @@ bool IsNameValue(std::string_view v) {
   return !v.empty();
 }
 
+// Is `t` a field's name, a word with '=' glued after it (`clients=0` / `jobs=3`)? A field is
+// another part of the record, never a value, however many names a scope has written in one
+// place: no learned slot takes it (the matcher rejects a changed field name too).
+bool NamesField(std::string_view message, const Token& t) {
+  const std::size_t end = t.offset + t.length;
+  return t.cls == TokenClass::kWord && end < message.size() && message[end] == '=';
+}
+
 }  // namespace
 
 // Confirm for a candidate (Fits), learning from a rejection of the line's token count: whether
@@ -152,7 +160,7 @@ std::uint32_t WindowMerger::Impl::FindSibling(std::uint64_t scope, std::size_t p
   // lines nor retires.
   const Token t = g.tokens.token(position);
   const std::string_view word = g.first.message().substr(t.offset, t.length);
-  if (matcher.NeverLearned(word)) {
+  if (matcher.NeverLearned(word) || NamesField(g.first.message(), t)) {
     return kNil;
   }
   return slot;
@@ -246,7 +254,7 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
     // takes a learned slot (checked only here: most lines that open a group have no position
     // with enough values, and the lookup costs a hash a word).
     const std::string_view word = std::string_view(r.message).substr(t.offset, t.length);
-    if (matcher.NeverLearned(word)) {
+    if (matcher.NeverLearned(word) || NamesField(r.message, t)) {
       continue;
     }
     const bool was_variable = e.variable;

@@ -116,6 +116,13 @@ TEST(MessageHeaderTest, ApacheAndNginxErrorLogs) {
       {"[Wed Oct 11 14:32:52.123456 2000] [core:error] [pid 35708:tid 4328636416] "
        "[client 1.2.3.4:5] AH00124: Request exceeded the limit of 10 internal redirects",
        "AH00124: Request exceeded the limit of 10 internal redirects", "error", ""});
+  // An operation's name, a term in capitalised parts, is the message's too (CUPS' debug
+  // log: a job's bracket, then the IPP operation and its outcome); a logger after a thread
+  // bracket is a name or a qualified one.
+  Expect({"D [28/Nov/2026:11:17:28 +0000] [Job 2] Validate-Job: successful-ok (successful-ok)",
+          "Validate-Job: successful-ok (successful-ok)", "", ""});
+  Expect({"D [28/Nov/2026:11:17:28 +0000] [Job 2] scheduler: job queued for printer office",
+          "job queued for printer office", "", "scheduler"});
   Expect(
       {"[Wed Oct 11 14:32:52.123456 2000] [mpm_event:notice] [pid 1234:tid 140] AH00489: "
        "Apache/2.4.41 configured",

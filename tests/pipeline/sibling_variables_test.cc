@@ -317,6 +317,28 @@ TEST(SiblingVariablesTest, TermsInPartsStayAnEnumeration) {
   EXPECT_LT(hosts.size(), 7u);
 }
 
+// A field's name (a word with '=' glued after it) is another part of a record, never a value:
+// however many names one place has shown, each keeps its group; words there that name no field
+// still fold after K.
+TEST(SiblingVariablesTest, FieldNamesNeverTakeTheSlot) {
+  Stream s(6);
+  std::set<std::uint64_t> groups;
+  for (const char* field : {"clients", "jobs", "printers", "subscriptions", "pool-bytes",
+                            "pool-strings", "pool-total", "printers-shared"}) {
+    groups.insert(s.Add(std::string("Report: ") + field + "=17"));
+  }
+  EXPECT_EQ(groups.size(), 8u);
+  EXPECT_EQ(s.sink.template_of[s.Add("Report: jobs=3")], "Report: jobs=<*>");
+  // The nearest case: the same words without their '=' fold as any free argument does.
+  Stream words_stream(6);
+  std::set<std::uint64_t> words;
+  for (const char* w : {"clients", "jobs", "printers", "subscriptions", "pool-bytes",
+                        "pool-strings", "pool-total", "printers-shared"}) {
+    words.insert(words_stream.Add(std::string("Report: ") + w + " 17"));
+  }
+  EXPECT_EQ(words.size(), 5u) << "the sixth value and those after it join the first's group";
+}
+
 // A field whose values, in the first lines of the scope's most recently active groups, are K
 // different words holds names: a protected word as its value (`pool=closed`) is then one more name;
 // before that, and for two protected words (`method=GET` / `method=DELETE`), the lines still split.

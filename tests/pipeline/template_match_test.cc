@@ -184,6 +184,61 @@ TEST_F(TemplateMatchTest, AResultCodeIsNoValue) {
   EXPECT_TRUE(Match("request done result=73312 bytes=120").accepted);
 }
 
+// A field's value ends at its blank: the word after a number written as a field's value (or
+// after a list of counters) opens the line's next part, an operation, never the number's unit.
+TEST_F(TemplateMatchTest, AWordAfterAFieldsNumberIsNoUnit) {
+  SetTemplate("conn=1059 op=1 MOD dn=\"uid=carol,ou=people,dc=example,dc=org\"");
+  MatchResult r = Match("conn=1060 op=2 DEL dn=\"uid=carol,ou=people,dc=example,dc=org\"");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  SetTemplate("worker pid=4121 started queue mail");
+  EXPECT_FALSE(Match("worker pid=4188 stopped queue mail").accepted);
+  // The nearest values: a unit after a number standing alone changes, and the operation
+  // itself repeated with another number.
+  SetTemplate("cache grew by 512 KB after the flush of queue mail");
+  EXPECT_TRUE(Match("cache grew by 3 MB after the flush of queue mail").accepted);
+  SetTemplate("conn=1059 op=1 MOD dn=\"uid=carol,ou=people,dc=example,dc=org\"");
+  EXPECT_TRUE(Match("conn=1071 op=4 MOD dn=\"uid=carol,ou=people,dc=example,dc=org\"").accepted);
+}
+
+// A name in capitals as a field's whole value (`mech=SIMPLE`) is a code, as in JSON
+// (`"type":"SNAPSHOT"`): another one is another event; a name in lower case there is a value.
+TEST_F(TemplateMatchTest, ACapitalNameAsAFieldsValueIsACode) {
+  SetTemplate("conn=1027 op=0 BIND dn=\"cn=manager,dc=example,dc=org\" mech=SIMPLE ssf=0");
+  MatchResult r =
+      Match("conn=1029 op=0 BIND dn=\"cn=manager,dc=example,dc=org\" mech=EXTERNAL ssf=0");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  SetTemplate("session opened for the user proto=TCP");
+  EXPECT_FALSE(Match("session opened for the user proto=UDP").accepted);
+  // The nearest values: a name in lower case as the value, and a constant of parts joined by
+  // '_', a thing the program enumerates (a segment, a target), which varies as a name does.
+  SetTemplate("session opened for the user name=alice");
+  EXPECT_TRUE(Match("session opened for the user name=bob").accepted);
+  SetTemplate("GetCachedModelScore: segment=TARGET_SEARCH_USER has expired or unavailable result.");
+  EXPECT_TRUE(
+      Match("GetCachedModelScore: segment=TARGET_LOW_USER_ENGAGEMENT has expired or unavailable "
+            "result.")
+          .accepted);
+}
+
+// A number of at most three digits after a name that says its field is a kind (`type`, `kind`,
+// `class`, `method`, `mode`, `tag`) is a kind's code, as an outcome's is.
+TEST_F(TemplateMatchTest, AKindsNumberIsACode) {
+  SetTemplate("conn=1000 op=0 RESULT tag=97 err=0 qtime=0.000012 etime=0.000100 text=");
+  MatchResult r = Match("conn=1001 op=3 RESULT tag=105 err=0 qtime=0.000013 etime=0.000107 text=");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kProtectedWordDiffers);
+  SetTemplate("conn=1001 op=0 BIND dn=\"cn=admin,dc=example,dc=org\" method=128");
+  EXPECT_FALSE(Match("conn=1002 op=0 BIND dn=\"cn=admin,dc=example,dc=org\" method=163").accepted);
+  // The nearest values: the same kind with other numbers changed, and a number after a name
+  // that says nothing of a kind (`op`, a sequence number).
+  SetTemplate("conn=1001 op=0 BIND dn=\"cn=admin,dc=example,dc=org\" method=128");
+  EXPECT_TRUE(Match("conn=1002 op=7 BIND dn=\"cn=admin,dc=example,dc=org\" method=128").accepted);
+  SetTemplate("request queued slot=3 by cron");
+  EXPECT_TRUE(Match("request queued slot=17 by cron").accepted);
+}
+
 // After a key word a verb's past form says what happened to the thing the key names
 // (`Job released` / `Job purged`): another event, not the key's value; a name there is one.
 TEST_F(TemplateMatchTest, APastFormAfterAKeyIsNoValue) {
@@ -646,6 +701,21 @@ TEST_F(TemplateMatchTest, CounterListsCollapseIntoOneToken) {
   EXPECT_TRUE(Match(mb).accepted);
   // The words around the list still decide: another action is another event.
   EXPECT_FALSE(Match("disconnect to h ehlo=1 mail=1 commands=2").accepted);
+}
+
+// A list of counters is printed by one format with one separator: a list whose fields are
+// apart by commas and one whose fields are apart by blanks are two formats' (an IMAP and a
+// POP3 session's end), and a comma list is no number; two comma lists are one list.
+TEST_F(TemplateMatchTest, CounterListsWithOtherSeparatorsAreTwoFormats) {
+  SetTemplate("Disconnected: Logged out in=539 out=1714 deleted=1 expunged=1");
+  EXPECT_TRUE(Match("Disconnected: Logged out in=32 out=817 deleted=0 expunged=0").accepted);
+  MatchResult r = Match("Disconnected: Logged out top=0/0, retr=1/325, del=0/1, size=309");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kFieldNameDiffers);
+  SetTemplate("Disconnected: Logged out top=0/0, retr=1/325, del=0/1, size=309");
+  EXPECT_TRUE(Match("Disconnected: Logged out top=1/1, retr=0/0, del=0/0, size=0").accepted);
+  EXPECT_FALSE(Match("Disconnected: Logged out in=32 out=817 deleted=0 expunged=0").accepted);
+  EXPECT_FALSE(Match("Disconnected: Logged out 42").accepted);
 }
 
 // A `name=value` field present on some lines only, among fields every line has, is an
@@ -1481,6 +1551,50 @@ TEST_F(TemplateMatchTest, DigestRulesOutOnlyWhatRuledOutDoes) {
   EXPECT_GT(checked, 1000);
   EXPECT_GT(ruled_out, checked / 4);
   EXPECT_GT(by_digest, ruled_out / 2);  // it does its job, not only never errs
+}
+
+// A phrase, ':' and one field closing the line is a dump's row: every name and value the dump
+// lists is one value of one event.
+TEST_F(TemplateMatchTest, FieldAfterAPhraseIsADumpRow) {
+  PreparedLine p;
+  const std::string row = "peer info: IV_CIPHERS=AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305";
+  PrepareLine(tokenizer_, matcher_, true, row, p);
+  ASSERT_EQ(p.tokens.size(), 3u);
+  EXPECT_EQ(p.tokens[2].cls, TokenClass::kPath);
+  EXPECT_EQ(row.substr(p.tokens[2].offset), "IV_CIPHERS=AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305");
+  SetTemplate("127.0.0.1:46810 peer info: IV_VER=2.6.14");
+  EXPECT_TRUE(Match("127.0.0.1:47861 peer info: IV_PLAT=linux").accepted);
+  EXPECT_TRUE(Match("127.0.0.1:47861 peer info: IV_COMP_STUBv2=1").accepted);
+  EXPECT_TRUE(
+      Match("127.0.0.1:59386 peer info: IV_CIPHERS=AES-256-GCM:AES-128-GCM:CHACHA20-POLY1305")
+          .accepted);
+  EXPECT_FALSE(Match("peer data: IV_PLAT=linux").accepted);
+}
+
+// The nearest lines are a field's own messages: a name in lower case (the program's own), after
+// a single name (a function's, a component's), a field naming an outcome or holding a
+// protected word, two fields, a value of words, a field that does not close the line.
+TEST_F(TemplateMatchTest, FieldAfterANameOrOfAnOutcomeIsNoDumpRow) {
+  SetTemplate("Report: clients=1");
+  EXPECT_FALSE(Match("Report: jobs=0").accepted);
+  SetTemplate("job state: STATUS=ok");
+  EXPECT_FALSE(Match("job state: STATUS=failed").accepted);
+  SetTemplate("peer info: IV_PLAT=linux");
+  EXPECT_FALSE(Match("peer info: IV_PLAT=failed").accepted);
+  SetTemplate("pool info: base=10.199.0.2 size=253");
+  EXPECT_FALSE(Match("pool info: mode=static size=253").accepted);
+  SetTemplate("peer info: platform=linux");
+  EXPECT_FALSE(Match("peer info: kernel=6.1, extra").accepted);
+  SetTemplate("using identifier: hwaddr=00:0c:01:02:03:04");
+  EXPECT_FALSE(Match("using identifier: client-id=01:0c:01:02:03:04").accepted);
+  SetTemplate("Report: CLIENTS=1");
+  EXPECT_FALSE(Match("Report: JOBS=0").accepted);
+  PreparedLine p;
+  for (const std::string line : {"peer info: IV_PLAT=linux x86_64", "peer info: a=b,c=d",
+                                 "peer info: IV_PLAT=", "info: IV_PLAT=linux"}) {
+    PrepareLine(tokenizer_, matcher_, true, line, p);
+    EXPECT_NE(p.tokens.back().cls, TokenClass::kPath) << line;
+  }
 }
 
 }  // namespace

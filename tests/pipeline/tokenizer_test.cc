@@ -258,6 +258,20 @@ TEST(TokenizerClassifyTest, NameInCapitalsWithItsCodeIsAWord) {
   EXPECT_EQ(Tokenizer::Classify("A/200"), TokenClass::kPath);
 }
 
+// An object identifier (six or more numbers joined by '.', the first 0, 1 or 2) is a registered
+// name of a kind of thing, an operation's or an attribute's: a word (protected: it begins with
+// a digit). An address, a version, a shorter dotted number or one with a letter stay values.
+TEST(TokenizerClassifyTest, ObjectIdentifierIsAWord) {
+  EXPECT_EQ(Tokenizer::Classify("1.3.6.1.4.1.4203.1.11.1"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("1.3.6.1.4.1.1466.20037"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("2.16.840.1.101.3.4.2.1"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("10.0.0.1"), TokenClass::kIPv4);
+  EXPECT_EQ(Tokenizer::Classify("1.2.3.4.5"), TokenClass::kDigitWord);
+  EXPECT_EQ(Tokenizer::Classify("3.6.1.4.1.4203.1"), TokenClass::kDigitWord);
+  EXPECT_EQ(Tokenizer::Classify("1.3.6.1.4.1..1"), TokenClass::kDigitWord);
+  EXPECT_EQ(Tokenizer::Classify("1.3.6.1.4.1.4203.1.11.1a"), TokenClass::kDigitWord);
+}
+
 // An RPC method's full name (gRPC's `/package.Service/Method`) names the operation a request
 // called, an enumeration's value: a word. A file path or a route, one more part, a service in
 // one part or in lower case stay paths.
@@ -373,6 +387,18 @@ TEST(TokenizerValueClassTest, Base64IdsAreOpaqueIdsWithOrWithoutSlashOrPlus) {
   EXPECT_EQ(Tokenizer::Classify("Kq9xP2mZ7wRb"), TokenClass::kDigitWord);
 }
 
+// A random id of 16 base64 characters holds no digit one time in twelve: '+' or '/' and two
+// capitals in a row stand in for it; names written in capitalised parts have no such pair.
+TEST(TokenizerValueClassTest, Base64IdsWithoutDigits) {
+  EXPECT_EQ(Tokenizer::Classify("qnFuwFZhXLl/AAAB"), TokenClass::kHex);
+  EXPECT_EQ(Tokenizer::Classify("LLl+ylZhjLF/AAAB"), TokenClass::kHex);
+  EXPECT_EQ(ClassNames("passwd-file(carol,127.0.0.1,<qnFuwFZhXLl/AAAB>): Password mismatch"),
+            (std::vector<std::string>{"word", "word", "ipv4", "hex", "word", "word"}));
+  EXPECT_EQ(Tokenizer::Classify("HighMem/MovableOnly"), TokenClass::kWord);
+  EXPECT_EQ(Tokenizer::Classify("qnFuwFZhXLlqAAAB"), TokenClass::kWord);  // no '+' nor '/'
+  EXPECT_EQ(Tokenizer::Classify("qnFuwFZhXLl/AAA"), TokenClass::kWord);   // too short
+}
+
 // A field's name is never a value, glued to its ':' as much as apart: active_anon:418 is
 // tokenized as "active_anon: 418" (a word, then the number), so rows of different fields do
 // not fold; a host's name with a port holds a '.', a digit or a '-' and stays one value.
@@ -408,6 +434,16 @@ TEST(TokenizerContextTest, AClosingTagIsAWord) {
   EXPECT_EQ(ClassNames("<p>x</p>"), (std::vector<std::string>{"word", "word", "word"}));
   EXPECT_EQ(ClassNames(" dump_stack_lvl+0x44/0x5c"), (std::vector<std::string>{"path"}));
   EXPECT_EQ(ClassNames("GET </health"), (std::vector<std::string>{"word", "path"}));
+}
+
+// A tag's name holds no '/' and begins with a letter: a base64 session id in angle brackets
+// that begins with '/' is a value, as one beginning with a letter is (session=<Ab3/Cd...>).
+TEST(TokenizerContextTest, AnIdInAngleBracketsIsNoClosingTag) {
+  EXPECT_EQ(ClassNames("session=</2cx11Zh3ut/AAAB>"), (std::vector<std::string>{"word", "path"}));
+  EXPECT_EQ(ClassNames("session=<//KL3lZhDOB/AAAB>"), (std::vector<std::string>{"word", "path"}));
+  EXPECT_EQ(ClassNames("session=<wvyrv1Zh6IB/AAAB>"), (std::vector<std::string>{"word", "hex"}));
+  EXPECT_EQ(ClassNames("x </ns:tag-1>"), (std::vector<std::string>{"word", "word"}));
+  EXPECT_EQ(ClassNames("x </_tag>"), (std::vector<std::string>{"word", "word"}));
 }
 
 TEST(TokenizerValueClassTest, LiteralsAreValuesOnlyAfterAKey) {
