@@ -367,9 +367,15 @@ FLOOR_PRECISION_EACH = 0.98
 # identical. Averages over the 41 (main 20a6435 + precision): GA 0.850 -> 0.856 / 0.840 ->
 # 0.846, precision 0.941 -> 0.951 / 0.934 -> 0.945, F1 0.927 -> 0.932 / 0.923 -> 0.927.
 # Floors 0.001 below.
+# Then branch overmerge unsealed Vsftpd and Varnish: a status's number after a key that is an
+# identifier of parts and blanks (`RespStatus 503`) and one opening a quoted reply (`"550
+# Permission denied."`) are words: Vsftpd precision 0.163 -> 0.460 / 0.141 -> 0.464, Varnish
+# 0.363 -> 0.427 / 0.335 -> 0.389 (their floors 0.001 below the lower); no other system
+# changes. Averages over the 41 (main 3e0d654 + the rules): GA 0.861 / 0.851, precision 0.959
+# / 0.954, F1 0.942 / 0.938. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.950, "GA": 0.855, "F1": 0.931, "reduction": 0.917},
-    "whole line": {"precision": 0.944, "GA": 0.845, "F1": 0.926, "reduction": 0.916},
+    "message": {"precision": 0.958, "GA": 0.860, "F1": 0.941, "reduction": 0.917},
+    "whole line": {"precision": 0.953, "GA": 0.850, "F1": 0.937, "reduction": 0.916},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
@@ -403,7 +409,7 @@ FLOORS_HELD_OUT = {
 # loggers (0.716 message, 0.710 whole line): floor 0.709.
 FLOOR_PRECISION_HELD_OUT = {"Squid": 0.999, "HAProxy": 0.999, "Placement": 0.993, "Cups": 0.709,
                             "Mosquitto": 0.999, "Etcd": 0.999, "Kernel": 0.999,
-                            "Slapd": 0.999, "Vsftpd": 0.139, "Caddy": 0.805, "Varnish": 0.333,
+                            "Slapd": 0.999, "Vsftpd": 0.459, "Caddy": 0.805, "Varnish": 0.388,
                             "PulseAudio": 0.801, "Xorg": 0.946, "Dovecot": 0.999}
 HELD_OUT_SYSTEMS = 41
 
