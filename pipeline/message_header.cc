@@ -1217,6 +1217,59 @@ MessageHeader HeaderLearner::Decide(const Entry& e, std::uint64_t scope, std::st
   return h;
 }
 
+std::size_t SkipPeerEndpoint(std::string_view line, std::size_t body) {
+  std::size_t p = body;
+  while (p < line.size() && IsSpace(line[p])) ++p;
+  const std::size_t end = line.find(' ', p);
+  if (end == std::string_view::npos || end + 1 >= line.size() || !IsLower(Lower(line[end + 1]))) {
+    return body;
+  }
+  std::string_view w = line.substr(p, end - p);
+  if (const std::size_t slash = w.find('/'); slash != std::string_view::npos) {
+    if (slash == 0) return body;
+    for (char c : w.substr(0, slash)) {
+      if (!IsUpper(c) && !IsLower(c) && !IsDigit(c) && c != '-' && c != '_' && c != '.') {
+        return body;
+      }
+    }
+    w.remove_prefix(slash + 1);
+  }
+  const std::size_t colon = w.rfind(':');
+  if (colon == std::string_view::npos || w.size() - colon - 1 == 0 || w.size() - colon - 1 > 5 ||
+      !AllDigits(w.substr(colon + 1))) {
+    return body;
+  }
+  // A host's name (labels of letters, digits, '-' and '_' joined by '.', holding a letter),
+  // ':' and the port.
+  if (std::any_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(colon),
+                  [](char c) { return IsUpper(c) || IsLower(c); })) {
+    std::size_t label = 0;
+    for (char c : w.substr(0, colon)) {
+      if (c == '.') {
+        if (label == 0) return body;
+        label = 0;
+      } else if (IsUpper(c) || IsLower(c) || IsDigit(c) || c == '-' || c == '_') {
+        ++label;
+      } else {
+        return body;
+      }
+    }
+    return label > 0 ? end + 1 : body;
+  }
+  // Four dotted numbers of one to three digits, ':' and a port of one to five digits.
+  std::size_t k = 0;
+  for (int part = 0; part < 5; ++part) {
+    const std::size_t start = k;
+    while (k < w.size() && IsDigit(w[k])) ++k;
+    const std::size_t digits = k - start;
+    if (digits == 0 || digits > (part == 4 ? 5u : 3u)) return body;
+    if (part == 4) break;
+    if (k >= w.size() || w[k] != (part == 3 ? ':' : '.')) return body;
+    ++k;
+  }
+  return k == w.size() ? end + 1 : body;
+}
+
 int LevelSeverity(std::string_view level) {
   if (level.empty() || level.size() > 11) return -1;  // most lines: no header level
   level = WithoutVerbosity(level);

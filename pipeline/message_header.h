@@ -104,6 +104,15 @@ class HeaderLearner {
   std::uint32_t votes_skipped_ = 0;
 };
 
+// Where the message proper starts when a peer's endpoint opens it at `body` (after blanks): an
+// IPv4 address or a host's name with its port, alone or after a name and '/'
+// (`127.0.0.1:46810`, `alice/127.0.0.1:46810`, `mtalk.google.com:5228`, `wpad:80`), then a
+// blank and a letter. A server writes the peer a line is
+// about before the message, on some lines of a format string and not on others (before the
+// peer is known, after it left): context, as a bracketed client in a header is, so the
+// message starts after it. `body` when the message does not open so.
+std::size_t SkipPeerEndpoint(std::string_view line, std::size_t body);
+
 // The syslog severity (0 emerg .. 7 debug) a header's level word stands for, case-insensitive:
 // "FATAL", "crit" and "SEVERE" are 2, "E"/"ERROR" 3, "W"/"warn" 4, "notice" 5, "I"/"info" 6,
 // "D"/"debug"/"trace"/"fine"/"verbose" 7, with a verbosity digit too ("VERBOSE1", "DEBUG2");

@@ -217,6 +217,17 @@ bool NamesField(std::string_view message, const Token& t) {
 }
 
 // A word written right after a key's '=' (`cmd=get`): the value of a named field.
+// A name with a number: letters, then digits (Archive0, Old28).
+bool IsNameWithNumber(std::string_view w) {
+  std::size_t k = 0;
+  while (k < w.size() && ((w[k] | 0x20) >= 'a' && (w[k] | 0x20) <= 'z')) ++k;
+  if (k == 0 || k == w.size()) return false;
+  for (; k < w.size(); ++k) {
+    if (w[k] < '0' || w[k] > '9') return false;
+  }
+  return true;
+}
+
 bool FieldValue(std::string_view message, const Token& t) {
   return t.offset > 0 && message[t.offset - 1] == '=';
 }
@@ -1271,6 +1282,25 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
     for (Token& t : tokens) t.offset += out.header.body;
   }
   Fingerprinter::TokenHashes(message, tokens, hashes);
+  // A peer's endpoint opening the message (`alice/127.0.0.1:46810 MULTI: ...`) is its context,
+  // not its words (SkipPeerEndpoint): an address, a host or a path to the tokenizer, or a name
+  // and its port (`wpad:80`, read as a field's name and number).
+  if (tokens.size() >= 2 &&
+      (tokens[0].cls == TokenClass::kIPv4 || tokens[0].cls == TokenClass::kPath ||
+       tokens[0].cls == TokenClass::kHostPort ||
+       (tokens[0].cls == TokenClass::kWord && tokens[1].cls == TokenClass::kInteger &&
+        tokens[1].offset == tokens[0].offset + tokens[0].length + 1 &&
+        message[tokens[1].offset - 1] == ':'))) {
+    if (const std::size_t at = SkipPeerEndpoint(message, out.header.body); at != out.header.body) {
+      std::size_t k = 0;
+      while (k < tokens.size() && tokens[k].offset < at) ++k;
+      if (k < tokens.size() && tokens[k].offset == at) {
+        out.header.body = static_cast<std::uint32_t>(at);
+        tokens.erase(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(k));
+        hashes.erase(hashes.begin(), hashes.begin() + static_cast<std::ptrdiff_t>(k));
+      }
+    }
+  }
   // A message that closes with a '.' right after a word (`Shutting down.`) and one that closes
   // with the word alone (`Shutting down`) come from two format strings: a program writes the
   // same closing punctuation after its constant words every time. The '.' is no token, so it
@@ -1550,6 +1580,10 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       // So is a word saying the value is missing (`none`) where values varied.
       if (IsProtected(message, lt) && !FieldValue(message, lt) && !IsNothingWord(message, lt))
         return Reject(MatchReason::kProtectedWhereVaried, i);
+      // A name of what happened (`job-completed`) is a kind, never one more value of a slot
+      // that varied (`job-progress` there took a learned slot before it came).
+      if (lt.cls == TokenClass::kWord && NamesWhatHappened(message.substr(lt.offset, lt.length)))
+        return Reject(MatchReason::kProtectedWhereVaried, i);
       marks_.push_back({pos, kVaried});
       continue;
     }
@@ -1580,7 +1614,14 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     if (line.learned && IsLearnedName(lt.cls, line.hashes[i]) && gt.cls == TokenClass::kWord &&
         line.IsValueWord(g.hash(i)))
       continue;
-    if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord)
+    // A name with a number keeps its letters (en0 / awdl0: two kinds of interface), but as a
+    // field's value on both sides the field says what it is (`box=Archive0` / `box=Old8`);
+    // an outcome's field (`err=`, `status=`) still holds codes.
+    if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord &&
+        !(FieldValue(message, lt) && FieldValue(gmsg, gt) && i > 0 &&
+          IsNameWithNumber(message.substr(lt.offset, lt.length)) &&
+          IsNameWithNumber(gmsg.substr(gt.offset, gt.length)) &&
+          !NamesOutcome(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))))
       return Reject(MatchReason::kDigitWordLetters, i);
     // A word saying a value is missing where the other line has one is that value printed
     // empty, even a protected one (`none`: another word in its place is still another event).
@@ -1918,15 +1959,24 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
       return whole.size() == a.size() + b.size() && whole.substr(0, a.size()) == a &&
              whole.substr(a.size()) == b;
     };
+    // Not inside a bracket glued to a word, which qualifies it (`SIGTERM[soft,]` /
+    // `SIGTERM[soft,delayed-exit]`: another qualifier, as `query[A]` / `query[MX]`).
+    const auto qualifier = [](std::string_view msg, Token t) {
+      const std::size_t open = msg.find_last_of("[] ", t.offset);
+      return open != std::string_view::npos && open > 0 && msg[open] == '[' &&
+             std::isalnum(static_cast<unsigned char>(msg[open - 1]));
+    };
     const bool empty_field = seg_i > 0 && seg_j > 0 && i < m && j < n &&
                              ((seg_i == i && j - seg_j == 1 && l_words == 1 &&
                                joined(gap(gmsg, g.token(seg_i - 1), g.token(i)),
                                       gap(message, tokens[seg_j - 1], tokens[seg_j]),
-                                      gap(message, tokens[seg_j], tokens[j]))) ||
+                                      gap(message, tokens[seg_j], tokens[j])) &&
+                               !qualifier(message, tokens[seg_j])) ||
                               (seg_j == j && i - seg_i == 1 && g_words == 1 &&
                                joined(gap(message, tokens[seg_j - 1], tokens[j]),
                                       gap(gmsg, g.token(seg_i - 1), g.token(seg_i)),
-                                      gap(gmsg, g.token(seg_i), g.token(i)))));
+                                      gap(gmsg, g.token(seg_i), g.token(i))) &&
+                               !qualifier(gmsg, g.token(seg_i))));
     // A size with its unit facing a word on the other side: that word is the unit of another
     // quantity (`1.00 MiB` / `3 pages`), not a part of the size.
     if ((g_size && l_words > 0) || (l_size && g_words > 0))

@@ -98,8 +98,10 @@ void WindowMerger::Impl::EmitSummary(std::uint32_t slot, SummaryReason reason, b
   // known here.
   if (g.body != 0) {
     MessageHeader h = ParseMessageHeader(first_record.message);  // most groups: the grammar's
-    if (h.body != g.body) h = headers.Peek(ScopeHash(first_record), first_record.message);
-    if (h.body == g.body) {
+    if (h.body != g.body && SkipPeerEndpoint(first_record.message, h.body) != g.body) {
+      h = headers.Peek(ScopeHash(first_record), first_record.message);
+    }
+    if (h.body == g.body || SkipPeerEndpoint(first_record.message, h.body) == g.body) {
       e.level = h.level;
       e.logger = h.logger;
     }

@@ -367,15 +367,29 @@ FLOOR_PRECISION_EACH = 0.98
 # identical. Averages over the 41 (main 20a6435 + precision): GA 0.850 -> 0.856 / 0.840 ->
 # 0.846, precision 0.941 -> 0.951 / 0.934 -> 0.945, F1 0.927 -> 0.932 / 0.923 -> 0.927.
 # Floors 0.001 below.
+# Then (branch dovecot) a name with a number as a field's value on both sides may change its
+# letters (`box=Archive0` / `box=Old8`): Dovecot GA 0.702 -> 0.729 on both scorers, no other
+# system; averages over the 41 (main 3e0d654 + dovecot) GA 0.8565 / 0.8466: floors kept.
+# Then (branch openvpn) a peer's endpoint opening a message (an address or a host's name with its
+# port, alone or after `name/`) is context, out of the template, and a field printed empty inside
+# a bracket glued to a word is another qualifier: OpenVPN GA 0.805 -> 0.980 / 0.541 -> 0.571,
+# precision 1.000; no group of any other system changes. Averages over the 41 (main ba10abd +
+# openvpn): GA 0.8608 / 0.8473, precision 0.9506 / 0.9447, F1 0.9320 / 0.9275. Floors 0.001
+# below.
+# Then (branch precision, developed on Cups) a name of what happened (`job-completed`) never
+# takes a learned slot nor joins one: Cups precision 0.716 -> 0.999 / 0.710 -> 0.987, GA 0.842
+# -> 0.883 / 0.830 -> 0.871; no line of any other system changes. Averages over the 41 (main
+# 7c9d51a + precision): GA 0.862 / 0.848, precision 0.958 / 0.952, F1 0.936 / 0.931. Floors
+# 0.001 below.
 # Then branch overmerge unsealed Vsftpd and Varnish: a status's number after a key that is an
 # identifier of parts and blanks (`RespStatus 503`) and one opening a quoted reply (`"550
 # Permission denied."`) are words: Vsftpd precision 0.163 -> 0.460 / 0.141 -> 0.464, Varnish
 # 0.363 -> 0.427 / 0.335 -> 0.389 (their floors 0.001 below the lower); no other system
-# changes. Averages over the 41 (main 3e0d654 + the rules): GA 0.861 / 0.851, precision 0.959
-# / 0.954, F1 0.942 / 0.938. Floors 0.001 below.
+# changes. Averages over the 41 (main c13456c + the rules): GA 0.867 / 0.854, precision 0.966
+# / 0.961, F1 0.946 / 0.942. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.958, "GA": 0.860, "F1": 0.941, "reduction": 0.917},
-    "whole line": {"precision": 0.953, "GA": 0.850, "F1": 0.937, "reduction": 0.916},
+    "message": {"precision": 0.965, "GA": 0.866, "F1": 0.945, "reduction": 0.917},
+    "whole line": {"precision": 0.960, "GA": 0.853, "F1": 0.941, "reduction": 0.916},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
@@ -406,8 +420,9 @@ FLOORS_HELD_OUT = {
 # dovecot split Dovecot's counter lists of two formats (0.982 -> 1.000 on both): floor 0.999.
 # Branch precision split Slapd's operations, kinds, mechanisms and extended operations (1.000 on
 # both): floor 0.999; and Cups' report fields and, in whole lines, its IPP operations read as
-# loggers (0.716 message, 0.710 whole line): floor 0.709.
-FLOOR_PRECISION_HELD_OUT = {"Squid": 0.999, "HAProxy": 0.999, "Placement": 0.993, "Cups": 0.709,
+# loggers (0.716 message, 0.710 whole line), then its kinds of events (0.999 / 0.987): floor
+# 0.986.
+FLOOR_PRECISION_HELD_OUT = {"Squid": 0.999, "HAProxy": 0.999, "Placement": 0.993, "Cups": 0.986,
                             "Mosquitto": 0.999, "Etcd": 0.999, "Kernel": 0.999,
                             "Slapd": 0.999, "Vsftpd": 0.459, "Caddy": 0.805, "Varnish": 0.388,
                             "PulseAudio": 0.801, "Xorg": 0.946, "Dovecot": 0.999}

@@ -897,5 +897,33 @@ TEST(HeaderLearnerTest, MemoryIsAFixedTableAllocatedOnTheFirstHeader) {
   EXPECT_EQ(learner.MemoryUsage(), used);
 }
 
+// A peer's endpoint opening the message, an IPv4 address with its port alone or after a name
+// and '/', then a word, is context: the message starts after it.
+TEST(PeerEndpointTest, AnAddressWithItsPortOpeningTheMessageIsSkipped) {
+  const std::string a = "127.0.0.1:46810 peer info: IV_VER=2.6.14";
+  EXPECT_EQ(SkipPeerEndpoint(a, 0), a.find("peer"));
+  const std::string b = "alice/127.0.0.1:46810 MULTI_sva: pool returned IPv4=10.199.0.2";
+  EXPECT_EQ(SkipPeerEndpoint(b, 0), b.find("MULTI"));
+  const std::string c = "2026-11-28 13:57:37 10.251.194.213:50010 Served block blk_1 to /10.0.0.2";
+  EXPECT_EQ(SkipPeerEndpoint(c, 20), c.find("Served"));
+  const std::string d = "11.client-channel.google.com:443 error : Could not connect to proxy";
+  EXPECT_EQ(SkipPeerEndpoint(d, 0), d.find("error"));
+  const std::string e = "wpad:80 error : Could not connect to proxy";
+  EXPECT_EQ(SkipPeerEndpoint(e, 0), e.find("error"));
+}
+
+// The nearest openings that are no peer: an address without a port, a port without an address,
+// an endpoint before a bracket or a number, a path, an empty label, one later in the line.
+TEST(PeerEndpointTest, OtherOpeningsAreTheMessages) {
+  for (const std::string line :
+       {"127.0.0.1 - - [28/Nov/2026:05:07:05 +0000] \"GET / HTTP/1.1\"",
+        "127.0.0.1:42960 [28/Nov/2026:05:07:05.338] web app/app2 0/0/0/63/63 200",
+        "/var/log/syslog:12 opened", "a..b:80 empty label", "Note: --cipher is not set",
+        "127.0.0.1:46810 3 retries", "1.2.3:80 short", "1.2.3.4.5:80 long", "10.0.0.1:123456 port",
+        "/127.0.0.1:80 rooted", "x y/127.0.0.1:80 words", "connect from 127.0.0.1:46810 refused"}) {
+    EXPECT_EQ(SkipPeerEndpoint(line, 0), 0u) << line;
+  }
+}
+
 }  // namespace
 }  // namespace logfold

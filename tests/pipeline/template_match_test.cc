@@ -283,6 +283,23 @@ TEST_F(TemplateMatchTest, DigitWordThatChangesItsLettersRejects) {
   EXPECT_EQ(r.position, 5u);
 }
 
+// As a field's value on both sides, a name with a number is the field's value whatever its
+// letters (mailboxes `Archive0` / `Old8`); written bare, or as an outcome's code, or with
+// more than letters and digits, it keeps its letters.
+TEST_F(TemplateMatchTest, ANameWithANumberAsAFieldsValueMayChangeItsLetters) {
+  SetTemplate("copy from INBOX: box=Archive0, uid=1, size=300, flags=()");
+  EXPECT_TRUE(Match("copy from INBOX: box=Old8, uid=2, size=9103, flags=()").accepted);
+  SetTemplate("link state changed on interface en0 to active now");
+  EXPECT_EQ(Match("link state changed on interface awdl0 to active now").reason,
+            MatchReason::kDigitWordLetters);
+  SetTemplate("request done: err=E42, uid=1, size=300, flags=()");
+  EXPECT_EQ(Match("request done: err=W17, uid=2, size=9103, flags=()").reason,
+            MatchReason::kDigitWordLetters);
+  SetTemplate("copy from INBOX: box=Archive0, uid=1, size=300, flags=()");
+  EXPECT_EQ(Match("copy from INBOX: box=v2.tls1, uid=2, size=9103, flags=()").reason,
+            MatchReason::kDigitWordLetters);
+}
+
 // Names and versions made of parts (runs joined by '.', '-', ':', '+' or '~', with a digit)
 // are one kind of variable whatever their letters and their masked class (a package, a
 // version with an epoch, a bare "6.4"); a single name with a number, a plain word, a protected
@@ -554,22 +571,22 @@ TEST_F(TemplateMatchTest, AFieldPrintedEmptyIsAValue) {
 // a stretch of as many tokens on each side is tokens that changed in place: a plain word
 // there (HTTPS / SOCKS5) is another message, as it is on lines of equal token counts.
 TEST_F(TemplateMatchTest, AWordChangedInPlaceBesideAnExtraTokenIsAnotherMessage) {
-  SetTemplate("proxy.cse.cuhk.edu.hk:5070 open through proxy proxy.cse.cuhk.edu.hk:5070 HTTPS");
-  MatchResult r = Match("183.62.156.108:22 open through proxy socks.cse.cuhk.edu.hk:5070 SOCKS5");
+  SetTemplate("proxy.cse.cuhk.edu.hk open through proxy proxy.cse.cuhk.edu.hk:5070 HTTPS");
+  MatchResult r = Match("183.62.156.108 open through proxy socks.cse.cuhk.edu.hk:5070 SOCKS5");
   EXPECT_FALSE(r.accepted);
   EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
-  r = Match("[main] 183.62.156.108:22 open through proxy socks.cse.cuhk.edu.hk:5070 SOCKS5");
+  r = Match("[main] 183.62.156.108 open through proxy socks.cse.cuhk.edu.hk:5070 SOCKS5");
   EXPECT_FALSE(r.accepted);
   EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
   EXPECT_EQ(r.position, 6u);
-  r = Match("183.62.156.108:22 open through proxy 42 socks.cse.cuhk.edu.hk:5070 SOCKS5");
+  r = Match("183.62.156.108 open through proxy 42 socks.cse.cuhk.edu.hk:5070 SOCKS5");
   EXPECT_FALSE(r.accepted);
   EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
   // The same extra tokens before the same last word still fold.
-  r = Match("[main] 183.62.156.108:22 open through proxy socks.cse.cuhk.edu.hk:5070 HTTPS");
+  r = Match("[main] 183.62.156.108 open through proxy socks.cse.cuhk.edu.hk:5070 HTTPS");
   EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
   EXPECT_EQ(r.reason, MatchReason::kFitsAligned);
-  r = Match("183.62.156.108:22 open through proxy 42 socks.cse.cuhk.edu.hk:5070 HTTPS");
+  r = Match("183.62.156.108 open through proxy 42 socks.cse.cuhk.edu.hk:5070 HTTPS");
   EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
 }
 
@@ -1595,6 +1612,53 @@ TEST_F(TemplateMatchTest, FieldAfterANameOrOfAnOutcomeIsNoDumpRow) {
     PrepareLine(tokenizer_, matcher_, true, line, p);
     EXPECT_NE(p.tokens.back().cls, TokenClass::kPath) << line;
   }
+}
+
+// A peer's endpoint opening a message is its context: the same message with and without it,
+// with a name before it or not, is one event, and the endpoint is no token of it.
+TEST_F(TemplateMatchTest, PeerEndpointOpeningTheMessageIsContext) {
+  PreparedLine p;
+  const std::string line = "alice/127.0.0.1:46810 Timers: ping 2, ping-restart 16";
+  PrepareLine(tokenizer_, matcher_, true, line, p);
+  EXPECT_EQ(p.header.body, line.find("Timers"));
+  ASSERT_FALSE(p.tokens.empty());
+  EXPECT_EQ(line.substr(p.tokens[0].offset, p.tokens[0].length), "Timers");
+  SetTemplate("alice/127.0.0.1:46810 MULTI_sva: pool returned IPv4=10.199.0.2, IPv6=(Not enabled)");
+  EXPECT_TRUE(Match("MULTI_sva: pool returned IPv4=10.199.0.2, IPv6=(Not enabled)").accepted);
+  EXPECT_TRUE(Match("127.0.0.1:59386 MULTI_sva: pool returned IPv4=10.199.0.3, IPv6=(Not enabled)")
+                  .accepted);
+  SetTemplate("wpad:80 error : Could not connect to proxy proxy.cse.cuhk.edu.hk:5070");
+  EXPECT_TRUE(
+      Match("223.167.104.147:80 error : Could not connect to proxy proxy.cse.cuhk.edu.hk:5070")
+          .accepted);
+  SetTemplate("182.254.114.110:80 open through proxy proxy.cse.cuhk.edu.hk:5070 HTTPS");
+  EXPECT_TRUE(
+      Match("mtalk.google.com:5228 open through proxy proxy.cse.cuhk.edu.hk:5070 HTTPS").accepted);
+}
+
+// The nearest lines keep the address: written later in the message, or before a bracket; and
+// the words after a skipped endpoint still tell messages apart.
+TEST_F(TemplateMatchTest, AddressElsewhereOrBeforeABracketStaysAToken) {
+  PreparedLine p;
+  const std::string line = "127.0.0.1:42960 [28/Nov/2026:05:07:05.338] web app/app2 200";
+  PrepareLine(tokenizer_, matcher_, false, line, p);
+  EXPECT_EQ(p.header.body, 0u);
+  const std::string later = "connect from 127.0.0.1:46810 refused";
+  PrepareLine(tokenizer_, matcher_, true, later, p);
+  EXPECT_EQ(p.tokens.size(), 4u);
+  SetTemplate("127.0.0.1:46810 TLS Error: TLS handshake failed");
+  EXPECT_FALSE(Match("TLS Error: TLS handshake started").accepted);
+}
+
+// A field printed empty inside a bracket glued to a word is another qualifier of that word,
+// not a value printed empty: a signal with no reason and one with a reason are two events.
+TEST_F(TemplateMatchTest, EmptyFieldInAQualifyingBracketIsAnotherQualifier) {
+  SetTemplate("SIGTERM[soft,delayed-exit] received, client-instance exiting");
+  EXPECT_FALSE(Match("SIGTERM[soft,] received, client-instance exiting").accepted);
+  SetTemplate("SIGTERM[soft,] received, client-instance exiting");
+  EXPECT_FALSE(Match("SIGTERM[soft,delayed-exit] received, client-instance exiting").accepted);
+  SetTemplate("Connect root@localhost on shop using Socket");
+  EXPECT_TRUE(Match("Connect root@localhost on  using Socket").accepted);
 }
 
 }  // namespace
