@@ -1580,6 +1580,10 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       // So is a word saying the value is missing (`none`) where values varied.
       if (IsProtected(message, lt) && !FieldValue(message, lt) && !IsNothingWord(message, lt))
         return Reject(MatchReason::kProtectedWhereVaried, i);
+      // A name of what happened (`job-completed`) is a kind, never one more value of a slot
+      // that varied (`job-progress` there took a learned slot before it came).
+      if (lt.cls == TokenClass::kWord && NamesWhatHappened(message.substr(lt.offset, lt.length)))
+        return Reject(MatchReason::kProtectedWhereVaried, i);
       marks_.push_back({pos, kVaried});
       continue;
     }

@@ -356,6 +356,18 @@ class TemplateMatcher {
   bool NeverLearned(std::string_view word) const {
     return IsProtectedWord(word) || IsConstantName(word) || IsTermInParts(word);
   }
+  // A name in lower-case parts joined by '-' whose last part is a verb's past form
+  // (`job-completed`, `printer-state-changed`): an event that happened, a kind, not a name.
+  static bool NamesWhatHappened(std::string_view word) {
+    const std::size_t dash = word.rfind('-');
+    if (dash == std::string_view::npos || dash == 0) return false;
+    const std::string_view last = word.substr(dash + 1);
+    if (last.size() < 5 || !last.ends_with("ed")) return false;
+    for (char c : word) {
+      if (!((c >= 'a' && c <= 'z') || c == '-')) return false;
+    }
+    return true;
+  }
 
  private:
   MatchResult MatchAligned(const MatchLine& line, const MatchTemplate& tmpl);

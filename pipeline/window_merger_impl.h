@@ -524,7 +524,8 @@ struct WindowMerger::Impl {
   // --- stream-learned variables (window_merger_siblings.cc) --------------------------------
   bool SettleBySiblings(const LogRecord& r, std::uint64_t scope, std::uint64_t fp,
                         std::uint64_t shape, bool shape_in_table, TimeUs now, EventSink& sink);
-  std::uint32_t FindSibling(std::uint64_t scope, std::size_t position, std::uint64_t value);
+  std::uint32_t FindSibling(std::uint64_t scope, std::size_t position, std::uint64_t value,
+                            bool evidence = false);
   bool RecurElsewhere(const SiblingTable::Entry& e, std::uint64_t scope, std::size_t i);
   bool ConfirmCandidate(std::uint32_t slot, std::string_view message);
   void MaskValues(std::uint64_t scope, std::string_view message);

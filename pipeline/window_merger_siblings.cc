@@ -144,7 +144,7 @@ bool WindowMerger::Impl::LearnedNameFields::ReadGroups(std::uint64_t field_hash)
 // still open and still takes lines; kNil otherwise. Found through its shape in the exact table
 // (what Open put there), then checked: the table may point elsewhere since.
 std::uint32_t WindowMerger::Impl::FindSibling(std::uint64_t scope, std::size_t position,
-                                              std::uint64_t value) {
+                                              std::uint64_t value, bool evidence) {
   shape_scratch.assign(line.hashes.begin(), line.hashes.end());
   shape_scratch[position] = value;
   const std::uint64_t key = XXH3_64bits_withSeed(
@@ -160,7 +160,10 @@ std::uint32_t WindowMerger::Impl::FindSibling(std::uint64_t scope, std::size_t p
   // lines nor retires.
   const Token t = g.tokens.token(position);
   const std::string_view word = g.first.message().substr(t.offset, t.length);
-  if (matcher.NeverLearned(word) || NamesField(g.first.message(), t)) {
+  // A name of what happened (`job-completed`) keeps its group too, but its group is still
+  // evidence that the position's values recur elsewhere (`half-installed`, a state).
+  if (matcher.NeverLearned(word) || NamesField(g.first.message(), t) ||
+      (!evidence && TemplateMatcher::NamesWhatHappened(word))) {
     return kNil;
   }
   return slot;
@@ -185,7 +188,7 @@ bool WindowMerger::Impl::RecurElsewhere(const SiblingTable::Entry& e, std::uint6
                                         std::size_t i) {
   std::size_t recurring = 0;
   for (std::size_t v = 0; v < e.distinct; ++v) {
-    const std::uint32_t slot = FindSibling(scope, i, e.values[v]);
+    const std::uint32_t slot = FindSibling(scope, i, e.values[v], /*evidence=*/true);
     if (slot == kNil) continue;
     const GroupTokens& t = groups[slot].tokens;
     for (std::size_t j = 0; j < t.size(); ++j) {
@@ -254,7 +257,8 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
     // takes a learned slot (checked only here: most lines that open a group have no position
     // with enough values, and the lookup costs a hash a word).
     const std::string_view word = std::string_view(r.message).substr(t.offset, t.length);
-    if (matcher.NeverLearned(word) || NamesField(r.message, t)) {
+    if (matcher.NeverLearned(word) || NamesField(r.message, t) ||
+        TemplateMatcher::NamesWhatHappened(word)) {
       continue;
     }
     const bool was_variable = e.variable;
