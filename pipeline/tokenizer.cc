@@ -770,8 +770,9 @@ bool IsStatusPlace(std::string_view message, const Token& prev, std::size_t gap,
 
 // Is message[gap, start) the place of a status written as a key's value after `prev`: a key
 // whose name ends in "status" or "code" (status, http_status, statusCode), then ':' with only
-// spaces and quotes around (`status: 409`, `"code": 200`)? In running text ("status code 403")
-// the number may be any code's value. A value after '=' (`status=200`) stays a variable here:
+// spaces and quotes around (`status: 409`, `"code": 200`), or blanks after a key written as an
+// identifier (`RespStatus 503`)? In running text ("status code 403") the number may be any
+// code's value. A value after '=' (`status=200`) stays a variable here:
 // the fingerprints of such lines are pinned (changing them is a versioned decision); the
 // matcher tells such codes apart instead (template_match.cc, IsResultCode).
 bool IsStatusKeyPlace(std::string_view message, const Token& prev, std::size_t gap,
@@ -784,8 +785,33 @@ bool IsStatusKeyPlace(std::string_view message, const Token& prev, std::size_t g
   };
   if (!ends_with("status") && !ends_with("code")) return false;
   const std::string_view between = message.substr(gap, start - gap);
-  return between.find(':') != std::string_view::npos &&
-         between.find_first_not_of(":\"' ") == std::string_view::npos;
+  if (between.find_first_not_of(":\"' ") != std::string_view::npos) return false;
+  if (between.find(':') != std::string_view::npos) return true;
+  // Blanks alone: only a key written as an identifier of parts (`RespStatus 503`,
+  // `http_status 404`, `statusCode 404`) is a field's name; in running text a plain word is not
+  // (`status code 403`).
+  if (between.find_first_not_of(' ') != std::string_view::npos) return false;
+  for (std::size_t k = 1; k < key.size(); ++k) {
+    if (key[k] == '_' || (key[k] >= 'A' && key[k] <= 'Z' && key[k - 1] >= 'a' && key[k - 1] <= 'z'))
+      return true;
+  }
+  return false;
+}
+
+// Does the number at `start` (three digits) open a double-quoted reply: the quote opened (at
+// the start or after a blank, `,`, `=`, `:` or a bracket) right before it, and a blank and a
+// letter right after it (`"331 Please specify the password."`, `"550 Permission denied."`)?
+// A protocol's reply text leads with its code; a user agent, a referer or a request line never
+// leads with a number.
+bool OpensQuotedReply(std::string_view message, std::size_t start) {
+  if (start == 0 || message[start - 1] != '"' || start + 4 >= message.size() ||
+      message[start + 3] != ' ' || !IsAlpha(message[start + 4])) {
+    return false;
+  }
+  if (start == 1) return true;
+  const char c = message[start - 2];
+  return c == ' ' || c == '\t' || c == ',' || c == '=' || c == ':' || c == '(' || c == '[' ||
+         c == '{';
 }
 
 // A message catalogue code: two or more capitals, an optional '-' or '_', then four or more
@@ -1076,7 +1102,8 @@ TokenClass InContext(std::string_view message, std::vector<Token>& out, std::str
       if (prev.cls == TokenClass::kDigitWord) NameOfNumber(message, out.back(), gap, start);
       // An HTTP status is an enumeration (a burst of 500s must not hide among 200s): a word.
       if (IsHttpStatus(text) &&
-          (IsStatusPlace(message, prev, gap, start) || IsStatusKeyPlace(message, prev, gap, start)))
+          (IsStatusPlace(message, prev, gap, start) ||
+           IsStatusKeyPlace(message, prev, gap, start) || OpensQuotedReply(message, start)))
         return TokenClass::kWord;
       [[fallthrough]];
     case TokenClass::kDateTime:

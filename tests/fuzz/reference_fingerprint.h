@@ -58,6 +58,32 @@ inline TokenClass InContext(std::string_view message, std::vector<Token>& before
         between.find(':') != std::string_view::npos &&
         between.find_first_not_of(":\"' ") == std::string_view::npos)
       return TokenClass::kWord;
+    // Or blanks alone, the key an identifier of parts: a '_' after its first byte, or a
+    // capital right after a lower-case letter (RespStatus 503).
+    bool parts = false;
+    for (std::size_t k = 1; k < text(prev).size(); ++k) {
+      const char c = text(prev)[k], b = text(prev)[k - 1];
+      parts = parts || c == '_' ||
+              (std::isupper(static_cast<unsigned char>(c)) &&
+               std::islower(static_cast<unsigned char>(b)));
+    }
+    if (t.cls == TokenClass::kInteger && s.size() == 3 && s[0] >= '1' && s[0] <= '5' &&
+        std::isdigit(static_cast<unsigned char>(s[1])) &&
+        std::isdigit(static_cast<unsigned char>(s[2])) && prev.cls == TokenClass::kWord &&
+        key.size() >= 4 && (key.ends_with("status") || key.ends_with("code")) && parts &&
+        !between.empty() && between.find_first_not_of(' ') == std::string_view::npos)
+      return TokenClass::kWord;
+    // Or one right after a double quote that opens a text (at the start or after a blank,
+    // ',', '=', ':' or an opening bracket) and before a blank and a letter: a quoted reply.
+    const std::size_t at = t.offset;
+    if (t.cls == TokenClass::kInteger && s.size() == 3 && s[0] >= '1' && s[0] <= '5' &&
+        std::isdigit(static_cast<unsigned char>(s[1])) &&
+        std::isdigit(static_cast<unsigned char>(s[2])) && at >= 1 && message[at - 1] == '"' &&
+        (at == 1 ||
+         std::string_view(" \t,=:([{").find(message[at - 2]) != std::string_view::npos) &&
+        at + 4 < message.size() && message[at + 3] == ' ' &&
+        std::isalpha(static_cast<unsigned char>(message[at + 4])))
+      return TokenClass::kWord;
     std::size_t next = t.offset;
     for (std::size_t k = before.size(); k > 0; --k) {
       Token& b = before[k - 1];

@@ -180,6 +180,32 @@ TEST(TokenizerContextTest, HttpStatusAfterAStatusKeyIsAWord) {
   EXPECT_EQ(ClassOf("done status=500 in 3 ms", "500"), TokenClass::kInteger);
 }
 
+// After a key written as an identifier of parts that names a status or a code, a blank is
+// separator enough (a record's tag and its value: `RespStatus 503`); a plain word in running
+// text is not a key.
+TEST(TokenizerContextTest, HttpStatusAfterAnIdentifierKeyAndABlankIsAWord) {
+  EXPECT_EQ(ClassOf("RespStatus     503", "503"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("upstream http_status 404 done", "404"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("statusCode 200", "200"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("cannot connect, status code 403", "403"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("exit status 127", "127"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("RespStatus 5000", "5000"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("RespSize 503", "503"), TokenClass::kInteger);
+}
+
+// A double-quoted text that opens with a number of a status's shape and a word is a reply: the
+// code is a word (`"550 Permission denied."` is not `"530 Permission denied."`). Not a number
+// that does not open the text, nor one that a word does not follow.
+TEST(TokenizerContextTest, ACodeOpeningAQuotedReplyIsAWord) {
+  EXPECT_EQ(ClassOf("FTP response: Client \"127.0.0.1\", \"550 Permission denied.\"", "550"),
+            TokenClass::kWord);
+  EXPECT_EQ(ClassOf("reply=\"250 Ok\"", "250"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("got \"a 550 Permission denied.\"", "550"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("size \"213 4096\"", "213"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("read \"1200 bytes\"", "1200"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("x\"250 Ok\"", "250"), TokenClass::kInteger);
+}
+
 // A name of parts (holding '-' or '.') before an address in parentheses names that peer, as
 // one glued to a bracketed address does: a host name. A plain word there stays a word.
 TEST(TokenizerContextTest, ANameOfPartsBeforeAnAddressInParenthesesIsItsHost) {
