@@ -1547,6 +1547,14 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
   for (std::size_t p = subscript ? t.offset : prev_end; p < t.offset; ++p) {
     const char c = line.message[p];
     if (c == '=' || c == '\'' || c == '"' || c == '[' || c == '(' || c == '{' || c == '<') {
+      // A double-quoted text that opens with blanks is laid out, a listing's indented row
+      // (`" EPRT"`, `"     TYPE: "`): the program's own text, not a value.
+      const std::size_t q = line.message.rfind('"', t.offset - 1);
+      if (q != std::string_view::npos && q >= prev_end && line.message[q + 1] == ' ' &&
+          (q == 0 || line.message[q - 1] == ' ' || line.message[q - 1] == ',' ||
+           line.message[q - 1] == '=' || line.message[q - 1] == ':')) {
+        return false;
+      }
       return !NamesNoValue(line.message, t);
     }
   }

@@ -49,12 +49,16 @@ bool IsNameValue(std::string_view v) {
   return !v.empty();
 }
 
-// Is `t` a field's name, a word with '=' glued after it (`clients=0` / `jobs=3`)? A field is
+// Is `t` a field's name, a word with '=' glued after it (`clients=0` / `jobs=3`), or with ':'
+// and a blank before a number (`Fetch: 1795885617.70` / `Resp: 1795885617.71`)? A field is
 // another part of the record, never a value, however many names a scope has written in one
 // place: no learned slot takes it (the matcher rejects a changed field name too).
 bool NamesField(std::string_view message, const Token& t) {
   const std::size_t end = t.offset + t.length;
-  return t.cls == TokenClass::kWord && end < message.size() && message[end] == '=';
+  if (t.cls != TokenClass::kWord || end >= message.size()) return false;
+  return message[end] == '=' ||
+         (message[end] == ':' && end + 2 < message.size() && message[end + 1] == ' ' &&
+          message[end + 2] >= '0' && message[end + 2] <= '9');
 }
 
 }  // namespace

@@ -340,6 +340,26 @@ TEST(SiblingVariablesTest, FieldNamesNeverTakeTheSlot) {
   EXPECT_EQ(words.size(), 5u) << "the sixth value and those after it join the first's group";
 }
 
+// So is a word with ':' and a blank before a number (`Fetch: 1795885617.70 0.04`): each label
+// keeps its group however many one place has shown; the same labels before a word that is no
+// number fold after K as free arguments do.
+TEST(SiblingVariablesTest, AFieldNameBeforeColonAndANumberNeverTakesTheSlot) {
+  Stream s(6);
+  std::set<std::uint64_t> groups;
+  for (const char* label :
+       {"Start", "Req", "Fetch", "Process", "Resp", "Bereq", "Beresp", "Pipe"}) {
+    groups.insert(s.Add(std::string("Timestamp ") + label + ": 1795885617.701181 0.044241"));
+  }
+  EXPECT_EQ(groups.size(), 8u);
+  Stream words_stream(6);
+  std::set<std::uint64_t> words;
+  for (const char* label :
+       {"Start", "Req", "Fetch", "Process", "Resp", "Bereq", "Beresp", "Pipe"}) {
+    words.insert(words_stream.Add(std::string("Timestamp ") + label + ": pending now"));
+  }
+  EXPECT_LT(words.size(), 8u);
+}
+
 // A name in lower-case parts whose last part is a verb's past form (`job-completed`,
 // `printer-state-changed`) names what happened, a kind: it never takes a learned slot, nor
 // joins one that a plain name took; names of parts in that place still fold after K.

@@ -1661,5 +1661,17 @@ TEST_F(TemplateMatchTest, EmptyFieldInAQualifyingBracketIsAnotherQualifier) {
   EXPECT_TRUE(Match("Connect root@localhost on  using Socket").accepted);
 }
 
+// A double-quoted text that opens with blanks is laid out (a listing's indented row): its
+// words are the program's, not a value. The nearest case, a quoted word with no blank inside
+// the opening quote, stays a value.
+TEST_F(TemplateMatchTest, QuotedTextOpeningWithBlanksIsNoValue) {
+  SetTemplate("FTP response: Client \"127.0.0.1\", \" EPRT??\"");
+  EXPECT_FALSE(Match("FTP response: Client \"127.0.0.1\", \" EPSV??\"").accepted);
+  SetTemplate("FTP response: Client \"127.0.0.1\", \"     TYPE: \"");
+  EXPECT_FALSE(Match("FTP response: Client \"127.0.0.1\", \"     MODE: \"").accepted);
+  SetTemplate("login for user \"alice\" refused");
+  EXPECT_TRUE(Match("login for user \"bob\" refused").accepted);
+}
+
 }  // namespace
 }  // namespace logfold
