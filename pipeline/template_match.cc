@@ -218,7 +218,6 @@ bool NamesField(std::string_view message, const Token& t) {
   return close + 1 < message.size() && message[close + 1] == ':' && message[close - 1] != '\\';
 }
 
-// A word written right after a key's '=' (`cmd=get`): the value of a named field.
 // A name with a number: letters, then digits (Archive0, Old28).
 bool IsNameWithNumber(std::string_view w) {
   std::size_t k = 0;
@@ -230,6 +229,7 @@ bool IsNameWithNumber(std::string_view w) {
   return true;
 }
 
+// A word written right after a key's '=' (`cmd=get`): the value of a named field.
 bool FieldValue(std::string_view message, const Token& t) {
   return t.offset > 0 && message[t.offset - 1] == '=';
 }
@@ -240,7 +240,7 @@ bool FieldValue(std::string_view message, const Token& t) {
 // line (`conn=3 op=1 MOD` / `op=1 DEL`: the operation), never a unit that may change.
 bool NumberBeforeUnit(std::string_view message, const Token& t) {
   if (t.cls != TokenClass::kInteger && t.cls != TokenClass::kFloat) return false;
-  return !(t.offset > 0 && message[t.offset - 1] == '=') &&
+  return !FieldValue(message, t) &&
          message.substr(t.offset, t.length).find('=') == std::string_view::npos;
 }
 

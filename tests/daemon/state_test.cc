@@ -124,15 +124,24 @@ MergerOptions Options() {
   return o;
 }
 
+// Two engines fed the same lines: `reference` runs on uninterrupted, `crashed` is
+// checkpointed and restored into another engine that writes to `out` too.
+struct CrashScenario {
+  explicit CrashScenario(const std::vector<LogRecord>& before) {
+    for (const auto& r : before) {
+      reference.Add(r, r.arrival_us, ref);
+      crashed.Add(r, r.arrival_us, out);
+    }
+  }
+  WindowMerger reference{Options()}, crashed{Options()};
+  Collect ref, out;
+};
+
 TEST(StateTest, RestoredGroupsGoOnFoldingExactlyAsWithoutTheCrash) {
   const auto before = Traffic(300, kT0), after = Traffic(200, kT0 + 3 * kSec);
-  WindowMerger reference(Options());
-  Collect ref;
-  for (const auto& r : before) reference.Add(r, r.arrival_us, ref);
-
-  WindowMerger crashed(Options());
-  Collect out;
-  for (const auto& r : before) crashed.Add(r, r.arrival_us, out);
+  CrashScenario run(before);
+  WindowMerger &reference = run.reference, &crashed = run.crashed;
+  Collect &ref = run.ref, &out = run.out;
   CheckpointHeader h;
   h.id_counter = crashed.id_counter();
   const std::string bytes = Save(crashed, h);
@@ -207,13 +216,9 @@ TEST(StateTest, RestoredMergerKeepsWhatItLearnedFromTheStream) {
   // After the groups' window: the new names open groups, and fold into them only by what was
   // learned (the positions' many values), which a fresh merger learns again from six names.
   const auto after = LearningTraffic({"telnet", "rlogin", "tftp", "uucp"}, kT0 + 20 * kSec);
-  WindowMerger reference(Options());
-  Collect ref;
-  for (const auto& r : before) reference.Add(r, r.arrival_us, ref);
-
-  WindowMerger crashed(Options());
-  Collect out;
-  for (const auto& r : before) crashed.Add(r, r.arrival_us, out);
+  CrashScenario run(before);
+  WindowMerger &reference = run.reference, &crashed = run.crashed;
+  Collect &ref = run.ref, &out = run.out;
   std::string bytes;
   CheckpointWriter w;
   CheckpointHeader h;
