@@ -52,6 +52,8 @@ bool IsPartsValue(std::string_view w) {
     } else if (c == '_') {
       underscore = true;
     } else if (!letter(c)) {
+      // A list's first item is the list's kind (`orders-0, orders-1`: CollapseListsAt).
+      if (c == ',' && k + 1 < w.size() && w[k + 1] == ' ') break;
       return false;
     }
   }
@@ -1169,6 +1171,142 @@ void CollapseClosingStateDump(std::string_view message, std::size_t body,
   hashes.resize(k + 1);
 }
 
+// A list written in brackets, `Set(orders-0, orders-1, orders-2)` or `[kBrowserWindow (1),
+// kHeadlessCommand (1)]`: two or more items apart by ", " inside one pair of brackets,
+// parentheses or braces, every item of one shape (the same run of values and words, the same
+// punctuation between them, a bracket nested in an item included) and holding a value, is one
+// value whatever its length, one token of a path's kind from the first item to the last. An item
+// with '=' or ':' of its own is a record's field (`(uid=1001, gid=1001)`: fields are named, a
+// list's items are not), and a list of words alone, or with a protected word or a constant's
+// name in it (`(Seen, Deleted)`, `[TERM, HUP]`), is an enumeration's constants: they keep their
+// tokens. A lone item (`Set(audit-0)`) is a value of its kind, which SameVariable compares with
+// the list's first item. Lines without ", " (random text almost never has one) cost one search.
+[[gnu::noinline]] void CollapseListsAt(const TemplateMatcher& matcher, std::string_view message,
+                                       std::size_t body, std::size_t comma,
+                                       std::vector<Token>& tokens,
+                                       std::vector<std::uint64_t>& hashes) {
+  const std::size_t n = tokens.size();
+  // A list's first item is short: its opener lies within this many bytes before the first ", ".
+  constexpr std::size_t kMaxItem = 96;
+  constexpr std::size_t kMaxLists = 8;
+  std::uint32_t spans[2 * kMaxLists];  // token ranges [first, last], in order
+  std::size_t nspans = 0;
+  const auto mix = [](std::uint64_t h, std::uint64_t c) { return (h ^ c) * 0x100000001b3ull; };
+  const auto by_offset = [](const Token& t, std::size_t at) { return t.offset < at; };
+  while (comma != std::string_view::npos && nspans < 2 * kMaxLists) {
+    std::size_t open = std::string_view::npos;
+    int depth = 0;
+    for (std::size_t p = comma; p > body && comma - p < kMaxItem;) {
+      const char c = message[--p];
+      if (c == ')' || c == ']' || c == '}') {
+        ++depth;
+      } else if (c == '(' || c == '[' || c == '{') {
+        if (depth == 0) {
+          open = p;
+          break;
+        }
+        --depth;
+      }
+    }
+    std::size_t next = comma + 2;  // where to look for the next ", " when this is no list
+    if (open != std::string_view::npos) {
+      const char close = CloserOf(message[open]);
+      auto k = static_cast<std::size_t>(
+          std::lower_bound(tokens.begin(), tokens.end(), open + 1, by_offset) - tokens.begin());
+      const std::size_t first = k;
+      bool ok = true, value = false, constant = false;
+      std::size_t items = 0, close_at = std::string_view::npos;
+      std::uint64_t shape = 0, first_shape = 0;
+      const auto end_item = [&]() {
+        ok &= value;
+        if (items++ == 0) {
+          first_shape = shape;
+        } else {
+          ok &= shape == first_shape;
+        }
+        shape = 0;
+        value = false;
+      };
+      depth = 0;
+      std::size_t p = open + 1;
+      while (ok && close_at == std::string_view::npos) {
+        const std::size_t gap_end = k < n ? tokens[k].offset : message.size();
+        for (; p < gap_end; ++p) {
+          const char c = message[p];
+          if (c == ' ' || c == '\t') continue;
+          if (depth == 0) {
+            if (c == ',') {
+              if (p + 1 >= message.size() || message[p + 1] != ' ') ok = false;  // one separator
+              end_item();
+              continue;
+            }
+            if (c == close) {
+              end_item();
+              close_at = p;
+              break;
+            }
+            if (c == '=' || c == ':' || c == ')' || c == ']' || c == '}') {
+              ok = false;  // a field's name, or a closer of nothing open
+              break;
+            }
+          }
+          if (c == '(' || c == '[' || c == '{') ++depth;
+          if ((c == ')' || c == ']' || c == '}') && --depth < 0) ok = false;
+          shape = mix(shape, static_cast<unsigned char>(c));
+        }
+        if (!ok || close_at != std::string_view::npos || k >= n) break;
+        const Token& t = tokens[k];
+        if (IsVariableClass(t.cls)) {
+          value = true;
+          shape = mix(shape, 'V');
+        } else {
+          const std::string_view w = message.substr(t.offset, t.length);
+          constant |= TemplateMatcher::IsConstantName(w) || matcher.IsProtectedWord(w);
+          shape = mix(shape, 'W');
+        }
+        p = t.offset + t.length;
+        ++k;
+      }
+      if (ok && !constant && items >= 2 && close_at != std::string_view::npos && k > first) {
+        while (nspans >= 2 && spans[nspans - 2] >= first) nspans -= 2;  // nested in this one
+        spans[nspans++] = static_cast<std::uint32_t>(first);
+        spans[nspans++] = static_cast<std::uint32_t>(k - 1);
+        next = close_at + 1;
+      }
+    }
+    comma = message.find(", ", next);
+  }
+  if (nspans == 0) return;
+  std::size_t kept = 0, at = 0;
+  for (std::size_t k = 0; k < n;) {
+    if (at < nspans && k == spans[at]) {
+      const Token& last = tokens[spans[at + 1]];
+      tokens[kept] = tokens[k];
+      tokens[kept].length = last.offset + last.length - tokens[k].offset;
+      tokens[kept].cls = TokenClass::kPath;
+      hashes[kept] = Fingerprinter::TokenHash(message, tokens[kept]);
+      k = spans[at + 1] + 1;
+      at += 2;
+    } else {
+      tokens[kept] = tokens[k];
+      hashes[kept] = hashes[k];
+      ++k;
+    }
+    ++kept;
+  }
+  tokens.resize(kept);
+  hashes.resize(kept);
+}
+
+void CollapseBracketedLists(const TemplateMatcher& matcher, std::string_view message,
+                            std::size_t body, std::vector<Token>& tokens,
+                            std::vector<std::uint64_t>& hashes) {
+  if (tokens.size() < 2) return;
+  if (const std::size_t comma = message.find(", ", body); comma != std::string_view::npos) {
+    CollapseListsAt(matcher, message, body, comma, tokens, hashes);
+  }
+}
+
 // A line that is one setting alone, a name, an '=' set off by blanks and its value
 // (`offsets.topic.replication.factor = 1`, `log_color    = False`), is a row of a settings
 // dump: a program prints every option of its configuration through one format string, so the
@@ -1339,6 +1477,7 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
       hashes.push_back(Fingerprinter::TokenHash(message, empty));
     }
   }
+  CollapseBracketedLists(matcher, message, out.header.body, tokens, hashes);
   // A settings dump's row: most lines' first token is followed by no blank and '='.
   if (tokens.size() >= 2) {
     const std::size_t after = tokens[0].offset + tokens[0].length;
@@ -1455,6 +1594,22 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   }
   tokens.resize(kept);
   hashes.resize(kept);
+}
+
+std::size_t ListItems(std::string_view message, const Token& t) {
+  if (t.cls != TokenClass::kPath || t.offset == 0 || t.offset + t.length >= message.size())
+    return 0;
+  const char close = CloserOf(message[t.offset - 1]);
+  if (close == 0 || close == '"' || close == '\'' || message[t.offset + t.length] != close)
+    return 0;
+  std::size_t items = 1, depth = 0;
+  for (const char c : message.substr(t.offset, t.length)) {
+    if (c == '=') return 0;  // a context's fields, not a list's items
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    items += c == ',' && depth == 0;
+  }
+  return items > 1 ? items : 0;
 }
 
 std::string_view MatchReasonText(MatchReason reason) {

@@ -118,6 +118,9 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, boo
 // The same with the header already found (by a scope's HeaderLearner).
 void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
                  const MessageHeader& header, std::string_view message, PreparedLine& out);
+// The number of items of a bracketed list that PrepareLine made one token (`Set(a-0, a-1)`:
+// 2), or 0 when `t` is none: for `explain`, which says a list slot decided.
+std::size_t ListItems(std::string_view message, const Token& t);
 
 enum class MatchReason : std::uint8_t {
   kFits,         // accepted: same token count, every difference a variable

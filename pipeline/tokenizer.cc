@@ -1037,9 +1037,12 @@ inline bool MayHaveContext(std::string_view message, const Token& prev, std::str
   switch (cls) {
     case TokenClass::kWord: {
       const char c = text[0];
-      return text.size() >= 3 && text.size() <= 9 &&
-             ((c >= 'A' && c <= 'Z') ||
-              (text.size() <= 5 && ((c | 0x20) == 't' || (c | 0x20) == 'f' || (c | 0x20) == 'n')));
+      return (text.size() >= 3 && text.size() <= 9 &&
+              ((c >= 'A' && c <= 'Z') ||
+               (text.size() <= 5 &&
+                ((c | 0x20) == 't' || (c | 0x20) == 'f' || (c | 0x20) == 'n')))) ||
+             (text.data()[-1] == '=' && prev.length == 2 && message[prev.offset] == 'C' &&
+              message[prev.offset + 1] == 'N');  // a common name, `CN=alice`
     }
     case TokenClass::kInteger:
       if (IsHttpStatus(text) || prev.cls == TokenClass::kDigitWord) return true;
@@ -1082,6 +1085,12 @@ TokenClass InContext(std::string_view message, std::vector<Token>& out, std::str
       if (text.size() >= 3 && text.size() <= 5 && IsLiteralWord(text) &&
           message.substr(gap, start - gap).find_first_of("=:") != std::string_view::npos) {
         return TokenClass::kLiteral;
+      }
+      // An X.509 subject's common name, as OpenSSL and the programs on it print a certificate
+      // (`CN=alice`, `/O=Lab/CN=LabCA`): a name of whoever holds it, a value.
+      if (start == gap + 1 && message[gap] == '=' && prev.length == 2 &&
+          message[prev.offset] == 'C' && message[prev.offset + 1] == 'N') {
+        return TokenClass::kHostPort;
       }
       if ((prev.cls == TokenClass::kInteger || prev.cls == TokenClass::kDateTime) &&
           IsDateName(text) && OnlySpacesAndCommas(message, gap, start)) {

@@ -105,6 +105,17 @@ void PrintTemplateMatch(const LogRecord& a, const LogRecord& b, const MergerOpti
                    (mark.flags & TemplateFlag::kWild)
                        ? " (another word or shape: left out of the fingerprint)"
                        : "");
+      // A bracketed list is one slot whatever its length: say so when one decided.
+      const std::size_t a_items = ListItems(a.message, tmpl.token(mark.position));
+      const std::size_t b_items = line_b.tokens.size() == tmpl.size()
+                                      ? ListItems(b.message, line_b.tokens[mark.position])
+                                      : 0;
+      if (a_items > 0 || b_items > 0) {
+        std::fprintf(
+            out,
+            "    a list slot decided: %zu item(s) in A, %zu in B (one value whatever its length)\n",
+            a_items > 0 ? a_items : 1, b_items > 0 ? b_items : 1);
+      }
     }
   }
 }

@@ -247,6 +247,18 @@ TEST(ServeStartupTest, ExplainShowsTheTemplateMatchWithPositions) {
       << rejected.out;
 }
 
+// Issue #14: a bracketed list is one slot whatever its length, and explain says so.
+TEST(ServeStartupTest, ExplainSaysAListSlotDecided) {
+  TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const daemon_test::CommandResult r = daemon_test::RunCommand(
+      {LOGFOLD_BINARY, "explain", "Removed fetcher for partitions Set(orders-0, orders-1)",
+       "Removed fetcher for partitions Set(payments-0, payments-2, audit-0)"},
+      dir);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("a list slot decided: 2 item(s) in A, 3 in B"), std::string::npos) << r.out;
+}
+
 // Issue #14: explain shows the evidence for a variable learned from the stream: the lines
 // between A and B go first, and B's position has then shown enough distinct words.
 TEST(ServeStartupTest, ExplainShowsLearnedVariableEvidence) {

@@ -720,6 +720,49 @@ TEST_F(TemplateMatchTest, CounterListsCollapseIntoOneToken) {
   EXPECT_FALSE(Match("disconnect to h ehlo=1 mail=1 commands=2").accepted);
 }
 
+// A bracketed list of items of one shape, each holding a value, is one token whatever its
+// length, and a lone item stands where the list does; a record's fields, a list of words alone
+// or of constants, and items of different shapes keep their tokens.
+TEST_F(TemplateMatchTest, BracketedListsCollapseIntoOneToken) {
+  PreparedLine a;
+  const std::string ma =
+      "Removed fetcher for partitions Set(payments-0, payments-2, scratch-1, auto-7-1)";
+  PrepareLine(tokenizer_, matcher_, true, ma, a);
+  ASSERT_EQ(a.tokens.size(), 6u);
+  EXPECT_EQ(ma.substr(a.tokens[5].offset, a.tokens[5].length),
+            "payments-0, payments-2, scratch-1, auto-7-1");
+  SetTemplate(ma);
+  EXPECT_TRUE(Match("Removed fetcher for partitions Set(orders-0, orders-1)").accepted);
+  MatchResult r = Match("Removed fetcher for partitions Set(audit-0)");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  // Items with a bracket of their own: one shape, `name (count)`.
+  SetTemplate(
+      "AddKeepAlive(Default, kBrowserWindow). keep_alives=[kBrowserWindow (1), "
+      "kHeadlessCommand (1)]");
+  r = Match(
+      "AddKeepAlive(Default, kBrowserWindow). keep_alives=[kBrowserWindow (1), "
+      "kSessionDataDeleter (1), kHeadlessCommand (1)]");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  // The words around the list still decide.
+  SetTemplate(ma);
+  EXPECT_FALSE(Match("Added fetcher for partitions Set(orders-0, orders-1)").accepted);
+  // The nearest cases keep their tokens: no token spans an item's ", ".
+  const auto listed = [this](const std::string& m) {
+    PreparedLine p;
+    PrepareLine(tokenizer_, matcher_, true, m, p);
+    for (const Token& t : p.tokens) {
+      if (m.substr(t.offset, t.length).find(", ") != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(listed("flags (a1, b2) set"));
+  EXPECT_FALSE(listed("signal (code=11, addr=0x0) raised"));  // fields
+  EXPECT_FALSE(listed("flags (Seen, Deleted) set"));          // words alone: constants
+  EXPECT_FALSE(listed("flags (SEEN 1, DELETED 2) set"));      // constants' names
+  EXPECT_FALSE(listed("at (order: a1, b2 bytes, linear)"));   // items of different shapes
+  EXPECT_FALSE(listed("flags (a1,b2) set"));                  // no ", " between them
+}
+
 // A list of counters is printed by one format with one separator: a list whose fields are
 // apart by commas and one whose fields are apart by blanks are two formats' (an IMAP and a
 // POP3 session's end), and a comma list is no number; two comma lists are one list.

@@ -219,6 +219,18 @@ TEST(TokenizerContextTest, ANameOfPartsBeforeAnAddressInParenthesesIsItsHost) {
   EXPECT_EQ(ClassOf("bridge-dead  (127.0.0.1)", "bridge-dead"), TokenClass::kWord);
 }
 
+// An X.509 subject's common name (`CN=alice`) names whoever holds the certificate: a value, of
+// a host name's class. The nearest words stay words: another attribute, a name ending in `CN`,
+// `CN` apart from its `=`, and the words after a name that holds a blank.
+TEST(TokenizerContextTest, ACertificatesCommonNameIsAName) {
+  EXPECT_EQ(ClassOf("VERIFY OK: depth=0, CN=alice", "alice"), TokenClass::kHostPort);
+  EXPECT_EQ(ClassOf("VERIFY OK: depth=1, CN=LabCA", "LabCA"), TokenClass::kHostPort);
+  EXPECT_EQ(ClassOf("certificate O=Lab, OU=people", "Lab"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("subject_CN=alice accepted", "alice"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("CN = alice", "alice"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("CN=Lab Root CA", "Root"), TokenClass::kWord);
+}
+
 // A return or reason code glued to its name (`rc0`, `rc135`; a name ending in "code" or
 // "status") and a member of a tuple of one-digit numbers in parentheses (`(0, 5)`) are an
 // enumeration's values: words. The nearest tokens stay variables: another name with a number
