@@ -1399,6 +1399,33 @@ void MarkDumpRow(const TemplateMatcher& matcher, std::string_view message, std::
 
 }  // namespace
 
+namespace {
+
+// A dump of bytes, each written as two hex digits apart by blanks (a kernel oops's `Code: 48 89
+// 45 f8 <c7> 00 ...`, a packet or a register dump), is one value whatever its bytes: as numbers,
+// digit-bearing words and words (`48`, `f8`, `ec`) its tokens fall in three classes, so no
+// list of one kind holds it. This many bytes in a row make a dump (prose never has them).
+constexpr std::size_t kMinDumpBytes = 8;
+
+bool IsHexByte(std::string_view message, const Token& t) {
+  return t.length == 2 && std::isxdigit(static_cast<unsigned char>(message[t.offset])) &&
+         std::isxdigit(static_cast<unsigned char>(message[t.offset + 1]));
+}
+
+// Are a and b (b right after a) two bytes of a dump: both two hex digits, with blanks between,
+// or the angle brackets that mark one byte (the faulting instruction's, `<c7>`)?
+bool ByteNeighbours(std::string_view message, const Token& a, const Token& b) {
+  if (!IsHexByte(message, a) || !IsHexByte(message, b)) return false;
+  const std::size_t end = a.offset + a.length;
+  if (b.offset == end) return false;
+  for (std::size_t p = end; p < b.offset; ++p) {
+    if (message[p] != ' ' && message[p] != '<' && message[p] != '>') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher, bool infer_header,
                  std::string_view message, PreparedLine& out) {
   PrepareLine(tokenizer, matcher, infer_header ? ParseMessageHeader(message) : MessageHeader{},
@@ -1569,9 +1596,33 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   if (start >= tokens.size()) return;
   // Lists of counters past the first list of values (none before it: the pass saw them).
   if (!counters) CollapseCounterLists(message, start - 1, tokens, hashes);
+  // A dump of bytes opens its list where its first byte is, whatever that byte's class.
+  while (start >= 2 && tokens[start - 1].length == 2 &&
+         ByteNeighbours(message, tokens[start - 2], tokens[start - 1])) {
+    --start;
+  }
   std::size_t kept = start - 1;
   for (std::size_t i = start - 1; i < tokens.size();) {
     std::size_t end = i + 1;  // the run [i, end) of list elements
+    // A dump of bytes (see ByteNeighbours) is one value of an opaque code's class.
+    // A run of decimal numbers alone is a list of numbers as below (`36 40 44 48 52 ...`).
+    bool hex = false;
+    while (tokens[end - 1].length == 2 && end < tokens.size() &&
+           ByteNeighbours(message, tokens[end - 1], tokens[end])) {
+      hex |= tokens[end - 1].cls != TokenClass::kInteger || tokens[end].cls != TokenClass::kInteger;
+      ++end;
+    }
+    if (hex && end - i >= kMinDumpBytes) {
+      const Token last = tokens[end - 1];
+      tokens[kept] = tokens[i];
+      tokens[kept].length = last.offset + last.length - tokens[i].offset;
+      tokens[kept].cls = TokenClass::kHex;
+      hashes[kept] = Fingerprinter::TokenHash(message, tokens[kept]);
+      ++kept;
+      i = end;
+      continue;
+    }
+    end = i + 1;
     bool comma = false;
     while (end < tokens.size() && IsVariableClass(tokens[end].cls) && list_pair(end - 1, end)) {
       const std::size_t gap = tokens[end - 1].offset + tokens[end - 1].length;

@@ -778,6 +778,27 @@ TEST_F(TemplateMatchTest, CounterListsWithOtherSeparatorsAreTwoFormats) {
   EXPECT_FALSE(Match("Disconnected: Logged out 42").accepted);
 }
 
+// A dump of bytes (two hex digits each, apart by blanks, a byte marked in angle brackets among
+// them) is one value whatever its bytes, which fall in three classes as tokens; fewer than
+// eight such bytes, or decimal numbers alone, stay as they were.
+TEST_F(TemplateMatchTest, ByteDumpIsOneValue) {
+  PreparedLine a;
+  const std::string ma = "Code: 48 89 45 f8 c7 45 ec 00 00 00 00 48 8b <c7> 00 01 00 ff";
+  PrepareLine(tokenizer_, matcher_, true, ma, a);
+  ASSERT_EQ(a.tokens.size(), 2u);
+  EXPECT_EQ(a.tokens[1].cls, TokenClass::kHex);
+  SetTemplate(ma);
+  const MatchResult r = Match("Code: ec 00 00 00 c7 00 01 00 00 00 48 8b 45 <f8> 48 8d 15 58 79");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  EXPECT_FALSE(Match("Data: 48 89 45 f8 c7 45 ec 00 00 00 00 48 8b <c7> 00 01").accepted);
+  PreparedLine b;
+  PrepareLine(tokenizer_, matcher_, true, "set 10 to ab cd ef 01 now", b);
+  EXPECT_EQ(b.tokens.size(), 8u);  // four bytes: no dump
+  PrepareLine(tokenizer_, matcher_, true, "channels 36 40 44 48 52 56 60 64 100 104", b);
+  ASSERT_EQ(b.tokens.size(), 2u);  // decimal numbers: one list of numbers
+  EXPECT_EQ(b.tokens[1].cls, TokenClass::kInteger);
+}
+
 // A `name=value` field present on some lines only, among fields every line has, is an
 // optional field of one format string; at the end of the fields, or written with blanks
 // around '=', or with a word for its value, it is another message's.
