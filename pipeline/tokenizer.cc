@@ -800,12 +800,13 @@ bool IsStatusKeyPlace(std::string_view message, const Token& prev, std::size_t g
 
 // Does the number at `start` (three digits) open a double-quoted reply: the quote opened (at
 // the start or after a blank, `,`, `=`, `:` or a bracket) right before it, and a blank and a
-// letter right after it (`"331 Please specify the password."`, `"550 Permission denied."`)?
+// letter or digit right after it (`"331 Please specify the password."`, `"550 Permission
+// denied."`, `"213 4096"`)?
 // A protocol's reply text leads with its code; a user agent, a referer or a request line never
 // leads with a number.
 bool OpensQuotedReply(std::string_view message, std::size_t start) {
   if (start == 0 || message[start - 1] != '"' || start + 4 >= message.size() ||
-      message[start + 3] != ' ' || !IsAlpha(message[start + 4])) {
+      message[start + 3] != ' ' || !(IsAlpha(message[start + 4]) || IsDigit(message[start + 4]))) {
     return false;
   }
   if (start == 1) return true;

@@ -136,8 +136,8 @@ class Tokenizer {
   //   one after a key whose name ends in "status" or "code" and a ':' (`status: 409`,
   //   `"statusCode": 503`), only quotes and spaces besides, or blanks alone after a key that
   //   is an identifier of parts (`RespStatus 503`, `http_status 404`); not after '=' (pinned
-  //   prints); and one that opens a double-quoted text before a blank and a letter (a reply:
-  //   `"550 Permission denied."`);
+  //   prints); and one that opens a double-quoted text before a blank and a letter or digit
+  //   (a reply: `"550 Permission denied."`, `"213 4096"`);
   // - an empty bracket or quote pair, or a '=' right after a token and followed by white space,
   //   ',' ';' or the end, yields a zero-length kEmpty token (at the closer, after the '=').
   void Tokenize(std::string_view message, std::vector<Token>& out) const;

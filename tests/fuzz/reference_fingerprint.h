@@ -74,7 +74,8 @@ inline TokenClass InContext(std::string_view message, std::vector<Token>& before
         !between.empty() && between.find_first_not_of(' ') == std::string_view::npos)
       return TokenClass::kWord;
     // Or one right after a double quote that opens a text (at the start or after a blank,
-    // ',', '=', ':' or an opening bracket) and before a blank and a letter: a quoted reply.
+    // ',', '=', ':' or an opening bracket) and before a blank and a letter or digit: a quoted
+    // reply.
     const std::size_t at = t.offset;
     if (t.cls == TokenClass::kInteger && s.size() == 3 && s[0] >= '1' && s[0] <= '5' &&
         std::isdigit(static_cast<unsigned char>(s[1])) &&
@@ -82,7 +83,7 @@ inline TokenClass InContext(std::string_view message, std::vector<Token>& before
         (at == 1 ||
          std::string_view(" \t,=:([{").find(message[at - 2]) != std::string_view::npos) &&
         at + 4 < message.size() && message[at + 3] == ' ' &&
-        std::isalpha(static_cast<unsigned char>(message[at + 4])))
+        std::isalnum(static_cast<unsigned char>(message[at + 4])))
       return TokenClass::kWord;
     std::size_t next = t.offset;
     for (std::size_t k = before.size(); k > 0; --k) {

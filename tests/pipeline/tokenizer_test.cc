@@ -194,14 +194,16 @@ TEST(TokenizerContextTest, HttpStatusAfterAnIdentifierKeyAndABlankIsAWord) {
 }
 
 // A double-quoted text that opens with a number of a status's shape and a word is a reply: the
-// code is a word (`"550 Permission denied."` is not `"530 Permission denied."`). Not a number
-// that does not open the text, nor one that a word does not follow.
+// code is a word (`"550 Permission denied."` is not `"530 Permission denied."`), and so is one
+// a number follows (`"213 4096"`). Not a number that does not open the text, nor one that a
+// word or a number does not follow.
 TEST(TokenizerContextTest, ACodeOpeningAQuotedReplyIsAWord) {
   EXPECT_EQ(ClassOf("FTP response: Client \"127.0.0.1\", \"550 Permission denied.\"", "550"),
             TokenClass::kWord);
   EXPECT_EQ(ClassOf("reply=\"250 Ok\"", "250"), TokenClass::kWord);
   EXPECT_EQ(ClassOf("got \"a 550 Permission denied.\"", "550"), TokenClass::kInteger);
-  EXPECT_EQ(ClassOf("size \"213 4096\"", "213"), TokenClass::kInteger);
+  EXPECT_EQ(ClassOf("size \"213 4096\"", "213"), TokenClass::kWord);
+  EXPECT_EQ(ClassOf("size \"213 -4096\"", "213"), TokenClass::kInteger);
   EXPECT_EQ(ClassOf("read \"1200 bytes\"", "1200"), TokenClass::kInteger);
   EXPECT_EQ(ClassOf("x\"250 Ok\"", "250"), TokenClass::kInteger);
 }
