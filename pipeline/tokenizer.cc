@@ -356,7 +356,7 @@ bool IsNamedDate(std::string_view s) {
 // more of its characters, as random text does and names (Http2ServerHandler) do not.
 // One in twelve random ids of 16 characters holds no digit: '+' or '/' and two capitals in a
 // row then take its place (qnFuwFZhXLl/AAAB), which names in parts written in capitalised
-// words (HighMem/MovableOnly) do not have.
+// words (HighMem/MovableOnly) do not have. (ClassifyImpl asks this of ids holding a '/'.)
 bool IsBase64Id(std::string_view s) {
   if (const std::size_t colon = s.rfind(':'); colon != std::string_view::npos) {
     for (std::size_t i = 0; i < colon; ++i) {
@@ -577,9 +577,10 @@ TokenClass ClassifyImpl(std::string_view t, std::uint32_t shape) {
     // value, so a word (protected: TemplateMatcher::IsProtectedWord).
     if (t.front() == '/')
       return has(kShapeDot) && IsMethodPath(t) ? TokenClass::kWord : TokenClass::kPath;
-    // An opaque id may hold no digit (IsBase64Id).
-    if ((!kGuarded || (shape & (kShapeSlash | kShapePlus)) != 0) &&
-        only(kLetters | kShapeSlash | kShapePlus) && t.size() >= 16 && IsBase64Id(t)) {
+    // An opaque id may hold no digit (IsBase64Id), when a '/' stands in for it: a token with
+    // no digit, '/', ':' or '@' never gets here (the tokenizer's plain-word fast path).
+    if (has(kShapeSlash) && only(kLetters | kShapeSlash | kShapePlus) && t.size() >= 16 &&
+        t.find('/') != t.npos && IsBase64Id(t)) {
       return TokenClass::kHex;
     }
     // A media type (text/css, application/json) names a resource's kind, a value as a path is.

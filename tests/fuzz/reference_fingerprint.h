@@ -147,6 +147,13 @@ inline std::size_t FieldColon(std::string_view text) {
 
 inline std::vector<Token> TokenizeInOrder(std::string_view message, std::uint32_t max_tokens);
 
+// A markup tag's name: it begins with a letter or '_' and holds no '/' (</TASK>, not the id
+// in </2cx11Zh3ut/AAAB>).
+inline bool IsTagName(std::string_view name) {
+  return !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
+         name.find('/') == std::string_view::npos;
+}
+
 // Tokenize with the rules the first token takes after the others: a closing tag is a word and
 // a field's name glued to its number two tokens (if the first fits).
 inline std::vector<Token> Tokenize(std::string_view message, std::uint32_t max_tokens) {
@@ -155,7 +162,8 @@ inline std::vector<Token> Tokenize(std::string_view message, std::uint32_t max_t
   Token& t = out[0];
   if (t.cls == TokenClass::kPath && message[t.offset] == '/' && t.offset > 0 &&
       message[t.offset - 1] == '<' && t.offset + t.length < message.size() &&
-      message[t.offset + t.length] == '>') {
+      message[t.offset + t.length] == '>' &&
+      IsTagName(message.substr(t.offset + 1, t.length - 1))) {
     t.cls = TokenClass::kWord;
   } else if (t.cls == TokenClass::kHostPort && out.size() < max_tokens) {
     if (const std::size_t colon = FieldColon(message.substr(t.offset, t.length)); colon != 0) {
@@ -308,7 +316,8 @@ inline std::vector<Token> TokenizeInOrder(std::string_view message, std::uint32_
     t.cls = InContext(message, out, t);
     // A closing tag (</TASK>) is a word.
     if (t.cls == TokenClass::kPath && !out.empty() && message[start] == '/' && start > 0 &&
-        message[start - 1] == '<' && end < message.size() && message[end] == '>')
+        message[start - 1] == '<' && end < message.size() && message[end] == '>' &&
+        IsTagName(message.substr(start + 1, end - start - 1)))
       t.cls = TokenClass::kWord;
     out.push_back(t);
   }

@@ -401,16 +401,20 @@ TEST(TokenizerValueClassTest, Base64IdsAreOpaqueIdsWithOrWithoutSlashOrPlus) {
   EXPECT_EQ(Tokenizer::Classify("Kq9xP2mZ7wRb"), TokenClass::kDigitWord);
 }
 
-// A random id of 16 base64 characters holds no digit one time in twelve: '+' or '/' and two
-// capitals in a row stand in for it; names written in capitalised parts have no such pair.
+// A random id of 16 base64 characters holds no digit one time in twelve: a '/' and two capitals
+// in a row stand in for it; names written in capitalised parts have no such pair. A '+' alone
+// does not: a token with no digit, '/', ':' or '@' is a word by the tokenizer's fast path.
 TEST(TokenizerValueClassTest, Base64IdsWithoutDigits) {
   EXPECT_EQ(Tokenizer::Classify("qnFuwFZhXLl/AAAB"), TokenClass::kHex);
   EXPECT_EQ(Tokenizer::Classify("LLl+ylZhjLF/AAAB"), TokenClass::kHex);
   EXPECT_EQ(ClassNames("passwd-file(carol,127.0.0.1,<qnFuwFZhXLl/AAAB>): Password mismatch"),
             (std::vector<std::string>{"word", "word", "ipv4", "hex", "word", "word"}));
   EXPECT_EQ(Tokenizer::Classify("HighMem/MovableOnly"), TokenClass::kWord);
-  EXPECT_EQ(Tokenizer::Classify("qnFuwFZhXLlqAAAB"), TokenClass::kWord);  // no '+' nor '/'
-  EXPECT_EQ(Tokenizer::Classify("qnFuwFZhXLl/AAA"), TokenClass::kWord);   // too short
+  EXPECT_EQ(Tokenizer::Classify("qnFuwFZhXLlqAAAB"), TokenClass::kWord);     // no '+' nor '/'
+  EXPECT_EQ(Tokenizer::Classify("+ivaicWARNliPnkIGmN"), TokenClass::kWord);  // '+' alone
+  EXPECT_EQ(ClassNames("id +ivaicWARNliPnkIGmN df"),
+            (std::vector<std::string>{"word", "word", "word"}));
+  EXPECT_EQ(Tokenizer::Classify("qnFuwFZhXLl/AAA"), TokenClass::kWord);  // too short
 }
 
 // A field's name is never a value, glued to its ':' as much as apart: active_anon:418 is
