@@ -16,6 +16,11 @@ Shapes (each line unique; deterministic for a seed):
   bench/shapes.py --logfold build/logfold                       # one binary
   bench/shapes.py --logfold base/logfold --logfold build/logfold --rounds 3 --cpu 1
   bench/shapes.py --write DIR                                   # only write the inputs
+  bench/shapes.py --callgrind -n 50000 --shapes random,tokens,digits,prefix2,corpus \
+      --logfold base/logfold --logfold build/logfold             # instructions, not seconds
+
+--callgrind counts each replay's instructions under valgrind (deterministic, so one run of
+each binary compares on a noisy machine) and prints each binary's ratio to the first.
 """
 import argparse
 import os
@@ -121,6 +126,16 @@ def user_seconds(cmd):
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before
 
 
+def instructions(cmd):
+    """Instructions executed by cmd under callgrind (its "Collected" total)."""
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + cmd,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True, text=True)
+    for line in out.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.rsplit(":", 1)[1])
+    raise RuntimeError("no instruction count in callgrind's output:\n" + out.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -136,6 +151,8 @@ def main():
                          "evict, as in the daemon under a flood (1h)")
     ap.add_argument("--dir", default=os.path.join(HERE, "..", "build", "shapes-inputs"))
     ap.add_argument("--write", metavar="DIR", help="only write the inputs to DIR")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="count instructions under valgrind instead of timing")
     a = ap.parse_args()
     if a.write:
         for shape, (path, count, size) in write_inputs(a.write, a.n, a.long_lines,
@@ -150,6 +167,18 @@ def main():
         ap.error("unknown shapes: " + ",".join(sorted(unknown)))
     files = write_inputs(a.dir, a.n, a.long_lines, a.seed)
     pin = ["taskset", "-c", str(a.cpu)] if a.cpu is not None else []
+    if a.callgrind:
+        counts = {(b, s): instructions([b, "replay", "--format", "syslog", "--window", a.window,
+                                        files[s][0]])
+                  for s in shapes for b in a.logfold}
+        print("| shape | lines | " + " | ".join("%s instructions | x first" % b
+                                              for b in a.logfold) + " |")
+        print("|---|---|" + "---|---|" * len(a.logfold))
+        for s in shapes:
+            first = counts[(a.logfold[0], s)]
+            cells = ["%d | %.4f" % (counts[(b, s)], counts[(b, s)] / first) for b in a.logfold]
+            print("| %s | %d | %s |" % (s, files[s][1], " | ".join(cells)))
+        return
     times = {(b, s): [] for b in a.logfold for s in shapes}
     for _ in range(a.rounds):
         for s in shapes:

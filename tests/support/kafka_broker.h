@@ -323,6 +323,8 @@ class KafkaBroker {
   KafkaBroker& operator=(const KafkaBroker&) = delete;
 
   // False with the reason in error(); "jars missing" when scripts/kafka-fixture has not run.
+  // A few tries on fresh ports when another process took a picked port before the broker
+  // bound it (tests run in parallel and a picked port is free only until someone binds it).
   bool Start(milliseconds timeout = milliseconds(90000)) {
     jars_ = JarsDir();
     if (jars_.empty()) {
@@ -333,9 +335,37 @@ class KafkaBroker {
       error_ = "java is not installed";
       return false;
     }
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      if (StartOnFreshPorts(timeout)) return true;
+      if (error_.find("Address already in use") == std::string::npos) break;
+      Stop();
+    }
+    return false;
+  }
+
+  void Stop() {
+    daemon_test::KillAndReap(pid_);
+    pid_ = -1;
+  }
+
+  // SIGSTOP hangs the broker (connections stay open, nothing is answered); SIGCONT resumes it.
+  bool Signal(int signo) const { return pid_ > 0 && ::kill(pid_, signo) == 0; }
+
+  std::string brokers() const { return "127.0.0.1:" + std::to_string(port_); }
+  const std::string& error() const { return error_; }
+  std::string Log() const {
+    return daemon_test::ReadFile(root_ / "broker.out") +
+           daemon_test::ReadFile(root_ / "broker.err");
+  }
+
+ private:
+  bool StartOnFreshPorts(milliseconds timeout) {
+    std::filesystem::remove_all(root_ / "data");
     std::filesystem::create_directories(root_ / "data");
-    port_ = FreePort();
-    controller_port_ = FreePort();
+    if (!PickTwoPorts()) {
+      error_ = "no free loopback port";
+      return false;
+    }
     WriteConfig();
     // A cluster id is 16 random bytes in URL-safe base64 without padding (22 characters).
     static constexpr char kB64[] =
@@ -368,22 +398,21 @@ class KafkaBroker {
     return true;
   }
 
-  void Stop() {
-    daemon_test::KillAndReap(pid_);
-    pid_ = -1;
+  // Two distinct free ports: the first socket stays bound while the second is picked, so the
+  // kernel cannot hand out the same port twice.
+  bool PickTwoPorts() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    sockaddr_in a = daemon_test::Loopback(0);
+    socklen_t len = sizeof a;
+    const bool bound = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+                       ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
+    port_ = bound ? ntohs(a.sin_port) : 0;
+    controller_port_ = bound ? FreePort() : 0;
+    ::close(fd);
+    return port_ != 0 && controller_port_ != 0;
   }
 
-  // SIGSTOP hangs the broker (connections stay open, nothing is answered); SIGCONT resumes it.
-  bool Signal(int signo) const { return pid_ > 0 && ::kill(pid_, signo) == 0; }
-
-  std::string brokers() const { return "127.0.0.1:" + std::to_string(port_); }
-  const std::string& error() const { return error_; }
-  std::string Log() const {
-    return daemon_test::ReadFile(root_ / "broker.out") +
-           daemon_test::ReadFile(root_ / "broker.err");
-  }
-
- private:
   std::vector<std::string> Java(std::vector<std::string> args) const {
     // Small and quick to start: one core's worth of GC, C1 only, a small heap.
     std::vector<std::string> argv = {
