@@ -2640,6 +2640,202 @@ VARNISH = System(
     ])
 
 
+# RabbitMQ 3.10's own log file (`time [level] <pid> message`; the level and the Erlang pid are
+# header; a message of several lines repeats the header on each, so each line is labelled by its
+# own text). The broker prints a few hundred different messages over a few starts, so, as for
+# Kafka, the event is the message's shape: a connection's description `(client -> server - name`
+# (the client-provided name optional), Erlang pids, quoted text ('...', "...", `...`), paths,
+# node names (`name@host`) and anything holding a digit become `<*>`, and a run of variables
+# separated by commas is one. Other words stay: an AMQP method (`basic.publish`), an exception
+# and its error code (`not_found`, `precondition_failed`), a connection's state, the keys a
+# connection's description prints (`vhost:`, `user:`: each set its own format string), a queue
+# type, a feature flag's state letter (`[x]`, `[ ]`, `[~]`), an alarm and a STOMP error frame's
+# message are part of the event. Format strings whose argument is a bare name (a boot step and
+# its application, a feature flag, a Ra system or server, a Mnesia table, a peer discovery
+# backend, a plugin or application in a list, a vhost, user tags, an index module) take it as
+# `<*>`; a STOMP error frame's `Detail:` is its text's shape. An Erlang supervisor report is one
+# event per key (`supervisor:`, `errorContext:`, `reason:`, `offender:`), and the further rows
+# of the term it prints one event.
+RMQ_CONN = r"\(\d+\.\d+\.\d+\.\d+:\d+ -> \d+\.\d+\.\d+\.\d+:\d+(?: - [^,)]*)?"
+RMQ_FORMATS = [(re.compile(r), t) for r, t in [
+    (r"Running boot step \S+ defined by app \S+", "Running boot step <*> defined by app <*>"),
+    (r"Feature flags:   \[(.)\] \S+", lambda m: "Feature flags:   [%s] <*>" % m.group(1)),
+    (r"Feature flag `[^`]*`:( +)migrating Mnesia table \S+", "Feature flag <*>: migrating Mnesia table <*>"),
+    (r"Creating table \S+ for feature flag `[^`]*`", "Creating table <*> for feature flag <*>"),
+    # an Erlang supervisor report: one event per key; the offender's further rows are rows of
+    # one printed term
+    (r" {4}(supervisor|errorContext|reason|offender): .*", lambda m: "%s: <*>" % m.group(1)),
+    (r" {5,}[\[{<].*", "{<*>}"),
+    (r"Feature flags:( +)- list of previously disabled feature flags now marked as such: \[.*\]",
+     "Feature flags: - list of previously disabled feature flags now marked as such: <*>"),
+    # a list's row: a plugin started (` * name`), an application stopped or left running
+    (r" \* [\w-]+", " * <*>"),
+    (r" {2,}[\w-]+", "<*>"),
+    # the banner's rows `key : value` and the log files' further rows
+    (r" (node|home dir|database dir|config file\(s\)|log\(s\)|cookie hash)( +): .*",
+     lambda m: " %s : <*>" % m.group(1)),
+    (r" +: .*", " : <*>"),
+    (r"Starting [a-z_]+", "Starting <*>"),
+    (r"Application \S+ exited with reason: (.*)", lambda m: "Application <*> exited with reason: " + rmq_shape(m.group(1))),
+    (r"ra: starting system \S+", "ra: starting system <*>"),
+    (r"starting Ra system: \S+ in directory: \S+", "starting Ra system: <*> in directory: <*>"),
+    (r"ra: meta data store initialised for system \S+\. \d+ record\(s\) recovered",
+     "ra: meta data store initialised for system <*>. <*> record(s) recovered"),
+    (r"ra: started cluster \S+ with \d+ servers", "ra: started cluster <*> with <*> servers"),
+    (r"WAL: \S+ init, open tbls: \S+, closed tbls: \S+", "WAL: <*> init, open tbls: <*>, closed tbls: <*>"),
+    (r"Leader: \{.*\}", "Leader: <*>"),
+    (r"(?:queue '[^']*' in vhost '[^']*'|[\w.]+): (\w+ -> \w+ in term: .*)",
+     lambda m: "<*>: " + rmq_shape(m.group(1))),
+    (r"rabbit_stream_coordinator: (.*)", lambda m: "<*>: " + rmq_shape(m.group(1))),
+    (r"Setting up a table for (.*) on this node: \S+", lambda m: "Setting up a table for %s on this node: <*>" % m.group(1)),
+    (r"Message store (\"[^\"]*\"): using \S+ to provide index", "Message store <*>: using <*> to provide index"),
+    (r"Priority queues enabled, real BQ is \S+", "Priority queues enabled, real BQ is <*>"),
+    (r"(.*)peer discovery backend:? rabbit_peer_discovery_\w+(.*)",
+     lambda m: rmq_shape(m.group(1)) + "peer discovery backend <*>" + rmq_shape(m.group(2))),
+    (r"Peer discovery backend \S+ (.*)", lambda m: "Peer discovery backend <*> " + m.group(1)),
+    (r"vhost \S+ not found", "vhost <*> not found"),
+    (r"Adding vhost '[^']*' \(description: '[^']*', tags: \S+\)", "Adding vhost <*> (description: <*>, tags: <*>)"),
+    (r"Successfully set user tags for user '[^']*' to \[.*\]", "Successfully set user tags for user <*> to <*>"),
+    (r"Message: \"(.*)\"", lambda m: "Message: " + m.group(1)),
+    (r"Message: (\w+)", lambda m: "Message: " + m.group(1)),
+    (r"Detail: \"(.*)\"", lambda m: "Detail: " + rmq_shape(m.group(1).replace('\\"', ""))),
+]]
+
+
+def rmq_shape(s):
+    s = re.sub(RMQ_CONN, "(<*>", s)
+    s = re.sub(r"<\d+\.\d+\.\d+>", V, s)
+    s = re.sub(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`", V, s)
+    s = re.sub(r"[\w.-]+@[\w.-]+", V, s)
+    s = re.sub(r"(?<![\w<])/[\w./@-]*", V, s)
+    s = re.sub(r"[\w.\-:@$]*\d[\w.\-:@$]*", V, s)
+    s = re.sub(r"(?:[\w.\-:@$/]*<\*>)+(?:[\w.\-:@$/]*[\w.\-@$/])?", V, s)
+    s = re.sub(r"<\*>(?:, ?<\*>)+", V, s)
+    return s
+
+
+def rmq_event(m):
+    text = m.group(0)
+    for regex, template in RMQ_FORMATS:
+        f = regex.fullmatch(text)
+        if f:
+            return template(f) if callable(template) else template
+    return rmq_shape(text)
+
+
+RABBITMQ = System(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+\+\d\d:\d\d \[\w+\] <\d+\.\d+\.\d+> ?(?P<content>.*)$",
+    rules=[(r"(?s).*", rmq_event)])
+
+
+# VLC 3.0 as `cvlc -vvv` (its messages on stderr, a desktop media player's log): the header is
+# `[object address] ` (with the `[name] ` of an interface's object), the module, the object's
+# type and the level (none for information); a message of several lines continues without a
+# header (an HTTP request's and response's lines), and the libraries VLC loads write their own
+# lines to the same stderr (ALSA's, libavcodec's `[codec @ 0x...]`, libdvdread's notice box).
+# VLC prints several hundred different messages in a few dozen runs, so, as for Kafka, the event
+# is the message's shape: quoted text ('...', "...", `...'), URIs, paths, file names, hex and
+# anything holding a digit become `<*>` (an HTTP status stays), and a run of variables
+# separated by commas is one; other words stay, so an error's text, a codec's or format's
+# kind in words, an ES category and a state are part of the event. The core's format strings
+# whose argument is a bare name take it as `<*>`: a module capability looked for, used or not
+# matched (`looking for demux module matching "any": 50 candidates`), a playlist item, a config
+# option set, a codec or fourcc named in a transcoding step, a host resolved, a CPU's
+# capabilities and the build's configure line (and the unresolvable host the driver named); an MP4 box of the demuxer's tree is one event
+# whatever its depth and type. Header-less lines: an HTTP request line is its method, a status
+# line its status and reason, a header row one event; a library's line is its text's shape.
+VLC_FORMATS = [(re.compile(r), t) for r, t in [
+    (r"looking for (.+?) module matching \"(.*)\": \d+ candidates",
+     "looking for <*> module matching <*>: <*> candidates"),
+    (r"using (.+?) module \"(.*)\"", "using <*> module <*>"),
+    (r"no (.+?) modules? matched", "no <*> modules matched"),
+    (r"no (.+?) module matching \"(.*)\" could be loaded", "no <*> module matching <*> could be loaded"),
+    (r"set config option: \S+ to .*", "set config option: <*> to <*>"),
+    (r"resyncing on .*", "resyncing on <*>"),
+    (r".* is at -?\d+", "<*> is at <*>"),
+    (r"processing request item: (.*), node: (.*), skip: -?\d+",
+     "processing request item: <*>, node: <*>, skip: <*>"),
+    (r"forced subtitle: .*", "forced subtitle: <*>"),
+    (r"CPU has capabilities .*", "CPU has capabilities <*>"),
+    (r"configured with .*", "configured with <*>"),
+    (r"using cpu capabilities: .*", "using cpu capabilities: <*>"),
+    (r"[| ]*\+ .{4} size \d+ offset \d+( \(\?\?\?\?\))?", lambda m: "+ <*> size <*> offset <*>" + (m.group(1) or "")),
+    (r"found (.+) audio format", "found <*> audio format"),
+    (r"found encoder (.+)", "found encoder <*>"),
+    (r"detected format \S+", "detected format <*>"),
+    (r"(Checking (?:video )?codec mapping for) \S+ got \S+", lambda m: m.group(1) + " <*> got <*>"),
+    (r"codec (audio|video)=\S+ (.*)", lambda m: "codec %s=<*> %s" % (m.group(1), vlc_shape(m.group(2)))),
+    (r"(Trying to find more suitable sample format instead of) \S+", lambda m: m.group(1) + " <*>"),
+    (r"resolving \S+ \.\.\.", "resolving <*> ..."),
+    (r"cannot resolve \S+: (.*)", lambda m: "cannot resolve <*>: " + m.group(1)),
+    (r"(.*) language \w+", lambda m: vlc_shape(m.group(1)) + " language <*>"),
+]]
+VLC_FILES = r"\b[\w.-]+\.(?:wav|ogg|mp3|mp4|png|ts|srt|m3u|xspf|flac|avi|luac|lua|dat|IFO|json|html|xml)\b"
+VLC_CHANNELS = r"\b(?:Stereo|Mono|Dual-mono|Left|Right)\b"
+
+
+def vlc_shape(s):
+    s = re.sub(r"'[^']*'|\"[^\"]*\"|`[^`']*['`]", V, s)
+    s = re.sub(r"\b[a-z][\w+./-]*://\S*", V, s)
+    s = re.sub(r"(?<![\w<])/[\w./@%+-]*", V, s)
+    s = re.sub(VLC_FILES, V, s)
+    s = re.sub(r"\bmedia\.invalid\b", V, s)
+    s = re.sub(VLC_CHANNELS, V, s)
+    s = re.sub(r"\b0x[0-9a-f]+\b", V, s)
+    statuses = re.findall(r"\bHTTP(?:/\d\.\d)? (?:answer code )?(\d{3})\b", s)  # an HTTP status stays
+    s = re.sub(r"\b(HTTP(?:/\d\.\d)? (?:answer code )?)\d{3}\b", "\\1\x01", s)
+    s = re.sub(r"[\w.\-:@$]*\d[\w.\-:@$%]*", V, s)
+    for status in statuses:
+        s = s.replace("\x01", status, 1)
+    s = re.sub(r"(?:[\w.\-:@$/]*<\*>)+(?:[\w.\-:@$/]*[\w.\-@$/])?", V, s)
+    s = re.sub(r"<\*>(?:, ?<\*>)+", V, s)
+    s = re.sub(r" {2,}(?=<\*>)", " ", s)  # a number's field width (`format:  8000 rate`)
+    return s
+
+
+def vlc_event(m):
+    text = m.group(0)
+    for regex, template in VLC_FORMATS:
+        f = regex.fullmatch(text)
+        if f:
+            return template(f) if callable(template) else template
+    return vlc_shape(text)
+
+
+def vlc_other(m):
+    """A line without VLC's header: an HTTP message's line, or a library's own."""
+    text = m.group(0)
+    r = re.fullmatch(r"([A-Z]+) \S+ HTTP/\d\.\d", text)
+    if r:
+        return "%s <*> HTTP/<*>" % r.group(1)
+    r = re.fullmatch(r"HTTP/\d\.\d (\d{3}) (.*)", text)
+    if r:
+        return "HTTP/<*> %s %s" % r.groups()
+    if re.fullmatch(r"[A-Z][\w-]*: .*", text):
+        return "<*>: <*>"
+    r = re.fullmatch(r"\[[\w,]+ @ 0x[0-9a-f]+\] (.*)", text)
+    if r:
+        return "[<*> @ <*>] " + vlc_shape(r.group(1))
+    return vlc_shape(text)
+
+
+class VlcLog(System):
+    def content(self, line):
+        m = re.match(r"^\[[0-9a-f]{16}\] (?:\[\w+\] )?\S+ [a-z][a-z_ ]*?(?: (?:debug|warning|error))?: "
+                     r"(?P<content>.*)$", line)
+        if m:
+            return m.group("content"), None
+        return line.strip(), "no header"
+
+    def label(self, content, field=None):
+        m = re.fullmatch(r"(?s).*", content.rstrip())
+        return vlc_other(m) if field == "no header" else vlc_event(m)
+
+
+VLC = VlcLog(r"^$", rules=[])
+
+
+
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
     "Nginx": NGINX,
@@ -2683,6 +2879,8 @@ SYSTEMS = {
     "Vsftpd": VSFTPD,
     "Caddy": CADDY,
     "Varnish": VARNISH,
+    "RabbitMQ": RABBITMQ,
+    "VLC": VLC,
 }
 
 
