@@ -415,9 +415,12 @@ FLOOR_PRECISION_EACH = 0.98
 # rule developed on them (precision below FLOOR_PRECISION_EACH on one scorer each: per-system
 # floors below). Averages over the 43 (main dbf3750, the code of 470be08): GA 0.8672 / 0.8551,
 # precision 0.9804 / 0.9746, F1 0.9555 / 0.9510, reduction 0.9137 / 0.9128. Floors 0.001 below.
+# Then ZooKeeper's log (server 3 of an ensemble) joined (branch unseen12), sealed: no rule
+# developed on it. Averages over the 44 (main b5644e9, the code of 470be08): GA 0.8608 / 0.8490,
+# precision 0.9806 / 0.9750, F1 0.9558 / 0.9514, reduction 0.9137 / 0.9128. Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.979, "GA": 0.866, "F1": 0.954, "reduction": 0.912},
-    "whole line": {"precision": 0.973, "GA": 0.854, "F1": 0.950, "reduction": 0.911},
+    "message": {"precision": 0.979, "GA": 0.859, "F1": 0.954, "reduction": 0.912},
+    "whole line": {"precision": 0.974, "GA": 0.848, "F1": 0.950, "reduction": 0.911},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
@@ -456,7 +459,7 @@ FLOOR_PRECISION_HELD_OUT = {"Squid": 0.999, "HAProxy": 0.999, "Placement": 0.993
                             "Slapd": 0.999, "Vsftpd": 0.815, "Caddy": 0.805, "Varnish": 0.589,
                             "PulseAudio": 0.801, "Xorg": 0.946, "Dovecot": 0.999,
                             "RabbitMQ": 0.947, "VLC": 0.978}
-HELD_OUT_SYSTEMS = 43
+HELD_OUT_SYSTEMS = 44
 
 
 def score(name, scorer, cmd, data, failures, floors_average, floor_each, systems):

@@ -2835,6 +2835,70 @@ class VlcLog(System):
 VLC = VlcLog(r"^$", rules=[])
 
 
+# Apache ZooKeeper 3.8 through Debian's log4j layout (`%d{ISO8601} - %-5p [%t:%C{1}@%L] - %m%n`):
+# the header is the time, the level and `[thread:Class@line]` (a thread's name holds brackets:
+# `QuorumPeer[myid=1](plain=...)`). About two hundred messages over a few starts and elections,
+# so, as for Kafka, the event is the message's shape: session ids and other hex, addresses,
+# paths, file names and anything holding a digit become `<*>`, and a run of variables separated
+# by commas is one; other words stay, so a peer's and a notification's states (`my
+# state:LOOKING`, `n.state:FOLLOWING`, `following - broadcast`), a four-letter word processed,
+# an authentication scheme and an error's text are part of the event. The server environment
+# dump (`Server environment:key=value`) is one event, one format string for every row, and so
+# are the lists of four-letter words (one each), the purge task's `Removing file:` rows and a
+# system property printed with its value through one of the format strings that take both
+# (`{} = {}`, `{} = {} ms`, `{}={}`, `{} : {}`: one event each). A multi-line message's further lines carry no header: an
+# exception's line is its type with its message's shape (`Caused by: ` its own), a stack frame
+# `at ...` one event, `... N more` another, the banner's rows one event per text.
+ZK_FORMATS = [(re.compile(r), t) for r, t in [
+    (r"(Server|Client) environment:[\w.]+=.*", lambda m: "%s environment:<*>=<*>" % m.group(1)),
+    (r"(The list of (?:known|enabled) four letter word commands is :) .*", lambda m: m.group(1) + " <*>"),
+    # the purge task's row: a file's time and path
+    (r"Removing file: .*", "Removing file: <*>"),
+    # a system property and its value, printed through `{} = {}`, `{} = {} ms`, `{} = {}ms`,
+    # `{}={}` or `{} : {}` (the key is an argument, as in a settings dump)
+    (r"zookeeper\.[\w.]+( = |=| : )(?:-?\d+(ms| ms)|.*)",
+     lambda m: "<*>%s<*>%s" % (m.group(1), m.group(2) or "")),
+]]
+
+
+def zk_shape(s):
+    s = re.sub(r"'[^']*'|\"[^\"]*\"", V, s)
+    s = re.sub(r"\b0x[0-9a-f]+\b", V, s)
+    s = re.sub(r"(?<![\w<])/[\w./@:%-]*", V, s)
+    s = re.sub(r"[\w.\-:@$]*\d[\w.\-:@$]*", V, s)
+    s = re.sub(r"(?:[\w.\-:@$/]*<\*>)+(?:[\w.\-:@$/]*[\w.\-@$/])?", V, s)
+    s = re.sub(r"<\*>(?:, ?<\*>)+", V, s)
+    return s
+
+
+class ZooKeeperLog(System):
+    def content(self, line):
+        m = re.match(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ - [A-Z]+ +\[.*?:[\w$]+@\d+\] - "
+                     r"(?P<content>.*)$", line)
+        if m:
+            return m.group("content"), None
+        return line.strip(), "no header"
+
+    def label(self, content, field=None):
+        text = content.rstrip()
+        if field == "no header":
+            if re.fullmatch(r"at \S+(?: Method\))?", text):  # `(Native Method)` as the file
+                return "at <*>"
+            if re.fullmatch(r"\.\.\. \d+ more", text):
+                return "... <*> more"
+            m = re.fullmatch(r"(Caused by: )?([\w.$]*(?:Exception|Error|Throwable))(?:: (.*))?", text)
+            if m:
+                return (m.group(1) or "") + m.group(2) + (": " + zk_shape(m.group(3)) if m.group(3) is not None else "")
+            return zk_shape(text)
+        for regex, template in ZK_FORMATS:
+            m = regex.fullmatch(text)
+            if m:
+                return template(m) if callable(template) else template
+        return zk_shape(text)
+
+
+ZOOKEEPER = ZooKeeperLog(r"^$", rules=[])
+
 
 SYSTEMS = {
     "PostgreSQL": POSTGRES,
@@ -2881,6 +2945,7 @@ SYSTEMS = {
     "Varnish": VARNISH,
     "RabbitMQ": RABBITMQ,
     "VLC": VLC,
+    "ZooKeeper": ZOOKEEPER,
 }
 
 
