@@ -418,8 +418,14 @@ FLOOR_PRECISION_EACH = 0.98
 # Then ZooKeeper's log (server 3 of an ensemble) joined (branch unseen12), sealed: no rule
 # developed on it. Averages over the 44 (main b5644e9, the code of 470be08): GA 0.8608 / 0.8490,
 # precision 0.9806 / 0.9750, F1 0.9558 / 0.9514, reduction 0.9137 / 0.9128. Floors 0.001 below.
+# Then VLC's labels were corrected (branch unseen12; three format strings that print a name or an
+# optional piece: `Creating an input for %s'%s'`, `destroying chain... (name=%s)`, an MP4 box
+# with its ` (????)`, and fourccs and sample formats printed as names): VLC precision above
+# FLOOR_PRECISION_EACH on both scorers (its per-system floor gone). Averages over the 44: GA
+# 0.8611 / 0.8495, precision 0.9810 / 0.9755, F1 0.9558 / 0.9515, reduction 0.9136 / 0.9128.
+# Floors 0.001 below.
 FLOORS_HELD_OUT = {
-    "message": {"precision": 0.979, "GA": 0.859, "F1": 0.954, "reduction": 0.912},
+    "message": {"precision": 0.979, "GA": 0.860, "F1": 0.954, "reduction": 0.912},
     "whole line": {"precision": 0.974, "GA": 0.848, "F1": 0.950, "reduction": 0.911},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
@@ -453,12 +459,12 @@ FLOORS_HELD_OUT = {
 # both): floor 0.999; and Cups' report fields and, in whole lines, its IPP operations read as
 # loggers (0.716 message, 0.710 whole line), then its kinds of events (0.999 / 0.987): floor
 # 0.986. RabbitMQ and VLC (branch unseen12), sealed, start below it on one scorer each: floors
-# 0.001 below the lower.
+# 0.001 below the lower; VLC's corrected labels (no rule) put it above it: its floor gone.
 FLOOR_PRECISION_HELD_OUT = {"Squid": 0.999, "HAProxy": 0.999, "Placement": 0.993, "Cups": 0.986,
                             "Mosquitto": 0.999, "Etcd": 0.999, "Kernel": 0.999,
                             "Slapd": 0.999, "Vsftpd": 0.815, "Caddy": 0.805, "Varnish": 0.589,
                             "PulseAudio": 0.801, "Xorg": 0.946, "Dovecot": 0.999,
-                            "RabbitMQ": 0.947, "VLC": 0.978}
+                            "RabbitMQ": 0.947}
 HELD_OUT_SYSTEMS = 44
 
 

@@ -2740,8 +2740,9 @@ RABBITMQ = System(
 # kind in words, an ES category and a state are part of the event. The core's format strings
 # whose argument is a bare name take it as `<*>`: a module capability looked for, used or not
 # matched (`looking for demux module matching "any": 50 candidates`), a playlist item, a config
-# option set, a codec or fourcc named in a transcoding step, a host resolved, a CPU's
-# capabilities and the build's configure line (and the unresolvable host the driver named); an MP4 box of the demuxer's tree is one event
+# option set, a codec or fourcc named in a transcoding step or printed as a name (a fourcc, a
+# sample format), a host resolved, a CPU's capabilities and the build's configure line (and
+# the unresolvable host the driver named); an MP4 box of the demuxer's tree is one event
 # whatever its depth and type. Header-less lines: an HTTP request line is its method, a status
 # line its status and reason, a header row one event; a library's line is its text's shape.
 VLC_FORMATS = [(re.compile(r), t) for r, t in [
@@ -2759,7 +2760,12 @@ VLC_FORMATS = [(re.compile(r), t) for r, t in [
     (r"CPU has capabilities .*", "CPU has capabilities <*>"),
     (r"configured with .*", "configured with <*>"),
     (r"using cpu capabilities: .*", "using cpu capabilities: <*>"),
-    (r"[| ]*\+ .{4} size \d+ offset \d+( \(\?\?\?\?\))?", lambda m: "+ <*> size <*> offset <*>" + (m.group(1) or "")),
+    # `%s+ %4.4s size %lu offset %lu%s`: the depth, the type and an unknown box's ` (????)`
+    (r"[| ]*\+ .{4} size \d+ offset \d+(?: \(\?\?\?\?\))?", "+ <*> size <*> offset <*>"),
+    # `Creating an input for %s'%s'`: an optional `preparsing ` and the item's name
+    (r"Creating an input for (?:preparsing )?'.*'", "Creating an input for <*>"),
+    # `destroying chain... (name=%s)`: a stream output module's name
+    (r"destroying chain\.\.\. \(name=.*\)", "destroying chain... (name=<*>)"),
     (r"found (.+) audio format", "found <*> audio format"),
     (r"found encoder (.+)", "found encoder <*>"),
     (r"detected format \S+", "detected format <*>"),
@@ -2769,6 +2775,14 @@ VLC_FORMATS = [(re.compile(r), t) for r, t in [
     (r"resolving \S+ \.\.\.", "resolving <*> ..."),
     (r"cannot resolve \S+: (.*)", lambda m: "cannot resolve <*>: " + m.group(1)),
     (r"(.*) language \w+", lambda m: vlc_shape(m.group(1)) + " language <*>"),
+    # a fourcc or sample format's name printed by `%4.4s` or `%s`
+    (r"(format: .*, fourcc:) \w+(, .*)", lambda m: vlc_shape(m.group(1)) + " <*>" + vlc_shape(m.group(2))),
+    (r"creating header for \S+", "creating header for <*>"),
+    (r"(Trying to find packet sample format instead of planar) \S+", lambda m: m.group(1) + " <*>"),
+    (r"Ended up using \S+ as sample format", "Ended up using <*> as sample format"),
+    (r"\S+->\S+, bits per sample: \d+->\d+", "<*>-><*>, bits per sample: <*>-><*>"),
+    (r"\S+->\S+, bits per sample: \d+", "<*>-><*>, bits per sample: <*>"),
+    (r"detected \S+ format", "detected <*> format"),
 ]]
 VLC_FILES = r"\b[\w.-]+\.(?:wav|ogg|mp3|mp4|png|ts|srt|m3u|xspf|flac|avi|luac|lua|dat|IFO|json|html|xml)\b"
 VLC_CHANNELS = r"\b(?:Stereo|Mono|Dual-mono|Left|Right)\b"
