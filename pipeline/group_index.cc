@@ -312,7 +312,8 @@ std::size_t GroupIndex::FindWithin(std::uint64_t scope, std::uint64_t fingerprin
   // Found so far at each distance: after blocks 0..b every group within b has been seen
   // (Visit's stop contract), so once `limit` of them lie within b the first `limit` of the
   // order are all here and no later block can change them.
-  std::size_t at[kMaxDistance + 1] = {};
+  std::size_t at[kMaxDistance + 1];  // [0, max_distance_] used; zeroed so far only
+  std::fill_n(at, max_distance_ + 1, std::size_t{0});
   const auto add = [&out, &at](std::uint32_t group, int d) {
     out.push_back(Candidate{group, d});
     ++at[d];
