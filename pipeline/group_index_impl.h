@@ -411,7 +411,8 @@ struct IndexImpl {
       std::uint64_t cached_key = key;
       std::uint32_t cached_home = home[b];
       Hits hits;
-      for (std::uint32_t i = home[b]; t.Occupied(i); ++i) {
+      const std::uint32_t run_end = t.NextEmpty(home[b]);  // one bit scan, not one per slot
+      for (std::uint32_t i = home[b]; i < run_end; ++i) {
         const std::uint64_t f = SlotFp(t.slots[i]);
         if ((f & m) == key) {
           ++read;

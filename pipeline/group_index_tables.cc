@@ -128,7 +128,9 @@ void IndexImpl::RhInsert(RhTable& t, int b, std::uint64_t fp, std::uint32_t grou
   std::uint32_t i = home;
   std::uint64_t cached_key = key;  // entries are grouped by key: one Home() per run
   std::uint32_t cached_home = home;
-  for (; t.Occupied(i); ++i) {
+  // The cluster's end, where the shifted entries go: the scan below stops there at the latest.
+  const std::uint32_t e = t.NextEmpty(home);
+  for (; i < e; ++i) {
     const std::uint64_t f = SlotFp(t.slots[i]) & m;
     if (f == key) break;
     if (f != cached_key) {
@@ -137,7 +139,6 @@ void IndexImpl::RhInsert(RhTable& t, int b, std::uint64_t fp, std::uint32_t grou
     }
     if (cached_home >= home) break;
   }
-  std::uint32_t e = t.NextEmpty(i);
   if (e + 1 >= t.phys) RhGrowTail(t);
   if (e > i) std::memmove(&t.slots[i + 1], &t.slots[i], std::size_t{e - i} * sizeof(Slot));
   t.SetOccupied(e);
