@@ -282,6 +282,8 @@ struct IndexImpl {
   static std::uint32_t RhCapFor(std::size_t n);
   void RhBuild(RhTable& t, std::uint64_t m, std::uint32_t cap, const std::vector<Pair>& entries);
   void RhResize(RhTable& t, std::uint64_t m, std::uint32_t new_cap);
+  template <class SlotOf>
+  void RhPlace(RhTable& t, std::uint32_t cap, std::uint64_t* order, std::size_t n, SlotOf&& slot);
   void RhGrowTail(RhTable& t);
   void RhInsert(RhTable& t, int b, std::uint64_t fp, std::uint32_t group);
   bool RhErase(RhTable& t, int b, std::uint64_t fp, std::uint32_t group);

@@ -39,64 +39,94 @@ std::uint32_t IndexImpl::RhCapFor(std::size_t n) {
 
 namespace {
 
-// Sorts (home, entry) pairs. A table that grows passes its entries in its own order, sorted
-// by the old homes; the seed is kept and homes are a monotone range reduction of one hash,
-// so only entries that shared an old home can be out of order: an insertion sort puts them
-// right in linear time, where a general sort of a growing table's 100 k entries was 5 % of a
-// garbage flood's first 100 k lines. Other orders (a scope changing layout) exceed the
-// insertion sort's budget of moves and are sorted in full. The pairs are distinct, so the
-// result is the same either way.
-void SortHomes(std::vector<std::pair<std::uint32_t, std::uint32_t>>& order) {
-  std::size_t budget = 2 * order.size() + 64;
-  for (std::size_t i = 1; i < order.size(); ++i) {
-    const auto x = order[i];
+// Sorts (home, entry) keys, each home << 32 | entry (one 64-bit compare per step). A table
+// that grows passes its entries in its own order, sorted by the old homes; the seed is kept
+// and homes are a monotone range reduction of one hash, so only entries that shared an old
+// home can be out of order: an insertion sort puts them right in linear time, where a general
+// sort of a growing table's 100 k entries was 5 % of a garbage flood's first 100 k lines.
+// Other orders (a scope changing layout) exceed the insertion sort's budget of moves and are
+// sorted in full. The keys are distinct, so the result is the same either way.
+void SortHomes(std::uint64_t* order, std::size_t n) {
+  std::size_t budget = 2 * n + 64;
+  for (std::size_t i = 1; i < n; ++i) {
+    const std::uint64_t x = order[i];
+    if (!(x < order[i - 1])) continue;
     std::size_t j = i;
     for (; j > 0 && x < order[j - 1]; --j) order[j] = order[j - 1];
     order[j] = x;
     if (i - j > budget) {
-      std::sort(order.begin(), order.end());
+      std::sort(order, order + n);
       return;
     }
     budget -= i - j;
   }
 }
 
+// The home of block key `key` in a table of `cap` homes and seed `seed` (RhTable::Home).
+inline std::uint32_t HomeIn(std::uint64_t key, std::uint64_t seed, std::uint32_t cap) {
+  const auto h = static_cast<std::uint32_t>(Mix(key ^ seed) >> 32);
+  return static_cast<std::uint32_t>((std::uint64_t{h} * cap) >> 32);
+}
+
 }  // namespace
 
-// Lays entries out from scratch: sorted by home, each at max(home, previous + 1).
+// Lays the n entries out from scratch in t (released, seed kept): sorted by home, each at
+// max(home, previous + 1). order[i] is entry i's home << 32 | i' with i' increasing in i (so
+// that ties keep the entries' order); slot(i') is the entry.
+template <class SlotOf>
+void IndexImpl::RhPlace(RhTable& t, std::uint32_t cap, std::uint64_t* order, std::size_t n,
+                        SlotOf&& slot) {
+  SortHomes(order, n);
+  std::uint64_t end = 0;
+  for (std::size_t i = 0; i < n; ++i) end = std::max<std::uint64_t>(order[i] >> 32, end) + 1;
+  const std::uint64_t phys = std::max<std::uint64_t>(cap, end) + 1 + cap / 64;
+  if (phys >= 0xffffffffULL) throw std::length_error("GroupIndex scope too large");
+  RhAllocate(t, cap, static_cast<std::uint32_t>(phys));
+  Slot* slots = t.slots.get();
+  std::uint64_t* occupied = t.occupied.get();
+  std::uint32_t next = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t pos = std::max(static_cast<std::uint32_t>(order[i] >> 32), next);
+    slots[pos] = slot(static_cast<std::uint32_t>(order[i]));
+    occupied[pos >> 6] |= 1ULL << (pos & 63);
+    next = pos + 1;
+  }
+  t.used = static_cast<std::uint32_t>(n);
+}
+
 void IndexImpl::RhBuild(RhTable& t, std::uint64_t m, std::uint32_t cap,
                         const std::vector<Pair>& entries) {
   const std::uint64_t seed = t.seed;
   RhRelease(t);
   t.seed = seed;
-  t.cap = cap;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> order(entries.size());
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    order[i] = {t.Home(entries[i].fp & m), static_cast<std::uint32_t>(i)};
+  const std::size_t n = entries.size();
+  std::unique_ptr<std::uint64_t[]> order(new std::uint64_t[n]);
+  for (std::size_t i = 0; i < n; ++i) {
+    order[i] = std::uint64_t{HomeIn(entries[i].fp & m, seed, cap)} << 32 | i;
   }
-  SortHomes(order);
-  std::uint64_t end = 0;
-  for (const auto& [home, idx] : order) end = std::max<std::uint64_t>(home, end) + 1;
-  const std::uint64_t phys = std::max<std::uint64_t>(cap, end) + 1 + cap / 64;
-  if (phys >= 0xffffffffULL) throw std::length_error("GroupIndex scope too large");
-  RhAllocate(t, cap, static_cast<std::uint32_t>(phys));
-  std::uint32_t next = 0;
-  for (const auto& [home, idx] : order) {
-    const std::uint32_t pos = std::max(home, next);
-    t.slots[pos] = MakeSlot(entries[idx].fp, entries[idx].group);
-    t.SetOccupied(pos);
-    next = pos + 1;
-  }
-  t.used = static_cast<std::uint32_t>(entries.size());
+  RhPlace(t, cap, order.get(), n,
+          [&entries](std::uint32_t i) { return MakeSlot(entries[i].fp, entries[i].group); });
 }
 
+// RhBuild of the table's own entries, read in place: the old arrays are kept until the new
+// ones are filled, and an entry's key is its old slot (increasing in table order).
 void IndexImpl::RhResize(RhTable& t, std::uint64_t m, std::uint32_t new_cap) {
-  std::vector<Pair> entries;
-  entries.reserve(t.used);
-  for (std::uint32_t i = 0; i < t.phys; ++i) {
-    if (t.Occupied(i)) entries.push_back({SlotFp(t.slots[i]), SlotGroup(t.slots[i])});
+  const std::uint64_t seed = t.seed;
+  const std::size_t n = t.used;
+  std::unique_ptr<std::uint64_t[]> order(new std::uint64_t[n]);
+  std::size_t count = 0;
+  const std::size_t words = RhTable::OccupiedWords(t.phys);
+  for (std::size_t w = 0; w < words; ++w) {
+    for (std::uint64_t bits = t.occupied[w]; bits != 0; bits &= bits - 1) {
+      const auto i = static_cast<std::uint32_t>(w * 64 + std::countr_zero(bits));
+      order[count++] = std::uint64_t{HomeIn(SlotFp(t.slots[i]) & m, seed, new_cap)} << 32 | i;
+    }
   }
-  RhBuild(t, m, new_cap, entries);
+  const std::unique_ptr<Slot[]> old_slots = std::move(t.slots);
+  const std::unique_ptr<std::uint64_t[]> old_occupied = std::move(t.occupied);
+  if (old_slots) table_bytes -= RhTable::Bytes(t.phys);  // RhRelease's share
+  const Slot* from = old_slots.get();
+  RhPlace(t, new_cap, order.get(), count, [from](std::uint32_t i) { return from[i]; });
 }
 
 // Makes room for one more slot at the end of the tail.
