@@ -99,6 +99,10 @@ struct RhTable {
   std::uint32_t cap = 0;   // home slots
   std::uint32_t phys = 0;  // allocated slots; the last is always empty, ending every scan
   std::uint32_t used = 0;
+  // The most entries before the table grows: kMaxLoad * cap, rounded down (an insert takes
+  // used + 1 > grow_at for used + 1 > kMaxLoad * cap, which it is, used being whole). In the
+  // padding: sizeof(RhTable), which the memory accounting counts, stays 40.
+  std::uint32_t grow_at = 0;
 
   bool Occupied(std::uint32_t i) const { return (occupied[i >> 6] >> (i & 63)) & 1; }
   void SetOccupied(std::uint32_t i) { occupied[i >> 6] |= 1ULL << (i & 63); }

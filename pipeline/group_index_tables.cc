@@ -20,6 +20,7 @@ void IndexImpl::RhAllocate(RhTable& t, std::uint32_t cap, std::uint32_t phys) {
   t.cap = cap;
   t.phys = phys;
   t.used = 0;
+  t.grow_at = static_cast<std::uint32_t>(kMaxLoad * static_cast<double>(cap));
   table_bytes += RhTable::Bytes(phys);
 }
 
@@ -148,7 +149,7 @@ void IndexImpl::RhGrowTail(RhTable& t) {
 // shifting the rest of the cluster one slot right: no walk over a long run of equal keys.
 void IndexImpl::RhInsert(RhTable& t, int b, std::uint64_t fp, std::uint32_t group) {
   const std::uint64_t m = masks[b];
-  if (static_cast<double>(t.used + 1) > kMaxLoad * static_cast<double>(t.cap)) {
+  if (t.used + 1 > t.grow_at) {
     const auto grown = static_cast<std::uint64_t>(t.cap * kGrowth) + 1;
     if (grown >= 0xf0000000ULL) throw std::length_error("GroupIndex scope too large");
     RhResize(t, m, static_cast<std::uint32_t>(grown));
