@@ -1784,7 +1784,6 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
   std::size_t first_diff = n;  // the first changed word's position
   for (std::size_t i = 0; i < n; ++i) {
     const Token& lt = line.tokens[i];
-    const Token gt = g.token(i);
     const std::uint8_t flags = g.flags(i);
     const auto pos = static_cast<std::uint32_t>(i);
     if (flags & kWild) {
@@ -1809,17 +1808,21 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
         // A '-' on both sides is the same empty column: it agrees as a word does (a syslog
         // line's "- -" still counts towards the words a changed name needs around it).
         anchors += lt.length != 0;
-      } else if (!(flags & kVaried) && lt.cls != TokenClass::kEmpty &&  // no text to show
-                 message.substr(lt.offset, lt.length) != gmsg.substr(gt.offset, gt.length)) {
-        // Another outcome's code (`err=49` where the group's lines said `err=0`).
-        if (i > 0 && IsResultCode(message, lt, line.tokens[i - 1]) &&
-            IsResultCode(gmsg, gt, g.token(i - 1)))
-          return Reject(MatchReason::kProtectedWordDiffers, i);
-        marks_.push_back({pos, kVaried});
+      } else if (!(flags & kVaried) && lt.cls != TokenClass::kEmpty) {  // no text to show
+        // The group's token is unpacked only here and below, not for every agreeing word.
+        const Token gt = g.token(i);
+        if (message.substr(lt.offset, lt.length) != gmsg.substr(gt.offset, gt.length)) {
+          // Another outcome's code (`err=49` where the group's lines said `err=0`).
+          if (i > 0 && IsResultCode(message, lt, line.tokens[i - 1]) &&
+              IsResultCode(gmsg, gt, g.token(i - 1)))
+            return Reject(MatchReason::kProtectedWordDiffers, i);
+          marks_.push_back({pos, kVaried});
+        }
       }
       continue;
     }
     marks_.push_back({pos, static_cast<std::uint8_t>(kVaried | kWild)});
+    const Token gt = g.token(i);
     if (SameVariable(message, lt, gmsg, gt)) continue;
     if (lt.cls == TokenClass::kInteger && gt.cls == TokenClass::kInteger)
       return Reject(MatchReason::kFieldNameDiffers, i);  // two forms of counter lists
