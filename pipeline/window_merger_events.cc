@@ -153,7 +153,9 @@ void WindowMerger::Impl::NoteSlots(std::uint32_t slot, const LogRecord& r, Event
   GroupExtras* x = g.extras.get();
   std::uint8_t news = 0;  // bit k: slot k took a new value of an enumeration-like slot
   std::size_t k = 0;      // x->slots is sorted by position
-  for (std::size_t i = 0; i < line.tokens.size(); ++i) {
+  // In a register: the stores below made the compiler reload and divide it for every token.
+  const std::size_t n = line.tokens.size();
+  for (std::size_t i = 0; i < n; ++i) {
     if (!(g.tokens.flags(i) & kVaried)) continue;
     if (x == nullptr) x = &Extras(g);
     while (k < x->slots.size() && x->slots[k].position() < i) ++k;
