@@ -77,6 +77,9 @@ struct Event {
   // kSummary: per variable slot, its distinct-value count and top values (bounded).
   // kNewValue: the slots that took a new value, the line's value counted in.
   std::span<const SlotSummary> slots;
+  // kSummary: the peer endpoints that opened the group's lines (context kept out of the
+  // template, so in no slot), over the lines that had one; null when none had. `token` is 0.
+  const SlotSummary* peer = nullptr;
   bool hosts_truncated = false;
   // The origin of the first line this event covers (kFirst, kAnnotate, kNewValue: the line;
   // kSummary: the first line absorbed since the group's previous event); stream 0 when the

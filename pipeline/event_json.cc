@@ -452,6 +452,25 @@ std::string_view EventJsonStringField(std::string_view event_json, std::string_v
 
 namespace {
 
+// One slot's statistics after its opening '{' and what the caller wrote there: distinct,
+// lines, top; closes the object.
+void WriteSlotCounts(const SlotSummary& slot, JsonWriter& w) {
+  w.Raw("\"distinct\":");
+  w.Number(slot.distinct);
+  w.Raw(",\"lines\":");
+  w.Number(slot.lines);
+  w.Raw(",\"top\":[");
+  for (std::size_t k = 0; k < slot.top.size(); ++k) {
+    if (k > 0) w.Raw(',');
+    w.Raw("{\"value\":");
+    w.String(slot.top[k].value);
+    w.Raw(",\"count\":");
+    w.Number(slot.top[k].count);
+    w.Raw('}');
+  }
+  w.Raw("]}");
+}
+
 // The slot statistics of a summary or a new_value event.
 void WriteSlots(std::span<const SlotSummary> slots, JsonWriter& w) {
   if (slots.empty()) return;
@@ -461,20 +480,8 @@ void WriteSlots(std::span<const SlotSummary> slots, JsonWriter& w) {
     if (i > 0) w.Raw(',');
     w.Raw("{\"token\":");
     w.Number(slot.token);
-    w.Raw(",\"distinct\":");
-    w.Number(slot.distinct);
-    w.Raw(",\"lines\":");
-    w.Number(slot.lines);
-    w.Raw(",\"top\":[");
-    for (std::size_t k = 0; k < slot.top.size(); ++k) {
-      if (k > 0) w.Raw(',');
-      w.Raw("{\"value\":");
-      w.String(slot.top[k].value);
-      w.Raw(",\"count\":");
-      w.Number(slot.top[k].count);
-      w.Raw('}');
-    }
-    w.Raw("]}");
+    w.Raw(',');
+    WriteSlotCounts(slot, w);
   }
   w.Raw(']');
 }
@@ -537,6 +544,10 @@ void AppendEventJson(const Event& e, std::string& out) {
       w.Raw(e.hosts_truncated ? "true" : "false");
     }
     WriteSlots(e.slots, w);
+    if (e.peer != nullptr) {
+      w.Raw(",\"peer\":{");
+      WriteSlotCounts(*e.peer, w);
+    }
     w.Raw(",\"samples\":[");
     if (e.record != nullptr) WriteRecordObject(*e.record, w);
     if (e.last_record != nullptr && e.last_record != e.record) {

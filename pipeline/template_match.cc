@@ -1438,6 +1438,7 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
   std::vector<std::uint64_t>& hashes = out.hashes;
   // Token offsets stay relative to the whole message, which groups keep.
   out.header = header;
+  out.peer_size = 0;
   // A logger written after the message (`tail`) is header too: no token of the message.
   message.remove_suffix(std::min<std::size_t>(header.tail, message.size()));
   if (out.header.body == 0) {
@@ -1460,6 +1461,11 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
       std::size_t k = 0;
       while (k < tokens.size() && tokens[k].offset < at) ++k;
       if (k < tokens.size() && tokens[k].offset == at) {
+        // The endpoint: the word after the blanks at the body, up to the blank before `at`.
+        std::size_t p = out.header.body;
+        while (message[p] == ' ' || message[p] == '\t') ++p;
+        out.peer = static_cast<std::uint32_t>(p);
+        out.peer_size = static_cast<std::uint16_t>(std::min<std::size_t>(at - 1 - p, 0xffff));
         out.header.body = static_cast<std::uint32_t>(at);
         tokens.erase(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(k));
         hashes.erase(hashes.begin(), hashes.begin() + static_cast<std::ptrdiff_t>(k));

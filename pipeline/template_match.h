@@ -108,6 +108,10 @@ struct PreparedLine {
   std::uint32_t dashes = 0;            // tokens that are a '-' standing for an empty value
   const ValueWords* values = nullptr;  // see MatchLine
   std::uint64_t scope = 0;
+  // A peer's endpoint that opened the message (SkipPeerEndpoint), kept out of the tokens as
+  // context: its offset in the message and its length (0: none).
+  std::uint32_t peer = 0;
+  std::uint16_t peer_size = 0;
   bool learned = false;
   MatchLine View(std::string_view message) const {
     return {message, tokens, hashes, header.body, dashes, values, scope, learned};

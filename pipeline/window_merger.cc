@@ -356,6 +356,9 @@ void WindowMerger::Impl::Join(std::uint32_t slot, const LogRecord& r,
   g.last_seen = std::max(g.last_seen, r.EventTime());
   g.last_activity = now;
   NoteHost(g, r);
+  if (line.peer_size != 0 || g.peer) [[unlikely]] {
+    NotePeer(g, r.message);
+  }
   NoteSlots(slot, r, sink);  // last: PrefetchSlots' loads arrive meanwhile
   TouchLru(slot);
   ++stats.lines_merged;
@@ -397,6 +400,8 @@ void WindowMerger::Impl::Open(const LogRecord& r, std::uint64_t scope, std::uint
   g.retired = false;
   g.words_keyed = false;
   g.dns_known = false;  // DnsWords finds it if ever asked
+  g.peer = line.peer_size != 0;
+  g.hosts_truncated = false;
   if (wild_at != kNil) {
     g.tokens.AddFlags(wild_at, kWild | kVaried);
     fp = GroupFingerprint(g);

@@ -123,6 +123,8 @@ struct GroupState {
   // Statistics of the template's variable slots, by ascending token position. (Where the
   // first line's message proper starts is not saved: ImportGroup infers the header again.)
   std::span<const SlotStats> slots;
+  // Statistics of the peer endpoints that opened its lines (Event::peer); null if none.
+  const SlotStats* peer = nullptr;
 };
 
 // What the merger has learned from the stream besides its groups, as a checkpoint saves it:

@@ -108,8 +108,9 @@ void WindowMerger::Impl::EmitSummary(std::uint32_t slot, SummaryReason reason, b
   }
   if (g.extras != nullptr) {
     e.hosts = g.extras->hosts;
-    e.hosts_truncated = g.extras->hosts_truncated;
+    e.hosts_truncated = g.hosts_truncated;
     e.slots = SlotSummaries(*g.extras);
+    if (g.extras->peer != nullptr) e.peer = &PeerSummary(*g.extras->peer);
   }
   ++stats.events_summary;
   sink.OnEvent(e);
@@ -129,6 +130,15 @@ std::span<const SlotSummary> WindowMerger::Impl::SlotSummaries(const GroupExtras
     slot_summaries.push_back({st.position(), st.Distinct(), st.total(), {values, n}});
   }
   return slot_summaries;
+}
+
+// The group's peer statistics for a summary, in reused scratch.
+const SlotSummary& WindowMerger::Impl::PeerSummary(const SlotStats& st) {
+  std::array<SlotStats::Value, SlotStats::kTop> sorted;
+  const std::size_t n = st.Sorted(sorted);
+  for (std::size_t k = 0; k < n; ++k) peer_values[k] = {sorted[k].text, sorted[k].count};
+  peer_summary = {0, st.Distinct(), st.total(), {peer_values.data(), n}};
+  return peer_summary;
 }
 
 // Starts loading the cache lines NoteSlots reads first (each slot's position and hashes).
@@ -206,6 +216,29 @@ void WindowMerger::Impl::EmitNewValue(std::uint32_t slot, const LogRecord& r, st
   sink.OnEvent(e);
 }
 
+// Counts the line's peer endpoint (PreparedLine::peer) in the group's peer statistics, which
+// the group's first taken line makes, with the first line's endpoint if it had one.
+void WindowMerger::Impl::NotePeer(Group& g, std::string_view message) {
+  if (opt.annotate) return;
+  GroupExtras& x = Extras(g);
+  if (x.peer == nullptr) {
+    if (line.peer_size == 0 && !g.peer) return;
+    x.peer = std::make_unique<SlotStats>();
+    if (const std::string_view first = g.first.message();
+        g.peer && g.body > 0 && g.body <= first.size()) {
+      // The first line's endpoint is the word before the blank ahead of its message proper.
+      std::size_t p = g.body - 1u;
+      while (p > 0 && first[p - 1] != ' ' && first[p - 1] != '\t') --p;
+      const std::string_view v = first.substr(p, g.body - 1u - p);
+      x.peer->Add(XXH3_64bits(v.data(), v.size()), v);
+    }
+  }
+  if (line.peer_size != 0) {
+    const std::string_view v = message.substr(line.peer, line.peer_size);
+    x.peer->Add(XXH3_64bits(v.data(), v.size()), v);
+  }
+}
+
 void WindowMerger::Impl::NoteHost(Group& g, const LogRecord& r) {
   if (!track_hosts || r.hostname.empty()) return;
   GroupExtras& x = Extras(g);
@@ -215,7 +248,7 @@ void WindowMerger::Impl::NoteHost(Group& g, const LogRecord& r) {
   if (x.hosts.size() < opt.max_summary_hosts) {
     x.hosts.push_back(r.hostname);
   } else {
-    x.hosts_truncated = true;
+    g.hosts_truncated = true;
   }
 }
 

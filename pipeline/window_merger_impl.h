@@ -77,7 +77,10 @@ struct WindowMerger::Impl {
     // Values of the template's variable slots, by token position (at most kMaxSlots), over
     // lines of the group's own token count (a line aligned across a gap is not counted).
     std::vector<SlotStats> slots;
-    bool hosts_truncated = false;
+    // The peer endpoints that opened the group's lines (SkipPeerEndpoint: context, out of the
+    // template), over the lines that had one; made when the group first takes a line and it or
+    // its first line had one.
+    std::unique_ptr<SlotStats> peer;
     // The group's words key in `exact` (one of `aliases`), 0 until it has one.
     std::uint64_t words_key = 0;
     // Of the first line counted in count_since (its summary's id); only lines that have an
@@ -115,6 +118,12 @@ struct WindowMerger::Impl {
     // dns_known: found when that shortcut first asks (DnsWords), which most groups never meet.
     bool dns_words : 1 = false;
     bool dns_known : 1 = false;
+    // Its first line opened with a peer's endpoint (PreparedLine::peer_size), which
+    // GroupExtras::peer counts once the group takes a line.
+    bool peer : 1 = false;
+    // More hosts were seen than GroupExtras::hosts lists (a bit here keeps GroupExtras within
+    // one 112-byte malloc chunk).
+    bool hosts_truncated : 1 = false;
     std::uint8_t tail = 0;   // header bytes after the message (MessageHeader::tail)
     std::uint16_t body = 0;  // where the first line's message proper starts (after its header)
     SampleRecord last;       // the latest line that joined; empty until one does
@@ -168,6 +177,8 @@ struct WindowMerger::Impl {
   LogRecord first_record, last_record;
   std::vector<SlotSummary> slot_summaries;
   std::vector<SlotValueCount> slot_values;
+  SlotSummary peer_summary;  // a summary's peer statistics, in reused scratch
+  std::array<SlotValueCount, SlotStats::kTop> peer_values;
   bool track_hosts = false;
   MergerStats stats;
   MergeDecision decision;
@@ -542,6 +553,8 @@ struct WindowMerger::Impl {
   void EmitNewValue(std::uint32_t slot, const LogRecord& r, std::uint8_t news, EventSink& sink);
   void PrefetchSlots(const Group& g) const;
   void NoteHost(Group& g, const LogRecord& r);
+  void NotePeer(Group& g, std::string_view message);
+  const SlotSummary& PeerSummary(const SlotStats& st);
   std::uint64_t GroupFingerprint(const Group& g);
 
   // --- checkpoints (window_merger_state.cc) -------------------------------------------------

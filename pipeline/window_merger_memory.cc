@@ -25,6 +25,7 @@ std::size_t WindowMerger::Impl::GroupBlocks(const Group& g) {
   if (g.extras != nullptr) {
     bytes += block(sizeof(GroupExtras)) + block(g.extras->aliases.capacity() * 8) +
              block(g.extras->slots.capacity() * sizeof(SlotStats)) +
+             (g.extras->peer != nullptr ? block(sizeof(SlotStats)) : 0) +
              block(g.extras->hosts.capacity() * sizeof(std::string));
     for (const std::string& h : g.extras->hosts) {
       if (h.capacity() > 15) bytes += block(h.capacity() + 1);

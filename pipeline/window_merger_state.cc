@@ -30,8 +30,9 @@ void WindowMerger::Impl::ExportGroups(const std::function<void(const GroupState&
     if (g.extras != nullptr) {
       s.since_origin = g.extras->since_origin;
       s.hosts = g.extras->hosts;
-      s.hosts_truncated = g.extras->hosts_truncated;
+      s.hosts_truncated = g.hosts_truncated;
       s.slots = g.extras->slots;
+      s.peer = g.extras->peer.get();
     }
     visit(s);
   }
@@ -61,6 +62,8 @@ void WindowMerger::Impl::ImportGroup(const GroupState& s, bool resume, EventSink
   }
   g.tokens.Assign(line.tokens, line.hashes);
   g.dns_known = false;
+  g.peer = line.peer_size != 0;
+  g.hosts_truncated = s.hosts_truncated;
   constexpr std::uint8_t kAllFlags = kWild | kVaried | kGapAfter;
   if (flags_fit) {
     for (std::size_t i = 0; i < tokens.size(); ++i) {
@@ -84,7 +87,6 @@ void WindowMerger::Impl::ImportGroup(const GroupState& s, bool resume, EventSink
   if (!s.hosts.empty() || s.hosts_truncated) {
     GroupExtras& x = Extras(g);
     x.hosts.assign(s.hosts.begin(), s.hosts.end());
-    x.hosts_truncated = s.hosts_truncated;
   }
   if (!s.slots.empty() && flags_fit) {
     // Slots by ascending position within the template, as NoteSlots keeps them.
@@ -95,6 +97,7 @@ void WindowMerger::Impl::ImportGroup(const GroupState& s, bool resume, EventSink
       slots.push_back(st);
     }
   }
+  if (s.peer != nullptr) Extras(g).peer = std::make_unique<SlotStats>(*s.peer);
   g.indexed = true;
   index.Insert(g.scope, g.fingerprint, slot);
   g.shape = ShapeKey(g.scope);

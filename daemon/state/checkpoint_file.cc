@@ -56,6 +56,7 @@ enum : std::uint16_t {
   kHostsTruncated = 14,
   kSlot = 15,         // repeated, nested: one variable slot's statistics (SlotStats)
   kSinceOrigin = 16,  // stream u64, position u64; only when set (lines from Kafka)
+  kPeer = 17,         // nested as kSlot: the peer endpoints' statistics; only when held
 };
 // Slot fields.
 enum : std::uint16_t {
@@ -177,8 +178,8 @@ std::string ParseRecord(std::string_view bytes, LogRecord& r) {
   return "";
 }
 
-void PutSlot(std::string& out, const SlotStats& st) {
-  const std::size_t at = OpenField(out, kSlot);
+void PutSlot(std::string& out, const SlotStats& st, std::uint16_t tag = kSlot) {
+  const std::size_t at = OpenField(out, tag);
   PutIntField(out, kSlotPosition, st.position());
   PutIntField(out, kSlotTotal, st.total());
   std::string bits;
@@ -312,6 +313,10 @@ std::string ParseGroup(std::string_view bytes, SavedGroup& g) {
         g.slots.push_back(st);
         break;
       }
+      case kPeer:
+        if (std::string e = ParseSlot(v, g.peer); !e.empty()) return e;
+        g.has_peer = true;
+        break;
       default:
         break;
     }
@@ -386,6 +391,7 @@ void SavedGroup::Reset() {
   hosts.clear();
   hosts_truncated = false;
   slots.clear();
+  has_peer = false;
 }
 
 GroupState SavedGroup::View() const {
@@ -406,6 +412,7 @@ GroupState SavedGroup::View() const {
   s.hosts = hosts;
   s.hosts_truncated = hosts_truncated;
   s.slots = slots;
+  s.peer = has_peer ? &peer : nullptr;
   return s;
 }
 
@@ -428,6 +435,8 @@ SavedGroup SavedGroup::From(const GroupState& s) {
   g.hosts.assign(s.hosts.begin(), s.hosts.end());
   g.hosts_truncated = s.hosts_truncated;
   g.slots.assign(s.slots.begin(), s.slots.end());
+  g.has_peer = s.peer != nullptr;
+  if (g.has_peer) g.peer = *s.peer;
   return g;
 }
 
@@ -468,6 +477,7 @@ void CheckpointWriter::AddGroup(const GroupState& g) {
   for (const std::string& h : g.hosts) PutField(out, kHost, h);
   PutIntField(out, kHostsTruncated, g.hosts_truncated);
   for (const SlotStats& st : g.slots) PutSlot(out, st);
+  if (g.peer != nullptr) PutSlot(out, *g.peer, kPeer);
   if (g.since_origin.stream != 0) {
     const std::size_t origin_at = OpenField(out, kSinceOrigin);
     PutU64(out, g.since_origin.stream);

@@ -17,12 +17,12 @@ namespace logfold {
 // The body is a sequence of fields, each a tag (u16), a length (u32) and that many bytes;
 // integers are little-endian and 8 bytes wide. A group is a field whose bytes are its own
 // fields, and so are its two sample records and its slot statistics (tag 15: position, total,
-// the distinct-count bits, the kept values). The merger's stream-learned evidence is one field
-// (tag 17) holding its threshold, one packed record per sibling entry and the value words' keys
-// as one packed array. A reader skips tags it does not know and keeps
-// defaults for fields that are absent, so a later version adds fields (per-slot statistics,
-// say) under new tags without breaking older files; kCheckpointVersion changes only for an
-// incompatible layout.
+// the distinct-count bits, the kept values; tag 17 the same for the peer endpoints' statistics).
+// The merger's stream-learned evidence is one field (tag 17) holding its threshold, one packed
+// record per sibling entry and the value words' keys as one packed array. A reader skips tags it
+// does not know and keeps defaults for fields that are absent, so a later version adds fields
+// (per-slot statistics, say) under new tags without breaking older files; kCheckpointVersion
+// changes only for an incompatible layout.
 inline constexpr std::uint32_t kCheckpointVersion = 1;
 
 struct CheckpointHeader {
@@ -57,6 +57,8 @@ struct SavedGroup {
   std::vector<std::string> hosts;
   bool hosts_truncated = false;
   std::vector<SlotStats> slots;  // by ascending token position
+  bool has_peer = false;
+  SlotStats peer;  // the peer endpoints' statistics, when has_peer
 
   // Back to a default group, keeping the buffers' capacity.
   void Reset();

@@ -37,6 +37,7 @@ struct Summary {
   std::vector<std::string> hosts;
   std::string level, logger;        // of the message's own header
   std::vector<std::string> slots;   // per-slot statistics, one string each
+  std::string peer;                 // the peer endpoints' statistics, as one string
   std::string first_tag, last_tag;  // of the samples
   LineOrigin origin;                // of its first line (its event_id)
   bool operator==(const Summary&) const = default;
@@ -49,18 +50,20 @@ class Collect : public EventSink {
       firsts.push_back(e.group_id);
       return;
     }
-    std::vector<std::string> slots;
-    for (const SlotSummary& st : e.slots) {
+    auto describe = [](const SlotSummary& st) {
       std::string s = std::to_string(st.token) + " distinct " + std::to_string(st.distinct) +
                       " lines " + std::to_string(st.lines) + ":";
       for (const SlotValueCount& v : st.top)
         s += " " + std::string(v.value) + "=" + std::to_string(v.count);
-      slots.push_back(std::move(s));
-    }
+      return s;
+    };
+    std::vector<std::string> slots;
+    for (const SlotSummary& st : e.slots) slots.push_back(describe(st));
     summaries[e.group_id].push_back({e.reason, e.count, e.count_total, std::string(e.template_text),
                                      e.last_record != nullptr ? e.last_record->message : "",
                                      std::vector<std::string>(e.hosts.begin(), e.hosts.end()),
                                      std::string(e.level), std::string(e.logger), std::move(slots),
+                                     e.peer != nullptr ? describe(*e.peer) : "",
                                      e.record != nullptr ? e.record->tag : "",
                                      e.last_record != nullptr ? e.last_record->tag : "", e.origin});
   }
@@ -180,6 +183,48 @@ TEST(StateTest, RestoredGroupsGoOnFoldingExactlyAsWithoutTheCrash) {
   for (const auto& [id, list] : out.summaries) {
     for (const Summary& s : list) EXPECT_EQ(s.origin.stream, 0x5eedu);
   }
+}
+
+// A peer's endpoint opening a message is kept out of the template; the group counts its values
+// (Event::peer), and a restored group goes on counting them, its first line's included when the
+// checkpoint came before the group took a second line.
+TEST(StateTest, RestoredGroupsKeepTheirPeerStatistics) {
+  const std::string create = "MULTI: multi_create_instance called", reset = "Connection reset";
+  TimeUs t = kT0;
+  const std::vector<LogRecord> before = {Line("vpn", "alice/10.0.0.1:50001 " + create, t += 10'000),
+                                         Line("vpn", "alice/10.0.0.1:50001 " + create, t += 10'000),
+                                         Line("vpn", "bob/10.0.0.2:50002 " + create, t += 10'000),
+                                         Line("vpn", "dave/10.0.0.5:50005 " + reset, t += 10'000)};
+  const std::vector<LogRecord> after = {Line("vpn", "carol/10.0.0.4:50004 " + create, t += 10'000),
+                                        Line("vpn", reset, t += 10'000),
+                                        Line("vpn", "erin/10.0.0.6:50006 " + reset, t += 10'000)};
+  CrashScenario run(before);
+  CheckpointHeader h;
+  h.id_counter = run.crashed.id_counter();
+  Checkpoint c;
+  ASSERT_EQ(ParseCheckpoint(Save(run.crashed, h), c), "");
+  ASSERT_EQ(c.groups.size(), 2u);
+  WindowMerger restored(Options());
+  restored.RestoreIdCounter(c.header.id_counter);
+  for (const SavedGroup& g : c.groups) restored.ImportGroup(g.View(), true, run.out);
+  for (const auto& r : after) {
+    run.reference.Add(r, r.arrival_us, run.ref);
+    restored.Add(r, r.arrival_us, run.out);
+  }
+  run.reference.FlushAll(run.ref);
+  restored.FlushAll(run.out);
+  EXPECT_EQ(run.out.firsts, run.ref.firsts);
+  EXPECT_EQ(run.out.summaries, run.ref.summaries);
+  std::vector<std::string> peers;
+  for (const auto& [id, list] : run.out.summaries) {
+    for (const Summary& s : list) peers.push_back(s.template_text + " | " + s.peer);
+  }
+  std::sort(peers.begin(), peers.end());
+  EXPECT_EQ(peers,
+            (std::vector<std::string>{
+                reset + " | 0 distinct 2 lines 2: dave/10.0.0.5:50005=1 erin/10.0.0.6:50006=1",
+                create + " | 0 distinct 3 lines 4: alice/10.0.0.1:50001=2 "
+                         "bob/10.0.0.2:50002=1 carol/10.0.0.4:50004=1"}));
 }
 
 // Lines of one event whose only difference is a word the stream shows taking many values

@@ -1600,6 +1600,40 @@ TEST(WindowMergerTest, SummariesCarrySlotStatistics) {
       << json;
   EXPECT_NE(json.find("{\"token\":0,\"distinct\":"), std::string::npos) << json;
   EXPECT_EQ(json.find("\"token\":1,"), std::string::npos) << json;  // GET never varied
+  EXPECT_EQ(json.find("\"peer\""), std::string::npos) << json;      // no line opened with one
+}
+
+// A peer's endpoint opening a message is context, out of the template (SkipPeerEndpoint), so
+// lines from many peers fold into one group; its summary still says which peers, how often.
+TEST(WindowMergerTest, SummariesCarryThePeerEndpointsKeptOutOfTheTemplate) {
+  Harness h;
+  const std::string msg = "MULTI: multi_create_instance called";
+  // The group's first line has an endpoint: it is counted when the group takes a line.
+  for (const char* peer : {"alice/10.0.0.1:50001 ", "alice/10.0.0.1:50001 ", "",
+                           "bob/10.0.0.2:50002 ", "alice/10.0.0.1:50001 ", "10.0.0.3:50003 "}) {
+    h.Add(peer + msg, kT0 + static_cast<TimeUs>(h.added));
+  }
+  // Another group's first line has none: only its lines with one are counted.
+  for (const char* peer : {"", "", "carol/10.0.0.4:50004 ", "carol/10.0.0.4:50004 ", ""}) {
+    h.Add(std::string(peer) + "Connection reset, restarting", kT0 + static_cast<TimeUs>(h.added));
+  }
+  h.FlushAll();
+  const std::vector<Rec> events = h.sink.Take();
+  ExpectConsistent(events, h.added);
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[2].template_text, msg);
+  EXPECT_EQ(events[2].count_total, 6u);
+  EXPECT_NE(events[2].json.find("\"peer\":{\"distinct\":3,\"lines\":5,\"top\":["
+                                "{\"value\":\"alice/10.0.0.1:50001\",\"count\":3},"
+                                "{\"value\":\"bob/10.0.0.2:50002\",\"count\":1},"
+                                "{\"value\":\"10.0.0.3:50003\",\"count\":1}]}"),
+            std::string::npos)
+      << events[2].json;
+  EXPECT_EQ(events[3].template_text, "Connection reset, restarting");
+  EXPECT_NE(events[3].json.find("\"peer\":{\"distinct\":1,\"lines\":2,\"top\":["
+                                "{\"value\":\"carol/10.0.0.4:50004\",\"count\":2}]}"),
+            std::string::npos)
+      << events[3].json;
 }
 
 }  // namespace
