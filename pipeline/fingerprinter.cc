@@ -63,9 +63,8 @@ Fingerprinter::Fingerprinter(const FeatureWeights& weights) : weights_(weights) 
 namespace {
 
 // TokenHash's body, inlined into the fingerprint's token loop.
-[[gnu::always_inline]] inline std::uint64_t TokenHashOf(std::string_view message,
-                                                        const Token& token) {
-  std::string_view text = message.substr(token.offset, token.length);
+// `text` is the token's text.
+[[gnu::always_inline]] inline std::uint64_t TokenHashOf(std::string_view text, const Token& token) {
   if (token.cls == TokenClass::kWord) return XXH3_64bits(text.data(), text.size());
   if (token.cls != TokenClass::kDigitWord) {
     if (token.cls != TokenClass::kLiteral)
@@ -104,13 +103,18 @@ namespace {
 std::uint64_t Fingerprinter::ClassHashOf(TokenClass cls) { return ClassHash(cls); }
 
 std::uint64_t Fingerprinter::TokenHash(std::string_view message, const Token& token) {
-  return TokenHashOf(message, token);
+  return TokenHashOf(message.substr(token.offset, token.length), token);
 }
 
 void Fingerprinter::TokenHashes(std::string_view message, std::span<const Token> tokens,
                                 std::vector<std::uint64_t>& out) {
   out.resize(tokens.size());
-  for (std::size_t i = 0; i < tokens.size(); ++i) out[i] = TokenHashOf(message, tokens[i]);
+  // The tokens lie inside the message (as Tokenize gives them): no substr bounds check and
+  // clamp per token.
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    out[i] = TokenHashOf(std::string_view(message.data() + tokens[i].offset, tokens[i].length),
+                         tokens[i]);
+  }
 }
 
 void Fingerprinter::Features(std::string_view message, const std::vector<Token>& tokens,
@@ -210,7 +214,12 @@ std::uint64_t Fingerprinter::FoldFeatures(std::span<const Token> tokens, HashOf 
 
 std::uint64_t Fingerprinter::Fingerprint(std::string_view message,
                                          const std::vector<Token>& tokens) {
-  return FoldFeatures(tokens, [&](std::size_t i) { return TokenHashOf(message, tokens[i]); }, {});
+  return FoldFeatures(tokens,
+                      [&](std::size_t i) {
+                        return TokenHashOf(message.substr(tokens[i].offset, tokens[i].length),
+                                           tokens[i]);
+                      },
+                      {});
 }
 
 std::uint64_t Fingerprinter::FingerprintFromHashes(std::span<const Token> tokens,
