@@ -9,8 +9,7 @@ namespace logfold {
 namespace {
 
 constexpr std::uint64_t kScopeSeed = 0x73636f7065ULL;
-constexpr std::uint64_t kLevelSeed = 0x6c6576656cULL;  // "level"
-constexpr std::uint64_t kSaltSeed = 0x73616c74ULL;     // "salt"
+constexpr std::uint64_t kSaltSeed = 0x73616c74ULL;  // "salt"
 
 template <typename Record>  // LogRecord or LogRecordView: the same fields, the same hash
 std::uint64_t ScopeHashOf(const Record& r, const std::vector<ScopeField>& scope) {
@@ -65,10 +64,15 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   PrepareLine(tokenizer, matcher,
               opt.infer_header ? headers.Parse(scope, r.message) : MessageHeader{}, r.message,
               line);
+  // What the scope's lines have shown to be values (a key's value words, the names a field
+  // holds) holds at every level: the level separates groups, not the evidence of what varies
+  // (`user alice` at INFO makes `(to alice)` at ERROR a value, as it does in the same lines
+  // without a header).
+  const std::uint64_t value_scope = scope;
   // The level separates events: the same text at INFO and at FATAL is two groups (the level
   // is out of the template, so it keys the line's scope within the merger instead).
   if (const int severity = LevelSeverity(line.header.level); severity >= 0) {
-    scope = merger_detail::Mix(scope, kLevelSeed + static_cast<std::uint64_t>(severity));
+    scope = merger_detail::LevelScope(scope, severity);
   }
   // A message without a token (blank, or punctuation alone: a rule of `=` or `-`) is its own
   // text: an empty line and a rule of `=` are two events, with nothing variable in either.
@@ -81,10 +85,10 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
     scope = merger_detail::Mix(scope, XXH3_64bits(body.data(), body.size()));
   }
   line.values = &value_words;
-  line.scope = scope;
+  line.scope = value_scope;
   line.learned = false;
   const std::uint64_t shape = ShapeKey(scope);
-  name_fields.NewLine(scope);
+  name_fields.NewLine(value_scope);
   unexplained = kNil;
 
   ResetDecision();
@@ -118,7 +122,7 @@ void WindowMerger::Impl::Add(const LogRecord& r, TimeUs now_in, EventSink& sink)
   // Learned names are values from here on, but not in the fingerprint: a name the scope has
   // not learned yet weighs as the word it is, and so does a learned one, so the candidates
   // a line finds by its SimHash do not depend on what the scope has learned.
-  if (!value_words.Empty()) MaskValues(scope, r.message);
+  if (!value_words.Empty()) MaskValues(value_scope, r.message);
   const bool by_words = opt.confirm && WordsKeyed(line.tokens.size()) != 0;
   const std::uint64_t words_key = by_words ? LineWordsKey(scope) : 0;
   if (by_words) exact.Prefetch(words_key);  // read after the SimHash candidates

@@ -38,6 +38,13 @@ inline std::uint64_t Mix(std::uint64_t a, std::uint64_t b) {
   return XXH3_64bits(v, sizeof v);
 }
 
+// A line's scope at a header level (a syslog severity, 0..7): the level separates events, so
+// it keys the scope within the merger.
+constexpr std::uint64_t kLevelSeed = 0x6c6576656cULL;  // "level"
+inline std::uint64_t LevelScope(std::uint64_t scope, int severity) {
+  return Mix(scope, kLevelSeed + static_cast<std::uint64_t>(severity));
+}
+
 }  // namespace merger_detail
 
 struct WindowMerger::Impl {
@@ -224,13 +231,13 @@ struct WindowMerger::Impl {
   static constexpr std::size_t kNameFieldScan = 64;
   struct LearnedNameFields final : NameFields {
     Impl* m = nullptr;
-    std::uint64_t scope = 0;                   // the current line's
+    std::uint64_t scope = 0;  // the current line's, without its level (evidence holds at all)
     std::size_t k = SiblingTable::kMaxValues;  // variable_after_values, at most kMaxValues
     // The current line's last answer: Match may ask once per candidate (a bucket scan: 16).
     std::uint64_t asked = 0;  // field hash, 0: none yet for this line
     bool answer = false;
-    void NewLine(std::uint64_t line_scope) {
-      scope = line_scope;
+    void NewLine(std::uint64_t value_scope) {
+      scope = value_scope;
       asked = 0;
     }
     bool HoldsNames(std::uint64_t field_hash) override;

@@ -4,6 +4,7 @@
 // values there, that position is a variable, and the line joins the sibling group that has
 // become its template (or opens that group, the position already <*>).
 #include <algorithm>
+#include <array>
 
 #include "pipeline/window_merger_impl.h"
 
@@ -114,10 +115,16 @@ bool WindowMerger::Impl::LearnedNameFields::HoldsNames(std::uint64_t field_hash)
 bool WindowMerger::Impl::LearnedNameFields::ReadGroups(std::uint64_t field_hash) {
   std::uint64_t names[SiblingTable::kMaxValues];
   std::size_t distinct = 0, read = 0;
+  // The scope's groups at every level (the evidence of what a field holds is the scope's).
+  std::array<std::uint64_t, 9> scopes;
+  scopes[0] = scope;
+  for (int severity = 0; severity < 8; ++severity) {
+    scopes[static_cast<std::size_t>(severity) + 1] = merger_detail::LevelScope(scope, severity);
+  }
   for (std::uint32_t slot = m->lru.tail; slot != kNil && read < kNameFieldScan;
        slot = m->groups[slot].lru_prev, ++read) {
     const Group& g = m->groups[slot];
-    if (g.scope != scope) continue;
+    if (std::find(scopes.begin(), scopes.end(), g.scope) == scopes.end()) continue;
     const std::string_view message = g.first.message();
     const GroupTokens& t = g.tokens;
     for (std::size_t j = 1; j < t.size(); ++j) {
@@ -375,10 +382,10 @@ void WindowMerger::Impl::LearnValues(std::uint32_t slot, std::string_view messag
     }
     const Token& lt = line.tokens[i];
     if (!learnable(message.substr(lt.offset, lt.length))) continue;
-    value_words.Note(ValueWords::Key(g.scope, line.hashes[i]));
+    value_words.Note(ValueWords::Key(line.scope, line.hashes[i]));
     const Token gt = t.token(i);
     if (gt.cls == TokenClass::kWord && learnable(g.first.message().substr(gt.offset, gt.length))) {
-      value_words.Note(ValueWords::Key(g.scope, t.hash(i)));
+      value_words.Note(ValueWords::Key(line.scope, t.hash(i)));
     }
   }
 }

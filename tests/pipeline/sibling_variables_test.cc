@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pipeline/event.h"
@@ -475,6 +476,50 @@ TEST(SiblingVariablesTest, WordsWrittenAsAKeysValueAreValuesElsewhere) {
   s.merger->FlushAll(s.sink);
   const std::uint64_t again = s.Add("(alice) CMD (/usr/bin/backup --full)");
   EXPECT_NE(s.Add("(carol) CMD (/usr/bin/backup --full)"), again);
+}
+
+// What a scope's lines have shown to be values holds at every level of their header: the level
+// separates the groups (the same line at INFO and at ERROR is two events), not the evidence of
+// what varies. A key's value words learned at INFO are values at ERROR, as they are in the same
+// lines without a header.
+TEST(SiblingVariablesTest, ValueWordsLearnedAtOneLevelAreValuesAtAnother) {
+  Stream s(6);
+  const std::string t = "2026-11-28 10:00:00 ";
+  const std::uint64_t cmd = s.Add(t + "ERROR (alice) CMD (/usr/bin/backup --full)");
+  const std::uint64_t opened = s.Add(t + "INFO session opened for user alice");
+  for (const char* user : {"bob", "carol", "root"}) {
+    EXPECT_EQ(s.Add(t + "INFO session opened for user " + user), opened) << user;
+  }
+  EXPECT_EQ(s.Add(t + "ERROR (carol) CMD (/usr/bin/backup --full)"), cmd);
+  // The level still separates the events: the same line at INFO is another group.
+  EXPECT_NE(s.Add(t + "INFO (bob) CMD (/usr/bin/backup --full)"), cmd);
+}
+
+// The same for the names a field holds (K distinct words as a `name=` field's value across the
+// scope's open groups): groups at any level of the scope count.
+TEST(SiblingVariablesTest, NamesAFieldHoldsAtOneLevelCountAtAnother) {
+  Stream s(6);
+  const std::string warn = "2026-11-28 10:00:00 WARN component=\"scrape manager\" scrape_pool=";
+  const std::vector<std::pair<std::string, std::string>> events = {
+      {"scrape", "msg=\"Append failed\" err=\"invalid metric type\""},
+      {"rules", "msg=\"Out of bounds metric\" err=\"too old\""},
+      {"disk", "msg=\"Error on ingesting samples\" err=\"duplicate sample\""},
+      {"files", "msg=\"Scrape timed out\" err=\"context deadline exceeded\""},
+      {"flip", "msg=\"Target gone stale\" err=\"no response\""},
+      {"nxdomain", "msg=\"Lookup failed\" err=\"no such host\""}};
+  std::set<std::uint64_t> warned;
+  for (const auto& [pool, rest] : events) {
+    warned.insert(s.Add(warn + pool + " target=http://127.0.0.1:59100/metrics " + rest));
+  }
+  EXPECT_EQ(warned.size(), events.size());
+  const auto info = [](const std::string& pool) {
+    return "2026-11-28 10:00:01 INFO component=\"scrape manager\" scrape_pool=" + pool +
+           " target=http://127.0.0.1:59101/metrics msg=\"Scrape failed\" err=\"connection "
+           "refused\"";
+  };
+  const std::uint64_t closed = s.Add(info("closed"));
+  EXPECT_EQ(warned.count(closed), 0u);
+  EXPECT_EQ(s.Add(info("slow")), closed);
 }
 
 TEST(SiblingVariablesTest, CountsStayExactAcrossTheFlip) {
