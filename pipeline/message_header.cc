@@ -259,6 +259,55 @@ bool CarriesPid(std::string_view w) {
   return AllDigits(pid);
 }
 
+// A peer's endpoint: an IPv4 address or a host's name, ':' and a port, alone or after a name
+// and '/' ("127.0.0.1:46810", "alice/127.0.0.1:46810", "mtalk.google.com:5228", "wpad:80").
+bool IsPeerEndpoint(std::string_view w) {
+  if (w.size() < 3 || !IsDigit(w.back())) return false;  // most words
+  if (const std::size_t slash = w.find('/'); slash != std::string_view::npos) {
+    if (slash == 0) return false;
+    for (char c : w.substr(0, slash)) {
+      if (!IsUpper(c) && !IsLower(c) && !IsDigit(c) && c != '-' && c != '_' && c != '.') {
+        return false;
+      }
+    }
+    w.remove_prefix(slash + 1);
+  }
+  const std::size_t colon = w.rfind(':');
+  if (colon == std::string_view::npos || w.size() - colon - 1 == 0 || w.size() - colon - 1 > 5 ||
+      !AllDigits(w.substr(colon + 1))) {
+    return false;
+  }
+  // A host's name (labels of letters, digits, '-' and '_' joined by '.', holding a letter),
+  // ':' and the port.
+  if (std::any_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(colon),
+                  [](char c) { return IsUpper(c) || IsLower(c); })) {
+    std::size_t label = 0;
+    for (char c : w.substr(0, colon)) {
+      if (c == '.') {
+        if (label == 0) return false;
+        label = 0;
+      } else if (IsUpper(c) || IsLower(c) || IsDigit(c) || c == '-' || c == '_') {
+        ++label;
+      } else {
+        return false;
+      }
+    }
+    return label > 0;
+  }
+  // Four dotted numbers of one to three digits, ':' and a port of one to five digits.
+  std::size_t k = 0;
+  for (int part = 0; part < 5; ++part) {
+    const std::size_t start = k;
+    while (k < w.size() && IsDigit(w[k])) ++k;
+    const std::size_t digits = k - start;
+    if (digits == 0 || digits > (part == 4 ? 5u : 3u)) return false;
+    if (part == 4) break;
+    if (k >= w.size() || w[k] != (part == 3 ? ':' : '.')) return false;
+    ++k;
+  }
+  return k == w.size();
+}
+
 // "AH00124", "ORA01555": a message code (capitals then digits) names the message, not a logger.
 bool IsMessageCode(std::string_view w) {
   std::size_t i = 0;
@@ -513,7 +562,14 @@ bool ReadField(std::string_view line, std::size_t p, Kind previous, Field& f) {
     // text, not a header field.
     const bool text = std::any_of(
         w.begin(), w.end(), [](char c) { return c == '"' || c == '\'' || c == '=' || c == ','; });
-    f.kind = text ? Kind::kOther : Kind::kName;
+    // Nor is a peer's endpoint right after the time fields (an address or a host's name in
+    // lower case, with its port: `127.0.0.1:46810 peer info: ...`): a program writes its own
+    // host without a port, so the endpoint opens the message (the peer it is about). Not a
+    // class and its line (`OrderService:11`), the caller.
+    f.kind = text || (previous == Kind::kTime && !f.colon && IsPeerEndpoint(w) &&
+                      std::none_of(w.begin(), w.end(), IsUpper))
+                 ? Kind::kOther
+                 : Kind::kName;
     // A tag padded to its column before the colon ("I chatty  : ...", Android threadtime).
     // ("o.s.b.StartupInfoLogger        : ...", Spring Boot, after a thread).
     if (!text && !f.colon && (previous == Kind::kLevel || previous == Kind::kBracket)) {
@@ -1224,50 +1280,7 @@ std::size_t SkipPeerEndpoint(std::string_view line, std::size_t body) {
   if (end == std::string_view::npos || end + 1 >= line.size() || !IsLower(Lower(line[end + 1]))) {
     return body;
   }
-  std::string_view w = line.substr(p, end - p);
-  if (const std::size_t slash = w.find('/'); slash != std::string_view::npos) {
-    if (slash == 0) return body;
-    for (char c : w.substr(0, slash)) {
-      if (!IsUpper(c) && !IsLower(c) && !IsDigit(c) && c != '-' && c != '_' && c != '.') {
-        return body;
-      }
-    }
-    w.remove_prefix(slash + 1);
-  }
-  const std::size_t colon = w.rfind(':');
-  if (colon == std::string_view::npos || w.size() - colon - 1 == 0 || w.size() - colon - 1 > 5 ||
-      !AllDigits(w.substr(colon + 1))) {
-    return body;
-  }
-  // A host's name (labels of letters, digits, '-' and '_' joined by '.', holding a letter),
-  // ':' and the port.
-  if (std::any_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(colon),
-                  [](char c) { return IsUpper(c) || IsLower(c); })) {
-    std::size_t label = 0;
-    for (char c : w.substr(0, colon)) {
-      if (c == '.') {
-        if (label == 0) return body;
-        label = 0;
-      } else if (IsUpper(c) || IsLower(c) || IsDigit(c) || c == '-' || c == '_') {
-        ++label;
-      } else {
-        return body;
-      }
-    }
-    return label > 0 ? end + 1 : body;
-  }
-  // Four dotted numbers of one to three digits, ':' and a port of one to five digits.
-  std::size_t k = 0;
-  for (int part = 0; part < 5; ++part) {
-    const std::size_t start = k;
-    while (k < w.size() && IsDigit(w[k])) ++k;
-    const std::size_t digits = k - start;
-    if (digits == 0 || digits > (part == 4 ? 5u : 3u)) return body;
-    if (part == 4) break;
-    if (k >= w.size() || w[k] != (part == 3 ? ':' : '.')) return body;
-    ++k;
-  }
-  return k == w.size() ? end + 1 : body;
+  return IsPeerEndpoint(line.substr(p, end - p)) ? end + 1 : body;
 }
 
 int LevelSeverity(std::string_view level) {

@@ -35,7 +35,9 @@ inline constexpr std::size_t kMaxHeaderBytes = 384;
 // ("I0509") or with a tag ("D/Tag( 12):"); bracketed fields such as a thread; a caller such
 // as "run.go:42" in braces, in a tab-separated column or before a separator (bare, it may be
 // a host and port opening the message); at most two or three names such as a host and a
-// program), holding a time of day, a date or a level, and ending at a name followed by ':' (or
+// program, but not a peer's endpoint right after the time fields, an address or a host's name
+// in lower case with its port, which opens the message: a program writes its own host without
+// a port), holding a time of day, a date or a level, and ending at a name followed by ':' (or
 // ']', or a lone " : "; not when one word follows it, unless the name stands right after the
 // level or carries a pid; not after a caller, which already says where the line comes from;
 // not when it is a word of lower-case letters right after a bracketed level, "[notice]

@@ -912,6 +912,36 @@ TEST(PeerEndpointTest, AnAddressWithItsPortOpeningTheMessageIsSkipped) {
   EXPECT_EQ(SkipPeerEndpoint(e, 0), e.find("error"));
 }
 
+// A peer's endpoint right after the time fields (an address or a host's name in lower case,
+// with its port) is the message's, never a host or a program: a
+// program writes its own host without a port. So the names after it are no logger
+// (`peer info:` stays the message's, as in the bare message), whatever the line's scope.
+TEST(PeerEndpointTest, AnEndpointAfterTheTimeIsNoHeaderField) {
+  Expect({"2026-11-28 13:57:37 127.0.0.1:46810 peer info: IV_VER=2.6.14",
+          "127.0.0.1:46810 peer info: IV_VER=2.6.14", "", ""});
+  Expect({"2026-11-28 13:57:37 127.0.0.1:46810 VERIFY OK: depth=0, CN=alice",
+          "127.0.0.1:46810 VERIFY OK: depth=0, CN=alice", "", ""});
+  Expect({"2026-11-28 13:58:58 alice/127.0.0.1:53472 MULTI: Learn: 10.199.0.2 -> alice",
+          "alice/127.0.0.1:53472 MULTI: Learn: 10.199.0.2 -> alice", "", ""});
+  Expect({"Nov 28 13:58:58 mtalk.google.com:5228 peer gone: reset by peer",
+          "mtalk.google.com:5228 peer gone: reset by peer", "", ""});
+  // A confirmed shape with a host and a logger there does not take it either.
+  HeaderLearner learner;
+  for (int i = 0; i < 8; ++i) {
+    learner.Parse(7, "2026-11-28 13:57:34 vpn1 openvpn info: Initialization Sequence Completed");
+  }
+  const std::string line = "2026-11-28 13:57:37 127.0.0.1:46810 peer info: IV_VER=2.6.14";
+  EXPECT_EQ(line.substr(learner.Parse(7, line).body), "127.0.0.1:46810 peer info: IV_VER=2.6.14");
+  // The nearest that stay header fields: a host without a port, a class and its line (the
+  // caller), an access log's client with its port before the bracketed time.
+  Expect({"2026-11-28 13:57:37 OrderService:11 - Failed to reserve stock",
+          "Failed to reserve stock", "", "OrderService:11"});
+  Expect({"2026-11-28 13:57:37 vpn1 openvpn[12]: peer info: IV_VER=2.6.14",
+          "peer info: IV_VER=2.6.14", "", "openvpn[12]"});
+  Expect({"127.0.0.1:5555 - - [28/Nov/2026:00:29:11 +0000] \"GET / HTTP/1.1\" 200 230",
+          "\"GET / HTTP/1.1\" 200 230", "", ""});
+}
+
 // The nearest openings that are no peer: an address without a port, a port without an address,
 // an endpoint before a bracket or a number, a path, an empty label, one later in the line.
 TEST(PeerEndpointTest, OtherOpeningsAreTheMessages) {
