@@ -424,9 +424,13 @@ FLOOR_PRECISION_EACH = 0.98
 # FLOOR_PRECISION_EACH on both scorers (its per-system floor gone). Averages over the 44: GA
 # 0.8611 / 0.8495, precision 0.9810 / 0.9755, F1 0.9558 / 0.9515, reduction 0.9136 / 0.9128.
 # Floors 0.001 below.
+# Then (branch headers) a peer's endpoint right after the time fields is no host: OpenVPN
+# whole-line GA 0.639 -> 0.834, F1 0.973 -> 0.998; no other line of any system changes (the
+# sealed ones identical). Whole-line averages over the 44: GA 0.8495 -> 0.8539, F1 0.9515 ->
+# 0.9521. Floors 0.001 below.
 FLOORS_HELD_OUT = {
     "message": {"precision": 0.979, "GA": 0.860, "F1": 0.954, "reduction": 0.912},
-    "whole line": {"precision": 0.974, "GA": 0.848, "F1": 0.950, "reduction": 0.911},
+    "whole line": {"precision": 0.974, "GA": 0.852, "F1": 0.951, "reduction": 0.911},
 }
 # Per-system precision floors where a system starts below FLOOR_PRECISION_EACH: Chromium
 # (message 0.868, whole line 0.943) folds single-token messages of different statements
