@@ -1731,6 +1731,13 @@ void TemplateMatcher::SetWords(const std::vector<std::string>& protected_words,
   value_keys_.Assign(value_keys);
 }
 
+namespace {
+// A word of lower-case letters alone (`height`, `interlace`).
+bool IsLowerWord(std::string_view w) {
+  return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+}
+}  // namespace
+
 // Is line token i where a log message typically puts a value?
 bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const {
   const Token& t = line.tokens[i];
@@ -1753,6 +1760,23 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
     const std::size_t end = t.offset + t.length;
     if (line.message.substr(end, line.tokens[i + 1].offset - end)
             .find(line.message[t.offset - 1]) == std::string_view::npos) {
+      return false;
+    }
+  }
+  // So does a word of lower-case letters that opens a parenthesised phrase (the bracket opened
+  // at the start or after a blank, blanks alone between the word and the next token): the
+  // phrase says what happened or why (`(height too large for virtual size)` / `(width too
+  // large ...)`), and its first word is its head, not a value. A bracket glued to a word holds
+  // that word's argument (`pam_unix(cron:session)`), a word alone in brackets is a value as
+  // before, and so is a name in capitals or of parts (`(STORE finished 0.01 secs ago)`, an
+  // IMAP command's name; `(text/rodata gap)`).
+  if (t.offset > prev_end && line.message[t.offset - 1] == '(' &&
+      (t.offset == 1 || line.message[t.offset - 2] == ' ') && i + 1 < line.tokens.size() &&
+      t.cls == TokenClass::kWord && IsLowerWord(line.message.substr(t.offset, t.length))) {
+    const std::size_t end = t.offset + t.length;
+    const std::size_t next = line.tokens[i + 1].offset;
+    if (next > end &&
+        line.message.substr(end, next - end).find_first_not_of(' ') == std::string_view::npos) {
       return false;
     }
   }

@@ -1332,6 +1332,22 @@ TEST_F(TemplateMatchTest, QuotedTextKeepsItsFirstWordAndProtectedWords) {
   EXPECT_FALSE(Match("job 7 said \"the disk was replaced\" after 3 s").accepted);
 }
 
+// A word that opens a parenthesised phrase heads it: the phrase says what happened or why
+// (`(height too large for virtual size)` / `(width too large ...)`), another event. A word
+// alone in parentheses and one in a bracket glued to a word (its argument) are still values.
+TEST_F(TemplateMatchTest, AParenthesisedPhrasesFirstWordHeadsIt) {
+  SetTemplate("DUMMY(0): Not using default mode \"1920x1440\" (height too large for virtual size)");
+  const MatchResult r =
+      Match("DUMMY(0): Not using default mode \"2048x1152\" (width too large for virtual size)");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kPlainWordOutOfContext);
+  EXPECT_EQ(r.position, 7u);
+  SetTemplate("job 7 finished (alice) in 3 s");
+  EXPECT_TRUE(Match("job 8 finished (bob) in 3 s").accepted);
+  SetTemplate("job 7 finished for(alice on tty1) in 3 s");
+  EXPECT_TRUE(Match("job 8 finished for(bob on tty1) in 3 s").accepted);
+}
+
 // A JSON line's keys name its fields: the same message with another key is another call's
 // event (a reader's stream and a writer's), while the keys' values vary.
 TEST_F(TemplateMatchTest, JsonKeysNameFields) {
