@@ -544,7 +544,9 @@ struct WindowMerger::Impl {
                         std::uint64_t shape, bool shape_in_table, TimeUs now, EventSink& sink);
   std::uint32_t FindSibling(std::uint64_t scope, std::size_t position, std::uint64_t value,
                             bool evidence = false);
-  bool RecurElsewhere(const SiblingTable::Entry& e, std::uint64_t scope, std::size_t i);
+  enum class Enumeration { kNo, kElsewhere, kRepeated };
+  Enumeration RecurElsewhere(const SiblingTable::Entry& e, std::uint64_t scope, std::size_t i,
+                             bool repeats);
   bool ConfirmCandidate(std::uint32_t slot, std::string_view message);
   void MaskValues(std::uint64_t scope, std::string_view message);
   void LearnValues(std::uint32_t slot, std::string_view message);

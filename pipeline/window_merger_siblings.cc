@@ -21,6 +21,17 @@ void AppendDecimal(std::uint32_t v, std::string& out) {
   while (n > 0) out += buf[--n];
 }
 
+// Is `t` quoted alone: a double or single quote, escaped or not, right before it and the same
+// quote right after it (`"glx"`, `\"media-top-margin\"`)?
+bool QuotedAlone(std::string_view message, const Token& t) {
+  const std::size_t end = t.offset + t.length;
+  if (t.offset == 0 || end >= message.size()) return false;
+  const char q = message[t.offset - 1];
+  if (q != '"' && q != '\'') return false;
+  return message[end] == q ||
+         (message[end] == '\\' && end + 1 < message.size() && message[end + 1] == q);
+}
+
 // A name in lower case (alice, www-data, _apt, svc.local): a letter or '_' first, then lower-case
 // letters, digits, '-', '_' and '.'.
 bool IsValueName(std::string_view w) {
@@ -190,17 +201,27 @@ void WindowMerger::Impl::Retire(std::uint32_t slot) {
   g.indexed = false;
 }
 
-// Have the open groups of half or more of the entry's values (the line with that value at
-// position i) taken lines that differ from their first elsewhere, in another token's shape
-// (another package, another id)? Then those values came in several contexts: an
-// enumeration's values come back in lines that differ elsewhere (each package passes
-// through the same states); a variable's do not. Read only when a position reaches K values.
-bool WindowMerger::Impl::RecurElsewhere(const SiblingTable::Entry& e, std::uint64_t scope,
-                                        std::size_t i) {
-  std::size_t recurring = 0;
+// Is the entry's position an enumeration rather than a variable? Read only when a position
+// reaches K values, from the open groups of the entry's values (the line with that value at
+// position i):
+// - kElsewhere: half or more of them have taken lines that differ from their first elsewhere,
+//   in another token's shape (another package, another id): those values came in several
+//   contexts, as an enumeration's do (each package passes through the same states); a
+//   variable's do not.
+// - kRepeated: more than half of the values before the line's own have come back in a line of
+//   their own (their group took a second line): an enumeration's few values each recur
+//   (`VCL_return fetch`, `hash`, `fetch`, `deliver`...), while a variable's values (ids,
+//   names, paths) keep coming new, most of them once. Asked only when `repeats`: a word quoted
+//   alone is a name the program was given (`LoadModule: "glx"`, a module loaded at every
+//   start), whose values recur as often as the runs that name them.
+WindowMerger::Impl::Enumeration WindowMerger::Impl::RecurElsewhere(const SiblingTable::Entry& e,
+                                                                   std::uint64_t scope,
+                                                                   std::size_t i, bool repeats) {
+  std::size_t recurring = 0, repeated = 0;
   for (std::size_t v = 0; v < e.distinct; ++v) {
     const std::uint32_t slot = FindSibling(scope, i, e.values[v], /*evidence=*/true);
     if (slot == kNil) continue;
+    repeated += groups[slot].count_total >= 2;
     const GroupTokens& t = groups[slot].tokens;
     for (std::size_t j = 0; j < t.size(); ++j) {
       if (j != i && (t.flags(j) & kWild)) {
@@ -209,7 +230,9 @@ bool WindowMerger::Impl::RecurElsewhere(const SiblingTable::Entry& e, std::uint6
       }
     }
   }
-  return 2 * recurring >= e.distinct;
+  if (2 * recurring >= e.distinct) return Enumeration::kElsewhere;
+  if (repeats && 2 * repeated > e.distinct - 1u) return Enumeration::kRepeated;
+  return Enumeration::kNo;
 }
 
 // The rule, for any log: a word position where otherwise-identical lines of one scope have
@@ -243,7 +266,7 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
       std::min<std::size_t>(opt.variable_after_values, SiblingTable::kMaxValues));
   std::size_t variable_at = n, recurring_at = n;
   std::uint64_t variable_key = 0;
-  bool flipped_now = false;
+  bool flipped_now = false, repeated = false;
   const std::size_t first_words = count;
   for (std::size_t h = 0; h < sibling_hint_count; ++h) at[count++] = sibling_hints[h].position;
   for (std::size_t c = 0; c < count; ++c) {
@@ -274,8 +297,10 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
     }
     const bool was_variable = e.variable;
     if (!e.variable && e.sightings <= 2u * e.distinct) {
-      if (RecurElsewhere(e, scope, i)) {
+      const Enumeration why = RecurElsewhere(e, scope, i, !QuotedAlone(r.message, t));
+      if (why != Enumeration::kNo) {
         recurring_at = i;
+        repeated = why == Enumeration::kRepeated;
       } else {
         e.variable = true;
       }
@@ -290,8 +315,10 @@ bool WindowMerger::Impl::SettleBySiblings(const LogRecord& r, std::uint64_t scop
     if (recurring_at != n) {
       decision.sibling_position = static_cast<int>(recurring_at);
       decision.reason =
-          "not a learned variable: the values at this position also came in lines that differ "
-          "elsewhere (an enumeration)";
+          repeated ? "not a learned variable: most values at this position came back in lines of "
+                     "their own (an enumeration)"
+                   : "not a learned variable: the values at this position also came in lines "
+                     "that differ elsewhere (an enumeration)";
     }
     return false;
   }

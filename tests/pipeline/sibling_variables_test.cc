@@ -226,6 +226,49 @@ TEST(SiblingVariablesTest, ValuesThatRecurAcrossContextsStayAnEnumeration) {
   EXPECT_EQ(f.sink.lines_of[last], states.size() * packages.size() - 5 * packages.size() + 1);
 }
 
+// An enumeration's few values each come back while their groups are open (`VCL_return fetch`,
+// `hash`, `fetch`, `deliver`...): when the position reaches K values and more than half of the
+// values before the line's own have taken a second line, it is no variable. Values that come
+// once each fold (FreeArgumentFoldsAfterKDistinctValues), and so do values that recur but are
+// quoted alone, names the program was given (`LoadModule: "glx"` at every start).
+TEST(SiblingVariablesTest, ValuesThatComeBackInTheirOwnLinesStayAnEnumeration) {
+  const std::vector<std::string> returns = {"fetch", "lookup", "hash",    "purge",
+                                            "synth", "pipe",   "deliver", "pass"};
+  Stream s(6);
+  std::set<std::uint64_t> groups;
+  for (std::size_t k = 0; k < returns.size(); ++k) {
+    groups.insert(s.Add("VCL_return " + returns[k] + " now"));
+    EXPECT_NE(s.merger->last_decision().path, MergeDecision::kSibling) << returns[k];
+    if (k == 5) {
+      EXPECT_NE(s.merger->last_decision().reason.find("came back in lines of their own"),
+                std::string::npos)
+          << s.merger->last_decision().reason;
+      EXPECT_EQ(s.merger->last_decision().sibling_position, 1);
+    }
+    groups.insert(s.Add("VCL_return " + returns[k] + " now"));
+  }
+  EXPECT_EQ(groups.size(), returns.size());
+
+  // One value of five repeated is no enumeration yet: the sixth folds.
+  Stream once(6);
+  std::set<std::uint64_t> before;
+  for (std::size_t i = 0; i < 5; ++i) {
+    before.insert(once.Add("xinetd: removing " + kServices[i]));
+    if (i == 0) once.Add("xinetd: removing " + kServices[i]);
+  }
+  EXPECT_EQ(before.size(), 5u);
+  once.Add("xinetd: removing " + kServices[5]);
+  EXPECT_EQ(once.merger->last_decision().path, MergeDecision::kSibling);
+
+  Stream quoted(6);
+  std::set<std::uint64_t> modules;
+  for (std::size_t k = 0; k < returns.size(); ++k) {
+    modules.insert(quoted.Add("LoadModule: \"" + returns[k] + "\""));
+    modules.insert(quoted.Add("LoadModule: \"" + returns[k] + "\""));
+  }
+  EXPECT_EQ(modules.size(), 5u) << "quoted alone, the sixth name folds";
+}
+
 TEST(SiblingVariablesTest, ManyRepeatsBeforeNewValuesMarkAnEnumeration) {
   // Four values seen many times (each round a new group: the window passes) and then new
   // ones: most sightings repeated a value, so the position stays an enumeration.
