@@ -596,7 +596,16 @@ bool IsBracketedCode(std::string_view message, const Token& t) {
   if (t.offset + t.length >= message.size()) return false;
   const std::size_t open = t.offset - 1;
   const char close = CloserOf(message[open]);
-  if (close == 0 || message[t.offset + t.length] != close) return false;
+  if (close == 0) return false;
+  // Punctuation may follow the name inside the pair (`"ASCII??"`, `(BADSIG.)`): it is still the
+  // pair's one word.
+  std::size_t end = t.offset + t.length;
+  while (end < message.size() && message[end] != close &&
+         (message[end] == '?' || message[end] == '.' || message[end] == '!' ||
+          message[end] == ':' || message[end] == ';')) {
+    ++end;
+  }
+  if (end >= message.size() || message[end] != close) return false;
   // A JSON field's whole value, right after its key's `":`, is such a pair too
   // (`"round-tripper-name":"ROUND_TRIPPER_SNAPSHOT"`).
   return open == 0 || message[open - 1] == ' ' || message[open - 1] == '\t' ||
@@ -641,11 +650,50 @@ bool IsPastForm(std::string_view w) {
   return std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; });
 }
 
+// Is `t` the first token of a double-quoted text that opens with blanks (the quote at the
+// start or after a blank, `,`, `=` or `:`)? Such a text is laid out, a listing's indented row
+// (`" EPRT"`, `"     TYPE: "`): the program's own text, not a value, on either side of a change.
+bool OpensLaidOutText(std::string_view message, const Token& t) {
+  std::size_t q = t.offset;
+  while (q > 0 && message[q - 1] == ' ') --q;
+  if (q == t.offset || q == 0 || message[q - 1] != '"') return false;
+  --q;
+  return q == 0 || message[q - 1] == ' ' || message[q - 1] == ',' || message[q - 1] == '=' ||
+         message[q - 1] == ':';
+}
+
+// Does `t` open a double-quoted text (the quote at the start or after a blank, `,`, `=` or
+// `:`) with a reply's code glued to the reply's first word by `-` (`"211-Features:"`,
+// `"214-The following commands are recognized."`: the first line of a multi-line reply, as
+// FTP and SMTP servers write it)? A reply's code leads the program's text, not a value.
+bool OpensCodedReply(std::string_view message, const Token& t) {
+  const std::size_t at = t.offset;
+  if (at == 0 || message[at - 1] != '"' || at + 4 >= message.size() || message[at] < '1' ||
+      message[at] > '5' || message[at + 1] < '0' || message[at + 1] > '9' ||
+      message[at + 2] < '0' || message[at + 2] > '9' || message[at + 3] != '-' ||
+      !((message[at + 4] | 0x20) >= 'a' && (message[at + 4] | 0x20) <= 'z')) {
+    return false;
+  }
+  if (at == 1) return true;
+  const char c = message[at - 2];
+  return c == ' ' || c == ',' || c == '=' || c == ':';
+}
+
+// The program's own text in double quotes where a slot varied: a laid-out text, one led by a
+// reply's code, or a code in capitals alone in its quotes. Asked for every line at every
+// varied position: the first test (a quote or a blank right before the token) turns most away.
+bool QuotedProgramText(std::string_view message, const Token& t) {
+  if (t.offset == 0 || (message[t.offset - 1] != '"' && message[t.offset - 1] != ' ')) return false;
+  return OpensLaidOutText(message, t) || OpensCodedReply(message, t) ||
+         (message[t.offset - 1] == '"' && IsBracketedCode(message, t));
+}
+
 // A code or a kind where values go (`failure (BADSIG)`, `for 'VCPU'`, `for VCPU`): an
 // enumeration's constant, not a value. Asked only where a value would otherwise go: most
 // changed words are in no such place.
 bool NamesNoValue(std::string_view message, const Token& t) {
-  return IsBracketedCode(message, t) || IsKindAfterFor(message, t);
+  return IsBracketedCode(message, t) || IsKindAfterFor(message, t) ||
+         OpensLaidOutText(message, t) || OpensCodedReply(message, t);
 }
 
 // Does the line hold a message field (`msg=`, `message=` at its start or after a blank)?
@@ -1783,14 +1831,8 @@ bool TemplateMatcher::InValueContext(const MatchLine& line, std::size_t i) const
   for (std::size_t p = subscript ? t.offset : prev_end; p < t.offset; ++p) {
     const char c = line.message[p];
     if (c == '=' || c == '\'' || c == '"' || c == '[' || c == '(' || c == '{' || c == '<') {
-      // A double-quoted text that opens with blanks is laid out, a listing's indented row
-      // (`" EPRT"`, `"     TYPE: "`): the program's own text, not a value.
-      const std::size_t q = line.message.rfind('"', t.offset - 1);
-      if (q != std::string_view::npos && q >= prev_end && line.message[q + 1] == ' ' &&
-          (q == 0 || line.message[q - 1] == ' ' || line.message[q - 1] == ',' ||
-           line.message[q - 1] == '=' || line.message[q - 1] == ':')) {
-        return false;
-      }
+      // A double-quoted text that opens with blanks (laid out) or with a reply's code is the
+      // program's own text (NamesNoValue).
       return !NamesNoValue(line.message, t);
     }
   }
@@ -1827,6 +1869,9 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
       // that varied (`job-progress` there took a learned slot before it came).
       if (lt.cls == TokenClass::kWord && NamesWhatHappened(message.substr(lt.offset, lt.length)))
         return Reject(MatchReason::kProtectedWhereVaried, i);
+      // Nor is the program's own text in quotes, laid out or led by a reply's code, nor a code
+      // in capitals alone in its quotes (`"     TYPE: "`, `"211-Features:"`, `"ASCII??"`).
+      if (QuotedProgramText(message, lt)) return Reject(MatchReason::kProtectedWhereVaried, i);
       marks_.push_back({pos, kVaried});
       continue;
     }
@@ -2159,7 +2204,8 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
         evidence = g_value = true;
         g_size |= !(g.flags(k) & kWild) && IsSizeWithUnit(gmsg, gt);
       } else {
-        if (IsProtected(gmsg, gt)) return reject(MatchReason::kProtectedWordDiffers);
+        if (IsProtected(gmsg, gt) || QuotedProgramText(gmsg, gt))
+          return reject(MatchReason::kProtectedWordDiffers);
         if (NamesField(gmsg, gt)) return reject(MatchReason::kFieldNameDiffers);
         ++g_words;
       }
@@ -2171,7 +2217,8 @@ MatchResult TemplateMatcher::MatchAligned(const MatchLine& line, const MatchTemp
         evidence = l_value = true;
         l_size |= IsSizeWithUnit(message, lt);
       } else {
-        if (IsProtected(message, lt)) return reject(MatchReason::kProtectedWordDiffers);
+        if (IsProtected(message, lt) || QuotedProgramText(message, lt))
+          return reject(MatchReason::kProtectedWordDiffers);
         // A field's name (a word before '=') is another format's field, never part of a
         // value written in more tokens (`samples, mean = 1280.0 (flags = 0x1)`).
         if (NamesField(message, lt)) return reject(MatchReason::kFieldNameDiffers);

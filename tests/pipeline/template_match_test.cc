@@ -1332,6 +1332,27 @@ TEST_F(TemplateMatchTest, QuotedTextKeepsItsFirstWordAndProtectedWords) {
   EXPECT_FALSE(Match("job 7 said \"the disk was replaced\" after 3 s").accepted);
 }
 
+// The program's own text in double quotes is no value, on either side of a change and where the
+// slot already varied: a laid-out text (`" TVFS??"`), one led by a reply's code glued to its
+// first word by `-` (`"211-Features:"`, a multi-line reply's first line) and a code in capitals
+// alone in its quotes, punctuation aside (`"ASCII??"`). A name quoted alone is a value.
+TEST_F(TemplateMatchTest, QuotedProgramTextIsNoValue) {
+  const std::string head = "FTP response: Client \"127.0.0.1\", ";
+  for (const char* text : {"\" TVFS??\"", "\"211-Features:\"", "\"ASCII??\"",
+                           "\"214-The following commands are recognized.\""}) {
+    SetTemplate(head + text);
+    EXPECT_FALSE(Match(head + "\"ftpbob\"").accepted) << text;
+    SetTemplate(head + "\"ftpbob\"");
+    EXPECT_FALSE(Match(head + text).accepted) << text;
+    template_.AddFlags(4, kWild | kVaried);
+    EXPECT_FALSE(Match(head + text).accepted) << text << " where the slot varied";
+  }
+  SetTemplate(head + "\"ftpalice\"");
+  EXPECT_TRUE(Match(head + "\"ftpbob\"").accepted);
+  template_.AddFlags(4, kWild | kVaried);
+  EXPECT_TRUE(Match(head + "\"4\"").accepted);
+}
+
 // A word that opens a parenthesised phrase heads it: the phrase says what happened or why
 // (`(height too large for virtual size)` / `(width too large ...)`), another event. A word
 // alone in parentheses and one in a bracket glued to a word (its argument) are still values.
