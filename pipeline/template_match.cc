@@ -683,9 +683,13 @@ bool OpensCodedReply(std::string_view message, const Token& t) {
 // reply's code, or a code in capitals alone in its quotes. Asked for every line at every
 // varied position: the first test (a quote or a blank right before the token) turns most away.
 bool QuotedProgramText(std::string_view message, const Token& t) {
-  if (t.offset == 0 || (message[t.offset - 1] != '"' && message[t.offset - 1] != ' ')) return false;
-  return OpensLaidOutText(message, t) || OpensCodedReply(message, t) ||
-         (message[t.offset - 1] == '"' && IsBracketedCode(message, t));
+  if (t.offset == 0) return false;
+  const char before = message[t.offset - 1];
+  if (before == '"') return OpensCodedReply(message, t) || IsBracketedCode(message, t);
+  // Laid out: a blank right before the token, and a blank or the quote before that.
+  return before == ' ' && t.offset >= 2 &&
+         (message[t.offset - 2] == ' ' || message[t.offset - 2] == '"') &&
+         OpensLaidOutText(message, t);
 }
 
 // A code or a kind where values go (`failure (BADSIG)`, `for 'VCPU'`, `for VCPU`): an
