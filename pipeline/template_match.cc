@@ -809,6 +809,21 @@ void CollapseQuotedText(const TemplateMatcher& matcher, std::string_view message
       tokens[first].cls = TokenClass::kEmpty;
       hashes[first] = Fingerprinter::TokenHash(message, tokens[first]);
     }
+    // A name quoted alone right after the word or the key's ':' that says what it is, and a
+    // blank (`LoadModule: "glx"`, `Acquiring lock "trait_sync"`, `Processing section
+    // "[global]"`): the program quotes what it was given, a value. A name in capitals (a code),
+    // a protected word and a text with a blank keep their word.
+    if (!quoted && end - first == 1 && tokens[first].cls == TokenClass::kWord && open > body + 1 &&
+        message[open - 1] == ' ' &&
+        (std::isalnum(static_cast<unsigned char>(message[open - 2])) || message[open - 2] == ':')) {
+      const std::string_view text = message.substr(open + 1, close - open - 1);
+      const std::string_view w = word(first);
+      if (text.find_first_of(" \t") == std::string_view::npos &&
+          !TemplateMatcher::IsConstantName(w) && !matcher.IsProtectedWord(w)) {
+        tokens[first].cls = TokenClass::kPath;
+        hashes[first] = Fingerprinter::TokenHash(message, tokens[first]);
+      }
+    }
     const std::size_t from = first + (first < end && tokens[first].cls == TokenClass::kWord);
     bool collapse = end - from >= 2 && IsVariableClass(tokens[from].cls);
     for (std::size_t k = from; collapse && k < end; ++k) {

@@ -25,9 +25,11 @@ import sys
 # values) raised GA to 0.9795 (message) and 0.9756 (whole line): floors 0.978 and 0.974.
 # Names and versions made of parts as one kind (branch kinds) raised Mac 0.930 -> 0.939: GA
 # 0.9806 (message) and 0.9767 (whole line), floors 0.979 and 0.975.
+# A name quoted alone after the word that says what it is as a value (branch splits) raised
+# Mac 0.939 -> 0.943: GA 0.9811 (message) and 0.9772 (whole line), floors 0.980 and 0.976.
 FLOORS_AVERAGE = {
-    "message": {"precision": 0.998, "GA": 0.979, "F1": 0.997, "reduction": 0.953},
-    "whole line": {"precision": 0.998, "GA": 0.975, "F1": 0.997, "reduction": 0.952},
+    "message": {"precision": 0.998, "GA": 0.980, "F1": 0.997, "reduction": 0.953},
+    "whole line": {"precision": 0.998, "GA": 0.976, "F1": 0.997, "reduction": 0.952},
 }
 FLOOR_PRECISION_EACH = 0.98
 # The held-out set (tests/quality/unseen) at its figures after the enumeration rules of

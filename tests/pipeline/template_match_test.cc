@@ -720,6 +720,34 @@ TEST_F(TemplateMatchTest, CounterListsCollapseIntoOneToken) {
   EXPECT_FALSE(Match("disconnect to h ehlo=1 mail=1 commands=2").accepted);
 }
 
+// A name quoted alone right after the word or key that says what it is is a value; a name in
+// capitals (a code), a protected word, a quoted text with a blank, and a quoted name after
+// another punctuation (an item of a list, `, "x"`) keep their word.
+TEST_F(TemplateMatchTest, NameQuotedAloneAfterItsWordIsAValue) {
+  SetTemplate("LoadModule: \"glx\"");
+  MatchResult r = Match("LoadModule: \"ramdac\"");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  SetTemplate("Acquiring lock \"trait_sync\"");
+  r = Match("Acquiring lock \"resource_classes_sync\"");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  SetTemplate("Processing section \"[global]\"");
+  r = Match("Processing section \"[public]\"");
+  EXPECT_TRUE(r.accepted) << MatchReasonText(r.reason);
+  SetTemplate("Acquiring lock \"trait_sync\"");
+  EXPECT_FALSE(Match("Releasing lock \"resource_classes_sync\"").accepted);
+  SetTemplate("Setting mode \"ASCII\"");
+  EXPECT_FALSE(Match("Setting mode \"BINARY\"").accepted);
+  SetTemplate("interface state \"up\"");
+  EXPECT_FALSE(Match("interface state \"down\"").accepted);
+  const auto cls = [this](const std::string& m) {
+    PreparedLine p;
+    PrepareLine(tokenizer_, matcher_, true, m, p);
+    return p.tokens.back().cls;
+  };
+  EXPECT_EQ(cls("Loading module \"glx\""), TokenClass::kPath);
+  EXPECT_EQ(cls("Client 1, \"ftpbob\""), TokenClass::kWord);
+}
+
 // A bracketed list of items of one shape, each holding a value, is one token whatever its
 // length, and a lone item stands where the list does; a record's fields, a list of words alone
 // or of constants, and items of different shapes keep their tokens.
