@@ -692,6 +692,38 @@ bool QuotedProgramText(std::string_view message, const Token& t) {
          OpensLaidOutText(message, t);
 }
 
+// Is one word the other negated by a prefix (`healthy` / `unhealthy`, `reachable` /
+// `unreachable`, `connected` / `disconnected`, `valid` / `invalid`, `blocking` /
+// `nonblocking`)? Such words are a state's two values, never two values of one variable. Letters
+// alone, the shorter of four or more (`to` / `into` are no such pair), any case.
+bool NegatedPair(std::string_view a, std::string_view b) {
+  if (a.size() > b.size()) std::swap(a, b);
+  const std::size_t extra = b.size() - a.size();
+  if (a.size() < 4 || extra < 2 || extra > 3) return false;
+  const auto lower = [](char c) { return static_cast<char>(c | 0x20); };
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    const char c = lower(a[k]);
+    if (c < 'a' || c > 'z' || c != lower(b[extra + k])) return false;
+  }
+  const char p0 = lower(b[0]), p1 = lower(b[1]), p2 = extra == 3 ? lower(b[2]) : 0;
+  return extra == 2
+             ? (p0 == 'u' && p1 == 'n') || (p0 == 'i' && p1 == 'n')
+             : (p0 == 'd' && p1 == 'i' && p2 == 's') || (p0 == 'n' && p1 == 'o' && p2 == 'n');
+}
+
+// Is `t` a field's whole value: right after a key's `=` and before a blank, a ',', a ';' or
+// the end (`state=unhealthy`), or the whole of a JSON string value (`"name":"unhealthy"`)?
+bool WholeFieldValue(std::string_view message, const Token& t) {
+  const std::size_t end = t.offset + t.length;
+  if (t.offset == 0) return false;
+  if (message[t.offset - 1] == '=') {
+    return end == message.size() || message[end] == ' ' || message[end] == '\t' ||
+           message[end] == ',' || message[end] == ';';
+  }
+  return t.offset >= 3 && message[t.offset - 1] == '"' && message[t.offset - 2] == ':' &&
+         message[t.offset - 3] == '"' && end < message.size() && message[end] == '"';
+}
+
 // A code or a kind where values go (`failure (BADSIG)`, `for 'VCPU'`, `for VCPU`): an
 // enumeration's constant, not a value. Asked only where a value would otherwise go: most
 // changed words are in no such place.
@@ -1764,6 +1796,9 @@ std::string_view MatchReasonText(MatchReason reason) {
       return "fewer than two words align";
     case MatchReason::kFieldNameDiffers:
       return "a field's name differs (a word before '='): another format's field";
+    case MatchReason::kNegatedState:
+      return "a word and the same word negated by a prefix (healthy / unhealthy): a state's two "
+             "values";
     case MatchReason::kTermDiffers:
       return "a term written in parts differs (Get-Jobs / Send-Document): an operation or a kind";
     case MatchReason::kNothingKept:
@@ -1942,6 +1977,12 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // A term written in parts is the program's word, not a value, wherever it stands (`for
     // Get-Jobs (...)` / `for Send-Document (...)`, after a value key too).
     if (IsTerm(message, lt) || IsTerm(gmsg, gt)) return Reject(MatchReason::kTermDiffers, i);
+    // A field's value that is a word and the same word negated (`"name":"healthy"` /
+    // `"name":"unhealthy"`, `link=up`...) are a state's two values: another event.
+    if (lt.cls == TokenClass::kWord && gt.cls == TokenClass::kWord &&
+        NegatedPair(message.substr(lt.offset, lt.length), gmsg.substr(gt.offset, gt.length)) &&
+        WholeFieldValue(message, lt) && WholeFieldValue(gmsg, gt))
+      return Reject(MatchReason::kNegatedState, i);
     // A word before '=' names a field, not a value: another name is another format's field
     // (`mean = 0.7` / `(flags = 0x1)`), even where values go.
     if ((lt.cls == TokenClass::kWord && NamesField(message, lt)) ||

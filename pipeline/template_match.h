@@ -142,6 +142,7 @@ enum class MatchReason : std::uint8_t {
   kNothingKept,
   kFieldNameDiffers,
   kTermDiffers,
+  kNegatedState,
 };
 // One sentence saying what the reason means (the text `logfold explain` prints).
 std::string_view MatchReasonText(MatchReason reason);

@@ -117,6 +117,27 @@ TEST_F(TemplateMatchTest, PlainWordOutsideValueContextRejects) {
   EXPECT_EQ(r.position, 1u);
 }
 
+// A field's value that is a word and the same word negated by a prefix (healthy / unhealthy)
+// is a state's two values, another event; other words there stay values, and so does a
+// negated word that is no field's whole value (`zone a (signed)` / `zone a (unsigned)`).
+TEST_F(TemplateMatchTest, NegatedStateIsAnotherEvent) {
+  SetTemplate(R"({"msg":"event","name":"healthy","id":"6e9c","data":{"host":"127.0.0.1:8490"}})");
+  const MatchResult r =
+      Match(R"({"msg":"event","name":"unhealthy","id":"7adb","data":{"host":"127.0.0.1:8491"}})");
+  EXPECT_FALSE(r.accepted);
+  EXPECT_EQ(r.reason, MatchReason::kNegatedState);
+  EXPECT_EQ(r.position, 3u);
+  EXPECT_TRUE(
+      Match(R"({"msg":"event","name":"alice","id":"7adb","data":{"host":"127.0.0.1:8491"}})")
+          .accepted);
+  SetTemplate("link state=reachable peer=10.0.0.1");
+  EXPECT_EQ(Match("link state=unreachable peer=10.0.0.2").reason, MatchReason::kNegatedState);
+  SetTemplate("socket io=blocking peer=10.0.0.1");
+  EXPECT_EQ(Match("socket io=nonblocking peer=10.0.0.2").reason, MatchReason::kNegatedState);
+  SetTemplate("zone a.test/IN (signed): loaded serial 7");
+  EXPECT_TRUE(Match("zone a.test/IN (unsigned): loaded serial 7").accepted);
+}
+
 // A term written in parts (capitalised parts joined by '-') is an operation or a kind, not a
 // value, even after a value key (`for`); a name in parts in lower case or with a digit is.
 TEST_F(TemplateMatchTest, TermInPartsIsNoValue) {
