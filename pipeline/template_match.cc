@@ -711,6 +711,13 @@ bool NegatedPair(std::string_view a, std::string_view b) {
              : (p0 == 'd' && p1 == 'i' && p2 == 's') || (p0 == 'n' && p1 == 'o' && p2 == 'n');
 }
 
+// Is `t` the whole of a JSON string value (`"name":"unhealthy"`)?
+bool JsonStringValue(std::string_view message, const Token& t) {
+  const std::size_t end = t.offset + t.length;
+  return t.offset >= 3 && message[t.offset - 1] == '"' && message[t.offset - 2] == ':' &&
+         message[t.offset - 3] == '"' && end < message.size() && message[end] == '"';
+}
+
 // Is `t` a field's whole value: right after a key's `=` and before a blank, a ',', a ';' or
 // the end (`state=unhealthy`), or the whole of a JSON string value (`"name":"unhealthy"`)?
 bool WholeFieldValue(std::string_view message, const Token& t) {
@@ -720,8 +727,7 @@ bool WholeFieldValue(std::string_view message, const Token& t) {
     return end == message.size() || message[end] == ' ' || message[end] == '\t' ||
            message[end] == ',' || message[end] == ';';
   }
-  return t.offset >= 3 && message[t.offset - 1] == '"' && message[t.offset - 2] == ':' &&
-         message[t.offset - 3] == '"' && end < message.size() && message[end] == '"';
+  return JsonStringValue(message, t);
 }
 
 // A code or a kind where values go (`failure (BADSIG)`, `for 'VCPU'`, `for VCPU`): an
@@ -1963,10 +1969,14 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     // A name with a number keeps its letters (en0 / awdl0: two kinds of interface), but as a
     // field's value on both sides the field says what it is (`box=Archive0` / `box=Old8`);
     // an outcome's field (`err=`, `status=`) still holds codes.
+    // A JSON string's whole value is data its key names, whatever its letters: an id drawn
+    // at random (`"err_id":"qetfvj5r9"` / `"err_id":"5y99xmwwv"`) is one more value.
     if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord &&
-        !(FieldValue(message, lt) && FieldValue(gmsg, gt) && i > 0 &&
-          IsNameWithNumber(message.substr(lt.offset, lt.length)) &&
-          IsNameWithNumber(gmsg.substr(gt.offset, gt.length)) &&
+        !(i > 0 &&
+          ((FieldValue(message, lt) && FieldValue(gmsg, gt) &&
+            IsNameWithNumber(message.substr(lt.offset, lt.length)) &&
+            IsNameWithNumber(gmsg.substr(gt.offset, gt.length))) ||
+           (JsonStringValue(message, lt) && JsonStringValue(gmsg, gt))) &&
           !NamesOutcome(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))))
       return Reject(MatchReason::kDigitWordLetters, i);
     // A word saying a value is missing where the other line has one is that value printed

@@ -138,6 +138,16 @@ TEST_F(TemplateMatchTest, NegatedStateIsAnotherEvent) {
   EXPECT_TRUE(Match("zone a.test/IN (unsigned): loaded serial 7").accepted);
 }
 
+// A JSON string's whole value is data its key names: a digit-bearing id drawn at random is one
+// more value whatever its letters; the same words outside a JSON value keep their letters.
+TEST_F(TemplateMatchTest, JsonStringValueIdIsAValueWhateverItsLetters) {
+  SetTemplate(R"({"msg":"not authenticated","status":401,"err_id":"qetfvj5r9","x":"y"})");
+  EXPECT_TRUE(
+      Match(R"({"msg":"not authenticated","status":401,"err_id":"5y99xmwwv","x":"y"})").accepted);
+  SetTemplate("request failed with id qetfvj5r9 now");
+  EXPECT_EQ(Match("request failed with id 5y99xmwwv now").reason, MatchReason::kDigitWordLetters);
+}
+
 // A term written in parts (capitalised parts joined by '-') is an operation or a kind, not a
 // value, even after a value key (`for`); a name in parts in lower case or with a digit is.
 TEST_F(TemplateMatchTest, TermInPartsIsNoValue) {
