@@ -730,12 +730,28 @@ bool WholeFieldValue(std::string_view message, const Token& t) {
   return JsonStringValue(message, t);
 }
 
+// A JSON string's whole value that is an identifier of lower-case words joined by '_'
+// (`"name":"tls_get_certificate"`, `"state":"in_progress"`): a program's constant, an event's
+// or a kind's name, as a name in capitals is (`"type":"ROUND_TRIPPER_SNAPSHOT"`), not a value.
+bool IsJsonIdentifier(std::string_view message, const Token& t) {
+  if (t.cls != TokenClass::kWord || t.length < 3) return false;
+  const std::string_view w = message.substr(t.offset, t.length);
+  if (w.front() == '_' || w.back() == '_' || w.find('_') == std::string_view::npos ||
+      w.find("__") != std::string_view::npos) {
+    return false;
+  }
+  return std::all_of(w.begin(), w.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; }) &&
+         JsonStringValue(message, t);
+}
+
 // A code or a kind where values go (`failure (BADSIG)`, `for 'VCPU'`, `for VCPU`): an
 // enumeration's constant, not a value. Asked only where a value would otherwise go: most
 // changed words are in no such place.
 bool NamesNoValue(std::string_view message, const Token& t) {
   return IsBracketedCode(message, t) || IsKindAfterFor(message, t) ||
-         OpensLaidOutText(message, t) || OpensCodedReply(message, t);
+         OpensLaidOutText(message, t) || OpensCodedReply(message, t) ||
+         IsJsonIdentifier(message, t);
 }
 
 // Does the line hold a message field (`msg=`, `message=` at its start or after a blank)?
@@ -1927,7 +1943,9 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
         return Reject(MatchReason::kProtectedWhereVaried, i);
       // A name of what happened (`job-completed`) is a kind, never one more value of a slot
       // that varied (`job-progress` there took a learned slot before it came).
-      if (lt.cls == TokenClass::kWord && NamesWhatHappened(message.substr(lt.offset, lt.length)))
+      // So is an identifier a JSON value names (`"name":"cert_obtained"`, IsJsonIdentifier).
+      if (lt.cls == TokenClass::kWord && (NamesWhatHappened(message.substr(lt.offset, lt.length)) ||
+                                          IsJsonIdentifier(message, lt)))
         return Reject(MatchReason::kProtectedWhereVaried, i);
       // Nor is the program's own text in quotes, laid out or led by a reply's code, nor a code
       // in capitals alone in its quotes (`"     TYPE: "`, `"211-Features:"`, `"ASCII??"`).

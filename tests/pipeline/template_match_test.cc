@@ -148,6 +148,19 @@ TEST_F(TemplateMatchTest, JsonStringValueIdIsAValueWhateverItsLetters) {
   EXPECT_EQ(Match("request failed with id 5y99xmwwv now").reason, MatchReason::kDigitWordLetters);
 }
 
+// A JSON string's whole value that is an identifier of lower-case words joined by '_' is a
+// constant (an event's name), never a value, even where values varied; a plain word is.
+TEST_F(TemplateMatchTest, JsonIdentifierValueIsNoValue) {
+  SetTemplate(R"({"msg":"event","name":"cert_obtaining","id":"6e9c","origin":"tls"})");
+  EXPECT_FALSE(
+      Match(R"({"msg":"event","name":"cert_obtained","id":"7adb","origin":"tls"})").accepted);
+  EXPECT_FALSE(Match(R"({"msg":"event","name":"alice","id":"7adb","origin":"tls"})").accepted);
+  SetTemplate(R"({"msg":"event","name":"alice","id":"6e9c","origin":"tls"})");
+  EXPECT_TRUE(Match(R"({"msg":"event","name":"bob","id":"7adb","origin":"tls"})").accepted);
+  EXPECT_FALSE(
+      Match(R"({"msg":"event","name":"cert_obtained","id":"7adb","origin":"tls"})").accepted);
+}
+
 // A term written in parts (capitalised parts joined by '-') is an operation or a kind, not a
 // value, even after a value key (`for`); a name in parts in lower case or with a digit is.
 TEST_F(TemplateMatchTest, TermInPartsIsNoValue) {
