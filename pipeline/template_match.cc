@@ -1419,6 +1419,68 @@ void CollapseClosingStateDump(std::string_view message, std::size_t body,
   hashes.resize(kept);
 }
 
+// A JSON line's object nested as a key's value that holds no object itself (`"headers":{...}`,
+// `"tls":{...}`, `"data":{"host":...}`) is one value of the thing its key names: which keys it
+// holds, in which order (Go writes a map's keys in a random one) and what they say vary from
+// line to line as a request's headers do, so its tokens become one (of a path's kind, as a
+// list's). An object holding a key that names an outcome or a kind (`"code":`, `"status":`,
+// `"type":`, `"method":`) or a protected word keeps its tokens: they may be the event.
+void CollapseInnermostObjects(const TemplateMatcher& matcher, std::string_view message,
+                              std::size_t body, std::vector<Token>& tokens,
+                              std::vector<std::uint64_t>& hashes) {
+  constexpr std::size_t kNone = std::string_view::npos;
+  const std::size_t n = tokens.size();
+  std::size_t kept = 0, read = 0;  // tokens [read, n) are yet to be moved to [kept, ...)
+  std::size_t open = kNone;        // a key's '{' with no '{' after it yet
+  bool in_string = false;
+  for (std::size_t p = body + 1; p < message.size(); ++p) {
+    const char c = message[p];
+    if (c == '"') {
+      if (!EscapedQuote(message, p)) in_string = !in_string;
+      continue;
+    }
+    if (in_string) continue;
+    if (c == '{') {
+      open = message[p - 1] == ':' && p - 1 > body && message[p - 2] == '"' ? p : kNone;
+      continue;
+    }
+    if (c != '}' || open == kNone) continue;
+    std::size_t first = read;  // the tokens inside the pair: [first, end)
+    while (first < n && tokens[first].offset <= open) ++first;
+    std::size_t end = first;
+    while (end < n && tokens[end].offset < p) ++end;
+    open = kNone;
+    bool collapse = end - first >= 2;
+    for (std::size_t k = first; collapse && k < end; ++k) {
+      if (tokens[k].cls != TokenClass::kWord) continue;
+      const std::string_view w = message.substr(tokens[k].offset, tokens[k].length);
+      const std::size_t after = tokens[k].offset + tokens[k].length;
+      const bool key =
+          after + 1 < message.size() && message[after] == '"' && message[after + 1] == ':';
+      collapse = !(key && (NamesOutcome(w) || NamesKind(w))) && !matcher.IsProtectedWord(w);
+    }
+    if (!collapse) continue;
+    for (; read < first; ++read, ++kept) {
+      tokens[kept] = tokens[read];
+      hashes[kept] = hashes[read];
+    }
+    Token object = tokens[first];
+    object.length = tokens[end - 1].offset + tokens[end - 1].length - object.offset;
+    object.cls = TokenClass::kPath;
+    tokens[kept] = object;
+    hashes[kept] = Fingerprinter::TokenHash(message, object);
+    ++kept;
+    read = end;
+  }
+  if (read == kept) return;  // nothing collapsed
+  for (; read < n; ++read, ++kept) {
+    tokens[kept] = tokens[read];
+    hashes[kept] = hashes[read];
+  }
+  tokens.resize(kept);
+  hashes.resize(kept);
+}
+
 void CollapseBracketedLists(const TemplateMatcher& matcher, std::string_view message,
                             std::size_t body, std::vector<Token>& tokens,
                             std::vector<std::uint64_t>& hashes) {
@@ -1606,6 +1668,10 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
     }
   }
   CollapseQuotedText(matcher, message, out.header.body, out.header.quoted, tokens, hashes);
+  // Most messages are no JSON object: one byte read decides.
+  if (const std::size_t body = out.header.body; body < message.size() && message[body] == '{') {
+    CollapseInnermostObjects(matcher, message, body, tokens, hashes);
+  }
   // Most messages open with no bracket: one byte read decides (blanks before it are rare).
   if (const std::size_t body = out.header.body;
       body < message.size() &&

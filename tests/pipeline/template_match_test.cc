@@ -161,6 +161,25 @@ TEST_F(TemplateMatchTest, JsonIdentifierValueIsNoValue) {
       Match(R"({"msg":"event","name":"cert_obtained","id":"7adb","origin":"tls"})").accepted);
 }
 
+// A JSON object nested as a key's value that holds no object is one value, whatever keys it
+// holds in whatever order; one holding a key that names an outcome or a kind keeps its tokens.
+TEST_F(TemplateMatchTest, JsonInnermostObjectIsOneValue) {
+  SetTemplate(
+      R"({"msg":"handled request","request":{"method":"GET","headers":{"Accept":["*/*"],)"
+      R"("User-Agent":["curl/7.88.1"]}},"status":404,"resp_headers":{"Server":["Caddy"]}})");
+  EXPECT_TRUE(Match(R"({"msg":"handled request","request":{"method":"GET","headers":{"User-Agent":)"
+                    R"(["Wget/1.21.3"],"Authorization":[],"Accept":["*/*"]}},"status":404,)"
+                    R"("resp_headers":{"Content-Type":[],"Server":["Caddy"],"X-Round":["7"]}})")
+                  .accepted);
+  EXPECT_FALSE(
+      Match(R"({"msg":"handled request","request":{"method":"POST","headers":{"User-Agent":)"
+            R"(["Wget/1.21.3"],"Accept":["*/*"]}},"status":404,"resp_headers":{"Server":[]}})")
+          .accepted);
+  SetTemplate(R"({"msg":"open failed","error":{"code":"ENOENT","path":"/srv/a"},"n":1})");
+  EXPECT_FALSE(
+      Match(R"({"msg":"open failed","error":{"code":"EACCES","path":"/srv/b"},"n":2})").accepted);
+}
+
 // A term written in parts (capitalised parts joined by '-') is an operation or a kind, not a
 // value, even after a value key (`for`); a name in parts in lower case or with a digit is.
 TEST_F(TemplateMatchTest, TermInPartsIsNoValue) {
