@@ -711,6 +711,16 @@ bool NegatedPair(std::string_view a, std::string_view b) {
              : (p0 == 'd' && p1 == 'i' && p2 == 's') || (p0 == 'n' && p1 == 'o' && p2 == 'n');
 }
 
+// Does a field's name say it holds an id (`id`, `err_id`, `request-id`, `traceId`, `ID`)? Its
+// value is drawn at random, whatever its letters (`{id=hsqxh39ns}` / `{id=yams85egn}`).
+bool NamesId(std::string_view k) {
+  const std::size_t n = k.size();
+  if (n < 2 || (k[n - 2] | 0x20) != 'i' || (k[n - 1] | 0x20) != 'd') return false;
+  if (n == 2) return true;
+  const char c = k[n - 3];
+  return c == '_' || c == '-' || c == '.' || (k[n - 2] == 'I' && c >= 'a' && c <= 'z');
+}
+
 // Is `t` the whole of a JSON string value (`"name":"unhealthy"`)?
 bool JsonStringValue(std::string_view message, const Token& t) {
   const std::size_t end = t.offset + t.length;
@@ -2058,8 +2068,9 @@ MatchResult TemplateMatcher::Match(const MatchLine& line, const MatchTemplate& t
     if (lt.cls == TokenClass::kDigitWord && gt.cls == TokenClass::kDigitWord &&
         !(i > 0 &&
           ((FieldValue(message, lt) && FieldValue(gmsg, gt) &&
-            IsNameWithNumber(message.substr(lt.offset, lt.length)) &&
-            IsNameWithNumber(gmsg.substr(gt.offset, gt.length))) ||
+            ((IsNameWithNumber(message.substr(lt.offset, lt.length)) &&
+              IsNameWithNumber(gmsg.substr(gt.offset, gt.length))) ||
+             NamesId(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length)))) ||
            (JsonStringValue(message, lt) && JsonStringValue(gmsg, gt))) &&
           !NamesOutcome(message.substr(line.tokens[i - 1].offset, line.tokens[i - 1].length))))
       return Reject(MatchReason::kDigitWordLetters, i);

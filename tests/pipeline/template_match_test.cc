@@ -148,6 +148,19 @@ TEST_F(TemplateMatchTest, JsonStringValueIdIsAValueWhateverItsLetters) {
   EXPECT_EQ(Match("request failed with id 5y99xmwwv now").reason, MatchReason::kDigitWordLetters);
 }
 
+// A field whose name says it holds an id (`id`, `err_id`, `traceId`) holds values drawn at
+// random: a digit-bearing one may change its letters; another field's may not.
+TEST_F(TemplateMatchTest, IdFieldsValueIsAValueWhateverItsLetters) {
+  SetTemplate("{id=hsqxh39ns} fileserver.notFound (staticfiles.go:579): HTTP 404");
+  EXPECT_TRUE(Match("{id=yams85egn} fileserver.notFound (staticfiles.go:579): HTTP 404").accepted);
+  SetTemplate("lookup done trace_id=hsqxh39ns in 3 ms");
+  EXPECT_TRUE(Match("lookup done trace_id=yams85egn in 3 ms").accepted);
+  SetTemplate("lookup done mode=hsqxh39ns in 3 ms");
+  EXPECT_EQ(Match("lookup done mode=yams85egn in 3 ms").reason, MatchReason::kDigitWordLetters);
+  SetTemplate("lookup done paid=hsqxh39ns in 3 ms");
+  EXPECT_EQ(Match("lookup done paid=yams85egn in 3 ms").reason, MatchReason::kDigitWordLetters);
+}
+
 // A JSON string's whole value that is an identifier of lower-case words joined by '_' is a
 // constant (an event's name), never a value, even where values varied; a plain word is.
 TEST_F(TemplateMatchTest, JsonIdentifierValueIsNoValue) {
