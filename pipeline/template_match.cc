@@ -1429,15 +1429,54 @@ void CollapseClosingStateDump(std::string_view message, std::size_t body,
   hashes.resize(kept);
 }
 
+// A JSON line's value glued to its key's ':' (`"status":503`, `"size":0`, `"tls":true`: the
+// tokenizer cuts at blanks and brackets, not at ':', so `:503` is one token, a digit-bearing
+// word that hid every status among the others) is the value alone, as `"status": 503` reads:
+// its class is the value's, after its key (a status after a status key a word, a size an
+// integer, a duration a float, `true` a literal). Only a value that opens with a letter or a
+// digit right after the key's closing quote and ':' and is not itself quoted (`":8443"`,
+// `"::1"` keep their ':').
+}  // namespace
+// Defined in tokenizer.cc (its context rules).
+TokenClass ClassifyAfterKey(std::string_view message, const Token& key, const Token& value);
+namespace {
+
+[[gnu::noinline, gnu::cold]] void SplitJsonKeyColons(std::string_view message,
+                                                     std::vector<Token>& tokens,
+                                                     std::vector<std::uint64_t>& hashes) {
+  const auto alnum = [](char c) {
+    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+  };
+  for (std::size_t k = 1; k < tokens.size(); ++k) {
+    Token& t = tokens[k];
+    if (t.length < 2 || message[t.offset] != ':' || message[t.offset - 1] != '"' ||
+        !alnum(message[t.offset + 1])) {
+      continue;
+    }
+    std::size_t after = t.offset + t.length;  // past the trailing ':' '.' '!' '?' cut off
+    while (after < message.size() && (message[after] == ':' || message[after] == '.' ||
+                                      message[after] == '!' || message[after] == '?')) {
+      ++after;
+    }
+    if (after < message.size() && message[after] == '"') continue;
+    ++t.offset;
+    --t.length;
+    t.cls = ClassifyAfterKey(message, tokens[k - 1], t);
+    hashes[k] = Fingerprinter::TokenHash(message, t);
+  }
+}
+
 // A JSON line's object nested as a key's value that holds no object itself (`"headers":{...}`,
 // `"tls":{...}`, `"data":{"host":...}`) is one value of the thing its key names: which keys it
 // holds, in which order (Go writes a map's keys in a random one) and what they say vary from
 // line to line as a request's headers do, so its tokens become one (of a path's kind, as a
 // list's). An object holding a key that names an outcome or a kind (`"code":`, `"status":`,
 // `"type":`, `"method":`) or a protected word keeps its tokens: they may be the event.
-void CollapseInnermostObjects(const TemplateMatcher& matcher, std::string_view message,
-                              std::size_t body, std::vector<Token>& tokens,
-                              std::vector<std::uint64_t>& hashes) {
+[[gnu::noinline, gnu::cold]] void CollapseInnermostObjects(const TemplateMatcher& matcher,
+                                                           std::string_view message,
+                                                           std::size_t body,
+                                                           std::vector<Token>& tokens,
+                                                           std::vector<std::uint64_t>& hashes) {
   constexpr std::size_t kNone = std::string_view::npos;
   const std::size_t n = tokens.size();
   std::size_t kept = 0, read = 0;  // tokens [read, n) are yet to be moved to [kept, ...)
@@ -1678,8 +1717,10 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
     }
   }
   CollapseQuotedText(matcher, message, out.header.body, out.header.quoted, tokens, hashes);
-  // Most messages are no JSON object: one byte read decides.
-  if (const std::size_t body = out.header.body; body < message.size() && message[body] == '{') {
+  // Most messages are no JSON object (`{"key":...`): two bytes read decide.
+  if (const std::size_t body = out.header.body;
+      body + 1 < message.size() && message[body] == '{' && message[body + 1] == '"') {
+    SplitJsonKeyColons(message, tokens, hashes);
     CollapseInnermostObjects(matcher, message, body, tokens, hashes);
   }
   // Most messages open with no bracket: one byte read decides (blanks before it are rare).

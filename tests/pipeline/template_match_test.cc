@@ -117,6 +117,38 @@ TEST_F(TemplateMatchTest, PlainWordOutsideValueContextRejects) {
   EXPECT_EQ(r.position, 1u);
 }
 
+// A JSON line's value glued to its key's ':' (`"status":503`) is the value alone, read after its
+// key: a status after a status key is a word (another status another event), a size and a
+// duration numbers (variables), `true` a literal; a quoted value keeps its ':' (`":8443"`).
+TEST_F(TemplateMatchTest, JsonValueAfterItsKeysColonIsTheValueAlone) {
+  const std::string line =
+      R"({"msg":"handled request","duration":0.000052,"size":0,"status":503,"tls":true,)"
+      R"("addr":":8443"})";
+  PreparedLine p;
+  PrepareLine(tokenizer_, matcher_, true, line, p);
+  std::vector<std::pair<std::string, TokenClass>> got;
+  for (const Token& t : p.tokens) got.emplace_back(line.substr(t.offset, t.length), t.cls);
+  EXPECT_EQ(got,
+            (std::vector<std::pair<std::string, TokenClass>>{{"msg", TokenClass::kWord},
+                                                             {"handled", TokenClass::kWord},
+                                                             {"request", TokenClass::kWord},
+                                                             {"duration", TokenClass::kWord},
+                                                             {"0.000052", TokenClass::kFloat},
+                                                             {"size", TokenClass::kWord},
+                                                             {"0", TokenClass::kInteger},
+                                                             {"status", TokenClass::kWord},
+                                                             {"503", TokenClass::kWord},
+                                                             {"tls", TokenClass::kWord},
+                                                             {"true", TokenClass::kLiteral},
+                                                             {"addr", TokenClass::kWord},
+                                                             {":8443", TokenClass::kDigitWord}}));
+  SetTemplate(R"({"msg":"handled request","duration":0.000052,"size":0,"status":503})");
+  EXPECT_TRUE(
+      Match(R"({"msg":"handled request","duration":0.0071,"size":15,"status":503})").accepted);
+  EXPECT_FALSE(
+      Match(R"({"msg":"handled request","duration":0.0071,"size":15,"status":500})").accepted);
+}
+
 // A field's value that is a word and the same word negated by a prefix (healthy / unhealthy)
 // is a state's two values, another event; other words there stay values, and so does a
 // negated word that is no field's whole value (`zone a (signed)` / `zone a (unsigned)`).
