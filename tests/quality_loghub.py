@@ -477,9 +477,11 @@ FLOORS_HELD_OUT = {
 # enumeration, Varnish 0.676 / 0.590 -> 1.000 on both; the program's own text in quotes (laid
 # out, led by a reply's code, a code alone) is no value, Vsftpd 0.816 / 0.818 -> 1.000: floors
 # 0.999.
+# Branch json (Caddy unsealed) read a JSON key's ':' value as the value, split negated states
+# (healthy / unhealthy) and folded nested objects: Caddy 1.000 on both, floor 0.999.
 FLOOR_PRECISION_HELD_OUT = {"Squid": 0.999, "HAProxy": 0.999, "Placement": 0.993, "Cups": 0.986,
                             "Mosquitto": 0.999, "Etcd": 0.999, "Kernel": 0.999,
-                            "Slapd": 0.999, "Vsftpd": 0.999, "Caddy": 0.805, "Varnish": 0.999,
+                            "Slapd": 0.999, "Vsftpd": 0.999, "Caddy": 0.999, "Varnish": 0.999,
                             "PulseAudio": 0.801, "Xorg": 0.999, "Dovecot": 0.999,
                             "RabbitMQ": 0.947}
 HELD_OUT_SYSTEMS = 44
