@@ -744,15 +744,13 @@ bool WholeFieldValue(std::string_view message, const Token& t) {
 // (`"name":"tls_get_certificate"`, `"state":"in_progress"`): a program's constant, an event's
 // or a kind's name, as a name in capitals is (`"type":"ROUND_TRIPPER_SNAPSHOT"`), not a value.
 bool IsJsonIdentifier(std::string_view message, const Token& t) {
-  if (t.cls != TokenClass::kWord || t.length < 3) return false;
+  if (t.cls != TokenClass::kWord || t.length < 3 || !JsonStringValue(message, t)) return false;
   const std::string_view w = message.substr(t.offset, t.length);
   if (w.front() == '_' || w.back() == '_' || w.find('_') == std::string_view::npos ||
       w.find("__") != std::string_view::npos) {
     return false;
   }
-  return std::all_of(w.begin(), w.end(),
-                     [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; }) &&
-         JsonStringValue(message, t);
+  return std::all_of(w.begin(), w.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; });
 }
 
 // A code or a kind where values go (`failure (BADSIG)`, `for 'VCPU'`, `for VCPU`): an
@@ -1432,14 +1430,32 @@ void CollapseClosingStateDump(std::string_view message, std::size_t body,
 // A JSON line's value glued to its key's ':' (`"status":503`, `"size":0`, `"tls":true`: the
 // tokenizer cuts at blanks and brackets, not at ':', so `:503` is one token, a digit-bearing
 // word that hid every status among the others) is the value alone, as `"status": 503` reads:
-// its class is the value's, after its key (a status after a status key a word, a size an
-// integer, a duration a float, `true` a literal). Only a value that opens with a letter or a
-// digit right after the key's closing quote and ':' and is not itself quoted (`":8443"`,
+// its class is the value's, after its key (JsonValueClass: a status after a status key a word,
+// a size an integer, a duration a float, `true` a literal). Only a value that opens with a letter
+// or a digit right after the key's closing quote and ':' and is not itself quoted (`":8443"`,
 // `"::1"` keep their ':').
-}  // namespace
-// Defined in tokenizer.cc (its context rules).
-TokenClass ClassifyAfterKey(std::string_view message, const Token& key, const Token& value);
-namespace {
+// The class of `value`, a JSON value right after its key's token `key`, as the tokenizer
+// classes a key's value apart from its key (`"status": 503`): its text's class, but a status
+// (three digits, 100 to 599) after a key whose name ends in `status` or `code` is a word, an
+// enumeration's value, and `true`, `false`, `null`... a literal.
+TokenClass JsonValueClass(std::string_view message, const Token& key, const Token& value) {
+  const std::string_view text = message.substr(value.offset, value.length);
+  const TokenClass cls = Tokenizer::Classify(text);
+  if (cls == TokenClass::kInteger && text.size() == 3 && text[0] >= '1' && text[0] <= '5' &&
+      key.cls == TokenClass::kWord) {
+    const std::string_view k = message.substr(key.offset, key.length);
+    const auto ends_with = [&k](std::string_view suffix) {
+      if (k.size() < suffix.size()) return false;
+      for (std::size_t j = 0; j < suffix.size(); ++j) {
+        if ((k[k.size() - suffix.size() + j] | 0x20) != suffix[j]) return false;
+      }
+      return true;
+    };
+    if (ends_with("status") || ends_with("code")) return TokenClass::kWord;
+  }
+  if (cls == TokenClass::kWord && IsLiteralWord(text)) return TokenClass::kLiteral;
+  return cls;
+}
 
 [[gnu::noinline, gnu::cold]] void SplitJsonKeyColons(std::string_view message,
                                                      std::vector<Token>& tokens,
@@ -1461,7 +1477,7 @@ namespace {
     if (after < message.size() && message[after] == '"') continue;
     ++t.offset;
     --t.length;
-    t.cls = ClassifyAfterKey(message, tokens[k - 1], t);
+    t.cls = JsonValueClass(message, tokens[k - 1], t);
     hashes[k] = Fingerprinter::TokenHash(message, t);
   }
 }
