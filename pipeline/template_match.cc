@@ -1733,11 +1733,14 @@ void PrepareLine(const Tokenizer& tokenizer, const TemplateMatcher& matcher,
     }
   }
   CollapseQuotedText(matcher, message, out.header.body, out.header.quoted, tokens, hashes);
-  // Most messages are no JSON object (`{"key":...`): two bytes read decide.
-  if (const std::size_t body = out.header.body;
-      body + 1 < message.size() && message[body] == '{' && message[body + 1] == '"') {
-    SplitJsonKeyColons(message, tokens, hashes);
-    CollapseInnermostObjects(matcher, message, body, tokens, hashes);
+  // A JSON object closes the message, alone or after a header another logger wrote (`INFO ...
+  // {"msg":...}`): most messages close with no '}', one byte read decides.
+  if (!message.empty() && message.back() == '}') [[unlikely]] {
+    if (const std::size_t open = message.find("{\"", out.header.body);
+        open != std::string_view::npos) {
+      SplitJsonKeyColons(message, tokens, hashes);
+      CollapseInnermostObjects(matcher, message, open, tokens, hashes);
+    }
   }
   // Most messages open with no bracket: one byte read decides (blanks before it are rare).
   if (const std::size_t body = out.header.body;
